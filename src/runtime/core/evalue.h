@@ -72,6 +72,10 @@ class EValue final {
   explicit EValue(BoxedEvalueList<std::optional<Tensor>>* value) : tag_(Tag::ListOptionalTensor) {
     payload_.as_optional_tensor_list = value;
   }
+  /// Any other pointer (e.g. a `const char*` meant as a string) would silently
+  /// become a Bool.
+  template <typename T>
+  EValue(T*) = delete;
 
   Tag tag() const { return tag_; }
   bool isNone() const { return tag_ == Tag::None; }

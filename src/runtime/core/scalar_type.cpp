@@ -151,12 +151,23 @@ int promotion_rank(ScalarType type) {
   }
 }
 
+// uint16/32/64 sit outside the lattice: PyTorch promotes them only with
+// themselves or with a floating type (which wins).
+bool is_barebones_unsigned(ScalarType type) {
+  return type == ScalarType::UInt16 || type == ScalarType::UInt32 || type == ScalarType::UInt64;
+}
+
 }  // namespace
 
 bool promote_types(ScalarType a, ScalarType b, ScalarType* out) {
   if (a == b) {
     *out = a;
-    return promotion_rank(a) >= 0;
+    return promotion_rank(a) >= 0 || is_barebones_unsigned(a);
+  }
+  if (is_barebones_unsigned(a) || is_barebones_unsigned(b)) {
+    if (!is_floating_type(a) && !is_floating_type(b)) return false;
+    *out = is_floating_type(a) ? a : b;
+    return true;
   }
   const int ra = promotion_rank(a);
   const int rb = promotion_rank(b);

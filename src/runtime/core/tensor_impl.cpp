@@ -52,10 +52,13 @@ Error compute_strides(Span<const SizesType> sizes, Span<const DimOrderType> dim_
     return Error::InvalidArgument;
   }
   const size_t n = sizes.size();
+  // A repeated dim would leave another dim's stride unwritten.
+  bool seen[256] = {};
   StridesType stride = 1;
   for (size_t i = n; i-- > 0;) {
     const DimOrderType d = dim_order[i];
-    if (d >= n) return Error::InvalidArgument;
+    if (d >= n || seen[d]) return Error::InvalidArgument;
+    seen[d] = true;
     strides[d] = stride;
     stride *= sizes[d] > 1 ? sizes[d] : 1;
   }

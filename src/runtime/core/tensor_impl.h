@@ -38,7 +38,7 @@ class TensorImpl final {
   ScalarType scalar_type() const { return type_; }
   ssize_t dim() const { return dim_; }
   ssize_t numel() const { return numel_; }
-  size_t nbytes() const { return static_cast<size_t>(numel_) * element_size(type_); }
+  size_t nbytes() const { return static_cast<size_t>(numel_) * runtime::element_size(type_); }
   size_t element_size() const { return runtime::element_size(type_); }
   TensorShapeDynamism shape_dynamism() const { return dynamism_; }
 
