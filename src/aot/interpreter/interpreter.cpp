@@ -1,0 +1,305 @@
+#include "aot/interpreter/interpreter.h"
+
+#include <map>
+
+#include "aot/interpreter/kernel_call.h"
+#include "aot/ir/error.h"
+#include "aot/ir/schema_binding.h"
+
+namespace kiln::aot {
+
+namespace {
+
+// "[0][1]" -> "args[1]", "[1]['x']" -> "kwargs['x']": torch's way of naming inputs.
+std::string pretty_path(const std::string& path) {
+  if (path.rfind("[0]", 0) == 0) return "args" + path.substr(3);
+  if (path.rfind("[1]", 0) == 0) return "kwargs" + path.substr(3);
+  return path.empty() ? "input" : path;
+}
+
+struct UserInput {
+  const Node* placeholder;
+  const InputSpec* spec;
+  std::string label;  // "input 'x' (args[0])"
+};
+
+class InputChecker {
+ public:
+  explicit InputChecker(const ExportedProgram& program) : program_(program) {}
+
+  SymbolBindings check(const std::vector<UserInput>& inputs, const std::vector<FlatLeaf>& leaves) {
+    // Plain symbols first, so that sizes like 2*s0 can be checked once s0 is known.
+    for (size_t i = 0; i < inputs.size(); ++i) check_structure(inputs[i], leaves[i].value);
+    for (size_t i = 0; i < inputs.size(); ++i) check_expressions(inputs[i], leaves[i].value);
+    return bindings_;
+  }
+
+ private:
+  void bind(const std::string& symbol, int64_t value, const std::string& what) {
+    auto [it, inserted] = bindings_.emplace(symbol, value);
+    if (!inserted && it->second != value) {
+      throw AotError(what + " is " + symbol + ", which an earlier input set to " + std::to_string(it->second) +
+                     ", but got " + std::to_string(value));
+    }
+    auto range = program_.range_constraints().find(symbol);
+    if (range != program_.range_constraints().end() && !range->second.contains(value)) {
+      throw AotError(what + " (" + symbol + ") must be in " + range->second.to_string() + ", but got " +
+                     std::to_string(value));
+    }
+  }
+
+  void check_structure(const UserInput& input, const Value& value) {
+    if (input.spec->arg.kind == ArgumentSpec::Kind::Constant) {
+      const Argument& expected = input.spec->arg.constant_value;
+      const bool same = (expected.is_none() && std::holds_alternative<None>(value)) ||
+                        (expected.is_int() && std::holds_alternative<int64_t>(value) &&
+                         std::get<int64_t>(value) == expected.to_int()) ||
+                        (expected.is_double() && std::holds_alternative<double>(value) &&
+                         std::get<double>(value) == expected.to_double()) ||
+                        (expected.is_bool() && std::holds_alternative<bool>(value) &&
+                         std::get<bool>(value) == expected.to_bool()) ||
+                        (expected.is_string() && std::holds_alternative<std::string>(value) &&
+                         std::get<std::string>(value) == expected.to_string());
+      if (!same) {
+        throw AotError(input.label + " was exported as the constant " + to_string(expected) + "; got " + describe(value));
+      }
+      return;
+    }
+    if (const auto* sym = std::get_if<SymExpr>(&input.placeholder->meta.val)) {
+      const auto* integer = std::get_if<int64_t>(&value);
+      if (integer == nullptr) throw AotError(input.label + " must be an int (" + sym->to_string() + "), got " + describe(value));
+      if (sym->is_symbol()) bind(sym->symbol_name(), *integer, input.label);
+      return;
+    }
+    const auto* meta = std::get_if<TensorMeta>(&input.placeholder->meta.val);
+    if (meta == nullptr) return;
+    const auto* tensor = std::get_if<HostTensor>(&value);
+    if (tensor == nullptr) throw AotError(input.label + " must be a tensor " + meta->to_string() + ", got " + describe(value));
+    if (tensor->dtype() != meta->dtype) {
+      throw AotError(input.label + " must have dtype " + runtime::to_string(meta->dtype) + " (" + meta->to_string() +
+                     "), got " + runtime::to_string(tensor->dtype()) + " (" + tensor->describe() + ")");
+    }
+    if (tensor->rank() != meta->rank()) {
+      throw AotError(input.label + " must have " + std::to_string(meta->rank()) + " dimensions (" + meta->to_string() +
+                     "), got " + std::to_string(tensor->rank()) + " (" + tensor->describe() + ")");
+    }
+    for (size_t d = 0; d < meta->rank(); ++d) {
+      const SymExpr& expected = meta->sizes[d];
+      const int64_t actual = tensor->sizes()[d];
+      const std::string what = input.label + " dim " + std::to_string(d);
+      if (const auto constant = expected.constant_value()) {
+        if (*constant != actual) {
+          throw AotError(what + " must be " + std::to_string(*constant) + " (" + meta->to_string() + "), got " +
+                         std::to_string(actual) + " (" + tensor->describe() + ")");
+        }
+      } else if (expected.is_symbol()) {
+        bind(expected.symbol_name(), actual, what);
+      }
+    }
+  }
+
+  void check_expressions(const UserInput& input, const Value& value) {
+    const auto* meta = std::get_if<TensorMeta>(&input.placeholder->meta.val);
+    const auto* tensor = std::get_if<HostTensor>(&value);
+    if (meta == nullptr || tensor == nullptr) return;
+    for (size_t d = 0; d < meta->rank(); ++d) {
+      const SymExpr& expected = meta->sizes[d];
+      if (expected.is_constant() || expected.is_symbol()) continue;
+      const std::string what = input.label + " dim " + std::to_string(d);
+      int64_t want;
+      try {
+        want = expected.evaluate(bindings_);
+      } catch (const AotError& error) {
+        throw AotError(what + " is " + expected.to_string() + ", which the inputs do not determine: " + error.what());
+      }
+      if (want != tensor->sizes()[d]) {
+        throw AotError(what + " must be " + expected.to_string() + " = " + std::to_string(want) + ", got " +
+                       std::to_string(tensor->sizes()[d]));
+      }
+    }
+  }
+
+  const ExportedProgram& program_;
+  SymbolBindings bindings_;
+};
+
+std::vector<UserInput> user_inputs_of(const ExportedProgram& program, const std::vector<FlatLeaf>& leaves) {
+  const auto placeholders = program.graph().placeholders();
+  const auto& specs = program.graph_signature().input_specs;
+  std::vector<UserInput> inputs;
+  for (size_t i = 0; i < specs.size() && i < placeholders.size(); ++i) {
+    if (specs[i].kind != InputKind::UserInput) continue;
+    const size_t k = inputs.size();
+    std::string label = "input '" + placeholders[i]->name() + "'";
+    if (k < leaves.size()) label += " (" + pretty_path(leaves[k].path) + ")";
+    inputs.push_back({placeholders[i], &specs[i], label});
+  }
+  return inputs;
+}
+
+}  // namespace
+
+SymbolBindings check_user_inputs(const ExportedProgram& program, const std::vector<FlatLeaf>& user_inputs) {
+  const auto inputs = user_inputs_of(program, user_inputs);
+  if (inputs.size() != user_inputs.size()) {
+    throw AotError("the program takes " + std::to_string(inputs.size()) + " user inputs, got " +
+                   std::to_string(user_inputs.size()));
+  }
+  return InputChecker(program).check(inputs, user_inputs);
+}
+
+std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
+                             const SymbolBindings& bindings) {
+  std::map<const Node*, NodeValue> values;
+  auto lookup = [&values](const Node* node) -> const NodeValue& {
+    auto it = values.find(node);
+    if (it == values.end()) throw AotError("node '" + node->name() + "' is used before it has a value");
+    return it->second;
+  };
+  size_t next_input = 0;
+  std::vector<Value> outputs;
+  for (const Node* node : program.graph()) {
+    switch (node->op()) {
+      case OpKind::Placeholder:
+        if (next_input >= graph_inputs.size()) {
+          throw AotError("the graph has more placeholders than the " + std::to_string(graph_inputs.size()) +
+                         " inputs given");
+        }
+        values[node] = NodeValue{{graph_inputs[next_input++]}, false};
+        break;
+      case OpKind::GetAttr:
+        throw AotError("node '" + node->name() + "': get_attr of '" + node->target() +
+                       "' cannot run in the interpreter");
+      case OpKind::CallFunction: {
+        if (node->target() == "getitem") {
+          const NodeValue& source = lookup(node->args().at(0).node());
+          const auto index = static_cast<size_t>(node->args().at(1).to_int());
+          if (index >= source.values.size()) throw AotError("node '" + node->name() + "': getitem index out of range");
+          values[node] = NodeValue{{source.values[index]}, false};
+        } else if (node->target() == "aten::sym_size.int") {
+          const auto bound = bind_node_arguments(*node);
+          const Value& input = lookup(bound.at(0).node()).values.at(0);
+          const auto& sizes = std::get<HostTensor>(input).sizes();
+          int64_t dim = bound.at(1).to_int();
+          if (dim < 0) dim += static_cast<int64_t>(sizes.size());
+          if (dim < 0 || static_cast<size_t>(dim) >= sizes.size()) throw AotError("node '" + node->name() + "': dim out of range");
+          values[node] = NodeValue{{sizes[static_cast<size_t>(dim)]}, false};
+        } else {
+          values[node] = call_out_variant_kernel(*node, bind_node_arguments(*node), lookup, bindings);
+        }
+        break;
+      }
+      case OpKind::Output:
+        for (const Argument& value : node->args().at(0).list()) {
+          if (value.is_node()) {
+            outputs.push_back(lookup(value.node()).values.at(0));
+          } else if (value.is_none()) {
+            outputs.emplace_back(None{});
+          } else if (value.is_int()) {
+            outputs.emplace_back(value.to_int());
+          } else if (value.is_double()) {
+            outputs.emplace_back(value.to_double());
+          } else if (value.is_bool()) {
+            outputs.emplace_back(value.to_bool());
+          } else {
+            throw AotError("the graph returns " + to_string(value) + ", which the interpreter cannot produce");
+          }
+        }
+        break;
+    }
+  }
+  return outputs;
+}
+
+namespace {
+
+HostTensor& lifted_tensor(ExportedProgram& program, const InputSpec& spec) {
+  const bool in_state_dict = spec.kind == InputKind::Parameter ||
+                             (spec.kind == InputKind::Buffer && spec.persistent.value_or(true));
+  if (in_state_dict) {
+    auto it = program.state_dict().find(spec.target);
+    if (it == program.state_dict().end()) throw AotError("state dict has no '" + spec.target + "'");
+    return it->second;
+  }
+  auto it = program.constants().find(spec.target);
+  HostTensor* tensor = it == program.constants().end() ? nullptr : std::get_if<HostTensor>(&it->second);
+  if (tensor == nullptr) throw AotError("constants have no tensor '" + spec.target + "'");
+  return *tensor;
+}
+
+}  // namespace
+
+PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& kwargs) {
+  const PyTree call_tree = PyTree::tuple({args, kwargs});
+  std::vector<FlatLeaf> leaves;
+  if (const TreeSpec* in_spec = program.in_spec()) {
+    try {
+      leaves = flatten_by_spec(call_tree, *in_spec);
+    } catch (const AotError& error) {
+      throw AotError(std::string("the inputs do not match the program's input structure ") + in_spec->to_string() +
+                     ": " + error.what());
+    }
+  } else {
+    auto [flat, spec] = tree_flatten(call_tree);
+    for (Value& value : flat) leaves.push_back({"", std::move(value)});
+  }
+  const SymbolBindings bindings = check_user_inputs(program, leaves);
+
+  const auto& specs = program.graph_signature().input_specs;
+  std::vector<Value> graph_inputs;
+  std::map<std::string, size_t> user_input_index;  // placeholder name -> leaf index
+  size_t next_leaf = 0;
+  for (const InputSpec& spec : specs) {
+    switch (spec.kind) {
+      case InputKind::UserInput:
+        user_input_index[spec.arg.name] = next_leaf;
+        graph_inputs.push_back(leaves[next_leaf++].value);
+        break;
+      case InputKind::Parameter:
+      case InputKind::Buffer:
+      case InputKind::ConstantTensor:
+        graph_inputs.emplace_back(lifted_tensor(program, spec));
+        break;
+      case InputKind::CustomObj:
+        throw AotError("input '" + spec.arg.name + "' is a custom object, which the interpreter cannot pass");
+      case InputKind::Token:
+        graph_inputs.emplace_back(None{});
+        break;
+    }
+  }
+
+  std::vector<Value> results = run_graph(program, graph_inputs, bindings);
+  const auto& output_specs = program.graph_signature().output_specs;
+  std::vector<Value> user_outputs;
+  for (size_t i = 0; i < output_specs.size(); ++i) {
+    const OutputSpec& spec = output_specs[i];
+    switch (spec.kind) {
+      case OutputKind::BufferMutation: {
+        InputSpec buffer{InputKind::Buffer, {}, spec.target, true};
+        for (const InputSpec& input : specs) {
+          if (input.kind == InputKind::Buffer && input.target == spec.target) buffer = input;
+        }
+        lifted_tensor(program, buffer).copy_from(std::get<HostTensor>(results[i]));
+        break;
+      }
+      case OutputKind::UserInputMutation: {
+        auto it = user_input_index.find(spec.target);
+        if (it == user_input_index.end()) throw AotError("output mutates unknown user input '" + spec.target + "'");
+        auto* tensor = std::get_if<HostTensor>(&leaves[it->second].value);
+        if (tensor == nullptr) throw AotError("output mutates '" + spec.target + "', which is not a tensor");
+        tensor->copy_from(std::get<HostTensor>(results[i]));
+        break;
+      }
+      case OutputKind::Token:
+        break;
+      default:
+        user_outputs.push_back(std::move(results[i]));
+    }
+  }
+  if (const TreeSpec* out_spec = program.out_spec()) return tree_unflatten(user_outputs, *out_spec);
+  std::vector<PyTree> items;
+  for (Value& value : user_outputs) items.push_back(PyTree::make_leaf(std::move(value)));
+  return PyTree::tuple(std::move(items));
+}
+
+}  // namespace kiln::aot

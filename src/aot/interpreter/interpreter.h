@@ -1,0 +1,35 @@
+// The reference interpreter: runs an ExportedProgram node by node on the
+// portable kernels (the same kernels the runtime uses, called through the
+// boxed calling convention), and calls a program the way torch calls
+// `exported_program.module()(*args, **kwargs)`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "aot/ir/exported_program.h"
+
+namespace kiln::aot {
+
+/// Checks the user's flattened inputs against the program's user-input
+/// placeholders: count, kind, dtype, rank, static sizes, and the ranges of
+/// symbolic sizes (each symbol must take one value across all inputs).
+/// Returns the symbol bindings; throws AotError naming the input (by
+/// placeholder name and path, e.g. "input 'x' (args[0])") and the constraint.
+SymbolBindings check_user_inputs(const ExportedProgram& program, const std::vector<FlatLeaf>& user_inputs);
+
+/// Runs the graph on one value per placeholder, in placeholder order, and
+/// returns one value per output. `bindings` gives the sizes of symbols.
+/// Throws AotError naming the node whose op fails or has no kernel.
+std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
+                             const SymbolBindings& bindings);
+
+/// Calls the program: flattens `args` and `kwargs` by the input tree spec,
+/// checks them, prepends parameters, buffers and constants in signature
+/// order, runs the graph, writes buffer mutations back into the state dict
+/// (or constants, for non-persistent buffers) and user-input mutations into
+/// the caller's input tensors, drops token outputs, and unflattens the user
+/// outputs by the output tree spec.
+PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& kwargs = PyTree::dict({}));
+
+}  // namespace kiln::aot

@@ -1,0 +1,277 @@
+#include "aot/ir/graph.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+
+#include "aot/ir/error.h"
+
+namespace kiln::aot {
+
+std::vector<Node*> Graph::node_list() const { return {begin(), end()}; }
+
+std::vector<Node*> Graph::placeholders() const { return find_nodes(OpKind::Placeholder); }
+
+std::vector<Node*> Graph::find_nodes(OpKind op) const {
+  std::vector<Node*> found;
+  for (Node* node : *this) {
+    if (node->op() == op) found.push_back(node);
+  }
+  return found;
+}
+
+Node* Graph::output_node() const {
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+    if ((*it)->is_output()) return it->get();
+  }
+  return nullptr;
+}
+
+Node* Graph::find_node(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+Node* Graph::node(const std::string& name) const {
+  Node* found = find_node(name);
+  if (found == nullptr) throw AotError("graph has no node named '" + name + "'");
+  return found;
+}
+
+std::string Graph::unique_name(const std::string& base) const {
+  std::string candidate = base.empty() ? "node" : base;
+  for (char& c : candidate) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  }
+  if (std::isdigit(static_cast<unsigned char>(candidate[0]))) candidate = "_" + candidate;
+  if (!by_name_.count(candidate)) return candidate;
+  auto counter = name_counters_.find(candidate);
+  int n = counter == name_counters_.end() ? 1 : counter->second;
+  while (by_name_.count(candidate + "_" + std::to_string(n))) ++n;
+  return candidate + "_" + std::to_string(n);
+}
+
+void Graph::rename(Node* node, const std::string& name) {
+  if (name == node->name_) return;
+  const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                          std::all_of(name.begin(), name.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                          });
+  if (!identifier) throw AotError("cannot rename '" + node->name_ + "': '" + name + "' is not an identifier");
+  if (by_name_.count(name)) throw AotError("cannot rename '" + node->name_ + "': name '" + name + "' is taken");
+  by_name_.erase(node->name_);
+  node->name_ = name;
+  by_name_[name] = node;
+}
+
+std::list<std::unique_ptr<Node>>::iterator Graph::position_of(Node* node) {
+  if (node == nullptr || &node->graph() != this) throw AotError("node does not belong to this graph");
+  return node->position_;
+}
+
+Node* Graph::create_node(OpKind op, const std::string& name, const std::string& target, Node* before) {
+  const std::string unique = unique_name(name);
+  auto where = before != nullptr ? position_of(before) : nodes_.end();
+  auto it = nodes_.insert(where, std::unique_ptr<Node>(new Node(this, op, unique, target)));
+  (*it)->position_ = it;
+  by_name_[unique] = it->get();
+  ++name_counters_[name];
+  return it->get();
+}
+
+Node* Graph::placeholder(const std::string& name, ValueMeta val) {
+  Node* before = nullptr;
+  for (Node* node : *this) {
+    if (!node->is_placeholder()) {
+      before = node;
+      break;
+    }
+  }
+  Node* node = create_node(OpKind::Placeholder, name, "", before);
+  node->target_ = node->name_;
+  node->meta.val = std::move(val);
+  return node;
+}
+
+Node* Graph::get_attr(const std::string& target) {
+  Node* before = insert_point_ != nullptr ? insert_point_ : output_node();
+  std::string base = target;
+  std::replace(base.begin(), base.end(), '.', '_');
+  return create_node(OpKind::GetAttr, base, target, before);
+}
+
+Node* Graph::call_function(const std::string& target, ArgumentList args, KwargList kwargs,
+                           const std::string& name) {
+  Node* before = insert_point_ != nullptr ? insert_point_ : output_node();
+  std::string base = name;
+  if (base.empty()) {
+    // "aten::add.Tensor" -> "add", as fx names call nodes after the op.
+    base = target;
+    if (auto colons = base.rfind("::"); colons != std::string::npos) base = base.substr(colons + 2);
+    if (auto dot = base.find('.'); dot != std::string::npos) base = base.substr(0, dot);
+  }
+  Node* node = create_node(OpKind::CallFunction, base, target, before);
+  try {
+    node->args_ = std::move(args);
+    node->kwargs_ = std::move(kwargs);
+    node->link_inputs();
+  } catch (...) {
+    node->args_.clear();
+    node->kwargs_.clear();
+    erase_node(node);
+    throw;
+  }
+  return node;
+}
+
+Node* Graph::output(ArgumentList values) {
+  if (output_node() != nullptr) throw AotError("graph already has an output node");
+  Node* node = create_node(OpKind::Output, "output", "output", nullptr);
+  node->args_ = {Argument(std::move(values))};
+  node->link_inputs();
+  return node;
+}
+
+void Graph::move_before(Node* node, Node* anchor) {
+  auto from = position_of(node);
+  auto to = position_of(anchor);
+  if (from == to) return;
+  nodes_.splice(to, nodes_, from);
+}
+
+void Graph::erase_node(Node* node) {
+  auto it = position_of(node);
+  if (!node->users_.empty()) {
+    std::string users;
+    for (Node* user : node->users_) users += (users.empty() ? "" : ", ") + user->name();
+    throw AotError("cannot erase node '" + node->name_ + "': it is still used by " + users);
+  }
+  node->unlink_inputs();
+  if (insert_point_ == node) insert_point_ = nullptr;
+  by_name_.erase(node->name_);
+  nodes_.erase(it);
+}
+
+void Graph::lint() const {
+  std::set<const Node*> seen;
+  std::set<std::string> names;
+  bool past_placeholders = false;
+  const Node* output = nullptr;
+  for (Node* node : *this) {
+    const std::string where = "graph lint: node '" + node->name() + "'";
+    if (&node->graph() != this) throw AotError(where + " belongs to another graph");
+    if (!names.insert(node->name()).second) throw AotError(where + ": duplicate name");
+    if (by_name_.count(node->name()) == 0 || by_name_.at(node->name()) != node) {
+      throw AotError(where + ": missing from the name table");
+    }
+    if (output != nullptr) throw AotError(where + " comes after the output node");
+    if (node->is_placeholder()) {
+      if (past_placeholders) throw AotError(where + ": placeholder after a non-placeholder node");
+    } else {
+      past_placeholders = true;
+    }
+    if (node->is_output()) output = node;
+    for (Node* input : node->input_nodes()) {
+      if (&input->graph() != this || by_name_.count(input->name()) == 0 || by_name_.at(input->name()) != input) {
+        throw AotError(where + " uses '" + input->name() + "', which is not in this graph");
+      }
+      if (!seen.count(input)) throw AotError(where + " uses '" + input->name() + "' before it is defined");
+      const auto& users = input->users();
+      if (std::count(users.begin(), users.end(), node) != 1) {
+        throw AotError(where + " is missing from the users of '" + input->name() + "'");
+      }
+    }
+    for (Node* user : node->users()) {
+      const auto inputs = user->input_nodes();
+      if (std::find(inputs.begin(), inputs.end(), node) == inputs.end()) {
+        throw AotError(where + " lists '" + user->name() + "' as a user, but it does not use it");
+      }
+    }
+    seen.insert(node);
+  }
+  if (output == nullptr) throw AotError("graph lint: the graph has no output node");
+}
+
+bool Graph::is_topologically_sorted() const {
+  std::set<const Node*> seen;
+  for (Node* node : *this) {
+    for (Node* input : node->input_nodes()) {
+      if (!seen.count(input)) return false;
+    }
+    seen.insert(node);
+  }
+  return true;
+}
+
+void Graph::stable_topological_sort() {
+  // Kahn's algorithm that always takes the ready node that came first, so a
+  // node moves only as far as its inputs force it to.
+  std::map<const Node*, size_t> position;
+  std::vector<Node*> original;
+  for (Node* node : *this) {
+    if (node->is_output()) continue;
+    position[node] = original.size();
+    original.push_back(node);
+  }
+  std::map<const Node*, size_t> waiting;
+  std::set<size_t> ready;
+  for (Node* node : original) {
+    size_t count = 0;
+    for (Node* input : node->input_nodes()) count += position.count(input);
+    waiting[node] = count;
+    if (count == 0) ready.insert(position[node]);
+  }
+  std::vector<Node*> order;
+  while (!ready.empty()) {
+    Node* node = original[*ready.begin()];
+    ready.erase(ready.begin());
+    order.push_back(node);
+    for (Node* user : node->users()) {
+      auto it = waiting.find(user);
+      if (it == waiting.end()) continue;
+      // A user that takes this node in several arguments counts it once.
+      if (--it->second == 0) ready.insert(position[user]);
+    }
+  }
+  if (order.size() != original.size()) {
+    std::string names;
+    for (Node* node : original) {
+      if (waiting[node] > 0) names += (names.empty() ? "" : ", ") + node->name();
+    }
+    throw AotError("graph has a cycle among nodes: " + names);
+  }
+  if (Node* output = output_node()) order.push_back(output);
+  for (Node* node : order) nodes_.splice(nodes_.end(), nodes_, node->position_);
+}
+
+std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) const {
+  auto copy = std::make_unique<Graph>();
+  std::map<const Node*, Node*> local_map;
+  std::map<const Node*, Node*>& map = node_map != nullptr ? *node_map : local_map;
+  std::function<Argument(const Argument&)> remap = [&](const Argument& arg) -> Argument {
+    if (arg.is_node()) {
+      auto it = map.find(arg.node());
+      if (it == map.end()) throw AotError("graph clone: '" + arg.node()->name() + "' is used before it is defined");
+      return Argument(it->second);
+    }
+    if (arg.is_list()) {
+      ArgumentList list;
+      for (const Argument& item : arg.list()) list.push_back(remap(item));
+      return list;
+    }
+    return arg;
+  };
+  for (Node* node : *this) {
+    Node* twin = copy->create_node(node->op(), node->name(), node->target(), nullptr);
+    if (twin->name() != node->name()) throw AotError("graph clone: name clash on '" + node->name() + "'");
+    twin->meta = node->meta;
+    for (const Argument& arg : node->args()) twin->args_.push_back(remap(arg));
+    for (const auto& [key, value] : node->kwargs()) twin->kwargs_.emplace_back(key, remap(value));
+    twin->link_inputs();
+    map[node] = twin;
+  }
+  copy->name_counters_ = name_counters_;
+  return copy;
+}
+
+}  // namespace kiln::aot

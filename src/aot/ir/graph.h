@@ -1,0 +1,106 @@
+// Graph: an ordered list of Nodes in torch.fx's shape — placeholders first,
+// then get_attr and call_function nodes, then one output node.
+#pragma once
+
+#include <iterator>
+#include <list>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "aot/ir/node.h"
+
+namespace kiln::aot {
+
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  /// Iterates the nodes in order as Node*. Erasing the current node while
+  /// iterating is not allowed; iterate over `node_list()` for that.
+  class Iterator {
+   public:
+    using iterator_category = std::bidirectional_iterator_tag;
+    using value_type = Node*;
+    using difference_type = std::ptrdiff_t;
+    using pointer = Node**;
+    using reference = Node*;
+    explicit Iterator(std::list<std::unique_ptr<Node>>::const_iterator it) : it_(it) {}
+    Node* operator*() const { return it_->get(); }
+    Iterator& operator++() { ++it_; return *this; }
+    Iterator& operator--() { --it_; return *this; }
+    bool operator==(const Iterator& other) const { return it_ == other.it_; }
+
+   private:
+    std::list<std::unique_ptr<Node>>::const_iterator it_;
+  };
+  Iterator begin() const { return Iterator(nodes_.begin()); }
+  Iterator end() const { return Iterator(nodes_.end()); }
+  size_t size() const { return nodes_.size(); }
+
+  /// A snapshot of the nodes, safe to iterate while erasing.
+  std::vector<Node*> node_list() const;
+  std::vector<Node*> placeholders() const;
+  std::vector<Node*> find_nodes(OpKind op) const;
+  /// The output node, or null if there is none yet.
+  Node* output_node() const;
+  /// The node named `name`, or null.
+  Node* find_node(const std::string& name) const;
+  /// The node named `name`; throws AotError if there is none.
+  Node* node(const std::string& name) const;
+
+  // Creation. New nodes go at the insertion point (see below). Names are made
+  // unique the way fx does: "add", "add_1", "add_2", ...
+  Node* placeholder(const std::string& name, ValueMeta val = {});
+  Node* get_attr(const std::string& target);
+  Node* call_function(const std::string& target, ArgumentList args, KwargList kwargs = {},
+                      const std::string& name = "");
+  /// The output node; `values` is a list argument of the graph's outputs.
+  Node* output(ArgumentList values);
+
+  /// Where created nodes go: placeholders always go after the last
+  /// placeholder; other nodes before `point` (null: before the output node,
+  /// or at the end if there is none).
+  void set_insert_point(Node* point) { insert_point_ = point; }
+  Node* insert_point() const { return insert_point_; }
+
+  /// Moves `node` to just before `anchor`.
+  void move_before(Node* node, Node* anchor);
+  /// Removes `node`; throws AotError if it still has users.
+  void erase_node(Node* node);
+
+  /// A name not yet used in this graph, derived from `base`.
+  std::string unique_name(const std::string& base) const;
+  /// Renames `node` (the new name must be unused).
+  void rename(Node* node, const std::string& name);
+
+  /// Checks the invariants every pass relies on and throws AotError naming the
+  /// first node that breaks one: inputs belong to this graph and come before
+  /// their user; users lists match the references; names are unique;
+  /// placeholders come first; exactly one output node, last.
+  void lint() const;
+  /// True if every node comes after all of its inputs.
+  bool is_topologically_sorted() const;
+  /// Reorders the nodes so each comes after its inputs, keeping the original
+  /// order where it is free; throws AotError naming the nodes of a cycle.
+  void stable_topological_sort();
+
+  /// A deep copy. `node_map`, if given, receives old node -> new node.
+  std::unique_ptr<Graph> clone(std::map<const Node*, Node*>* node_map = nullptr) const;
+
+ private:
+  friend class Node;
+  Node* create_node(OpKind op, const std::string& name, const std::string& target, Node* before);
+  std::list<std::unique_ptr<Node>>::iterator position_of(Node* node);
+
+  std::list<std::unique_ptr<Node>> nodes_;
+  std::map<std::string, Node*> by_name_;
+  std::map<std::string, int> name_counters_;
+  Node* insert_point_ = nullptr;
+};
+
+}  // namespace kiln::aot

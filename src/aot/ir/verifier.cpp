@@ -1,0 +1,128 @@
+#include "aot/ir/verifier.h"
+
+#include "aot/ir/error.h"
+#include "aot/ir/exported_program.h"
+#include "aot/ir/op_schema.h"
+
+namespace kiln::aot {
+
+bool is_builtin_op(const std::string& target) { return target == "getitem"; }
+
+const char* Verifier::dialect() const { return kAtenDialect; }
+
+void Verifier::check_op(const Node& node) const {
+  if (is_builtin_op(node.target())) return;
+  if (find_op_schema(node.target()) == nullptr) {
+    throw AotError("node '" + node.name() + "' calls unknown op '" + node.target() + "'");
+  }
+}
+
+const char* EdgeVerifier::dialect() const { return kEdgeDialect; }
+
+void EdgeVerifier::check_op(const Node& node) const {
+  Verifier::check_op(node);
+  if (is_builtin_op(node.target())) return;
+  const OpSchema* schema = find_op_schema(node.target());
+  if (!schema->is_canonical()) {
+    throw AotError("node '" + node.name() + "' calls '" + node.target() +
+                   "', which is not a core ATen op (the EDGE dialect allows core ATen ops only; decompose it first)");
+  }
+}
+
+namespace {
+
+void check_placeholders(const ExportedProgram& program) {
+  const auto placeholders = program.graph().placeholders();
+  const auto& specs = program.graph_signature().input_specs;
+  if (placeholders.size() != specs.size()) {
+    throw AotError("the graph has " + std::to_string(placeholders.size()) + " placeholders but the signature has " +
+                   std::to_string(specs.size()) + " input specs");
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].arg.names_node() && specs[i].arg.name != placeholders[i]->name()) {
+      throw AotError("input spec " + std::to_string(i) + " names '" + specs[i].arg.name + "' but placeholder " +
+                     std::to_string(i) + " is '" + placeholders[i]->name() + "'");
+    }
+  }
+}
+
+void check_outputs(const ExportedProgram& program) {
+  const Node* output = program.graph().output_node();
+  const ArgumentList& values = output->args().at(0).list();
+  const auto& specs = program.graph_signature().output_specs;
+  if (values.size() != specs.size()) {
+    throw AotError("the graph returns " + std::to_string(values.size()) + " values but the signature has " +
+                   std::to_string(specs.size()) + " output specs");
+  }
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (!specs[i].arg.names_node()) continue;
+    const std::string actual = values[i].is_node() ? values[i].node()->name() : to_string(values[i]);
+    if (specs[i].arg.name != actual) {
+      throw AotError("output spec " + std::to_string(i) + " names '" + specs[i].arg.name + "' but the graph returns '" +
+                     actual + "' there");
+    }
+  }
+}
+
+// The tensor a placeholder stands for must exist and match its meta.
+void check_lifted_tensor(const Node& placeholder, const InputSpec& spec, const HostTensor* tensor,
+                         const char* where) {
+  const std::string what = "placeholder '" + placeholder.name() + "' (" + to_string(spec.kind) + " '" + spec.target + "')";
+  if (tensor == nullptr) throw AotError(what + " has no tensor in the " + where);
+  const auto* meta = std::get_if<TensorMeta>(&placeholder.meta.val);
+  if (meta == nullptr) return;
+  if (meta->dtype != tensor->dtype() || !meta->is_static() || meta->static_sizes() != tensor->sizes()) {
+    throw AotError(what + " is " + meta->to_string() + " but the " + where + " holds " + tensor->describe());
+  }
+}
+
+void check_weights(const ExportedProgram& program) {
+  const auto placeholders = program.graph().placeholders();
+  const auto& specs = program.graph_signature().input_specs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const InputSpec& spec = specs[i];
+    const bool in_state_dict = spec.kind == InputKind::Parameter ||
+                               (spec.kind == InputKind::Buffer && spec.persistent.value_or(true));
+    if (in_state_dict) {
+      auto it = program.state_dict().find(spec.target);
+      check_lifted_tensor(*placeholders[i], spec, it == program.state_dict().end() ? nullptr : &it->second,
+                          "state dict");
+    } else if (spec.kind == InputKind::Buffer || spec.kind == InputKind::ConstantTensor) {
+      auto it = program.constants().find(spec.target);
+      const HostTensor* tensor = it == program.constants().end() ? nullptr : std::get_if<HostTensor>(&it->second);
+      check_lifted_tensor(*placeholders[i], spec, tensor, "constants");
+    } else if (spec.kind == InputKind::CustomObj && !program.constants().count(spec.target)) {
+      throw AotError("placeholder '" + placeholders[i]->name() + "' (CUSTOM_OBJ '" + spec.target +
+                     "') has no object in the constants");
+    }
+  }
+}
+
+}  // namespace
+
+void Verifier::check(const ExportedProgram& program) const {
+  program.graph().lint();
+  program.graph_signature().validate();
+  check_placeholders(program);
+  check_outputs(program);
+  check_weights(program);
+  for (const Node* node : program.graph()) {
+    if (node->is_get_attr()) continue;
+    if (node->is_call_function()) check_op(*node);
+  }
+  for (const auto& [symbol, range] : program.range_constraints()) {
+    if (range.max && *range.max < range.min) {
+      throw AotError("range constraint of '" + symbol + "' is empty: " + range.to_string());
+    }
+  }
+}
+
+const Verifier& verifier_for(const std::string& dialect) {
+  static const Verifier aten;
+  static const EdgeVerifier edge;
+  if (dialect == kAtenDialect) return aten;
+  if (dialect == kEdgeDialect) return edge;
+  throw AotError("unknown dialect '" + dialect + "' (known: ATEN, EDGE)");
+}
+
+}  // namespace kiln::aot

@@ -1,0 +1,40 @@
+// Verifiers: the checks a program must pass to be in a dialect. The ATEN
+// verifier checks structure (graph lint, signature against placeholders and
+// outputs, weights present and shaped as their placeholders say, every op
+// known); the EDGE verifier also requires core-ATen ops only.
+#pragma once
+
+#include <string>
+
+namespace kiln::aot {
+
+class ExportedProgram;
+class Node;
+
+class Verifier {
+ public:
+  virtual ~Verifier() = default;
+  virtual const char* dialect() const;
+  /// Throws AotError naming the first node, spec or weight that is wrong.
+  void check(const ExportedProgram& program) const;
+
+ protected:
+  /// Checks one call_function node's op for this dialect.
+  virtual void check_op(const Node& node) const;
+};
+
+class EdgeVerifier : public Verifier {
+ public:
+  const char* dialect() const override;
+
+ protected:
+  void check_op(const Node& node) const override;
+};
+
+/// The verifier of `dialect` ("ATEN" or "EDGE"); throws AotError for others.
+const Verifier& verifier_for(const std::string& dialect);
+
+/// Ops that are not ATen but may appear in any graph ("getitem", "aten::sym_size.int", ...).
+bool is_builtin_op(const std::string& target);
+
+}  // namespace kiln::aot
