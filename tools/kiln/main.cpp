@@ -48,7 +48,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-int64_t parse_positive(const std::string& flag, const std::string& text, int64_t max) {
+int64_t parse_integer(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
   size_t used = 0;
   long long value = 0;
   try {
@@ -56,8 +56,9 @@ int64_t parse_positive(const std::string& flag, const std::string& text, int64_t
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != text.size() || text.empty() || value < 1 || value > max) {
-    throw UsageError(flag + " expects an integer from 1 to " + std::to_string(max) + ", got '" + text + "'");
+  if (used != text.size() || text.empty() || value < min || value > max) {
+    throw UsageError(flag + " expects an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+                     ", got '" + text + "'");
   }
   return value;
 }
@@ -75,11 +76,11 @@ int run_demo(const std::vector<std::string>& args) {
       std::cout << kDemoUsage;
       return 0;
     } else if (arg == "--batch") {
-      options.batch = parse_positive(arg, value(), 1024);
+      options.batch = parse_integer(arg, value(), 1, 1024);
     } else if (arg == "--size") {
-      options.height = options.width = parse_positive(arg, value(), 4096);
+      options.height = options.width = parse_integer(arg, value(), 1, 4096);
     } else if (arg == "--seed") {
-      options.seed = static_cast<uint64_t>(parse_positive(arg, value(), INT64_MAX));
+      options.seed = static_cast<uint64_t>(parse_integer(arg, value(), 0, INT64_MAX));
     } else if (arg == "--quiet") {
       quiet = true;
     } else {

@@ -34,7 +34,8 @@ expect "demo unknown flag" 2 "unknown option '--fast' for 'kiln demo'" -- demo -
 expect "demo flag without value" 2 "--batch needs a value" -- demo --batch
 expect "demo non-numeric batch" 2 "--batch expects an integer from 1 to 1024, got 'four'" -- demo --batch four
 expect "demo zero size" 2 "--size expects an integer from 1 to 4096, got '0'" -- demo --size 0
-expect "demo negative seed" 2 "--seed expects an integer" -- demo --seed -1
+expect "demo negative seed" 2 "--seed expects an integer from 0 to" -- demo --seed -1
+expect "demo seed zero is the default" 0 "output:" -- demo --seed 0 --batch 1 --size 4 --quiet
 expect "demo runs and prints the program" 0 "p_conv_layer_conv1_weight: PARAMETER target='conv_layer.conv1.weight'" -- demo --batch 1 --size 8
 expect "demo prints the output shape" 0 "output:   f32[2, 32, 16, 16]" -- demo --batch 2 --size 16 --quiet
 expect "demo prints a checksum" 0 "checksum: sum=" -- demo --batch 1 --size 8 --quiet
