@@ -1,5 +1,6 @@
 #include "aot/interpreter/interpreter.h"
 
+#include <functional>
 #include <map>
 
 #include "aot/interpreter/kernel_call.h"
@@ -106,17 +107,42 @@ class InputChecker {
       const SymExpr& expected = meta->sizes[d];
       if (expected.is_constant() || expected.is_symbol()) continue;
       const std::string what = input.label + " dim " + std::to_string(d);
+      const int64_t actual = tensor->sizes()[d];
+      solve_if_linear(expected, actual, what);
       int64_t want;
       try {
         want = expected.evaluate(bindings_);
       } catch (const AotError& error) {
         throw AotError(what + " is " + expected.to_string() + ", which the inputs do not determine: " + error.what());
       }
-      if (want != tensor->sizes()[d]) {
+      if (want != actual) {
         throw AotError(what + " must be " + expected.to_string() + " = " + std::to_string(want) + ", got " +
-                       std::to_string(tensor->sizes()[d]));
+                       std::to_string(actual));
       }
     }
+  }
+
+  // A size like 2*s0 + 1 with s0 not yet bound: as torch does, take s0 from
+  // the size when the expression is linear in it and the division is exact.
+  void solve_if_linear(const SymExpr& expected, int64_t actual, const std::string& what) {
+    std::vector<std::string> unbound;
+    for (const std::string& symbol : expected.free_symbols()) {
+      if (!bindings_.count(symbol)) unbound.push_back(symbol);
+    }
+    if (unbound.size() != 1) return;
+    SymbolBindings probe = bindings_;
+    auto at = [&](int64_t value) {
+      probe[unbound[0]] = value;
+      return expected.evaluate(probe);
+    };
+    const int64_t offset = at(0);
+    const int64_t slope = at(1) - offset;
+    if (slope == 0 || at(2) != 2 * slope + offset || at(7) != 7 * slope + offset) return;
+    if ((actual - offset) % slope != 0) {
+      throw AotError(what + " must be " + expected.to_string() + " for some " + unbound[0] + ", but got " +
+                     std::to_string(actual));
+    }
+    bind(unbound[0], (actual - offset) / slope, what);
   }
 
   const ExportedProgram& program_;
@@ -148,6 +174,38 @@ SymbolBindings check_user_inputs(const ExportedProgram& program, const std::vect
   return InputChecker(program).check(inputs, user_inputs);
 }
 
+namespace {
+
+// Runs one call_function node on the values of its inputs.
+NodeValue run_node(const Node& node, const std::function<const NodeValue&(const Node*)>& lookup,
+                   const SymbolBindings& bindings) {
+  const std::string where = "node '" + node.name() + "'";
+  if (node.target() == "getitem") {
+    if (node.args().size() != 2 || !node.args()[0].is_node() || !node.args()[1].is_int()) {
+      throw AotError(where + ": getitem expects (node, index)");
+    }
+    const NodeValue& source = lookup(node.args()[0].node());
+    const int64_t index = node.args()[1].to_int();
+    if (index < 0 || static_cast<size_t>(index) >= source.values.size()) {
+      throw AotError(where + ": getitem index " + std::to_string(index) + " is out of range");
+    }
+    return NodeValue{{source.values[static_cast<size_t>(index)]}, false};
+  }
+  const auto bound = bind_node_arguments(node);
+  if (node.target() == "aten::sym_size.int") {
+    const HostTensor* input = bound.at(0).is_node() ? std::get_if<HostTensor>(&lookup(bound[0].node()).values.at(0)) : nullptr;
+    if (input == nullptr || !bound.at(1).is_int()) throw AotError(where + ": sym_size needs a tensor and a dim");
+    int64_t dim = bound[1].to_int();
+    const auto rank = static_cast<int64_t>(input->rank());
+    if (dim < 0) dim += rank;
+    if (dim < 0 || dim >= rank) throw AotError(where + ": dim " + std::to_string(bound[1].to_int()) + " is out of range");
+    return NodeValue{{input->sizes()[static_cast<size_t>(dim)]}, false};
+  }
+  return call_out_variant_kernel(node, bound, lookup, bindings);
+}
+
+}  // namespace
+
 std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
                              const SymbolBindings& bindings) {
   std::map<const Node*, NodeValue> values;
@@ -156,6 +214,11 @@ std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<V
     if (it == values.end()) throw AotError("node '" + node->name() + "' is used before it has a value");
     return it->second;
   };
+  // Each value is dropped after its last use, so memory follows the live set.
+  std::map<const Node*, const Node*> last_use;
+  for (const Node* node : program.graph()) {
+    for (const Node* input : node->input_nodes()) last_use[input] = node;
+  }
   size_t next_input = 0;
   std::vector<Value> outputs;
   for (const Node* node : program.graph()) {
@@ -170,25 +233,9 @@ std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<V
       case OpKind::GetAttr:
         throw AotError("node '" + node->name() + "': get_attr of '" + node->target() +
                        "' cannot run in the interpreter");
-      case OpKind::CallFunction: {
-        if (node->target() == "getitem") {
-          const NodeValue& source = lookup(node->args().at(0).node());
-          const auto index = static_cast<size_t>(node->args().at(1).to_int());
-          if (index >= source.values.size()) throw AotError("node '" + node->name() + "': getitem index out of range");
-          values[node] = NodeValue{{source.values[index]}, false};
-        } else if (node->target() == "aten::sym_size.int") {
-          const auto bound = bind_node_arguments(*node);
-          const Value& input = lookup(bound.at(0).node()).values.at(0);
-          const auto& sizes = std::get<HostTensor>(input).sizes();
-          int64_t dim = bound.at(1).to_int();
-          if (dim < 0) dim += static_cast<int64_t>(sizes.size());
-          if (dim < 0 || static_cast<size_t>(dim) >= sizes.size()) throw AotError("node '" + node->name() + "': dim out of range");
-          values[node] = NodeValue{{sizes[static_cast<size_t>(dim)]}, false};
-        } else {
-          values[node] = call_out_variant_kernel(*node, bind_node_arguments(*node), lookup, bindings);
-        }
+      case OpKind::CallFunction:
+        values[node] = run_node(*node, lookup, bindings);
         break;
-      }
       case OpKind::Output:
         for (const Argument& value : node->args().at(0).list()) {
           if (value.is_node()) {
@@ -207,6 +254,9 @@ std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<V
         }
         break;
     }
+    for (const Node* input : node->input_nodes()) {
+      if (last_use[input] == node) values.erase(input);
+    }
   }
   return outputs;
 }
@@ -214,17 +264,55 @@ std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<V
 namespace {
 
 HostTensor& lifted_tensor(ExportedProgram& program, const InputSpec& spec) {
-  const bool in_state_dict = spec.kind == InputKind::Parameter ||
-                             (spec.kind == InputKind::Buffer && spec.persistent.value_or(true));
-  if (in_state_dict) {
-    auto it = program.state_dict().find(spec.target);
-    if (it == program.state_dict().end()) throw AotError("state dict has no '" + spec.target + "'");
-    return it->second;
+  HostTensor* tensor = program.find_lifted_tensor(spec);
+  if (tensor == nullptr) {
+    throw AotError(to_string(spec.kind) + " '" + spec.target + "' has no tensor in the " +
+                   (spec.in_state_dict() ? "state dict" : "constants"));
   }
-  auto it = program.constants().find(spec.target);
-  HostTensor* tensor = it == program.constants().end() ? nullptr : std::get_if<HostTensor>(&it->second);
-  if (tensor == nullptr) throw AotError("constants have no tensor '" + spec.target + "'");
   return *tensor;
+}
+
+const HostTensor& tensor_result(const Value& value, const OutputSpec& spec) {
+  const auto* tensor = std::get_if<HostTensor>(&value);
+  if (tensor == nullptr) {
+    throw AotError(to_string(spec.kind) + " output '" + spec.arg.name + "' is " + describe(value) + ", not a tensor");
+  }
+  return *tensor;
+}
+
+// Writes buffer and user-input mutations back and returns the user outputs
+// (tokens dropped), in output-spec order.
+std::vector<Value> write_back(ExportedProgram& program, std::vector<Value>& results, std::vector<FlatLeaf>& leaves,
+                              const std::map<std::string, size_t>& user_input_index) {
+  const auto& output_specs = program.graph_signature().output_specs;
+  std::vector<Value> user_outputs;
+  for (size_t i = 0; i < output_specs.size(); ++i) {
+    const OutputSpec& spec = output_specs[i];
+    switch (spec.kind) {
+      case OutputKind::BufferMutation: {
+        const InputSpec* buffer = nullptr;
+        for (const InputSpec& input : program.graph_signature().input_specs) {
+          if (input.kind == InputKind::Buffer && input.target == spec.target) buffer = &input;
+        }
+        if (buffer == nullptr) throw AotError("output mutates unknown buffer '" + spec.target + "'");
+        lifted_tensor(program, *buffer).copy_from(tensor_result(results[i], spec));
+        break;
+      }
+      case OutputKind::UserInputMutation: {
+        auto it = user_input_index.find(spec.target);
+        if (it == user_input_index.end()) throw AotError("output mutates unknown user input '" + spec.target + "'");
+        auto* tensor = std::get_if<HostTensor>(&leaves[it->second].value);
+        if (tensor == nullptr) throw AotError("output mutates '" + spec.target + "', which is not a tensor");
+        tensor->copy_from(tensor_result(results[i], spec));
+        break;
+      }
+      case OutputKind::Token:
+        break;
+      default:
+        user_outputs.push_back(std::move(results[i]));
+    }
+  }
+  return user_outputs;
 }
 
 }  // namespace
@@ -269,33 +357,7 @@ PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& 
   }
 
   std::vector<Value> results = run_graph(program, graph_inputs, bindings);
-  const auto& output_specs = program.graph_signature().output_specs;
-  std::vector<Value> user_outputs;
-  for (size_t i = 0; i < output_specs.size(); ++i) {
-    const OutputSpec& spec = output_specs[i];
-    switch (spec.kind) {
-      case OutputKind::BufferMutation: {
-        InputSpec buffer{InputKind::Buffer, {}, spec.target, true};
-        for (const InputSpec& input : specs) {
-          if (input.kind == InputKind::Buffer && input.target == spec.target) buffer = input;
-        }
-        lifted_tensor(program, buffer).copy_from(std::get<HostTensor>(results[i]));
-        break;
-      }
-      case OutputKind::UserInputMutation: {
-        auto it = user_input_index.find(spec.target);
-        if (it == user_input_index.end()) throw AotError("output mutates unknown user input '" + spec.target + "'");
-        auto* tensor = std::get_if<HostTensor>(&leaves[it->second].value);
-        if (tensor == nullptr) throw AotError("output mutates '" + spec.target + "', which is not a tensor");
-        tensor->copy_from(std::get<HostTensor>(results[i]));
-        break;
-      }
-      case OutputKind::Token:
-        break;
-      default:
-        user_outputs.push_back(std::move(results[i]));
-    }
-  }
+  std::vector<Value> user_outputs = write_back(program, results, leaves, user_input_index);
   if (const TreeSpec* out_spec = program.out_spec()) return tree_unflatten(user_outputs, *out_spec);
   std::vector<PyTree> items;
   for (Value& value : user_outputs) items.push_back(PyTree::make_leaf(std::move(value)));

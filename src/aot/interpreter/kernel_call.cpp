@@ -38,6 +38,9 @@ class CallFrame {
       holder.sizes.push_back(static_cast<runtime::SizesType>(size));
       holder.dim_order.push_back(static_cast<runtime::DimOrderType>(d));
     }
+    if (holder.keep_alive.numel() > std::numeric_limits<runtime::StridesType>::max()) {
+      throw AotError(where_ + ": tensor " + host.describe() + " has more elements than the runtime's 32-bit strides reach");
+    }
     holder.strides.resize(rank);
     if (runtime::compute_strides({holder.sizes.data(), rank}, {holder.dim_order.data(), rank},
                                  {holder.strides.data(), rank}) != runtime::Error::Ok) {
@@ -147,11 +150,17 @@ SchemaType item_type(SchemaType::Kind kind) {
 
 class Boxer {
  public:
-  Boxer(CallFrame& frame, const std::function<const NodeValue&(const Node*)>& lookup)
-      : frame_(frame), lookup_(lookup) {}
+  /// `result_dtype`: the dtype of the node's result, which a Python number
+  /// passed where the schema wants a Tensor takes (see wrapped_scalar).
+  Boxer(CallFrame& frame, const std::function<const NodeValue&(const Node*)>& lookup,
+        std::optional<ScalarType> result_dtype)
+      : frame_(frame), lookup_(lookup), result_dtype_(result_dtype) {}
 
   EValue box(const Argument& arg, const SchemaType& type, const std::string& name) {
     if (arg.is_none()) return EValue();
+    if (type.kind == SchemaType::Kind::Tensor && !type.is_list && (arg.is_int() || arg.is_double() || arg.is_bool())) {
+      return EValue(frame_.tensor(wrapped_scalar(arg)));
+    }
     if (arg.is_list()) return box_list(arg.list(), type, name);
     if (arg.is_node()) return box_value(node_value(arg.node(), name), name);
     return std::visit(ScalarBoxer{}, arg.value);
@@ -186,12 +195,18 @@ class Boxer {
     }
     if (type.kind == Kind::Float) {
       auto& doubles = frame_.buffer<double>();
-      for (const Argument& item : items) doubles.push_back(item.is_int() ? static_cast<double>(item.to_int()) : item.to_double());
+      for (const Argument& item : items) {
+        if (!item.is_int() && !item.is_double()) throw AotError(frame_.where() + ": argument '" + name + "' must be a list of numbers");
+        doubles.push_back(item.is_int() ? static_cast<double>(item.to_int()) : item.to_double());
+      }
       return EValue(runtime::Span<const double>(doubles.data(), doubles.size()));
     }
     if (type.kind == Kind::Bool) {
       bool* bools = frame_.bool_buffer(items.size());
-      for (size_t i = 0; i < items.size(); ++i) bools[i] = items[i].to_bool();
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (!items[i].is_bool()) throw AotError(frame_.where() + ": argument '" + name + "' must be a list of bools");
+        bools[i] = items[i].to_bool();
+      }
       return EValue(runtime::Span<const bool>(bools, items.size()));
     }
     std::vector<EValue*> boxed;
@@ -203,8 +218,29 @@ class Boxer {
     return frame_.boxed_list<int64_t>(std::move(boxed));
   }
 
+  // A number passed for a Tensor argument (x * 2) becomes a 0-dim tensor.
+  // PyTorch lets such "wrapped numbers" take part in type promotion without
+  // widening the tensor's dtype; giving the number the result's dtype has the
+  // same effect for arithmetic.
+  HostTensor wrapped_scalar(const Argument& arg) const {
+    ScalarType dtype = arg.is_double() ? ScalarType::Float : arg.is_bool() ? ScalarType::Bool : ScalarType::Long;
+    if (result_dtype_ && *result_dtype_ != ScalarType::Bool) dtype = *result_dtype_;
+    HostTensor tensor = HostTensor::zeros(dtype, {});
+    const double value = arg.is_double() ? arg.to_double() : arg.is_int() ? static_cast<double>(arg.to_int()) : arg.to_bool();
+    switch (dtype) {
+      case ScalarType::Float: *tensor.data<float>() = static_cast<float>(value); break;
+      case ScalarType::Double: *tensor.data<double>() = value; break;
+      case ScalarType::Long: *tensor.data<int64_t>() = arg.is_int() ? arg.to_int() : static_cast<int64_t>(value); break;
+      case ScalarType::Int: *tensor.data<int32_t>() = static_cast<int32_t>(value); break;
+      case ScalarType::Bool: *tensor.data<bool>() = value != 0; break;
+      default: throw AotError(frame_.where() + ": cannot pass the number " + to_string(arg) + " as a " + runtime::to_string(dtype) + " tensor");
+    }
+    return tensor;
+  }
+
   CallFrame& frame_;
   const std::function<const NodeValue&(const Node*)>& lookup_;
+  std::optional<ScalarType> result_dtype_;
 };
 
 std::vector<HostTensor> allocate_outputs(const Node& node, const SymbolBindings& bindings) {
@@ -223,12 +259,23 @@ std::vector<HostTensor> allocate_outputs(const Node& node, const SymbolBindings&
   return outputs;
 }
 
+// A view op ("aten::permute.default") runs as its functional copy
+// ("aten::permute_copy.default"), named by PyTorch's convention, as
+// ExecuTorch's edge dialect does; other ops run as themselves.
+const OpSchema& runnable_schema(const OpSchema& schema) {
+  if (!schema.out_variant.empty() || schema.arguments.empty() || schema.arguments[0].alias != "a") return schema;
+  const std::string name = schema.name + "_copy." + (schema.overload.empty() ? "default" : schema.overload);
+  const OpSchema* copy = find_op_schema(name);
+  return copy != nullptr && !copy->out_variant.empty() ? *copy : schema;
+}
+
 }  // namespace
 
 NodeValue call_out_variant_kernel(const Node& node, const std::vector<Argument>& bound_args,
                                   const std::function<const NodeValue&(const Node*)>& lookup,
                                   const SymbolBindings& bindings) {
-  const OpSchema& schema = get_op_schema(node.target());
+  const OpSchema& original = get_op_schema(node.target());
+  const OpSchema& schema = runnable_schema(original);
   const std::string where = "node '" + node.name() + "' (" + schema.qualified_name() + ")";
   if (schema.out_variant.empty()) {
     throw AotError(where + ": the op has no out-variant kernel" +
@@ -241,7 +288,9 @@ NodeValue call_out_variant_kernel(const Node& node, const std::vector<Argument>&
 
   std::vector<HostTensor> outputs = allocate_outputs(node, bindings);
   CallFrame frame(where);
-  Boxer boxer(frame, lookup);
+  std::optional<ScalarType> result_dtype;
+  if (const auto* meta = std::get_if<TensorMeta>(&node.meta.val)) result_dtype = meta->dtype;
+  Boxer boxer(frame, lookup, result_dtype);
   std::vector<EValue*> stack;
   std::vector<EValue*> out_values;
   size_t next_out = 0;
@@ -258,12 +307,14 @@ NodeValue call_out_variant_kernel(const Node& node, const std::vector<Argument>&
       stack.push_back(out_values.back());
       continue;
     }
-    const SchemaArgument* functional = schema.find_argument(param.name);
+    // bound_args follow the node's own op, which may be the view behind `schema`.
+    const SchemaArgument* functional = original.find_argument(param.name);
     if (functional == nullptr) throw AotError(where + ": out-variant argument '" + param.name + "' has no counterpart");
-    const size_t index = static_cast<size_t>(functional - schema.arguments.data());
+    const size_t index = static_cast<size_t>(functional - original.arguments.data());
     stack.push_back(frame.add(boxer.box(bound_args.at(index), param.type, param.name)));
   }
-  // The return slot: the out tensor again, as the generated wrappers expect.
+  // The return slot, which the kernel may write; pre-filled with the out
+  // tensor for single-output ops.
   stack.push_back(frame.add(out_values.size() == 1 ? *out_values[0] : EValue()));
 
   runtime::KernelRuntimeContext context;

@@ -1,6 +1,7 @@
 #include "aot/ir/exported_program.h"
 
 #include <cstring>
+#include <utility>
 
 #include "aot/ir/error.h"
 #include "aot/ir/verifier.h"
@@ -32,23 +33,40 @@ const TreeSpec* ExportedProgram::out_spec() const {
   return &module_call_graph_[0].signature->out_spec;
 }
 
-std::vector<std::pair<std::string, HostTensor>> ExportedProgram::named_parameters() const {
+const HostTensor* ExportedProgram::find_lifted_tensor(const InputSpec& spec) const {
+  if (spec.in_state_dict()) {
+    auto it = state_dict_.find(spec.target);
+    return it == state_dict_.end() ? nullptr : &it->second;
+  }
+  auto it = constants_.find(spec.target);
+  return it == constants_.end() ? nullptr : std::get_if<HostTensor>(&it->second);
+}
+
+HostTensor* ExportedProgram::find_lifted_tensor(const InputSpec& spec) {
+  return const_cast<HostTensor*>(std::as_const(*this).find_lifted_tensor(spec));
+}
+
+namespace {
+
+std::vector<std::pair<std::string, HostTensor>> lifted_of_kind(const ExportedProgram& program, InputKind kind) {
   std::vector<std::pair<std::string, HostTensor>> result;
-  for (const std::string& target : signature_.parameters()) result.emplace_back(target, state_dict_.at(target));
+  for (const InputSpec& spec : program.graph_signature().input_specs) {
+    if (spec.kind != kind) continue;
+    const HostTensor* tensor = program.find_lifted_tensor(spec);
+    if (tensor == nullptr) throw AotError(to_string(kind) + " '" + spec.target + "' has no tensor");
+    result.emplace_back(spec.target, *tensor);
+  }
   return result;
 }
 
+}  // namespace
+
+std::vector<std::pair<std::string, HostTensor>> ExportedProgram::named_parameters() const {
+  return lifted_of_kind(*this, InputKind::Parameter);
+}
+
 std::vector<std::pair<std::string, HostTensor>> ExportedProgram::named_buffers() const {
-  std::vector<std::pair<std::string, HostTensor>> result;
-  for (const InputSpec& spec : signature_.input_specs) {
-    if (spec.kind != InputKind::Buffer) continue;
-    if (spec.persistent.value_or(true)) {
-      result.emplace_back(spec.target, state_dict_.at(spec.target));
-    } else {
-      result.emplace_back(spec.target, std::get<HostTensor>(constants_.at(spec.target)));
-    }
-  }
-  return result;
+  return lifted_of_kind(*this, InputKind::Buffer);
 }
 
 void ExportedProgram::verify() const { verifier_for(dialect_).check(*this); }

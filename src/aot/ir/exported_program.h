@@ -47,6 +47,7 @@ using ConstantMap = std::map<std::string, Constant>;
 using RangeConstraints = std::map<std::string, ValueRange>;
 
 /// The dialects a program can be in; each has its verifier (see verifier.h).
+inline constexpr const char* kTrainingDialect = "TRAINING";  ///< torch.export.export's output
 inline constexpr const char* kAtenDialect = "ATEN";
 inline constexpr const char* kEdgeDialect = "EDGE";
 
@@ -78,6 +79,11 @@ class ExportedProgram {
   /// The root entry's in/out tree specs; null if the module call graph has none.
   const TreeSpec* in_spec() const;
   const TreeSpec* out_spec() const;
+
+  /// The tensor a parameter, buffer or constant input stands for (from the
+  /// state dict or the constants, as `spec` says), or null if there is none.
+  const HostTensor* find_lifted_tensor(const InputSpec& spec) const;
+  HostTensor* find_lifted_tensor(const InputSpec& spec);
 
   /// Parameters by target, in signature order.
   std::vector<std::pair<std::string, HostTensor>> named_parameters() const;

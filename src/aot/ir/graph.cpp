@@ -128,7 +128,13 @@ Node* Graph::output(ArgumentList values) {
   if (output_node() != nullptr) throw AotError("graph already has an output node");
   Node* node = create_node(OpKind::Output, "output", "output", nullptr);
   node->args_ = {Argument(std::move(values))};
-  node->link_inputs();
+  try {
+    node->link_inputs();
+  } catch (...) {
+    node->args_.clear();
+    erase_node(node);
+    throw;
+  }
   return node;
 }
 

@@ -51,6 +51,11 @@ struct InputSpec {
   ArgumentSpec arg;
   std::string target;               ///< state-dict / constants key (params, buffers, constants, custom objects)
   std::optional<bool> persistent;   ///< buffers only
+  /// True for parameters and persistent buffers, whose values live in the
+  /// state dict; non-persistent buffers and constants live in the constants.
+  bool in_state_dict() const {
+    return kind == InputKind::Parameter || (kind == InputKind::Buffer && persistent.value_or(true));
+  }
   bool operator==(const InputSpec&) const = default;
 };
 

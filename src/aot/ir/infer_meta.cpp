@@ -78,7 +78,22 @@ ValueMeta convolution_meta(const Call& call, bool transposed, int64_t groups, si
   const auto dilation = expand_param(call, dilation_arg, spatial);
   std::vector<int64_t> output_padding(spatial, 0);
   if (output_padding_arg) output_padding = expand_param(call, *output_padding_arg, spatial);
-  if (groups <= 0) call.fail("groups must be positive");
+  if (groups <= 0) call.fail("groups must be positive, got " + std::to_string(groups));
+  for (size_t d = 0; d < spatial; ++d) {
+    if (stride[d] <= 0) call.fail("stride must be positive, got " + to_string(call.args[stride_arg]));
+    if (dilation[d] <= 0) call.fail("dilation must be positive, got " + to_string(call.args[dilation_arg]));
+    if (padding[d] < 0) call.fail("padding must not be negative, got " + to_string(call.args[padding_arg]));
+  }
+  // Channels: input C = weight[1] * groups (weight[0] for a transposed conv).
+  const SymExpr& in_channels = input.sizes[1];
+  const SymExpr expected_channels = transposed ? weight.sizes[0] : weight.sizes[1] * SymExpr::constant(groups);
+  if (in_channels.is_constant() && expected_channels.is_constant() && !(in_channels == expected_channels)) {
+    call.fail("input " + input.to_string() + " has " + in_channels.to_string() + " channels, but weight " +
+              weight.to_string() + " with groups=" + std::to_string(groups) + " expects " + expected_channels.to_string());
+  }
+  if (!transposed && weight.sizes[0].is_constant() && *weight.sizes[0].constant_value() % groups != 0) {
+    call.fail("weight " + weight.to_string() + " has output channels not divisible by groups=" + std::to_string(groups));
+  }
   TensorMeta out(input.dtype, std::vector<SymExpr>{input.sizes[0]});
   out.sizes.push_back(transposed ? weight.sizes[1] * SymExpr::constant(groups) : weight.sizes[0]);
   for (size_t d = 0; d < spatial; ++d) {
@@ -110,24 +125,56 @@ SymExpr broadcast_dim(const Call& call, const SymExpr& a, const SymExpr& b) {
   return a.is_constant() ? a : b;  // torch specializes the symbol to the constant
 }
 
+// PyTorch's result_type: tensors with dimensions decide the dtype; a 0-dim
+// tensor or a Python number only raises its category (bool < int < float),
+// a number then taking the default dtype of its kind (int64, float32).
+struct ResultType {
+  std::optional<ScalarType> dims, zero_dim, wrapped;
+
+  static int category(ScalarType t) {
+    return t == ScalarType::Bool ? 0 : runtime::is_floating_type(t) ? 2 : 1;
+  }
+  static void merge(std::optional<ScalarType>& slot, ScalarType t, const Call& call) {
+    ScalarType promoted = t;
+    if (slot && !runtime::promote_types(*slot, t, &promoted)) {
+      call.fail(std::string("cannot promote ") + runtime::to_string(*slot) + " with " + runtime::to_string(t));
+    }
+    slot = promoted;
+  }
+  static std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
+    if (!higher) return lower;
+    if (!lower || category(*lower) <= category(*higher)) return higher;
+    ScalarType promoted = *lower;
+    runtime::promote_types(*higher, *lower, &promoted);
+    return promoted;
+  }
+  void add_tensor(const TensorMeta& t, const Call& call) { merge(t.rank() == 0 ? zero_dim : dims, t.dtype, call); }
+  void add_number(const Argument& a, const Call& call) {
+    merge(wrapped, a.is_double() ? ScalarType::Float : a.is_bool() ? ScalarType::Bool : ScalarType::Long, call);
+  }
+  ScalarType result() const { return combine(combine(dims, zero_dim), wrapped).value_or(ScalarType::Float); }
+};
+
 ValueMeta binary_meta(const Call& call, bool true_divide) {
   const TensorMeta& a = call.tensor(0);
-  TensorMeta b;
+  ResultType type;
+  type.add_tensor(a, call);
+  TensorMeta b(a.dtype, std::vector<SymExpr>{});
   if (call.args.at(1).is_node()) {
     b = call.tensor(1);
-  } else if (call.args[1].is_double()) {
-    b = TensorMeta(runtime::ScalarType::Float, std::vector<int64_t>{});
-    if (!runtime::is_floating_type(a.dtype)) b.dtype = runtime::ScalarType::Float;
-    else b.dtype = a.dtype;
+    type.add_tensor(b, call);
+  } else if (call.args[1].is_int() || call.args[1].is_double() || call.args[1].is_bool()) {
+    type.add_number(call.args[1], call);
   } else {
-    b = TensorMeta(a.dtype, std::vector<int64_t>{});
+    call.fail("argument 'other' must be a tensor or a number, got " + to_string(call.args[1]));
+  }
+  TensorMeta out;
+  out.dtype = type.result();
+  if (true_divide && !runtime::is_floating_type(out.dtype)) out.dtype = ScalarType::Float;
+  if (call.node.target() == "aten::sub.Tensor" && out.dtype == ScalarType::Bool) {
+    call.fail("subtraction of bool tensors is not supported (use logical_xor)");
   }
   const size_t rank = std::max(a.rank(), b.rank());
-  TensorMeta out;
-  if (!runtime::promote_types(a.dtype, b.dtype, &out.dtype)) {
-    call.fail(std::string("cannot promote ") + runtime::to_string(a.dtype) + " with " + runtime::to_string(b.dtype));
-  }
-  if (true_divide && !runtime::is_floating_type(out.dtype)) out.dtype = runtime::ScalarType::Float;
   for (size_t i = 0; i < rank; ++i) {
     const SymExpr one = SymExpr::constant(1);
     const SymExpr& da = i + a.rank() >= rank ? a.sizes[i + a.rank() - rank] : one;

@@ -104,6 +104,7 @@ void Node::replace_input_with(Node* old_input, Node* new_input) {
   for (const Argument& arg : args_) args.push_back(replaced(arg, old_input, new_input));
   KwargList kwargs;
   for (const auto& [key, value] : kwargs_) kwargs.emplace_back(key, replaced(value, old_input, new_input));
+  check_same_graph(args, kwargs);
   unlink_inputs();
   args_ = std::move(args);
   kwargs_ = std::move(kwargs);

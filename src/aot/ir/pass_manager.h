@@ -1,6 +1,7 @@
 // Passes and the pass manager. A pass is a named function that rewrites a
-// program in place; the manager runs passes in order on a copy, keeps the
-// signature in step with the graph after each one, and verifies between them.
+// program in place; the manager runs passes in order, keeps the signature in
+// step with the graph after each one, and verifies between them. `transform`
+// does the same on a copy.
 #pragma once
 
 #include <functional>

@@ -83,13 +83,14 @@ std::string graph_text(const Graph& graph, const std::string& indent) {
   return text;
 }
 
+// Indents every line, blank ones too, as torch's printer does.
 std::string indented(const std::string& text, const std::string& indent) {
   std::string result;
   size_t start = 0;
   while (start < text.size()) {
     const size_t end = text.find('\n', start);
     const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    result += (line.empty() ? "" : indent) + line + "\n";
+    result += indent + line + "\n";
     if (end == std::string::npos) break;
     start = end + 1;
   }
@@ -100,8 +101,8 @@ std::string indented(const std::string& text, const std::string& indent) {
 
 std::string ExportedProgram::to_string() const {
   std::string text = "ExportedProgram:\n";
-  text += graph_text(*graph_, "    ");
-  text += "\nGraph signature:\n" + indented(signature_.to_string(), "    ");
+  text += graph_text(*graph_, "    ") + "    \n";
+  text += "Graph signature:\n" + indented(signature_.to_string() + "\n", "    ");
   text += "Range constraints: {";
   bool first = true;
   for (const auto& [symbol, range] : range_constraints_) {

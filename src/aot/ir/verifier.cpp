@@ -81,16 +81,9 @@ void check_weights(const ExportedProgram& program) {
   const auto& specs = program.graph_signature().input_specs;
   for (size_t i = 0; i < specs.size(); ++i) {
     const InputSpec& spec = specs[i];
-    const bool in_state_dict = spec.kind == InputKind::Parameter ||
-                               (spec.kind == InputKind::Buffer && spec.persistent.value_or(true));
-    if (in_state_dict) {
-      auto it = program.state_dict().find(spec.target);
-      check_lifted_tensor(*placeholders[i], spec, it == program.state_dict().end() ? nullptr : &it->second,
-                          "state dict");
-    } else if (spec.kind == InputKind::Buffer || spec.kind == InputKind::ConstantTensor) {
-      auto it = program.constants().find(spec.target);
-      const HostTensor* tensor = it == program.constants().end() ? nullptr : std::get_if<HostTensor>(&it->second);
-      check_lifted_tensor(*placeholders[i], spec, tensor, "constants");
+    if (spec.kind == InputKind::Parameter || spec.kind == InputKind::Buffer || spec.kind == InputKind::ConstantTensor) {
+      check_lifted_tensor(*placeholders[i], spec, program.find_lifted_tensor(spec),
+                          spec.in_state_dict() ? "state dict" : "constants");
     } else if (spec.kind == InputKind::CustomObj && !program.constants().count(spec.target)) {
       throw AotError("placeholder '" + placeholders[i]->name() + "' (CUSTOM_OBJ '" + spec.target +
                      "') has no object in the constants");
@@ -120,9 +113,11 @@ void Verifier::check(const ExportedProgram& program) const {
 const Verifier& verifier_for(const std::string& dialect) {
   static const Verifier aten;
   static const EdgeVerifier edge;
-  if (dialect == kAtenDialect) return aten;
+  // The training IR differs from ATEN in the ops it allows (in-place ones
+  // included), which the ATEN checks already accept.
+  if (dialect == kAtenDialect || dialect == kTrainingDialect) return aten;
   if (dialect == kEdgeDialect) return edge;
-  throw AotError("unknown dialect '" + dialect + "' (known: ATEN, EDGE)");
+  throw AotError("unknown dialect '" + dialect + "' (known: TRAINING, ATEN, EDGE)");
 }
 
 }  // namespace kiln::aot

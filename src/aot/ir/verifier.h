@@ -31,7 +31,7 @@ class EdgeVerifier : public Verifier {
   void check_op(const Node& node) const override;
 };
 
-/// The verifier of `dialect` ("ATEN" or "EDGE"); throws AotError for others.
+/// The verifier of `dialect` ("TRAINING", "ATEN" or "EDGE"); throws AotError for others.
 const Verifier& verifier_for(const std::string& dialect);
 
 /// Ops that are not ATen but may appear in any graph ("getitem", "aten::sym_size.int", ...).

@@ -243,6 +243,47 @@ TEST(InterpreterTest, RunsAddmmMmPermuteAndTheBinaryOps) {
   }
 }
 
+TEST(InterpreterTest, PythonNumbersInTensorArgumentsKeepTheTensorsDtype) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3}));
+  Node* i = b.input("i", TensorMeta(ScalarType::Int, std::vector<int64_t>{3}));
+  Node* y = b.call("aten::add.Tensor", {b.call("aten::mul.Tensor", {x, int64_t{2}}), 1.5});
+  Node* j = b.call("aten::mul.Tensor", {i, int64_t{3}});
+  b.output({y, j});
+  ExportedProgram program = std::move(b).build();
+  EXPECT_EQ(y->meta.tensor().to_string(), "f32[3]");
+  EXPECT_EQ(j->meta.tensor().to_string(), "i32[3]");  // not widened to i64 by the number
+
+  HostTensor ints = HostTensor::from_vector<int32_t>({3}, {1, 2, 3});
+  PyTree result = call_program(program, args_of({filled({3}, 1.0f), ints}));
+  EXPECT_EQ(tensor_leaf(result.children[0]).to_doubles(), (std::vector<double>{3.5, 3.5, 3.5}));
+  EXPECT_EQ(tensor_leaf(result.children[1]).to_doubles(), (std::vector<double>{3, 6, 9}));
+}
+
+TEST(InterpreterTest, AZeroDimTensorDoesNotWidenTheResult) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3}));
+  Node* scale = b.constant("scale", HostTensor::from_vector<double>({}, {0.5}));
+  Node* y = b.call("aten::mul.Tensor", {x, scale});
+  b.output({y});
+  EXPECT_EQ(y->meta.tensor().to_string(), "f32[3]");  // torch: f32[3] * f64[] is f32
+}
+
+TEST(InputCheckTest, SolvesADerivedSizeForItsSymbol) {
+  GraphBuilder b;
+  const SymExpr s0 = SymExpr::symbol("s0");
+  Node* x = b.input("x", f32({2 * s0 + 1, SymExpr::constant(3)}));
+  b.set_range("s0", ValueRange{2, 8});
+  b.output({b.call("aten::relu", {x})});
+  ExportedProgram program = std::move(b).build();
+  PyTree result = call_program(program, args_of({filled({7, 3}, -1.0f)}));  // s0 = 3
+  EXPECT_EQ(tensor_leaf(result).describe(), "f32[7, 3]");
+  expect_error([&] { call_program(program, args_of({filled({6, 3}, 0.0f)})); },
+               "input 'x' (args[0]) dim 0 must be 2*s0 + 1 for some s0, but got 6");
+  expect_error([&] { call_program(program, args_of({filled({3, 3}, 0.0f)})); },
+               "input 'x' (args[0]) dim 0 (s0) must be in VR[2, 8], but got 1");
+}
+
 TEST(InterpreterTest, NonCoreOpsNeedDecompositionFirst) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 1, 4, 4}));

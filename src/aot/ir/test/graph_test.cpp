@@ -696,3 +696,24 @@ TEST(GraphTest, ArgumentToStringPrintsWholeFloatsInPositionalNotation) {
 
 }  // namespace
 }  // namespace kiln::aot
+
+namespace kiln::aot {
+namespace {
+
+TEST(GraphTest, ReplaceInputWithAForeignNodeChangesNothing) {
+  Graph graph;
+  Graph other;
+  Node* x = graph.placeholder("x");
+  Node* relu = graph.call_function("aten::relu.default", {x});
+  graph.output({relu});
+  Node* foreign = other.placeholder("z");
+  EXPECT_THROW(relu->replace_input_with(x, foreign), AotError);
+  EXPECT_EQ(relu->args()[0].node(), x);
+  EXPECT_EQ(x->users(), std::vector<Node*>{relu});
+  EXPECT_NO_THROW(graph.lint());
+  EXPECT_THROW(other.output({x}), AotError);
+  EXPECT_EQ(other.output_node(), nullptr);
+}
+
+}  // namespace
+}  // namespace kiln::aot
