@@ -13,6 +13,8 @@ packages=(
   libgmock-dev
   clang            # the sanitizer suite and fuzz targets
   libclang-rt-14-dev
+  libminizip-dev   # .pt2 archives (zip)
+  nlohmann-json3-dev
 )
 
 missing=()

@@ -1,0 +1,30 @@
+#include "cli.h"
+
+namespace kiln::cli {
+
+const std::string& Args::value(const std::string& flag) {
+  if (done()) throw UsageError(flag + " needs a value");
+  return take();
+}
+
+void Args::unknown(const std::string& arg) const {
+  if (!arg.empty() && arg[0] == '-') throw UsageError("unknown option '" + arg + "' for 'kiln " + command_ + "'");
+  throw UsageError("unexpected argument '" + arg + "' for 'kiln " + command_ + "'");
+}
+
+int64_t parse_integer(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
+  size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || value < min || value > max) {
+    throw UsageError(flag + " expects an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+                     ", got '" + text + "'");
+  }
+  return value;
+}
+
+}  // namespace kiln::cli

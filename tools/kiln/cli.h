@@ -1,0 +1,42 @@
+// Shared pieces of the kiln tool's commands: flag parsing and usage errors.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::cli {
+
+/// A mistake in the command line; printed with a pointer to the help.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Walks a command's arguments: flags with values, switches and positionals.
+class Args {
+ public:
+  Args(std::string command, std::vector<std::string> args) : command_(std::move(command)), args_(std::move(args)) {}
+
+  bool done() const { return next_ >= args_.size(); }
+  /// The next argument, consumed.
+  const std::string& take() { return args_[next_++]; }
+  /// The value of the flag just taken; throws UsageError if there is none.
+  const std::string& value(const std::string& flag);
+  [[noreturn]] void unknown(const std::string& arg) const;
+  const std::string& command() const { return command_; }
+
+ private:
+  std::string command_;
+  std::vector<std::string> args_;
+  size_t next_ = 0;
+};
+
+/// `text` as an integer in [min, max]; throws UsageError naming `flag`.
+int64_t parse_integer(const std::string& flag, const std::string& text, int64_t min, int64_t max);
+
+int run_demo(Args args);
+int run_inspect(Args args);
+int run_run(Args args);
+
+}  // namespace kiln::cli
