@@ -53,4 +53,44 @@ void view_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void permute_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void clone_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
+/// aten::bmm.out: a batch of matrix products; contiguous int32/int64/float/double.
+void bmm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+/// aten::_native_batch_norm_legit_no_training.out: batch norm with running
+/// statistics; out1/out2 may be empty ([0]), as torch leaves them in eval.
+void native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::native_layer_norm.out: out0 normalized, out1 mean, out2 rstd.
+void native_layer_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::_softmax.out: softmax along one dim (max subtracted first).
+void softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::max_pool2d_with_indices.out: values and flat (h * W + w) indices.
+void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::mean.out (mean.dim's out variant) and aten::any.out (any.dim's).
+void mean_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void any_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+/// Scalar overloads: aten::{add,sub,mul,div}.Scalar_out, with the number
+/// taking part in type promotion as PyTorch's wrapped numbers do.
+void add_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sub_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void mul_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void div_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::gelu.out ('none': erf form; 'tanh': the tanh approximation).
+void gelu_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::logical_not.out, aten::eq.Scalar_out, aten::where.self_out, aten::full_like.out.
+void logical_not_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void eq_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void where_self_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void full_like_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+/// Copies of view ops: aten::expand_copy.out, select_copy.int_out,
+/// squeeze_copy.dims_out, unsqueeze_copy.out, transpose_copy.int_out,
+/// slice_copy.Tensor_out. Any layout of self.
+void expand_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void select_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void squeeze_copy_dims_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void unsqueeze_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void transpose_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
 }  // namespace kiln::kernels::portable

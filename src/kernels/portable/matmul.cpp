@@ -164,3 +164,44 @@ void addmm_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
 }
 
 }  // namespace kiln::kernels::portable
+
+namespace kiln::kernels::portable {
+
+void bmm_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::bmm.out", args);
+  Tensor self, mat2, out;
+  if (!a.check_count(3) || !a.tensor(0, "self", &self) || !a.tensor(1, "mat2", &mat2) || !a.tensor(2, "out", &out)) {
+    return;
+  }
+  if (self.dim() != 3 || mat2.dim() != 3) {
+    a.fail(Error::InvalidArgument, "'%s' must be a batch of matrices (3 dims), got %zd dims",
+           self.dim() != 3 ? "self" : "mat2", self.dim() != 3 ? self.dim() : mat2.dim());
+    return;
+  }
+  if (self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1)) {
+    a.fail(Error::InvalidArgument, "'self' [%d, %d, %d] and 'mat2' [%d, %d, %d] cannot be batch-multiplied",
+           self.size(0), self.size(1), self.size(2), mat2.size(0), mat2.size(1), mat2.size(2));
+    return;
+  }
+  if (!util::is_real(self.scalar_type())) {
+    a.fail(Error::InvalidArgument, "'self' has unsupported dtype %s", runtime::to_string(self.scalar_type()));
+    return;
+  }
+  const SizesType shape[3] = {self.size(0), self.size(1), mat2.size(2)};
+  if (!a.check_dtype(mat2, "mat2", self.scalar_type()) || !a.check_dtype(out, "out", self.scalar_type()) ||
+      !a.check_contiguous(self, "self") || !a.check_contiguous(mat2, "mat2") || !a.resize_out(out, "out", shape) ||
+      !a.check_contiguous(out, "out")) {
+    return;
+  }
+  const int64_t n = self.size(1), m = self.size(2), p = mat2.size(2);
+  util::visit_real(self.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t b = 0; b < self.size(0); ++b) {
+      T* c = out.mutable_data_ptr<T>() + b * n * p;
+      matmul(self.const_data_ptr<T>() + b * n * m, mat2.const_data_ptr<T>() + b * m * p, n, m, p,
+             [&](int64_t i, int64_t j0, const T* values, int64_t jn) { std::copy(values, values + jn, c + i * p + j0); });
+    }
+  });
+}
+
+}  // namespace kiln::kernels::portable

@@ -1,0 +1,228 @@
+// The copy variants of view ops: expand_copy, select_copy.int,
+// squeeze_copy.dims, unsqueeze_copy, transpose_copy.int, slice_copy.Tensor.
+// Each computes the view's shape and strides over `self` and copies through them.
+#include <algorithm>
+
+#include "kernels/portable/kernels.h"
+#include "kernels/portable/util/kernel_args.h"
+#include "kernels/portable/util/strided.h"
+
+namespace kiln::kernels::portable {
+
+namespace {
+
+using runtime::Error;
+using runtime::SizesType;
+using runtime::Tensor;
+using util::KernelArgs;
+
+// A view of `self`: shape and (element) strides, at most kMaxDims dims.
+struct View {
+  size_t rank = 0;
+  SizesType sizes[util::kMaxDims] = {};
+  int64_t strides[util::kMaxDims] = {};
+  int64_t offset = 0;
+};
+
+View identity(const Tensor& self) {
+  View view;
+  view.rank = static_cast<size_t>(self.dim());
+  for (size_t d = 0; d < view.rank; ++d) {
+    view.sizes[d] = self.sizes()[d];
+    view.strides[d] = self.strides()[d];
+  }
+  return view;
+}
+
+// `dim` normalized against `rank` (PyTorch wraps -1 to the last dim); false if out of range.
+bool wrap_dim(KernelArgs& a, int64_t dim, size_t rank, size_t* out) {
+  const auto r = static_cast<int64_t>(std::max<size_t>(rank, 1));
+  if (dim < -r || dim >= r) {
+    a.fail(Error::InvalidArgument, "'dim' %lld is out of range for %zu dims", static_cast<long long>(dim), rank);
+    return false;
+  }
+  *out = static_cast<size_t>(dim < 0 ? dim + r : dim);
+  return true;
+}
+
+// Reads self (0) and out (`out_index`) with matching dtypes.
+bool read_self_out(KernelArgs& a, size_t count, size_t out_index, Tensor* self, Tensor* out) {
+  return a.check_count(count) && a.tensor(0, "self", self) && a.tensor(out_index, "out", out) &&
+         a.check_dtype(*out, "out", self->scalar_type());
+}
+
+// Resizes out to `view` and copies the viewed elements into it.
+void write_view(KernelArgs& a, const Tensor& self, const View& view, const Tensor& out) {
+  if (!a.resize_out(out, "out", {view.sizes, view.rank})) return;
+  if (out.numel() == 0) return;
+  // The copy helper reads from self's base pointer; fold the offset into a
+  // shifted tensor view of the same impl by reading through strides.
+  runtime::TensorImpl shifted(self.scalar_type(), 0, nullptr,
+                              static_cast<uint8_t*>(self.mutable_data_ptr()) + view.offset * static_cast<int64_t>(self.element_size()),
+                              nullptr, nullptr);
+  util::copy_with_strides(Tensor(&shifted), view.strides, out);
+}
+
+}  // namespace
+
+void expand_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::expand_copy.out", args);
+  Tensor self, out;
+  Span<const int64_t> size;
+  if (!read_self_out(a, 4, 3, &self, &out) || !a.int_list(1, "size", &size)) return;
+  const size_t rank = static_cast<size_t>(self.dim());
+  if (size.size() < rank || size.size() > util::kMaxDims) {
+    a.fail(Error::InvalidArgument, "'size' has %zu entries, fewer than the %zu dims of 'self' or too many", size.size(), rank);
+    return;
+  }
+  View view;
+  view.rank = size.size();
+  const size_t lead = size.size() - rank;
+  for (size_t d = 0; d < size.size(); ++d) {
+    const bool existing = d >= lead;
+    const int64_t current = existing ? self.sizes()[d - lead] : 1;
+    int64_t target = size[d];
+    if (target == -1) {
+      if (!existing) {
+        a.fail(Error::InvalidArgument, "'size' entry %zu is -1 for a new leading dim", d);
+        return;
+      }
+      target = current;
+    }
+    if (target < 0 || (current != 1 && target != current)) {
+      a.fail(Error::InvalidArgument, "'size' entry %zu (%lld) cannot expand a dim of size %lld", d,
+             static_cast<long long>(size[d]), static_cast<long long>(current));
+      return;
+    }
+    view.sizes[d] = static_cast<SizesType>(target);
+    view.strides[d] = existing && current == target ? self.strides()[d - lead] : 0;
+  }
+  write_view(a, self, view, out);
+}
+
+void select_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::select_copy.int_out", args);
+  Tensor self, out;
+  int64_t dim = 0, index = 0;
+  if (!read_self_out(a, 4, 3, &self, &out) || !a.integer(1, "dim", &dim) || !a.integer(2, "index", &index)) return;
+  size_t d = 0;
+  if (self.dim() == 0) {
+    a.fail(Error::InvalidArgument, "'self' is 0-dim and cannot be selected from");
+    return;
+  }
+  if (!wrap_dim(a, dim, static_cast<size_t>(self.dim()), &d)) return;
+  const int64_t length = self.sizes()[d];
+  if (index < -length || index >= length) {
+    a.fail(Error::InvalidArgument, "'index' %lld is out of range for size %lld", static_cast<long long>(index),
+           static_cast<long long>(length));
+    return;
+  }
+  if (index < 0) index += length;
+  View full = identity(self);
+  View view;
+  for (size_t i = 0; i < full.rank; ++i) {
+    if (i == d) continue;
+    view.sizes[view.rank] = full.sizes[i];
+    view.strides[view.rank++] = full.strides[i];
+  }
+  view.offset = index * full.strides[d];
+  write_view(a, self, view, out);
+}
+
+void squeeze_copy_dims_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::squeeze_copy.dims_out", args);
+  Tensor self, out;
+  Span<const int64_t> dims;
+  if (!read_self_out(a, 3, 2, &self, &out) || !a.int_list(1, "dim", &dims)) return;
+  bool drop[util::kMaxDims] = {};
+  const size_t rank = static_cast<size_t>(self.dim());
+  for (int64_t dim : dims) {
+    size_t d = 0;
+    if (!wrap_dim(a, dim, rank, &d)) return;
+    if (d < rank && self.sizes()[d] == 1) drop[d] = true;  // only size-1 dims go, as in PyTorch
+  }
+  View full = identity(self);
+  View view;
+  for (size_t d = 0; d < rank; ++d) {
+    if (drop[d]) continue;
+    view.sizes[view.rank] = full.sizes[d];
+    view.strides[view.rank++] = full.strides[d];
+  }
+  write_view(a, self, view, out);
+}
+
+void unsqueeze_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::unsqueeze_copy.out", args);
+  Tensor self, out;
+  int64_t dim = 0;
+  if (!read_self_out(a, 3, 2, &self, &out) || !a.integer(1, "dim", &dim)) return;
+  const size_t rank = static_cast<size_t>(self.dim());
+  if (rank + 1 > util::kMaxDims) {
+    a.fail(Error::NotSupported, "'self' already has %zu dims", rank);
+    return;
+  }
+  size_t d = 0;
+  if (!wrap_dim(a, dim, rank + 1, &d)) return;
+  View full = identity(self);
+  View view;
+  view.rank = rank + 1;
+  for (size_t i = 0, j = 0; i < view.rank; ++i) {
+    if (i == d) {
+      view.sizes[i] = 1;
+      view.strides[i] = 0;
+    } else {
+      view.sizes[i] = full.sizes[j];
+      view.strides[i] = full.strides[j++];
+    }
+  }
+  write_view(a, self, view, out);
+}
+
+void transpose_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::transpose_copy.int_out", args);
+  Tensor self, out;
+  int64_t dim0 = 0, dim1 = 0;
+  if (!read_self_out(a, 4, 3, &self, &out) || !a.integer(1, "dim0", &dim0) || !a.integer(2, "dim1", &dim1)) return;
+  size_t d0 = 0, d1 = 0;
+  const size_t rank = static_cast<size_t>(self.dim());
+  if (!wrap_dim(a, dim0, rank, &d0) || !wrap_dim(a, dim1, rank, &d1)) return;
+  View view = identity(self);
+  if (rank > 0) {
+    std::swap(view.sizes[d0], view.sizes[d1]);
+    std::swap(view.strides[d0], view.strides[d1]);
+  }
+  write_view(a, self, view, out);
+}
+
+void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::slice_copy.Tensor_out", args);
+  Tensor self, out;
+  int64_t dim = 0, step = 1;
+  if (!read_self_out(a, 6, 5, &self, &out) || !a.integer(1, "dim", &dim) || !a.integer(4, "step", &step)) return;
+  if (self.dim() == 0) {
+    a.fail(Error::InvalidArgument, "'self' is 0-dim and cannot be sliced");
+    return;
+  }
+  size_t d = 0;
+  if (!wrap_dim(a, dim, static_cast<size_t>(self.dim()), &d)) return;
+  if (step <= 0) {
+    a.fail(Error::InvalidArgument, "'step' must be positive, got %lld", static_cast<long long>(step));
+    return;
+  }
+  const int64_t length = self.sizes()[d];
+  int64_t start = 0, end = length;
+  if (!args[2]->isNone() && !a.integer(2, "start", &start)) return;
+  if (!args[3]->isNone() && !a.integer(3, "end", &end)) return;
+  // PyTorch's clamping: negatives count from the end, then both clamp to [0, length].
+  if (start < 0) start += length;
+  if (end < 0) end += length;
+  start = std::clamp<int64_t>(start, 0, length);
+  end = std::clamp<int64_t>(end, start, length);
+  View view = identity(self);
+  view.sizes[d] = static_cast<SizesType>((end - start + step - 1) / step);
+  view.offset = start * view.strides[d];
+  view.strides[d] *= step;
+  write_view(a, self, view, out);
+}
+
+}  // namespace kiln::kernels::portable

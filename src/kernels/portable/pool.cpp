@@ -1,0 +1,134 @@
+// max_pool2d_with_indices on contiguous (N, C, H, W) or (C, H, W) input.
+#include <cmath>
+#include <limits>
+
+#include "kernels/portable/kernels.h"
+#include "kernels/portable/util/dispatch.h"
+#include "kernels/portable/util/kernel_args.h"
+
+namespace kiln::kernels::portable {
+
+namespace {
+
+using runtime::Error;
+using runtime::ScalarType;
+using runtime::SizesType;
+using runtime::Tensor;
+using util::KernelArgs;
+
+// A 2-entry pooling parameter; one entry applies to both dims. An empty
+// stride means "the kernel size", as in PyTorch.
+bool pair_param(KernelArgs& a, size_t index, const char* name, const int64_t* fallback, int64_t* out) {
+  Span<const int64_t> values;
+  if (!a.int_list(index, name, &values)) return false;
+  if (values.empty() && fallback != nullptr) {
+    out[0] = fallback[0];
+    out[1] = fallback[1];
+    return true;
+  }
+  if (values.size() != 1 && values.size() != 2) {
+    a.fail(Error::InvalidArgument, "'%s' must have 1 or 2 entries, got %zu", name, values.size());
+    return false;
+  }
+  out[0] = values[0];
+  out[1] = values[values.size() - 1];
+  return true;
+}
+
+// PyTorch's pooling_output_shape.
+int64_t pooled_size(int64_t in, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
+  const int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  // The last window must start inside the input or its left padding.
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+}  // namespace
+
+void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::max_pool2d_with_indices.out", args);
+  Tensor self, out, indices;
+  bool ceil_mode = false;
+  int64_t kernel[2], stride[2], padding[2], dilation[2];
+  if (!a.check_count(8) || !a.tensor(0, "self", &self) || !pair_param(a, 1, "kernel_size", nullptr, kernel) ||
+      !pair_param(a, 2, "stride", kernel, stride) || !pair_param(a, 3, "padding", nullptr, padding) ||
+      !pair_param(a, 4, "dilation", nullptr, dilation) || !a.boolean(5, "ceil_mode", &ceil_mode) ||
+      !a.tensor(6, "out", &out) || !a.tensor(7, "indices", &indices)) {
+    return;
+  }
+  if (self.dim() != 3 && self.dim() != 4) {
+    a.fail(Error::InvalidArgument, "'self' must have 3 or 4 dims, got %zd", self.dim());
+    return;
+  }
+  for (int d = 0; d < 2; ++d) {
+    if (kernel[d] <= 0 || stride[d] <= 0 || dilation[d] <= 0 || padding[d] < 0 || padding[d] * 2 > kernel[d]) {
+      a.fail(Error::InvalidArgument,
+             "'kernel_size', 'stride' and 'dilation' must be positive and 'padding' at most half the kernel "
+             "(got kernel %lld, stride %lld, padding %lld, dilation %lld)",
+             static_cast<long long>(kernel[d]), static_cast<long long>(stride[d]), static_cast<long long>(padding[d]),
+             static_cast<long long>(dilation[d]));
+      return;
+    }
+  }
+  if (!util::is_real(self.scalar_type())) {
+    a.fail(Error::InvalidArgument, "'self' has unsupported dtype %s", runtime::to_string(self.scalar_type()));
+    return;
+  }
+  const ssize_t rank = self.dim();
+  const int64_t height = self.size(rank - 2), width = self.size(rank - 1);
+  const int64_t out_h = pooled_size(height, kernel[0], padding[0], stride[0], dilation[0], ceil_mode);
+  const int64_t out_w = pooled_size(width, kernel[1], padding[1], stride[1], dilation[1], ceil_mode);
+  if (out_h <= 0 || out_w <= 0) {
+    a.fail(Error::InvalidArgument, "'self' of %lldx%lld is too small for the pooling window",
+           static_cast<long long>(height), static_cast<long long>(width));
+    return;
+  }
+  SizesType shape[4];
+  for (ssize_t d = 0; d < rank - 2; ++d) shape[d] = self.size(d);
+  shape[rank - 2] = static_cast<SizesType>(out_h);
+  shape[rank - 1] = static_cast<SizesType>(out_w);
+  if (!a.check_contiguous(self, "self") || !a.check_dtype(out, "out", self.scalar_type()) ||
+      !a.check_dtype(indices, "indices", ScalarType::Long) || !a.resize_out(out, "out", {shape, size_t(rank)}) ||
+      !a.resize_out(indices, "indices", {shape, size_t(rank)}) || !a.check_contiguous(out, "out") ||
+      !a.check_contiguous(indices, "indices")) {
+    return;
+  }
+  const int64_t planes = self.numel() / (height * width);
+  util::visit_real(self.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t p = 0; p < planes; ++p) {
+      const T* x = self.const_data_ptr<T>() + p * height * width;
+      T* y = out.mutable_data_ptr<T>() + p * out_h * out_w;
+      int64_t* idx = indices.mutable_data_ptr<int64_t>() + p * out_h * out_w;
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          int64_t best_index = -1;
+          T best = std::numeric_limits<T>::lowest();
+          if constexpr (std::numeric_limits<T>::has_infinity) best = -std::numeric_limits<T>::infinity();
+          for (int64_t kh = 0; kh < kernel[0]; ++kh) {
+            const int64_t ih = oh * stride[0] - padding[0] + kh * dilation[0];
+            if (ih < 0 || ih >= height) continue;
+            for (int64_t kw = 0; kw < kernel[1]; ++kw) {
+              const int64_t iw = ow * stride[1] - padding[1] + kw * dilation[1];
+              if (iw < 0 || iw >= width) continue;
+              const T v = x[ih * width + iw];
+              // A NaN wins and stays, as in PyTorch.
+              bool is_nan = false;
+              if constexpr (std::is_floating_point_v<T>) is_nan = std::isnan(v);
+              if (best_index < 0 || v > best || is_nan) {
+                best = v;
+                best_index = ih * width + iw;
+                if (is_nan) break;
+              }
+            }
+          }
+          y[oh * out_w + ow] = best;
+          idx[oh * out_w + ow] = best_index;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace kiln::kernels::portable
