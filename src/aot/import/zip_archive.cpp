@@ -48,6 +48,23 @@ long seek_memory(voidpf, voidpf stream, ZPOS64_T offset, int origin) {
 int close_memory(voidpf, voidpf) { return 0; }
 int error_memory(voidpf, voidpf) { return 0; }
 
+// The end-of-central-directory record must be whole and end the file (with
+// its comment); minizip accepts a record cut short, so check first.
+void check_end_record(const std::string& path, const std::byte* data, size_t size) {
+  constexpr size_t kRecord = 22;
+  const size_t lowest = size > kRecord + 65535 ? size - kRecord - 65535 : 0;
+  for (size_t at = size >= 4 ? size - 4 : 0; size >= 4; --at) {
+    if (std::memcmp(data + at, "PK\x05\x06", 4) == 0) {
+      if (at + kRecord > size) break;
+      const size_t comment = static_cast<size_t>(data[at + 20]) | (static_cast<size_t>(data[at + 21]) << 8);
+      if (at + kRecord + comment != size) break;
+      return;
+    }
+    if (at == lowest) break;
+  }
+  throw AotError(path + ": not a zip archive, or its end is truncated (no complete end-of-central-directory record)");
+}
+
 }  // namespace
 
 ZipArchive ZipArchive::open(const std::string& path) { return read(path, false); }
@@ -56,6 +73,7 @@ ZipArchive ZipArchive::open_flat(const std::string& path) { return read(path, tr
 ZipArchive ZipArchive::read(const std::string& path, bool flat) {
   ZipArchive archive;
   archive.file_ = MappedFile::open(path);
+  check_end_record(path, archive.file_->data(), archive.file_->size());
   MemoryStream stream{archive.file_->data(), archive.file_->size()};
   zlib_filefunc64_def io{};
   io.zopen64_file = open_memory;

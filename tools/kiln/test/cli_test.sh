@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The kiln tool's contract with its users: exit codes, help and error text.
-# Usage: cli_test.sh path/to/kiln
+# Usage: cli_test.sh path/to/kiln path/to/repository
 set -u
 kiln="$1"
+fixtures="$2/tests/fixtures"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 failures=0
 passes=0
 
@@ -39,6 +42,31 @@ expect "demo seed zero is the default" 0 "output:" -- demo --seed 0 --batch 1 --
 expect "demo runs and prints the program" 0 "p_conv_layer_conv1_weight: PARAMETER target='conv_layer.conv1.weight'" -- demo --batch 1 --size 8
 expect "demo prints the output shape" 0 "output:   f32[2, 32, 16, 16]" -- demo --batch 2 --size 16 --quiet
 expect "demo prints a checksum" 0 "checksum: sum=" -- demo --batch 1 --size 8 --quiet
+
+expect "version takes no arguments" 2 "'version' takes no arguments, got '--bogus'" -- version --bogus
+expect "help lists inspect and run" 0 "inspect    print a .pt2 program" -- help
+
+# inspect
+expect "inspect help" 0 "Usage: kiln inspect MODEL.pt2" -- inspect --help
+expect "inspect needs a file" 2 "'kiln inspect' needs a .pt2 file" -- inspect
+expect "inspect prints the graph" 0 "torch.ops.aten.convolution.default(x, p_conv_layer_conv1_weight" -- inspect "$fixtures/conv_relu_tan/model.core.pt2"
+expect "inspect prints range constraints" 0 "Range constraints: {s77: VR[1, 8]}" -- inspect "$fixtures/dynamic_batch/model.pt2"
+expect "inspect shows tied weights" 0 "(shares storage with decoder.weight)" -- inspect "$fixtures/tied_weights/model.pt2"
+expect "inspect a missing file" 1 "nonexistent.pt2: cannot open" -- inspect "$scratch/nonexistent.pt2"
+echo "not a zip" > "$scratch/text.pt2"
+expect "inspect a non-zip" 1 "not a zip archive" -- inspect "$scratch/text.pt2"
+expect "inspect an unknown model name" 1 "the archive has no program 'other' (it has: model)" -- inspect "$fixtures/mlp/model.pt2" --model other
+
+# run
+expect "run help" 0 "Usage: kiln run MODEL.pt2 --inputs INPUTS.npz" -- run --help
+expect "run needs inputs" 2 "'kiln run' needs --inputs FILE.npz" -- run "$fixtures/mlp/model.core.pt2"
+expect "run prints outputs" 0 "output_0: f32[2, 4]" -- run "$fixtures/mlp/model.core.pt2" --inputs "$fixtures/mlp/case0.inputs.npz"
+expect "run nested structure" 0 "TreeSpec(dict, ['scaled', 'parts']" -- run "$fixtures/nested_io/model.pt2" --inputs "$fixtures/nested_io/case0.inputs.npz"
+expect "run writes an npz" 0 "wrote $scratch/out.npz" -- run "$fixtures/buffer_mutation/model.core.pt2" --inputs "$fixtures/buffer_mutation/case0.inputs.npz" --output "$scratch/out.npz"
+expect "run wrong input count" 1 "holds 1 arrays, but the program takes 2 user inputs (x, y)" -- run "$fixtures/input_mutation/model.core.pt2" --inputs "$fixtures/mlp/case0.inputs.npz"
+expect "run wrong input rank" 1 "input 'x' (args[0]) must have 2 dimensions (f32[2, 16]), got 4 (f32[1, 3, 32, 32])" -- run "$fixtures/mlp/model.core.pt2" --inputs "$fixtures/conv_relu_tan/case0.inputs.npz"
+expect "run wrong static size" 1 "input 'x' (args[0]) dim 1 must be 8 (f32[s77, 8]), got 4 (f32[3, 4])" -- run "$fixtures/dynamic_batch/model.core.pt2" --inputs "$fixtures/buffer_mutation/case0.inputs.npz"
+expect "run inputs not an npz" 1 "not a zip archive" -- run "$fixtures/mlp/model.core.pt2" --inputs "$scratch/text.pt2"
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
