@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 #include "runtime/core/assert.h"
 #include "runtime/core/span.h"
@@ -47,6 +48,9 @@ class BoxedEvalueList final {
 
   Span<const T> get() const;
   size_t size() const { return size_; }
+  /// True if every boxed value is present and of T's kind (so get() cannot
+  /// fail); kernels check this before reading a list built from a program.
+  bool is_well_formed() const;
 
  private:
   EValue* const* wrapped_ = nullptr;
@@ -111,6 +115,15 @@ class EValue final {
     return {l.data, l.size};
   }
   Span<const int64_t> toIntList() const { return checked(Tag::ListInt).as_int_list->get(); }
+  /// A list whose every element has the right kind (see BoxedEvalueList::is_well_formed).
+  bool isWellFormedList() const {
+    switch (tag_) {
+      case Tag::ListInt: return payload_.as_int_list->is_well_formed();
+      case Tag::ListTensor: return payload_.as_tensor_list->is_well_formed();
+      case Tag::ListOptionalTensor: return payload_.as_optional_tensor_list->is_well_formed();
+      default: return false;
+    }
+  }
   Span<const Tensor> toTensorList() const { return checked(Tag::ListTensor).as_tensor_list->get(); }
   Span<const std::optional<Tensor>> toListOptionalTensor() const {
     return checked(Tag::ListOptionalTensor).as_optional_tensor_list->get();
@@ -167,6 +180,22 @@ inline std::optional<Tensor> unbox<std::optional<Tensor>>(const EValue& value) {
   return value.toOptionalTensor();
 }
 }  // namespace internal
+
+template <typename T>
+bool BoxedEvalueList<T>::is_well_formed() const {
+  for (size_t i = 0; i < size_; ++i) {
+    const EValue* value = wrapped_[i];
+    if (value == nullptr) return false;
+    if constexpr (std::is_same_v<T, int64_t>) {
+      if (!value->isInt()) return false;
+    } else if constexpr (std::is_same_v<T, Tensor>) {
+      if (!value->isTensor()) return false;
+    } else {
+      if (!value->isTensor() && !value->isNone()) return false;
+    }
+  }
+  return true;
+}
 
 template <typename T>
 Span<const T> BoxedEvalueList<T>::get() const {

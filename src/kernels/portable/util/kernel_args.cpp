@@ -59,6 +59,10 @@ bool KernelArgs::optional_tensor(size_t index, const char* name, std::optional<T
 
 bool KernelArgs::int_list(size_t index, const char* name, Span<const int64_t>* out) {
   if (!check_tag(index, name, at(index).isIntList(), "an int list")) return false;
+  if (!at(index).isWellFormedList()) {
+    fail(Error::InvalidArgument, "'%s' holds an element that is not an Int", name);
+    return false;
+  }
   *out = at(index).toIntList();
   return true;
 }
