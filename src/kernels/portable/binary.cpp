@@ -1,6 +1,8 @@
 // add, sub, mul, div: broadcasting arithmetic with PyTorch's type promotion.
 #include <type_traits>
 
+#include <cmath>
+
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/elementwise.h"
@@ -18,15 +20,12 @@ using util::KernelArgs;
 
 enum class BinaryOp { Add, Sub, Mul, Div };
 
-// The dtype the op computes in and writes: the promoted type, except that
-// true division of integral (or bool) tensors gives the default float dtype.
-template <BinaryOp kOp, typename A, typename B>
-using compute_t = std::conditional_t<kOp == BinaryOp::Div && !std::is_floating_point_v<util::promoted_t<A, B>>, float,
-                                     util::promoted_t<A, B>>;
-
 template <BinaryOp kOp, typename C>
 C apply(C x, C y, C alpha) {
-  if constexpr (kOp == BinaryOp::Add) return util::wrapping_add(x, util::wrapping_mul(alpha, y));
+  // PyTorch's CPU kernels fuse x + alpha * y into one rounding (fmadd).
+  if constexpr (std::is_floating_point_v<C> && kOp == BinaryOp::Add) return std::fma(alpha, y, x);
+  else if constexpr (std::is_floating_point_v<C> && kOp == BinaryOp::Sub) return std::fma(-alpha, y, x);
+  else if constexpr (kOp == BinaryOp::Add) return util::wrapping_add(x, util::wrapping_mul(alpha, y));
   else if constexpr (kOp == BinaryOp::Sub) return util::wrapping_sub(x, util::wrapping_mul(alpha, y));
   else if constexpr (kOp == BinaryOp::Mul) return util::wrapping_mul(x, y);
   else return x / y;
@@ -48,6 +47,21 @@ bool check_alpha(KernelArgs& a, const EValue& alpha, ScalarType result) {
   return true;
 }
 
+int category(ScalarType t) { return t == ScalarType::Bool ? 0 : util::is_floating(t) ? 2 : 1; }
+
+// PyTorch's result_type for two tensors: a 0-dim tensor takes part only when
+// it raises the category (bool < integral < floating) of one with dims, so
+// f32[3] * f64[] stays f32 and i32[3] + i64[] stays i32.
+bool result_type(const Tensor& self, const Tensor& other, ScalarType* out) {
+  const bool self_scalar = self.dim() == 0, other_scalar = other.dim() == 0;
+  if (self_scalar == other_scalar) return runtime::promote_types(self.scalar_type(), other.scalar_type(), out);
+  const ScalarType dims = self_scalar ? other.scalar_type() : self.scalar_type();
+  const ScalarType zero = self_scalar ? self.scalar_type() : other.scalar_type();
+  if (category(zero) > category(dims)) return runtime::promote_types(dims, zero, out);
+  *out = dims;
+  return true;
+}
+
 // Checks the operands and out; on success out has the broadcast shape.
 template <BinaryOp kOp>
 bool check_binary(KernelArgs& a, const Tensor& self, const Tensor& other, const EValue* alpha, const Tensor& out) {
@@ -64,7 +78,7 @@ bool check_binary(KernelArgs& a, const Tensor& self, const Tensor& other, const 
     return false;
   }
   ScalarType expected;
-  if (!runtime::promote_types(ts, to, &expected)) {
+  if (!result_type(self, other, &expected)) {
     a.fail(Error::InvalidArgument, "'self' (%s) and 'other' (%s) have no promoted dtype", runtime::to_string(ts),
            runtime::to_string(to));
     return false;
@@ -97,18 +111,25 @@ void binary_out(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op) {
   if (!a.tensor(kOutIndex, "out", &out)) return;
   if (!check_binary<kOp>(a, self, other, alpha, out)) return;
 
+  // Computed in out's dtype, which check_binary made the result type.
   util::visit_real_or_bool(self.scalar_type(), [&](auto a_tag) {
     util::visit_real_or_bool(other.scalar_type(), [&](auto b_tag) {
-      using A = typename decltype(a_tag)::type;
-      using B = typename decltype(b_tag)::type;
-      using C = compute_t<kOp, A, B>;
-      // Sub never reaches here with bool (checked above); skip instantiating it.
-      if constexpr (kOp != BinaryOp::Sub || (!std::is_same_v<A, bool> && !std::is_same_v<B, bool>)) {
-        const C alpha_c = alpha != nullptr ? util::scalar_to<C>(*alpha) : C(1);
-        util::map_binary<A, B, C>(self, other, out, [alpha_c](A x, B y) {
-          return apply<kOp, C>(static_cast<C>(x), static_cast<C>(y), alpha_c);
-        });
-      }
+      util::visit_real_or_bool(out.scalar_type(), [&](auto c_tag) {
+        using A = typename decltype(a_tag)::type;
+        using B = typename decltype(b_tag)::type;
+        using C = typename decltype(c_tag)::type;
+        // Sub never reaches here with bool, nor div with an integral out
+        // (checked above); skip instantiating those.
+        constexpr bool kBoolSub = kOp == BinaryOp::Sub && (std::is_same_v<A, bool> || std::is_same_v<B, bool> ||
+                                                           std::is_same_v<C, bool>);
+        constexpr bool kIntegralDiv = kOp == BinaryOp::Div && !std::is_floating_point_v<C>;
+        if constexpr (!kBoolSub && !kIntegralDiv) {
+          const C alpha_c = alpha != nullptr ? util::scalar_to<C>(*alpha) : C(1);
+          util::map_binary<A, B, C>(self, other, out, [alpha_c](A x, B y) {
+            return apply<kOp, C>(static_cast<C>(x), static_cast<C>(y), alpha_c);
+          });
+        }
+      });
     });
   });
 }

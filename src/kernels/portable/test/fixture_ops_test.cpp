@@ -208,6 +208,36 @@ TEST(ViewCopies, ExpandSelectSliceSqueezeUnsqueezeTranspose) {
   EXPECT_TRUE(failed_with(ctx, Error::InvalidArgument, "aten::expand_copy.out", "'size'"));
 }
 
+TEST(BinaryResultType, AZeroDimTensorDoesNotWidenATensorWithDims) {
+  TestTensor x = make_tensor<float>({2}, {1.5f, 2.0f});
+  TestTensor scale = make_tensor<double>({}, {0.5});
+  TestTensor out = zeros<float>({2});
+  auto ctx = KernelCall().tensor(x).tensor(scale).tensor(out).run("aten::mul.out");
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{0.75f, 1.0f}));
+  TestTensor ints = make_tensor<int32_t>({2}, {1, 2});
+  TestTensor wide = make_tensor<int64_t>({}, {5});
+  TestTensor sum = zeros<int32_t>({2});
+  ctx = KernelCall().tensor(ints).tensor(wide).scalar(int64_t{1}).tensor(sum).run("aten::add.out");
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(sum.values<int32_t>(), (std::vector<int32_t>{6, 7}));
+  TestTensor promoted = zeros<float>({2});
+  TestTensor half = make_tensor<float>({}, {0.5f});
+  ctx = KernelCall().tensor(ints).tensor(half).scalar(int64_t{1}).tensor(promoted).run("aten::add.out");
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();  // a float 0-dim raises int to float
+  EXPECT_EQ(promoted.values<float>(), (std::vector<float>{1.5f, 2.5f}));
+}
+
+TEST(BinaryAlpha, AddWithAlphaRoundsOnceAsPyTorch) {
+  const float x = 0.1f, y = 0.7f, alpha = 2.5f;
+  TestTensor a = make_tensor<float>({1}, {x});
+  TestTensor b = make_tensor<float>({1}, {y});
+  TestTensor out = zeros<float>({1});
+  const auto ctx = KernelCall().tensor(a).tensor(b).scalar(2.5).tensor(out).run("aten::add.out");
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.values<float>()[0], std::fma(alpha, y, x));
+}
+
 TEST(KernelArgs, AListWithANonIntElementFailsInsteadOfAborting) {
   TestTensor self = make_tensor<float>({2, 3}, iota(6));
   TestTensor out = zeros<float>({6});
