@@ -6,7 +6,10 @@ SANITIZE_DIR ?= build-sanitize
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps demo test test-sanitize clean
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 600
+
+.PHONY: all build deps demo test test-sanitize fuzz clean
 
 all: build
 
@@ -32,5 +35,15 @@ test-sanitize: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
 
+# The .pt2 reader under libFuzzer (clang, ASan + UBSan) for FUZZ_SECONDS,
+# seeded with the fixtures; findings land in $(FUZZ_DIR)/findings.
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON -DKILN_BUILD_TESTS=OFF
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target pt2_fuzz
+	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/findings
+	for f in tests/fixtures/*/*.pt2; do cp $$f $(FUZZ_DIR)/corpus/$$(echo $$f | tr / _); done
+	ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/bin/pt2_fuzz $(FUZZ_DIR)/corpus -artifact_prefix=$(FUZZ_DIR)/findings/ \
+	  -max_total_time=$(FUZZ_SECONDS) -max_len=262144 -rss_limit_mb=4096 -timeout=20
+
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)

@@ -1,17 +1,21 @@
-// MappedFile: a whole file mapped into memory, copy-on-write.
+// MappedFile: a whole file mapped into memory, copy-on-write. Weights read
+// from a .pt2 archive point into it, and their Storage owns it.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace kiln::aot {
 
 class MappedFile {
  public:
-  /// Maps `path` read/write but private: writes (a buffer mutation written
-  /// into a mapped weight) stay in this process and never reach the file.
-  /// Throws AotError naming the path on failure.
+  /// Maps the regular file at `path` whole, readable and writable but
+  /// private: a write (a buffer mutation stored into a mapped weight) stays in
+  /// this process and never reaches the file. Nothing is read until touched.
+  /// Throws AotError naming the path (and the system's reason) if the file is
+  /// missing, unreadable, not a regular file, empty, or cannot be mapped.
   static std::shared_ptr<MappedFile> open(const std::string& path);
 
   ~MappedFile();
