@@ -149,5 +149,101 @@ TEST(ProgramJsonTest, BadProgramsNameTheProblem) {
   EXPECT_THAT(error_of([&] { program_from_json(mismatch); }), HasSubstr("graph has 2 inputs but the signature has 1"));
 }
 
+TEST(ProgramJsonTest, ReadsEveryArgumentKind) {
+  json program = tiny_program();
+  json& graph = program["graph_module"]["graph"];
+  graph["nodes"][0] = json::parse(R"J({"target": "torch.ops.aten._to_copy.default",
+      "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}, "kind": 1},
+                 {"name": "dtype", "arg": {"as_scalar_type": 5}, "kind": 2},
+                 {"name": "layout", "arg": {"as_layout": 7}, "kind": 2},
+                 {"name": "device", "arg": {"as_device": {"type": "cpu", "index": 0}}, "kind": 2},
+                 {"name": "pin_memory", "arg": {"as_none": true}, "kind": 2},
+                 {"name": "memory_format", "arg": {"as_memory_format": 2}, "kind": 2}],
+      "outputs": [{"as_tensor": {"name": "add"}}], "metadata": {}})J");
+  graph["tensor_values"]["add"]["dtype"] = 5;
+  graph["nodes"].push_back(json::parse(R"J({"target": "torch.ops.aten.sym_size.int",
+      "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}, "kind": 1},
+                 {"name": "dim", "arg": {"as_int": 0}, "kind": 1}],
+      "outputs": [{"as_sym_int": {"as_name": "sym_size_int"}}], "metadata": {}})J"));
+  graph["sym_int_values"] = json::parse(R"J({"sym_size_int": {"as_expr": {"expr_str": "Symbol('s0')", "hint": null}}})J");
+  graph["nodes"].push_back(json::parse(R"J({"target": "torch.ops.aten.view.default",
+      "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "add"}}, "kind": 1},
+                 {"name": "size", "arg": {"as_sym_ints": [{"as_name": "sym_size_int"}, {"as_int": 1}]}, "kind": 1}],
+      "outputs": [{"as_tensor": {"name": "view"}}], "metadata": {}})J"));
+  graph["tensor_values"]["view"] = json::parse(R"J({"dtype": 5, "sizes": [{"as_int": 2}, {"as_int": 1}], "strides": [{"as_int": 1}, {"as_int": 1}]})J");
+  graph["nodes"].push_back(json::parse(R"J({"target": "torch.ops.aten.native_layer_norm.default",
+      "inputs": [{"name": "input", "arg": {"as_tensor": {"name": "x"}}, "kind": 1},
+                 {"name": "normalized_shape", "arg": {"as_ints": [2]}, "kind": 1},
+                 {"name": "weight", "arg": {"as_none": true}, "kind": 1},
+                 {"name": "bias", "arg": {"as_none": true}, "kind": 1},
+                 {"name": "eps", "arg": {"as_float": "Infinity"}, "kind": 1}],
+      "outputs": [{"as_tensor": {"name": "normed"}}, {"as_tensor": {"name": "native_layer_norm_unused_1"}},
+                  {"as_tensor": {"name": "rstd"}}],
+      "metadata": {}, "name": "native_layer_norm"})J"));
+  for (const char* name : {"normed", "native_layer_norm_unused_1", "rstd"}) {
+    graph["tensor_values"][name] = json::parse(R"J({"dtype": 7, "sizes": [{"as_int": 2}], "strides": [{"as_int": 1}]})J");
+  }
+  ProgramParts parts = program_from_json(program);
+  Node* copy = parts.graph->node("add");
+  EXPECT_EQ(to_string(*copy->kwarg("dtype")), "torch.int64");
+  EXPECT_EQ(to_string(*copy->kwarg("layout")), "torch.strided");
+  EXPECT_EQ(to_string(*copy->kwarg("device")), "device(type='cpu', index=0)");
+  EXPECT_TRUE(copy->kwarg("pin_memory")->is_none());
+  EXPECT_EQ(to_string(*copy->kwarg("memory_format")), "torch.channels_last");
+  EXPECT_FALSE(copy->kwarg("non_blocking")->to_bool());  // absent in the file: its default
+  Node* size = parts.graph->node("sym_size_int");
+  EXPECT_EQ(to_string(size->meta.val), "Sym(s0)");
+  EXPECT_EQ(to_string(parts.graph->node("view")->args()[1]), "[sym_size_int, 1]");
+  Node* norm = parts.graph->node("native_layer_norm");
+  EXPECT_EQ(to_string(norm->args()[4]), "inf");
+  EXPECT_EQ(to_string(norm->meta.val), "(f32[2], f32[2], f32[2])");
+  EXPECT_EQ(parts.graph->node("rstd")->format(), "rstd = call_function[target=getitem](native_layer_norm, 2)");
+  EXPECT_EQ(parts.graph->find_node("native_layer_norm_unused_1"), nullptr);  // unused outputs get no getitem
+}
+
+TEST(ProgramJsonTest, ReadsEverySignatureKind) {
+  json program = tiny_program();
+  json& graph = program["graph_module"]["graph"];
+  graph["inputs"] = json::parse(R"J([{"as_tensor": {"name": "p_w"}}, {"as_tensor": {"name": "b_buf"}},
+      {"as_tensor": {"name": "c_k"}}, {"as_custom_obj": {"name": "obj", "class_fqn": "my.Obj"}},
+      {"as_token": {"name": "token"}}, {"as_int": 3}, {"as_tensor": {"name": "x"}}])J");
+  program["graph_module"]["signature"] = json::parse(R"J({
+    "input_specs": [
+      {"parameter": {"arg": {"name": "p_w"}, "parameter_name": "w"}},
+      {"buffer": {"arg": {"name": "b_buf"}, "buffer_name": "buf", "persistent": false}},
+      {"tensor_constant": {"arg": {"name": "c_k"}, "tensor_constant_name": "k"}},
+      {"custom_obj": {"arg": {"name": "obj", "class_fqn": "my.Obj"}, "custom_obj_name": "o"}},
+      {"token": {"arg": {"name": "token"}}},
+      {"constant_input": {"name": "n", "value": {"as_int": 3}}},
+      {"user_input": {"arg": {"as_tensor": {"name": "x"}}}}],
+    "output_specs": [
+      {"buffer_mutation": {"arg": {"name": "add"}, "buffer_name": "buf"}},
+      {"user_input_mutation": {"arg": {"name": "add"}, "user_input_name": "x"}},
+      {"loss_output": {"arg": {"name": "add"}}},
+      {"gradient_to_parameter": {"arg": {"name": "add"}, "parameter_name": "w"}},
+      {"gradient_to_user_input": {"arg": {"name": "add"}, "user_input_name": "x"}},
+      {"token": {"arg": {"name": "add"}}},
+      {"user_output": {"arg": {"as_tensor": {"name": "add"}}}}]})J");
+  graph["outputs"] = json::parse(R"J([{"as_tensor": {"name": "add"}}, {"as_tensor": {"name": "add"}},
+      {"as_tensor": {"name": "add"}}, {"as_tensor": {"name": "add"}}, {"as_tensor": {"name": "add"}},
+      {"as_tensor": {"name": "add"}}, {"as_tensor": {"name": "add"}}])J");
+  const ProgramParts parts = program_from_json(program);
+  const GraphSignature& sig = parts.signature;
+  EXPECT_EQ(sig.parameters(), std::vector<std::string>{"w"});
+  EXPECT_EQ(sig.non_persistent_buffers(), std::vector<std::string>{"buf"});
+  EXPECT_EQ(sig.lifted_tensor_constants(), std::vector<std::string>{"k"});
+  EXPECT_EQ(sig.lifted_custom_objs(), std::vector<std::string>{"o"});
+  EXPECT_EQ(sig.input_tokens(), std::vector<std::string>{"token"});
+  EXPECT_EQ(sig.user_inputs(), (std::vector<std::string>{"3", "x"}));
+  EXPECT_EQ(sig.input_specs[5].arg.name, "n");  // the constant input's placeholder
+  EXPECT_EQ(sig.buffers_to_mutate().at("add"), "buf");
+  EXPECT_EQ(sig.user_inputs_to_mutate().at("add"), "x");
+  EXPECT_EQ(sig.gradients_to_parameters().at("add"), "w");
+  EXPECT_EQ(sig.gradients_to_user_inputs().at("add"), "x");
+  EXPECT_EQ(sig.loss_output(), std::optional<size_t>{2});
+  EXPECT_EQ(sig.output_tokens(), std::vector<std::string>{"add"});
+  EXPECT_NO_THROW(sig.validate());
+}
+
 }  // namespace
 }  // namespace kiln::aot
