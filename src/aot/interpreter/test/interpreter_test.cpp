@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "aot/ir/testing/aot_testing.h"
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/error.h"
 #include "aot/ir/graph_builder.h"
@@ -11,23 +12,10 @@
 namespace kiln::aot {
 namespace {
 
+using testing::expect_error;
+using testing::filled;
+
 using ::testing::HasSubstr;
-
-template <typename Fn>
-void expect_error(Fn&& fn, const std::string& expected) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an AotError containing '" << expected << "'";
-  } catch (const AotError& error) {
-    EXPECT_THAT(error.what(), HasSubstr(expected));
-  }
-}
-
-HostTensor filled(const std::vector<int64_t>& sizes, float value) {
-  HostTensor t = HostTensor::zeros(ScalarType::Float, sizes);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = value;
-  return t;
-}
 
 PyTree args_of(std::vector<HostTensor> tensors) {
   std::vector<PyTree> items;

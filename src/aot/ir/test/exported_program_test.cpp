@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "aot/ir/testing/aot_testing.h"
 #include "aot/ir/error.h"
 #include "aot/ir/graph_builder.h"
 #include "aot/ir/pass_manager.h"
@@ -9,24 +10,10 @@
 namespace kiln::aot {
 namespace {
 
+using testing::expect_error;
+using testing::filled;
+
 using ::testing::HasSubstr;
-
-// Runs `fn`, expecting an AotError whose message contains `expected`.
-template <typename Fn>
-void expect_error(Fn&& fn, const std::string& expected) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an AotError containing '" << expected << "'";
-  } catch (const AotError& error) {
-    EXPECT_THAT(error.what(), HasSubstr(expected));
-  }
-}
-
-HostTensor filled(const std::vector<int64_t>& sizes, float value) {
-  HostTensor t = HostTensor::zeros(ScalarType::Float, sizes);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = value;
-  return t;
-}
 
 // x + weight, relu: the smallest program with a parameter.
 ExportedProgram add_relu_program() {

@@ -1,3 +1,4 @@
+#include "aot/ir/testing/aot_testing.h"
 #include "aot/ir/graph_signature.h"
 
 #include <gmock/gmock.h>
@@ -14,21 +15,12 @@
 namespace kiln::aot {
 namespace {
 
+using testing::error_of;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Pair;
-
-// The message of the AotError `run` throws; fails the test if it throws none.
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const AotError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected an AotError";
-  return "";
-}
 
 InputSpec input(InputKind kind, ArgumentSpec arg, std::string target = "",
                 std::optional<bool> persistent = std::nullopt) {

@@ -1,3 +1,4 @@
+#include "aot/ir/testing/aot_testing.h"
 #include "aot/ir/graph.h"
 
 #include <gmock/gmock.h>
@@ -21,20 +22,11 @@ void PrintTo(const Argument& argument, std::ostream* os) { *os << to_string(argu
 
 namespace {
 
+using testing::error_of;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-// The message of the AotError `run` throws; fails the test if it throws none.
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const AotError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected an AotError";
-  return "";
-}
 
 // The node names in graph order.
 std::vector<std::string> names(const Graph& graph) {

@@ -1,3 +1,4 @@
+#include "aot/ir/testing/aot_testing.h"
 #include "aot/ir/host_tensor.h"
 
 #include <gmock/gmock.h>
@@ -14,20 +15,11 @@
 namespace kiln::aot {
 namespace {
 
+using testing::error_of;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-// The message of the AotError `run` throws; fails the test if it throws none.
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const AotError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected an AotError";
-  return "";
-}
 
 // [[0, 1, 2], [3, 4, 5]]
 HostTensor two_by_three() { return HostTensor::from_vector<float>({2, 3}, {0, 1, 2, 3, 4, 5}); }

@@ -1,3 +1,4 @@
+#include "aot/ir/testing/aot_testing.h"
 #include "aot/ir/pytree.h"
 
 #include <gmock/gmock.h>
@@ -12,20 +13,11 @@
 namespace kiln::aot {
 namespace {
 
+using testing::error_of;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-// The message of the AotError `run` throws; fails the test if it throws none.
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const AotError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected an AotError";
-  return "";
-}
 
 PyTree leaf(int64_t value) { return PyTree::make_leaf(value); }
 
