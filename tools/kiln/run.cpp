@@ -8,6 +8,8 @@
 #include "aot/import/npz.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/interpreter/interpreter.h"
+#include "aot/ir/pass_manager.h"
+#include "aot/passes/decompose.h"
 #include "cli.h"
 
 namespace kiln::cli {
@@ -17,7 +19,9 @@ namespace {
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
 
 Runs a program saved by torch.export.save through Kiln's reference interpreter
-(the portable kernels) and prints each output's shape and statistics.
+(the portable kernels) and prints each output's shape and statistics. A
+program in the training IR (what torch.export.export returns) is first
+decomposed to core ATen, as run_decompositions() would.
 
 The inputs are the program's user inputs, flattened as torch.export flattens
 them (args, then kwargs, depth first). In the .npz, name them either by
@@ -108,6 +112,10 @@ int run_run(Args args) {
   if (inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz");
 
   aot::ExportedProgram program = aot::load_pt2(path, model);
+  if (program.dialect() == aot::kTrainingDialect) {
+    // torch.export.export's training IR: lower it to core ATen first.
+    program = aot::transform(program, {aot::decompose_to_core_aten()});
+  }
   std::vector<aot::Value> leaves = order_inputs(program, aot::read_npz(inputs_path), inputs_path);
   aot::PyTree args_tree = aot::PyTree::tuple({});
   aot::PyTree kwargs_tree = aot::PyTree::dict({});

@@ -61,6 +61,7 @@ expect "inspect an unknown model name" 1 "the archive has no program 'other' (it
 expect "run help" 0 "Usage: kiln run MODEL.pt2 --inputs INPUTS.npz" -- run --help
 expect "run needs inputs" 2 "'kiln run' needs --inputs FILE.npz" -- run "$fixtures/mlp/model.core.pt2"
 expect "run prints outputs" 0 "output_0: f32[2, 4]" -- run "$fixtures/mlp/model.core.pt2" --inputs "$fixtures/mlp/case0.inputs.npz"
+expect "run the training IR (decomposed first)" 0 "output_0: f32[2, 10]" -- run "$fixtures/small_cnn/model.pt2" --inputs "$fixtures/small_cnn/case0.inputs.npz"
 expect "run nested structure" 0 "TreeSpec(dict, ['scaled', 'parts']" -- run "$fixtures/nested_io/model.pt2" --inputs "$fixtures/nested_io/case0.inputs.npz"
 expect "run writes an npz" 0 "wrote $scratch/out.npz" -- run "$fixtures/buffer_mutation/model.core.pt2" --inputs "$fixtures/buffer_mutation/case0.inputs.npz" --output "$scratch/out.npz"
 expect "run wrong input count" 1 "holds 1 arrays, but the program takes 2 user inputs (x, y)" -- run "$fixtures/input_mutation/model.core.pt2" --inputs "$fixtures/mlp/case0.inputs.npz"

@@ -1,0 +1,58 @@
+// Rewriter: what a decomposition needs to replace one node by a few others —
+// its bound arguments, new nodes inserted just before it with metas and the
+// old node's provenance, and errors that name the node. Internal to passes/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "aot/ir/graph.h"
+
+namespace kiln::aot::passes {
+
+class Rewriter {
+ public:
+  /// Binds `node`'s arguments to its schema and inserts new nodes before it.
+  explicit Rewriter(Node& node);
+  ~Rewriter();
+  Rewriter(const Rewriter&) = delete;
+  Rewriter& operator=(const Rewriter&) = delete;
+
+  Node& node() const { return node_; }
+  /// The value of schema argument `index`, defaults filled in.
+  const Argument& arg(size_t index) const { return bound_.at(index); }
+  Node* tensor_arg(size_t index) const;
+  int64_t int_arg(size_t index) const;
+  double float_arg(size_t index) const;
+  bool bool_arg(size_t index) const;
+  /// A list of plain ints (no symbolic entries).
+  std::vector<int64_t> ints_arg(size_t index) const;
+  /// The old node's tensor meta.
+  const TensorMeta& out() const;
+
+  /// A new node before the old one, with `meta` and the old node's provenance.
+  Node* call(const std::string& target, ArgumentList args, ValueMeta meta, KwargList kwargs = {});
+  Node* getitem(Node* value, int64_t index);
+  /// A SymInt[] argument for `sizes`: constants as ints, a size equal to a
+  /// dim of `source` as sym_size(source, dim), and at most one other as -1.
+  Argument size_list(const std::vector<SymExpr>& sizes, Node* source);
+
+  /// Points every use of the old node at `value` and erases the old node.
+  void replace_with(Node* value);
+  [[noreturn]] void fail(const std::string& reason) const;
+
+ private:
+  Node& node_;
+  Graph& graph_;  // kept apart: node_ is gone after replace_with
+  std::vector<Argument> bound_;
+  Node* saved_insert_point_;
+};
+
+/// Normalizes `dim` against `rank` (Python's negative dims); throws naming `where`.
+int64_t normalize_dim(int64_t dim, size_t rank, const std::string& where);
+/// The product of `sizes` (1 for none).
+SymExpr product(const std::vector<SymExpr>& sizes);
+/// "aten::relu.default" for "aten::relu", etc.; the target itself if it is no op.
+std::string canonical_target(const std::string& target);
+
+}  // namespace kiln::aot::passes

@@ -1,0 +1,402 @@
+// decompose_to_core_aten: every training-IR fixture decomposed and run as
+// PyTorch ran it, and the individual rewrites on small built graphs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "aot/import/npz.h"
+#include "aot/import/pt2_reader.h"
+#include "aot/interpreter/interpreter.h"
+#include "aot/ir/error.h"
+#include "aot/ir/graph_builder.h"
+#include "aot/ir/op_schema.h"
+#include "aot/passes/decompose.h"
+
+namespace kiln::aot {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::string kFixtures = KILN_SOURCE_DIR "/tests/fixtures/";
+
+const nlohmann::json& manifest() {
+  static const nlohmann::json parsed = [] {
+    std::ifstream file(kFixtures + "manifest.json");
+    if (!file.good()) throw std::runtime_error("cannot read " + kFixtures + "manifest.json");
+    return nlohmann::json::parse(file);
+  }();
+  return parsed;
+}
+
+struct Fixture {
+  std::string name;
+  std::vector<std::string> cases;
+};
+
+void PrintTo(const Fixture& f, std::ostream* out) { *out << f.name; }
+
+std::vector<Fixture> training_ir_fixtures() {
+  std::vector<Fixture> result;
+  for (const auto& fixture : manifest().at("fixtures")) {
+    if (!fixture.at("programs").contains("model.pt2")) continue;
+    result.push_back({fixture.at("name"), fixture.at("cases").get<std::vector<std::string>>()});
+  }
+  return result;
+}
+
+// Max |actual - expected| must stay within 1e-4 of the expected values' scale.
+void expect_close(const HostTensor& actual, const HostTensor& expected, const std::string& what) {
+  ASSERT_EQ(actual.describe(), expected.describe()) << what;
+  const auto a = actual.to_doubles();
+  const auto e = expected.to_doubles();
+  double scale = 1.0;
+  for (double v : e) scale = std::max(scale, std::fabs(v));
+  double worst = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - e[i]));
+  EXPECT_LE(worst, 1e-4 * scale) << what << ": max abs error " << worst << " at scale " << scale;
+}
+
+// Ops the decomposed program may call: core ATen (views among them run as
+// their _copy kernels) and getitem.
+std::vector<std::string> non_core_ops(const ExportedProgram& program) {
+  std::vector<std::string> result;
+  for (const Node* node : program.graph()) {
+    if (!node->is_call_function() || node->target() == "getitem") continue;
+    const OpSchema* schema = find_op_schema(node->target());
+    if (schema == nullptr || !schema->is_core) result.push_back(node->name() + ": " + node->target());
+  }
+  return result;
+}
+
+class TrainingIrFixtureTest : public ::testing::TestWithParam<Fixture> {};
+
+TEST_P(TrainingIrFixtureTest, DecomposesAndRunsAsPyTorchDid) {
+  const Fixture& f = GetParam();
+  const ExportedProgram training = load_pt2(kFixtures + f.name + "/model.pt2");
+  ExportedProgram program = transform(training, {decompose_to_core_aten()});
+  EXPECT_EQ(program.dialect(), "ATEN");
+  EXPECT_THAT(non_core_ops(program), ::testing::IsEmpty()) << program.to_string();
+
+  for (const std::string& name : f.cases) {
+    const std::string where = f.name + " " + name;
+    auto inputs = read_npz(kFixtures + f.name + "/" + name + ".inputs.npz");
+    std::map<std::string, HostTensor> expected;
+    for (auto& [key, tensor] : read_npz(kFixtures + f.name + "/" + name + ".expected.npz")) expected[key] = tensor;
+
+    std::vector<Value> leaves;
+    for (auto& [key, tensor] : inputs) leaves.emplace_back(tensor);
+    const PyTree call = tree_unflatten(leaves, *program.in_spec());
+    const PyTree result = call_program(program, call.children[0], call.children[1]);
+    const auto [outputs, spec] = tree_flatten(result);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const std::string key = "output_" + std::to_string(i);
+      ASSERT_TRUE(expected.count(key)) << where << ": PyTorch gave fewer outputs";
+      expect_close(std::get<HostTensor>(outputs[i]), expected.at(key), where + " " + key);
+    }
+    EXPECT_FALSE(expected.count("output_" + std::to_string(outputs.size()))) << where << ": PyTorch gave more outputs";
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      expect_close(std::get<HostTensor>(leaves[i]), expected.at("input_" + std::to_string(i)),
+                   where + " input_" + std::to_string(i) + " after the call");
+    }
+    for (const auto& [buffer, tensor] : program.named_buffers()) {
+      expect_close(tensor, expected.at("buffer:" + buffer), where + " buffer " + buffer + " after the call");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, TrainingIrFixtureTest, ::testing::ValuesIn(training_ir_fixtures()),
+                         [](const auto& info) { return info.param.name; });
+
+// The mutation outputs match the ones torch's run_decompositions() adds.
+TEST(DecomposeFixtureTest, MutationOutputsMatchTheCoreProgram) {
+  for (const char* name : {"buffer_mutation", "input_mutation"}) {
+    const ExportedProgram training = load_pt2(kFixtures + name + "/model.pt2");
+    const ExportedProgram core = load_pt2(kFixtures + name + "/model.core.pt2");
+    const ExportedProgram program = transform(training, {decompose_to_core_aten()});
+    const auto& ours = program.graph_signature().output_specs;
+    const auto& theirs = core.graph_signature().output_specs;
+    ASSERT_EQ(ours.size(), theirs.size()) << name << "\n" << program.to_string();
+    for (size_t i = 0; i < ours.size(); ++i) {
+      EXPECT_EQ(ours[i].kind, theirs[i].kind) << name << " output " << i;
+      EXPECT_EQ(ours[i].target, theirs[i].target) << name << " output " << i;
+    }
+  }
+}
+
+HostTensor ramp(const std::vector<int64_t>& sizes, float step = 0.1f) {
+  HostTensor tensor = HostTensor::zeros(ScalarType::Float, sizes);
+  float* data = tensor.data<float>();
+  for (int64_t i = 0; i < tensor.numel(); ++i) data[i] = step * static_cast<float>(i % 7) - 0.2f;
+  return tensor;
+}
+
+ExportedProgram decomposed(GraphBuilder&& builder) {
+  ExportedProgram program = std::move(builder).build();
+  return transform(program, {decompose_to_core_aten()});
+}
+
+TEST(DecomposeTest, LinearOn2dBecomesPermuteAndAddmm) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4, 3}));
+  Node* w = b.parameter("fc.weight", ramp({2, 3}));
+  Node* bias = b.parameter("fc.bias", ramp({2}));
+  b.output({b.call("aten::linear", {x, w, bias})});
+  const std::string text = decomposed(std::move(b)).to_string();
+  EXPECT_THAT(text, HasSubstr("permute: \"f32[3, 2]\" = torch.ops.aten.permute.default(p_fc_weight, [1, 0])"));
+  EXPECT_THAT(text, HasSubstr("addmm: \"f32[4, 2]\" = torch.ops.aten.addmm.default(p_fc_bias, x, permute)"));
+  EXPECT_THAT(text, Not(HasSubstr("linear")));
+}
+
+TEST(DecomposeTest, LinearWithoutBiasBecomesMm) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4, 3}));
+  Node* w = b.parameter("fc.weight", ramp({2, 3}));
+  b.output({b.call("aten::linear", {x, w})});
+  const std::string text = decomposed(std::move(b)).to_string();
+  EXPECT_THAT(text, HasSubstr("mm: \"f32[4, 2]\" = torch.ops.aten.mm.default(x, permute)"));
+}
+
+TEST(DecomposeTest, LinearOnSymbolic3dViewsAroundAddmmAndRuns) {
+  GraphBuilder b;
+  const SymExpr s0 = SymExpr::symbol("s0");
+  Node* x = b.input("x", f32({s0, 5, 3}));
+  Node* w = b.parameter("fc.weight", ramp({2, 3}));
+  Node* bias = b.parameter("fc.bias", ramp({2}));
+  b.output({b.call("aten::linear", {x, w, bias})});
+  b.set_range("s0", {1, 8});
+  ExportedProgram program = decomposed(std::move(b));
+  const std::string text = program.to_string();
+  EXPECT_THAT(text, HasSubstr("view: \"f32[5*s0, 3]\" = torch.ops.aten.view.default(x, [-1, 3])"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.sym_size.int(x, 0)"));
+  EXPECT_THAT(text, HasSubstr("view_1: \"f32[s0, 5, 2]\" = torch.ops.aten.view.default(addmm, [sym_size, 5, 2])"));
+
+  const HostTensor input = ramp({2, 5, 3}, 0.3f);
+  const PyTree result = call_program(program, PyTree::tuple({PyTree::make_leaf(input)}));
+  const auto flat = tree_flatten(result);
+  const HostTensor& out = std::get<HostTensor>(flat.first.at(0));
+  ASSERT_EQ(out.describe(), HostTensor::zeros(ScalarType::Float, {2, 5, 2}).describe());
+  const HostTensor weight = ramp({2, 3});
+  const HostTensor b_ = ramp({2});
+  for (int64_t row = 0; row < 10; ++row) {
+    for (int64_t o = 0; o < 2; ++o) {
+      double sum = b_.data<float>()[o];
+      for (int64_t i = 0; i < 3; ++i) sum += input.data<float>()[row * 3 + i] * weight.data<float>()[o * 3 + i];
+      EXPECT_NEAR(out.data<float>()[row * 2 + o], sum, 1e-5) << "row " << row << " out " << o;
+    }
+  }
+}
+
+TEST(DecomposeTest, EvalDropoutDisappears) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4, 3}));
+  Node* dropped = b.call("aten::dropout", {x, 0.5, false});
+  b.output({b.call("aten::relu", {dropped})});
+  const std::string text = decomposed(std::move(b)).to_string();
+  EXPECT_THAT(text, HasSubstr("relu: \"f32[4, 3]\" = torch.ops.aten.relu.default(x)"));
+  EXPECT_THAT(text, Not(HasSubstr("dropout")));
+}
+
+TEST(DecomposeTest, TrainingDropoutIsAnErrorNamingTheNode) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4, 3}));
+  b.output({b.call("aten::dropout", {x, 0.5, true})});
+  ExportedProgram program = std::move(b).build();
+  try {
+    decompose_to_core_aten(program);
+    FAIL() << "expected AotError";
+  } catch (const AotError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("node 'dropout' (aten::dropout.default)"));
+  }
+}
+
+// Ops without a meta rule are built by hand, with the meta torch records.
+Node* call_with_meta(GraphBuilder& b, const std::string& op, ArgumentList args, TensorMeta meta) {
+  Node* node = b.graph().call_function(get_op_schema(op).qualified_name(), std::move(args));
+  node->meta.val = std::move(meta);
+  return node;
+}
+
+TEST(DecomposeTest, EvalBatchNormBecomesTheLegitOpAndGetitem) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 2, 3, 3}));
+  Node* weight = b.parameter("bn.weight", ramp({2}));
+  Node* bias = b.parameter("bn.bias", ramp({2}));
+  Node* mean = b.buffer("bn.running_mean", ramp({2}));
+  Node* var = b.buffer("bn.running_var", ramp({2}, 0.0f));
+  b.output({call_with_meta(b, "aten::batch_norm", {x, weight, bias, mean, var, false, 0.1, 1e-5, false}, f32({1, 2, 3, 3}))});
+  const std::string text = decomposed(std::move(b)).to_string();
+  EXPECT_THAT(text, HasSubstr("_native_batch_norm_legit_no_training = torch.ops.aten._native_batch_norm_legit_no_training"
+                              ".default(x, p_bn_weight, p_bn_bias, b_bn_running_mean, b_bn_running_var, 0.1, 1e-05)"));
+  EXPECT_THAT(text, HasSubstr("getitem: \"f32[1, 2, 3, 3]\" = _native_batch_norm_legit_no_training[0]"));
+  EXPECT_THAT(text, Not(HasSubstr("aten.batch_norm")));
+}
+
+TEST(DecomposeTest, TransposeAndTBecomePermute) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3, 4}));
+  Node* y = call_with_meta(b, "aten::transpose.int", {x, -1, 0}, f32({4, 3, 2}));
+  Node* z = call_with_meta(b, "aten::select.int", {y, 1, 0}, f32({4, 2}));
+  b.output({call_with_meta(b, "aten::t", {z}, f32({2, 4}))});
+  const std::string text = decomposed(std::move(b)).to_string();
+  EXPECT_THAT(text, HasSubstr("permute: \"f32[4, 3, 2]\" = torch.ops.aten.permute.default(x, [2, 1, 0])"));
+  EXPECT_THAT(text, HasSubstr("permute_1: \"f32[2, 4]\" = torch.ops.aten.permute.default(select, [1, 0])"));
+}
+
+TEST(DecomposeTest, AdaptiveAvgPoolToOneBecomesMean) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 2, 3, 3}));
+  b.output({call_with_meta(b, "aten::adaptive_avg_pool2d", {x, ArgumentList{1, 1}}, f32({1, 2, 1, 1}))});
+  const std::string text = decomposed(std::move(b)).to_string();
+  EXPECT_THAT(text, HasSubstr("mean: \"f32[1, 2, 1, 1]\" = torch.ops.aten.mean.dim(x, [-1, -2], True)"));
+}
+
+TEST(DecomposeTest, AdaptiveAvgPoolToOtherSizesIsAnErrorNamingTheNode) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 2, 4, 4}));
+  b.output({call_with_meta(b, "aten::adaptive_avg_pool2d", {x, ArgumentList{2, 2}}, f32({1, 2, 2, 2}))});
+  const ExportedProgram program = std::move(b).build();
+  try {
+    (void)transform(program, {decompose_to_core_aten()});
+    FAIL() << "expected AotError";
+  } catch (const AotError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("pass 'decompose_to_core_aten'"));
+    EXPECT_THAT(error.what(), HasSubstr("node 'adaptive_avg_pool2d' (aten::adaptive_avg_pool2d.default)"));
+    EXPECT_THAT(error.what(), HasSubstr("output size [2, 2]"));
+  }
+}
+
+TEST(DecomposeTest, InPlaceAddOnAUserInputBecomesAMutationOutput) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3}));
+  Node* y = b.input("y", f32({3}));
+  Node* added = call_with_meta(b, "aten::add_.Tensor", {x, y}, f32({3}));
+  b.output({b.call("aten::mul.Tensor", {x, added})});
+  ExportedProgram program = decomposed(std::move(b));
+  const auto& outputs = program.graph_signature().output_specs;
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].kind, OutputKind::UserInputMutation);
+  EXPECT_EQ(outputs[0].target, "x");
+  EXPECT_EQ(outputs[0].arg.name, "add");
+  EXPECT_EQ(outputs[1].kind, OutputKind::UserOutput);
+  // The later use of x reads the new value.
+  EXPECT_THAT(program.to_string(), HasSubstr("torch.ops.aten.mul.Tensor(add, add)"));
+
+  HostTensor xv = HostTensor::from_vector<float>({3}, {1, 2, 3});
+  HostTensor yv = HostTensor::from_vector<float>({3}, {10, 20, 30});
+  const PyTree result = call_program(program, PyTree::tuple({PyTree::make_leaf(xv), PyTree::make_leaf(yv)}));
+  const auto flat = tree_flatten(result);
+  const HostTensor& out = std::get<HostTensor>(flat.first.at(0));
+  EXPECT_EQ(out.to_doubles(), (std::vector<double>{121, 484, 1089}));
+  EXPECT_EQ(xv.to_doubles(), (std::vector<double>{11, 22, 33}));
+}
+
+TEST(DecomposeTest, InPlaceOpOnAParameterIsAnError) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3}));
+  Node* w = b.parameter("w", ramp({3}));
+  b.output({call_with_meta(b, "aten::mul_.Tensor", {w, x}, f32({3}))});
+  ExportedProgram program = std::move(b).build();
+  EXPECT_THROW(decompose_to_core_aten(program), AotError);
+}
+
+TEST(DecomposeTest, InPlaceReluOnATemporaryBecomesRelu) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3}));
+  Node* doubled = b.call("aten::mul.Tensor", {x, 2});
+  Node* relu = b.call("aten::relu_", {doubled});
+  b.output({b.call("aten::add.Tensor", {doubled, relu})});
+  ExportedProgram program = decomposed(std::move(b));
+  EXPECT_EQ(program.graph_signature().output_specs.size(), 1u);
+  const std::string text = program.to_string();
+  EXPECT_THAT(text, HasSubstr("relu: \"f32[3]\" = torch.ops.aten.relu.default(mul)"));
+  // The later use of the mutated temporary reads the new value.
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.add.Tensor(relu, relu)"));
+}
+
+TEST(DecomposeTest, CopyIntoABufferBecomesABufferMutation) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3}));
+  Node* state = b.buffer("state", ramp({3}));
+  Node* copied = call_with_meta(b, "aten::copy_", {state, x}, f32({3}));
+  b.output({b.call("aten::mul.Tensor", {copied, 2})});
+  ExportedProgram program = decomposed(std::move(b));
+  const auto& outputs = program.graph_signature().output_specs;
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].kind, OutputKind::BufferMutation);
+  EXPECT_EQ(outputs[0].target, "state");
+  EXPECT_THAT(program.to_string(), HasSubstr("clone: \"f32[3]\" = torch.ops.aten.clone.default(x)"));
+
+  HostTensor xv = HostTensor::from_vector<float>({3}, {1, 2, 3});
+  const PyTree result = call_program(program, PyTree::tuple({PyTree::make_leaf(xv)}));
+  const auto flat = tree_flatten(result);
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{2, 4, 6}));
+  EXPECT_EQ(program.named_buffers().at(0).second.to_doubles(), (std::vector<double>{1, 2, 3}));
+}
+
+// softmax(q k^T / sqrt(E) + mask) v, computed directly, for [B, L, E] inputs.
+std::vector<double> reference_attention(const HostTensor& q, const HostTensor& k, const HostTensor& v,
+                                        const std::vector<bool>& allowed) {
+  const int64_t batch = q.sizes()[0], len = q.sizes()[1], embed = q.sizes()[2];
+  const auto qd = q.to_doubles(), kd = k.to_doubles(), vd = v.to_doubles();
+  std::vector<double> out(static_cast<size_t>(batch * len * embed), 0.0);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < len; ++i) {
+      std::vector<double> scores(static_cast<size_t>(len));
+      double top = -1e300, total = 0.0;
+      for (int64_t j = 0; j < len; ++j) {
+        double dot = 0.0;
+        for (int64_t e = 0; e < embed; ++e) dot += qd[(b * len + i) * embed + e] * kd[(b * len + j) * embed + e];
+        scores[j] = allowed[i * len + j] ? dot / std::sqrt(static_cast<double>(embed)) : -1e300;
+        top = std::max(top, scores[j]);
+      }
+      for (auto& s : scores) total += (s = std::exp(s - top));
+      for (int64_t j = 0; j < len; ++j) {
+        for (int64_t e = 0; e < embed; ++e) out[(b * len + i) * embed + e] += scores[j] / total * vd[(b * len + j) * embed + e];
+      }
+    }
+  }
+  return out;
+}
+
+TEST(DecomposeTest, AttentionWithABoolMaskBecomesBmmSoftmaxBmmAndRuns) {
+  GraphBuilder b;
+  Node* q = b.input("q", f32({1, 2, 3, 4}));
+  Node* k = b.input("k", f32({1, 2, 3, 4}));
+  Node* v = b.input("v", f32({1, 2, 3, 4}));
+  TensorMeta mask_meta(ScalarType::Bool, std::vector<int64_t>{3, 3});
+  Node* mask = b.input("mask", mask_meta);
+  b.output({call_with_meta(b, "aten::scaled_dot_product_attention", {q, k, v, mask}, f32({1, 2, 3, 4}))});
+  ExportedProgram program = decomposed(std::move(b));
+  const std::string text = program.to_string();
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.mul.Tensor(q, 0.5)"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.permute.default(k, [0, 1, 3, 2])"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.where.self(mask, view_2, -inf)"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten._softmax.default(where, -1, False)"));
+  EXPECT_THAT(non_core_ops(program), ::testing::IsEmpty());
+
+  const HostTensor qv = ramp({1, 2, 3, 4}, 0.3f), kv = ramp({1, 2, 3, 4}, 0.2f), vv = ramp({1, 2, 3, 4}, 0.5f);
+  const std::vector<bool> allowed = {true, false, false, true, true, false, true, true, true};
+  HostTensor mv = HostTensor::zeros(ScalarType::Bool, {3, 3});
+  for (size_t i = 0; i < allowed.size(); ++i) mv.data<bool>()[i] = allowed[i];
+  const PyTree result = call_program(program, PyTree::tuple({PyTree::make_leaf(qv), PyTree::make_leaf(kv),
+                                                             PyTree::make_leaf(vv), PyTree::make_leaf(mv)}));
+  const auto flat = tree_flatten(result);
+  const auto actual = std::get<HostTensor>(flat.first.at(0)).to_doubles();
+  auto as3d = [](const HostTensor& t) {
+    HostTensor copy = HostTensor::zeros(ScalarType::Float, {2, 3, 4});
+    std::copy_n(t.data<float>(), 24, copy.data<float>());
+    return copy;
+  };
+  const auto expected = reference_attention(as3d(qv), as3d(kv), as3d(vv), allowed);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-5) << "element " << i;
+}
+
+}  // namespace
+}  // namespace kiln::aot
