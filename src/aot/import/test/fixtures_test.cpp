@@ -8,7 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "aot/import/npz.h"
+#include "aot/import/testing/golden_fixtures.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/op_schema.h"
@@ -16,16 +16,10 @@
 namespace kiln::aot {
 namespace {
 
-const std::string kFixtures = KILN_SOURCE_DIR "/tests/fixtures/";
+using testing::expect_case_matches_pytorch;
+using testing::kFixtures;
 
-const nlohmann::json& manifest() {
-  static const nlohmann::json parsed = [] {
-    std::ifstream file(kFixtures + "manifest.json");
-    if (!file.good()) throw std::runtime_error("cannot read " + kFixtures + "manifest.json");
-    return nlohmann::json::parse(file);
-  }();
-  return parsed;
-}
+const nlohmann::json& manifest() { return testing::fixture_manifest(); }
 
 struct Case {
   std::string fixture;
@@ -57,18 +51,6 @@ bool is_runnable(const Case& c) {
   return false;
 }
 
-// Max |actual - expected| must stay within 1e-4 of the expected values' scale.
-void expect_close(const HostTensor& actual, const HostTensor& expected, const std::string& what) {
-  ASSERT_EQ(actual.describe(), expected.describe()) << what;
-  const auto a = actual.to_doubles();
-  const auto e = expected.to_doubles();
-  double scale = 1.0;
-  for (double v : e) scale = std::max(scale, std::fabs(v));
-  double worst = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - e[i]));
-  EXPECT_LE(worst, 1e-4 * scale) << what << ": max abs error " << worst << " at scale " << scale;
-}
-
 class FixtureTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(FixtureTest, ImportsAndVerifies) {
@@ -90,34 +72,9 @@ TEST_P(FixtureTest, ImportsAndVerifies) {
 
 TEST_P(FixtureTest, RunsAsPyTorchDid) {
   const Case& c = GetParam();
-  if (!is_runnable(c)) GTEST_SKIP() << c.to_string() << " is the training IR; its core-ATen twin runs";
+  if (!is_runnable(c)) GTEST_SKIP() << c.to_string() << " is the training IR: aot_passes_test runs it after decomposition";
   ExportedProgram program = load_pt2(kFixtures + c.fixture + "/" + c.program);
-  const std::vector<std::string> buffers = program.graph_signature().buffers();
-  for (const std::string& name : c.cases) {
-    const std::string where = c.to_string() + " " + name;
-    auto inputs = read_npz(kFixtures + c.fixture + "/" + name + ".inputs.npz");
-    std::map<std::string, HostTensor> expected;
-    for (auto& [key, tensor] : read_npz(kFixtures + c.fixture + "/" + name + ".expected.npz")) expected[key] = tensor;
-
-    std::vector<Value> leaves;
-    for (auto& [key, tensor] : inputs) leaves.emplace_back(tensor);
-    const PyTree call = tree_unflatten(leaves, *program.in_spec());
-    const PyTree result = call_program(program, call.children[0], call.children[1]);
-    const auto [outputs, spec] = tree_flatten(result);
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const std::string key = "output_" + std::to_string(i);
-      ASSERT_TRUE(expected.count(key)) << where << ": PyTorch gave fewer outputs";
-      expect_close(std::get<HostTensor>(outputs[i]), expected.at(key), where + " " + key);
-    }
-    EXPECT_FALSE(expected.count("output_" + std::to_string(outputs.size()))) << where << ": PyTorch gave more outputs";
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      expect_close(std::get<HostTensor>(leaves[i]), expected.at("input_" + std::to_string(i)),
-                   where + " input_" + std::to_string(i) + " after the call");
-    }
-    for (const auto& [buffer, tensor] : program.named_buffers()) {
-      expect_close(tensor, expected.at("buffer:" + buffer), where + " buffer " + buffer + " after the call");
-    }
-  }
+  for (const std::string& name : c.cases) expect_case_matches_pytorch(program, c.fixture, name);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(all_programs()),

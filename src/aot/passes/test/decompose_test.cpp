@@ -9,7 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "aot/import/npz.h"
+#include "aot/import/testing/golden_fixtures.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/error.h"
@@ -23,16 +23,10 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kFixtures = KILN_SOURCE_DIR "/tests/fixtures/";
+using testing::expect_case_matches_pytorch;
+using testing::kFixtures;
 
-const nlohmann::json& manifest() {
-  static const nlohmann::json parsed = [] {
-    std::ifstream file(kFixtures + "manifest.json");
-    if (!file.good()) throw std::runtime_error("cannot read " + kFixtures + "manifest.json");
-    return nlohmann::json::parse(file);
-  }();
-  return parsed;
-}
+const nlohmann::json& manifest() { return testing::fixture_manifest(); }
 
 struct Fixture {
   std::string name;
@@ -48,18 +42,6 @@ std::vector<Fixture> training_ir_fixtures() {
     result.push_back({fixture.at("name"), fixture.at("cases").get<std::vector<std::string>>()});
   }
   return result;
-}
-
-// Max |actual - expected| must stay within 1e-4 of the expected values' scale.
-void expect_close(const HostTensor& actual, const HostTensor& expected, const std::string& what) {
-  ASSERT_EQ(actual.describe(), expected.describe()) << what;
-  const auto a = actual.to_doubles();
-  const auto e = expected.to_doubles();
-  double scale = 1.0;
-  for (double v : e) scale = std::max(scale, std::fabs(v));
-  double worst = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - e[i]));
-  EXPECT_LE(worst, 1e-4 * scale) << what << ": max abs error " << worst << " at scale " << scale;
 }
 
 // Ops the decomposed program may call: core ATen (views among them run as
@@ -83,31 +65,7 @@ TEST_P(TrainingIrFixtureTest, DecomposesAndRunsAsPyTorchDid) {
   EXPECT_EQ(program.dialect(), "ATEN");
   EXPECT_THAT(non_core_ops(program), ::testing::IsEmpty()) << program.to_string();
 
-  for (const std::string& name : f.cases) {
-    const std::string where = f.name + " " + name;
-    auto inputs = read_npz(kFixtures + f.name + "/" + name + ".inputs.npz");
-    std::map<std::string, HostTensor> expected;
-    for (auto& [key, tensor] : read_npz(kFixtures + f.name + "/" + name + ".expected.npz")) expected[key] = tensor;
-
-    std::vector<Value> leaves;
-    for (auto& [key, tensor] : inputs) leaves.emplace_back(tensor);
-    const PyTree call = tree_unflatten(leaves, *program.in_spec());
-    const PyTree result = call_program(program, call.children[0], call.children[1]);
-    const auto [outputs, spec] = tree_flatten(result);
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const std::string key = "output_" + std::to_string(i);
-      ASSERT_TRUE(expected.count(key)) << where << ": PyTorch gave fewer outputs";
-      expect_close(std::get<HostTensor>(outputs[i]), expected.at(key), where + " " + key);
-    }
-    EXPECT_FALSE(expected.count("output_" + std::to_string(outputs.size()))) << where << ": PyTorch gave more outputs";
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      expect_close(std::get<HostTensor>(leaves[i]), expected.at("input_" + std::to_string(i)),
-                   where + " input_" + std::to_string(i) + " after the call");
-    }
-    for (const auto& [buffer, tensor] : program.named_buffers()) {
-      expect_close(tensor, expected.at("buffer:" + buffer), where + " buffer " + buffer + " after the call");
-    }
-  }
+  for (const std::string& name : f.cases) expect_case_matches_pytorch(program, f.name, name);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TrainingIrFixtureTest, ::testing::ValuesIn(training_ir_fixtures()),
