@@ -7,6 +7,7 @@
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/elementwise.h"
 #include "kernels/portable/util/kernel_args.h"
+#include "kernels/portable/util/scalar.h"
 
 namespace kiln::kernels::portable {
 
@@ -47,21 +48,6 @@ bool check_alpha(KernelArgs& a, const EValue& alpha, ScalarType result) {
   return true;
 }
 
-int category(ScalarType t) { return t == ScalarType::Bool ? 0 : util::is_floating(t) ? 2 : 1; }
-
-// PyTorch's result_type for two tensors: a 0-dim tensor takes part only when
-// it raises the category (bool < integral < floating) of one with dims, so
-// f32[3] * f64[] stays f32 and i32[3] + i64[] stays i32.
-bool result_type(const Tensor& self, const Tensor& other, ScalarType* out) {
-  const bool self_scalar = self.dim() == 0, other_scalar = other.dim() == 0;
-  if (self_scalar == other_scalar) return runtime::promote_types(self.scalar_type(), other.scalar_type(), out);
-  const ScalarType dims = self_scalar ? other.scalar_type() : self.scalar_type();
-  const ScalarType zero = self_scalar ? self.scalar_type() : other.scalar_type();
-  if (category(zero) > category(dims)) return runtime::promote_types(dims, zero, out);
-  *out = dims;
-  return true;
-}
-
 // Checks the operands and out; on success out has the broadcast shape.
 template <BinaryOp kOp>
 bool check_binary(KernelArgs& a, const Tensor& self, const Tensor& other, const EValue* alpha, const Tensor& out) {
@@ -78,7 +64,7 @@ bool check_binary(KernelArgs& a, const Tensor& self, const Tensor& other, const 
     return false;
   }
   ScalarType expected;
-  if (!result_type(self, other, &expected)) {
+  if (!util::result_type(self, other, &expected)) {
     a.fail(Error::InvalidArgument, "'self' (%s) and 'other' (%s) have no promoted dtype", runtime::to_string(ts),
            runtime::to_string(to));
     return false;

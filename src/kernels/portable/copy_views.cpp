@@ -2,6 +2,7 @@
 // squeeze_copy.dims, unsqueeze_copy, transpose_copy.int, slice_copy.Tensor.
 // Each computes the view's shape and strides over `self` and copies through them.
 #include <algorithm>
+#include <cstdint>
 
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/kernel_args.h"
@@ -35,31 +36,35 @@ View identity(const Tensor& self) {
 }
 
 // `dim` normalized against `rank` (PyTorch wraps -1 to the last dim); false if out of range.
-bool wrap_dim(KernelArgs& a, int64_t dim, size_t rank, size_t* out) {
+bool wrap_dim(KernelArgs& a, int64_t dim, size_t rank, size_t* out, const char* name = "dim") {
   const auto r = static_cast<int64_t>(std::max<size_t>(rank, 1));
   if (dim < -r || dim >= r) {
-    a.fail(Error::InvalidArgument, "'dim' %lld is out of range for %zu dims", static_cast<long long>(dim), rank);
+    a.fail(Error::InvalidArgument, "'%s' %lld is out of range for %zu dims", name, static_cast<long long>(dim), rank);
     return false;
   }
   *out = static_cast<size_t>(dim < 0 ? dim + r : dim);
   return true;
 }
 
-// Reads self (0) and out (`out_index`) with matching dtypes.
+// Reads self (0) and out (`out_index`) with matching dtypes, of a known element size.
 bool read_self_out(KernelArgs& a, size_t count, size_t out_index, Tensor* self, Tensor* out) {
-  return a.check_count(count) && a.tensor(0, "self", self) && a.tensor(out_index, "out", out) &&
-         a.check_dtype(*out, "out", self->scalar_type());
+  if (!a.check_count(count) || !a.tensor(0, "self", self) || !a.tensor(out_index, "out", out)) return false;
+  if (!runtime::is_valid(self->scalar_type())) {
+    a.fail(Error::InvalidArgument, "'self' has an invalid dtype (%d)", static_cast<int>(self->scalar_type()));
+    return false;
+  }
+  return a.check_dtype(*out, "out", self->scalar_type());
 }
 
 // Resizes out to `view` and copies the viewed elements into it.
 void write_view(KernelArgs& a, const Tensor& self, const View& view, const Tensor& out) {
   if (!a.resize_out(out, "out", {view.sizes, view.rank})) return;
   if (out.numel() == 0) return;
-  // The copy helper reads from self's base pointer; fold the offset into a
-  // shifted tensor view of the same impl by reading through strides.
-  runtime::TensorImpl shifted(self.scalar_type(), 0, nullptr,
-                              static_cast<uint8_t*>(self.mutable_data_ptr()) + view.offset * static_cast<int64_t>(self.element_size()),
-                              nullptr, nullptr);
+  // The copy helper reads from its source's base pointer: hand it a 0-dim
+  // tensor whose data starts at the view's first element (it is only read).
+  const auto* first =
+      static_cast<const uint8_t*>(self.const_data_ptr()) + view.offset * static_cast<int64_t>(self.element_size());
+  runtime::TensorImpl shifted(self.scalar_type(), 0, nullptr, const_cast<uint8_t*>(first), nullptr, nullptr);
   util::copy_with_strides(Tensor(&shifted), view.strides, out);
 }
 
@@ -69,7 +74,10 @@ void expand_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   KernelArgs a(ctx, "aten::expand_copy.out", args);
   Tensor self, out;
   Span<const int64_t> size;
-  if (!read_self_out(a, 4, 3, &self, &out) || !a.int_list(1, "size", &size)) return;
+  bool implicit = false;  // only a tracing hint
+  if (!read_self_out(a, 4, 3, &self, &out) || !a.int_list(1, "size", &size) || !a.boolean(2, "implicit", &implicit)) {
+    return;
+  }
   const size_t rank = static_cast<size_t>(self.dim());
   if (size.size() < rank || size.size() > util::kMaxDims) {
     a.fail(Error::InvalidArgument, "'size' has %zu entries, fewer than the %zu dims of 'self' or too many", size.size(), rank);
@@ -89,7 +97,7 @@ void expand_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       }
       target = current;
     }
-    if (target < 0 || (current != 1 && target != current)) {
+    if (target < 0 || target > INT32_MAX || (current != 1 && target != current)) {
       a.fail(Error::InvalidArgument, "'size' entry %zu (%lld) cannot expand a dim of size %lld", d,
              static_cast<long long>(size[d]), static_cast<long long>(current));
       return;
@@ -134,11 +142,17 @@ void squeeze_copy_dims_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   Tensor self, out;
   Span<const int64_t> dims;
   if (!read_self_out(a, 3, 2, &self, &out) || !a.int_list(1, "dim", &dims)) return;
+  bool seen[util::kMaxDims] = {};
   bool drop[util::kMaxDims] = {};
   const size_t rank = static_cast<size_t>(self.dim());
   for (int64_t dim : dims) {
     size_t d = 0;
     if (!wrap_dim(a, dim, rank, &d)) return;
+    if (seen[d]) {
+      a.fail(Error::InvalidArgument, "'dim' %lld appears twice", static_cast<long long>(dim));
+      return;
+    }
+    seen[d] = true;
     if (d < rank && self.sizes()[d] == 1) drop[d] = true;  // only size-1 dims go, as in PyTorch
   }
   View full = identity(self);
@@ -185,7 +199,7 @@ void transpose_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   if (!read_self_out(a, 4, 3, &self, &out) || !a.integer(1, "dim0", &dim0) || !a.integer(2, "dim1", &dim1)) return;
   size_t d0 = 0, d1 = 0;
   const size_t rank = static_cast<size_t>(self.dim());
-  if (!wrap_dim(a, dim0, rank, &d0) || !wrap_dim(a, dim1, rank, &d1)) return;
+  if (!wrap_dim(a, dim0, rank, &d0, "dim0") || !wrap_dim(a, dim1, rank, &d1, "dim1")) return;
   View view = identity(self);
   if (rank > 0) {
     std::swap(view.sizes[d0], view.sizes[d1]);
@@ -219,9 +233,10 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   start = std::clamp<int64_t>(start, 0, length);
   end = std::clamp<int64_t>(end, start, length);
   View view = identity(self);
-  view.sizes[d] = static_cast<SizesType>((end - start + step - 1) / step);
-  view.offset = start * view.strides[d];
-  view.strides[d] *= step;
+  const int64_t count = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for a huge step
+  view.sizes[d] = static_cast<SizesType>(count);
+  view.offset = count == 0 ? 0 : start * view.strides[d];
+  if (count > 1) view.strides[d] *= step;
   write_view(a, self, view, out);
 }
 

@@ -57,15 +57,23 @@ void clone_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void bmm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 /// aten::_native_batch_norm_legit_no_training.out: batch norm with running
-/// statistics; out1/out2 may be empty ([0]), as torch leaves them in eval.
+/// statistics (N, C, ...); out1/out2 may be empty ([0]), as torch's CPU eval
+/// path leaves them, or [C] (then filled with the running mean and invstd).
+/// Multi-output ops like this one get a return slot the kernel does not read.
 void native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::native_layer_norm.out: out0 normalized, out1 mean, out2 rstd.
+/// aten::native_layer_norm.out: out0 normalized, out1 mean, out2 rstd (input's
+/// shape with the normalized dims 1); biased variance, accumulated in double.
 void native_layer_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::_softmax.out: softmax along one dim (max subtracted first).
+/// aten::_softmax.out: softmax along one dim (max subtracted first); float or
+/// double. half_to_float is NotSupported except as a no-op on Float input.
 void softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::max_pool2d_with_indices.out: values and flat (h * W + w) indices.
+/// aten::max_pool2d_with_indices.out: (N, C, H, W) or (C, H, W); values and
+/// flat (h * W + w) indices per plane, PyTorch's ceil_mode output size,
+/// padding as -inf, NaN propagating.
 void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::mean.out (mean.dim's out variant) and aten::any.out (any.dim's).
+/// aten::mean.out (mean.dim's out variant): dims None or [] mean all, sums in
+/// double; out has `dtype` (Float or Double) or self's floating dtype.
+/// aten::any.out (any.dim's): a Bool out. Any layout of self and out.
 void mean_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void any_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
@@ -77,7 +85,10 @@ void mul_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void div_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::gelu.out ('none': erf form; 'tanh': the tanh approximation).
 void gelu_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::logical_not.out, aten::eq.Scalar_out, aten::where.self_out, aten::full_like.out.
+/// aten::logical_not.out (0/1 in out's dtype), aten::eq.Scalar_out (compared
+/// in the promoted dtype), aten::where.self_out (broadcasting, result_type of
+/// self and other), aten::full_like.out (the value in out's dtype, which it
+/// must fit as PyTorch checks).
 void logical_not_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void eq_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void where_self_out(KernelRuntimeContext& ctx, Span<EValue*> args);

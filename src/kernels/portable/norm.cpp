@@ -1,6 +1,7 @@
 // _native_batch_norm_legit_no_training, native_layer_norm, _softmax.
-// Contiguous float/double tensors; statistics are accumulated in double and
-// applied in the tensor's dtype.
+// Contiguous float/double tensors. Layer norm's statistics are accumulated in
+// double (PyTorch uses float with a cascaded sum); everything else is computed
+// in the tensor's dtype in the order of PyTorch's CPU kernels.
 #include <cmath>
 
 #include <algorithm>
@@ -40,11 +41,13 @@ bool read_channel_tensor(KernelArgs& a, const std::optional<Tensor>& t, const ch
   return a.check_dtype(*t, name, dtype) && a.check_contiguous(*t, name);
 }
 
-// The statistics outputs that torch leaves empty ([0]) in eval mode.
-bool resize_empty_or(KernelArgs& a, const Tensor& out, const char* name, Span<const SizesType> sizes) {
+// The statistics outputs that torch leaves empty ([0]) in eval mode on CPU
+// (CUDA fills them): kept empty if given empty, else resized to `sizes`.
+bool resize_empty_or(KernelArgs& a, const Tensor& out, const char* name, Span<const SizesType> sizes,
+                     ScalarType dtype) {
   const SizesType empty[1] = {0};
   if (out.dim() == 1 && out.size(0) == 0) return a.resize_out(out, name, {empty, 1});
-  return a.resize_out(out, name, sizes);
+  return a.check_dtype(out, name, dtype) && a.resize_out(out, name, sizes) && a.check_contiguous(out, name);
 }
 
 }  // namespace
@@ -58,11 +61,8 @@ void native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, Span<EVa
       !a.tensor(7, "out0", &out0) || !a.tensor(8, "out1", &out1) || !a.tensor(9, "out2", &out2)) {
     return;
   }
-  if (!args[6]->isDouble()) {
-    a.fail(Error::InvalidArgument, "'eps' must be a Double, got %s", runtime::to_string(args[6]->tag()));
-    return;
-  }
-  const double eps = args[6]->toDouble();
+  double momentum = 0, eps = 0;
+  if (!a.floating(5, "momentum", &momentum) || !a.floating(6, "eps", &eps)) return;  // momentum: unused in eval
   if (input.dim() < 2) {
     a.fail(Error::InvalidArgument, "'input' must have at least 2 dims (N, C, ...), got %zd", input.dim());
     return;
@@ -76,7 +76,9 @@ void native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, Span<EVa
     return;
   }
   const SizesType channel_shape[1] = {static_cast<SizesType>(channels)};
-  if (!resize_empty_or(a, out1, "out1", channel_shape) || !resize_empty_or(a, out2, "out2", channel_shape)) return;
+  if (!resize_empty_or(a, out1, "out1", channel_shape, dtype) || !resize_empty_or(a, out2, "out2", channel_shape, dtype)) {
+    return;
+  }
   int64_t inner = 1;
   for (ssize_t d = 2; d < input.dim(); ++d) inner *= input.size(d);
   const int64_t batch = input.size(0);
@@ -96,10 +98,11 @@ void native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, Span<EVa
         for (int64_t i = 0; i < inner; ++i) y[base + i] = x[base + i] * scale + shift;
       }
     }
-    if (out1.numel() == channels) {
+    // out1 and out2 are now [0] or [C]: filled, as CUDA does, when [C].
+    if (out1.numel() > 0) {
       for (int64_t c = 0; c < channels; ++c) out1.mutable_data_ptr<T>()[c] = mean.const_data_ptr<T>()[c];
     }
-    if (out2.numel() == channels) {
+    if (out2.numel() > 0) {
       for (int64_t c = 0; c < channels; ++c) {
         out2.mutable_data_ptr<T>()[c] = static_cast<T>(1) / std::sqrt(var.const_data_ptr<T>()[c] + static_cast<T>(eps));
       }
@@ -117,11 +120,8 @@ void native_layer_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !a.tensor(6, "out1", &out1) || !a.tensor(7, "out2", &out2)) {
     return;
   }
-  if (!args[4]->isDouble()) {
-    a.fail(Error::InvalidArgument, "'eps' must be a Double, got %s", runtime::to_string(args[4]->tag()));
-    return;
-  }
-  const double eps = args[4]->toDouble();
+  double eps = 0;
+  if (!a.floating(4, "eps", &eps)) return;
   const size_t rank = static_cast<size_t>(input.dim());
   if (normalized.empty() || normalized.size() > rank) {
     a.fail(Error::InvalidArgument, "'normalized_shape' has %zu dims for an input of %zu", normalized.size(), rank);
@@ -141,29 +141,36 @@ void native_layer_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   const ScalarType dtype = input.scalar_type();
   if (!read_channel_tensor(a, weight, "weight", inner, dtype) || !read_channel_tensor(a, bias, "bias", inner, dtype)) return;
   SizesType stat_shape[util::kMaxDims];
-  for (size_t d = 0; d < rank; ++d) stat_shape[d] = d < lead ? input.sizes()[d] : 1;
+  int64_t rows = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    stat_shape[d] = d < lead ? input.sizes()[d] : 1;
+    rows *= stat_shape[d];
+  }
   if (!a.check_dtype(out1, "out1", dtype) || !a.check_dtype(out2, "out2", dtype) ||
-      !a.resize_out(out1, "out1", {stat_shape, rank}) || !a.resize_out(out2, "out2", {stat_shape, rank})) {
+      !a.resize_out(out1, "out1", {stat_shape, rank}) || !a.resize_out(out2, "out2", {stat_shape, rank}) ||
+      !a.check_contiguous(out1, "out1") || !a.check_contiguous(out2, "out2")) {
     return;
   }
-  const int64_t rows = inner == 0 ? 0 : input.numel() / inner;
   util::visit_floating(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
+    const T* w = weight ? weight->const_data_ptr<T>() : nullptr;
+    const T* b = bias ? bias->const_data_ptr<T>() : nullptr;
     for (int64_t r = 0; r < rows; ++r) {
       const T* x = input.const_data_ptr<T>() + r * inner;
       T* y = out0.mutable_data_ptr<T>() + r * inner;
+      // Biased variance, two passes in double; an empty row gives NaN as in torch.
       double sum = 0;
-      for (int64_t i = 0; i < inner; ++i) sum += x[i];
+      for (int64_t i = 0; i < inner; ++i) sum += static_cast<double>(x[i]);
       const double mean = sum / static_cast<double>(inner);
       double squares = 0;
       for (int64_t i = 0; i < inner; ++i) squares += (x[i] - mean) * (x[i] - mean);
       const T rstd = static_cast<T>(1.0 / std::sqrt(squares / static_cast<double>(inner) + eps));
       const T m = static_cast<T>(mean);
+      // PyTorch's form: (x * rstd + (-mean * rstd)) * weight + bias.
+      const T shift = -m * rstd;
       for (int64_t i = 0; i < inner; ++i) {
-        T v = (x[i] - m) * rstd;
-        if (weight) v = v * weight->const_data_ptr<T>()[i];
-        if (bias) v = v + bias->const_data_ptr<T>()[i];
-        y[i] = v;
+        const T v = x[i] * rstd + shift;
+        y[i] = (w != nullptr ? v * w[i] : v) + (b != nullptr ? b[i] : T(0));
       }
       out1.mutable_data_ptr<T>()[r] = m;
       out2.mutable_data_ptr<T>()[r] = rstd;
@@ -180,8 +187,11 @@ void softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !a.boolean(2, "half_to_float", &half_to_float) || !a.tensor(3, "out", &out)) {
     return;
   }
-  if (half_to_float) {
-    a.fail(Error::NotSupported, "'half_to_float' is only meaningful for half inputs, which are not supported");
+  // Half inputs are not supported, so half_to_float can only be honoured as a
+  // no-op on a Float input (whose result is Float anyway).
+  if (half_to_float && self.scalar_type() != ScalarType::Float) {
+    a.fail(Error::NotSupported, "'half_to_float' is set for a %s input; only Float is supported",
+           runtime::to_string(self.scalar_type()));
     return;
   }
   const int64_t rank = std::max<int64_t>(self.dim(), 1);
@@ -202,14 +212,19 @@ void softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       for (int64_t i = 0; i < inner; ++i) {
         const T* x = self.const_data_ptr<T>() + o * length * inner + i;
         T* y = out.mutable_data_ptr<T>() + o * length * inner + i;
+        // The max propagates NaN (as torch's vectorized maximum does).
         T max = x[0];
-        for (int64_t k = 1; k < length; ++k) max = std::max(max, x[k * inner]);
+        for (int64_t k = 1; k < length; ++k) {
+          const T v = x[k * inner];
+          if (v > max || std::isnan(v)) max = std::isnan(max) ? max : v;
+        }
         T sum = 0;
         for (int64_t k = 0; k < length; ++k) {
           y[k * inner] = std::exp(x[k * inner] - max);
           sum += y[k * inner];
         }
-        for (int64_t k = 0; k < length; ++k) y[k * inner] /= sum;
+        const T scale = T(1) / sum;  // torch multiplies by the reciprocal
+        for (int64_t k = 0; k < length; ++k) y[k * inner] *= scale;
       }
     }
   });

@@ -2,11 +2,13 @@
 // overloads of add, sub, mul and div.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/elementwise.h"
 #include "kernels/portable/util/kernel_args.h"
+#include "kernels/portable/util/scalar.h"
 #include "kernels/portable/util/strided.h"
 
 namespace kiln::kernels::portable {
@@ -18,15 +20,6 @@ using runtime::ScalarType;
 using runtime::SizesType;
 using runtime::Tensor;
 using util::KernelArgs;
-
-// The dtype of `tensor op number` under PyTorch's rules: the number only
-// raises the category (bool < integral < floating), taking the default dtype
-// of its kind (int64, float32) when it does.
-ScalarType with_number(ScalarType tensor, const EValue& number) {
-  if (number.isDouble() && !util::is_floating(tensor)) return ScalarType::Float;
-  if (number.isInt() && tensor == ScalarType::Bool) return ScalarType::Long;
-  return tensor;
-}
 
 enum class ScalarOp { Add, Sub, Mul, Div };
 
@@ -46,10 +39,19 @@ void scalar_binary_out(KernelRuntimeContext& ctx, Span<EValue*> args, const char
     a.fail(Error::InvalidArgument, "'self' has unsupported dtype %s", runtime::to_string(self.scalar_type()));
     return;
   }
-  ScalarType expected = with_number(self.scalar_type(), *other);
+  ScalarType expected = util::with_number(self.scalar_type(), *other);
   if (kOp == ScalarOp::Div && !util::is_floating(expected)) expected = ScalarType::Float;
-  if (kOp == ScalarOp::Sub && expected == ScalarType::Bool) {
-    a.fail(Error::InvalidArgument, "subtraction of a bool tensor is not supported");
+  if (kOp == ScalarOp::Sub && (self.scalar_type() == ScalarType::Bool || other->isBool())) {
+    a.fail(Error::InvalidArgument, "'%s' is a Bool; subtraction with a bool is not supported",
+           other->isBool() ? "other" : "self");
+    return;
+  }
+  // PyTorch's alpha_check: a Bool alpha only for Bool results, a floating
+  // alpha only for floating results.
+  if (alpha != nullptr && ((alpha->isBool() && expected != ScalarType::Bool) ||
+                           (alpha->isDouble() && !util::is_floating(expected)))) {
+    a.fail(Error::InvalidArgument, "'alpha' (a %s) does not suit a %s result", runtime::to_string(alpha->tag()),
+           runtime::to_string(expected));
     return;
   }
   if (!a.check_dtype(out, "out", expected) || !a.resize_out(out, "out", self.sizes())) return;
@@ -59,9 +61,12 @@ void scalar_binary_out(KernelRuntimeContext& ctx, Span<EValue*> args, const char
       using C = typename decltype(out_tag)::type;
       const C s = util::scalar_to<C>(*other);
       const C al = alpha != nullptr ? util::scalar_to<C>(*alpha) : C(1);
-      util::map_unary<In, C>(self, out, [s, al](In x) -> C {
+      util::map_unary<In, C>(self, out, [=](In x) -> C {
         const C v = static_cast<C>(x);
-        if constexpr (kOp == ScalarOp::Add) return util::wrapping_add(v, util::wrapping_mul(al, s));
+        // Floating add/sub fuse x + alpha * other into one rounding, as torch's fmadd.
+        if constexpr (std::is_floating_point_v<C> && kOp == ScalarOp::Add) return std::fma(al, s, v);
+        else if constexpr (std::is_floating_point_v<C> && kOp == ScalarOp::Sub) return std::fma(-al, s, v);
+        else if constexpr (kOp == ScalarOp::Add) return util::wrapping_add(v, util::wrapping_mul(al, s));
         else if constexpr (kOp == ScalarOp::Sub) return util::wrapping_sub(v, util::wrapping_mul(al, s));
         else if constexpr (kOp == ScalarOp::Mul) return util::wrapping_mul(v, s);
         else return static_cast<C>(v / s);
@@ -150,10 +155,14 @@ void eq_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     return;
   }
   if (!a.check_dtype(out, "out", ScalarType::Bool) || !a.resize_out(out, "out", self.sizes())) return;
-  const double value = other->toScalarAsDouble();
-  util::visit_real_or_bool(self.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    util::map_unary<T, bool>(self, out, [value](T x) { return static_cast<double>(x) == value; });
+  // Compared in the dtype of `self op other` (so f32 0.1 == 0.1 holds, as in torch).
+  util::visit_real_or_bool(self.scalar_type(), [&](auto in_tag) {
+    util::visit_real_or_bool(util::with_number(self.scalar_type(), *other), [&](auto cmp_tag) {
+      using T = typename decltype(in_tag)::type;
+      using C = typename decltype(cmp_tag)::type;
+      const C value = util::scalar_to<C>(*other);
+      util::map_unary<T, bool>(self, out, [value](T x) { return static_cast<C>(x) == value; });
+    });
   });
 }
 
@@ -166,7 +175,8 @@ void where_self_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   }
   if (!a.check_dtype(condition, "condition", ScalarType::Bool)) return;
   ScalarType dtype;
-  if (!runtime::promote_types(self.scalar_type(), other.scalar_type(), &dtype) || !util::is_real_or_bool(dtype)) {
+  if (!util::is_real_or_bool(self.scalar_type()) || !util::is_real_or_bool(other.scalar_type()) ||
+      !util::result_type(self, other, &dtype)) {
     a.fail(Error::InvalidArgument, "'self' (%s) and 'other' (%s) have no common dtype", runtime::to_string(self.scalar_type()),
            runtime::to_string(other.scalar_type()));
     return;
@@ -215,6 +225,18 @@ void full_like_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   }
   if (!util::is_real_or_bool(out.scalar_type())) {
     a.fail(Error::InvalidArgument, "'out' has unsupported dtype %s", runtime::to_string(out.scalar_type()));
+    return;
+  }
+  if (!args[2]->isNone()) {
+    int64_t format = 0;  // any memory format: every element gets the value
+    if (!a.integer(2, "memory_format", &format)) return;
+  }
+  bool fits = false;
+  util::visit_real_or_bool(out.scalar_type(),
+                           [&](auto tag) { fits = util::scalar_fits<typename decltype(tag)::type>(*fill); });
+  if (!fits) {
+    a.fail(Error::InvalidArgument, "'fill_value' %g cannot be converted to %s without overflow",
+           fill->toScalarAsDouble(), runtime::to_string(out.scalar_type()));
     return;
   }
   if (!a.resize_out(out, "out", self.sizes())) return;

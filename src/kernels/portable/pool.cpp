@@ -62,12 +62,18 @@ void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args) 
     return;
   }
   for (int d = 0; d < 2; ++d) {
-    if (kernel[d] <= 0 || stride[d] <= 0 || dilation[d] <= 0 || padding[d] < 0 || padding[d] * 2 > kernel[d]) {
-      a.fail(Error::InvalidArgument,
-             "'kernel_size', 'stride' and 'dilation' must be positive and 'padding' at most half the kernel "
-             "(got kernel %lld, stride %lld, padding %lld, dilation %lld)",
-             static_cast<long long>(kernel[d]), static_cast<long long>(stride[d]), static_cast<long long>(padding[d]),
-             static_cast<long long>(dilation[d]));
+    const char* bad = kernel[d] <= 0   ? "kernel_size"
+                      : stride[d] <= 0   ? "stride"
+                      : dilation[d] <= 0 ? "dilation"
+                                         : nullptr;
+    if (bad != nullptr) {
+      a.fail(Error::InvalidArgument, "'%s' must be positive (kernel %lld, stride %lld, dilation %lld)", bad,
+             static_cast<long long>(kernel[d]), static_cast<long long>(stride[d]), static_cast<long long>(dilation[d]));
+      return;
+    }
+    if (padding[d] < 0 || padding[d] > kernel[d] / 2) {
+      a.fail(Error::InvalidArgument, "'padding' %lld must be between 0 and half the kernel size %lld",
+             static_cast<long long>(padding[d]), static_cast<long long>(kernel[d]));
       return;
     }
   }
@@ -76,6 +82,13 @@ void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args) 
     return;
   }
   const ssize_t rank = self.dim();
+  // As PyTorch: every dim but a 4-D input's batch dim must be non-empty.
+  for (ssize_t d = rank - 3; d < rank; ++d) {
+    if (self.size(d) == 0) {
+      a.fail(Error::InvalidArgument, "'self' must be non-empty in its (C, H, W) dims, got size 0 in dim %zd", d);
+      return;
+    }
+  }
   const int64_t height = self.size(rank - 2), width = self.size(rank - 1);
   const int64_t out_h = pooled_size(height, kernel[0], padding[0], stride[0], dilation[0], ceil_mode);
   const int64_t out_w = pooled_size(width, kernel[1], padding[1], stride[1], dilation[1], ceil_mode);
@@ -103,6 +116,9 @@ void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args) 
       int64_t* idx = indices.mutable_data_ptr<int64_t>() + p * out_h * out_w;
       for (int64_t oh = 0; oh < out_h; ++oh) {
         for (int64_t ow = 0; ow < out_w; ++ow) {
+          // PyTorch's loop: padding acts as -inf (the index starts at the
+          // window's first in-bounds element), a larger value or any NaN
+          // takes over, so the last NaN of a window wins.
           int64_t best_index = -1;
           T best = std::numeric_limits<T>::lowest();
           if constexpr (std::numeric_limits<T>::has_infinity) best = -std::numeric_limits<T>::infinity();
@@ -113,13 +129,12 @@ void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args) 
               const int64_t iw = ow * stride[1] - padding[1] + kw * dilation[1];
               if (iw < 0 || iw >= width) continue;
               const T v = x[ih * width + iw];
-              // A NaN wins and stays, as in PyTorch.
               bool is_nan = false;
               if constexpr (std::is_floating_point_v<T>) is_nan = std::isnan(v);
-              if (best_index < 0 || v > best || is_nan) {
+              if (best_index < 0) best_index = ih * width + iw;
+              if (v > best || is_nan) {
                 best = v;
                 best_index = ih * width + iw;
-                if (is_nan) break;
               }
             }
           }

@@ -79,6 +79,12 @@ bool KernelArgs::boolean(size_t index, const char* name, bool* out) {
   return true;
 }
 
+bool KernelArgs::floating(size_t index, const char* name, double* out) {
+  if (!check_tag(index, name, at(index).isDouble() || at(index).isInt(), "a Double")) return false;
+  *out = at(index).toScalarAsDouble();
+  return true;
+}
+
 bool KernelArgs::scalar(size_t index, const char* name, const EValue** out) {
   if (!check_tag(index, name, at(index).isScalar(), "a Scalar (Int, Double or Bool)")) return false;
   *out = &at(index);

@@ -46,6 +46,8 @@ class KernelArgs final {
   bool int_list(size_t index, const char* name, Span<const int64_t>* out);
   bool integer(size_t index, const char* name, int64_t* out);
   bool boolean(size_t index, const char* name, bool* out);
+  /// A `float` argument: a Double, or an Int (which PyTorch also accepts).
+  bool floating(size_t index, const char* name, double* out);
   /// A Scalar (Int, Double or Bool); the EValue itself, to keep its kind.
   bool scalar(size_t index, const char* name, const EValue** out);
 
