@@ -19,28 +19,21 @@ Node* GraphBuilder::input(const std::string& name, TensorMeta meta) {
   return node;
 }
 
-Node* GraphBuilder::lifted(const std::string& prefix, const std::string& target, const HostTensor& value) {
+Node* GraphBuilder::lift(InputKind kind, const std::string& target, HostTensor value, bool persistent) {
   if (!value.defined()) throw AotError("lifted tensor '" + target + "' has no data");
+  if (state_dict_.count(target) || constants_.count(target)) {
+    throw AotError(to_string(kind) + " '" + target + "' is defined twice");
+  }
+  // torch.export's placeholder names: p_ parameters, b_ buffers, c_ constants.
+  const char* prefix = kind == InputKind::Parameter ? "p_" : kind == InputKind::Buffer ? "b_" : "c_";
   std::string name = prefix + target;
   std::replace(name.begin(), name.end(), '.', '_');
   Node* node = graph_->placeholder(name, TensorMeta(value.dtype(), value.sizes()));
   lifted_nodes_.push_back(node);
-  return node;
-}
-
-Node* GraphBuilder::parameter(const std::string& target, HostTensor value) {
-  if (state_dict_.count(target)) throw AotError("parameter '" + target + "' is defined twice");
-  Node* node = lifted("p_", target, value);
-  lifted_specs_.push_back({InputKind::Parameter, ArgumentSpec::tensor(node->name()), target, std::nullopt});
-  state_dict_[target] = std::move(value);
-  return node;
-}
-
-Node* GraphBuilder::buffer(const std::string& target, HostTensor value, bool persistent) {
-  if (state_dict_.count(target) || constants_.count(target)) throw AotError("buffer '" + target + "' is defined twice");
-  Node* node = lifted("b_", target, value);
-  lifted_specs_.push_back({InputKind::Buffer, ArgumentSpec::tensor(node->name()), target, persistent});
-  if (persistent) {
+  InputSpec spec{kind, ArgumentSpec::tensor(node->name()), target, std::nullopt};
+  if (kind == InputKind::Buffer) spec.persistent = persistent;
+  lifted_specs_.push_back(spec);
+  if (spec.in_state_dict()) {
     state_dict_[target] = std::move(value);
   } else {
     constants_[target] = std::move(value);
@@ -48,32 +41,30 @@ Node* GraphBuilder::buffer(const std::string& target, HostTensor value, bool per
   return node;
 }
 
+Node* GraphBuilder::parameter(const std::string& target, HostTensor value) {
+  return lift(InputKind::Parameter, target, std::move(value), true);
+}
+
+Node* GraphBuilder::buffer(const std::string& target, HostTensor value, bool persistent) {
+  return lift(InputKind::Buffer, target, std::move(value), persistent);
+}
+
 Node* GraphBuilder::constant(const std::string& target, HostTensor value) {
-  if (constants_.count(target)) throw AotError("constant '" + target + "' is defined twice");
-  Node* node = lifted("c_", target, value);
-  lifted_specs_.push_back({InputKind::ConstantTensor, ArgumentSpec::tensor(node->name()), target, std::nullopt});
-  constants_[target] = std::move(value);
-  return node;
+  return lift(InputKind::ConstantTensor, target, std::move(value), true);
 }
 
 Node* GraphBuilder::call(const std::string& op, ArgumentList args, KwargList kwargs) {
-  const OpSchema& schema = get_op_schema(op);
-  Node* node = graph_->call_function(schema.qualified_name(), std::move(args), std::move(kwargs));
-  try {
-    infer_meta(*node);
-  } catch (...) {
-    graph_->erase_node(node);
-    throw;
-  }
-  return node;
+  return add_call(get_op_schema(op).qualified_name(), std::move(args), std::move(kwargs));
 }
 
-Node* GraphBuilder::getitem(Node* value, int64_t index) {
-  Node* node = graph_->call_function("getitem", {value, index});
+Node* GraphBuilder::getitem(Node* value, int64_t index) { return add_call("getitem", {value, index}, {}); }
+
+Node* GraphBuilder::add_call(const std::string& target, ArgumentList args, KwargList kwargs) {
+  Node* node = graph_->call_function(target, std::move(args), std::move(kwargs));
   try {
     infer_meta(*node);
   } catch (...) {
-    graph_->erase_node(node);
+    graph_->erase_node(node);  // a rejected call leaves nothing behind
     throw;
   }
   return node;

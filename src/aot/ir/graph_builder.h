@@ -53,7 +53,8 @@ class GraphBuilder {
   ExportedProgram build() &&;
 
  private:
-  Node* lifted(const std::string& prefix, const std::string& target, const HostTensor& value);
+  Node* lift(InputKind kind, const std::string& target, HostTensor value, bool persistent);
+  Node* add_call(const std::string& target, ArgumentList args, KwargList kwargs);
 
   std::unique_ptr<Graph> graph_;
   std::vector<InputSpec> lifted_specs_;
