@@ -104,4 +104,14 @@ void unsqueeze_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void transpose_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
+// ---- unary math and activations (unary.cpp, activation.cpp) ----
+
+// ---- binary, comparison, logical, clamp, pow (binary.cpp, pointwise.cpp, compare.cpp) ----
+
+// ---- reductions, scans, sort, softmax (reduce.cpp, sort.cpp, norm.cpp) ----
+
+// ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
+
+// ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
+
 }  // namespace kiln::kernels::portable
