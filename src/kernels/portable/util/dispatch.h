@@ -34,6 +34,40 @@ inline bool is_real(runtime::ScalarType t) {
 }
 /// Int, Long, Float, Double, Bool.
 inline bool is_real_or_bool(runtime::ScalarType t) { return is_real(t) || t == runtime::ScalarType::Bool; }
+/// Half, BFloat16: stored in 16 bits, computed in float.
+inline bool is_half(runtime::ScalarType t) {
+  return t == runtime::ScalarType::Half || t == runtime::ScalarType::BFloat16;
+}
+inline bool is_floating_or_half(runtime::ScalarType t) { return is_floating(t) || is_half(t); }
+inline bool is_real_or_half(runtime::ScalarType t) { return is_real(t) || is_half(t); }
+inline bool is_real_or_bool_or_half(runtime::ScalarType t) { return is_real_or_bool(t) || is_half(t); }
+
+/// The type arithmetic on a T is done in: float for the 16-bit floats, T
+/// otherwise. Kernels load a T, compute in compute_t<T> and store a T.
+template <typename T>
+struct ComputeType {
+  using type = T;
+};
+template <>
+struct ComputeType<runtime::Half> {
+  using type = float;
+};
+template <>
+struct ComputeType<runtime::BFloat16> {
+  using type = float;
+};
+template <typename T>
+using compute_t = typename ComputeType<T>::type;
+
+/// Converts a computed value back to T (the 16-bit floats round to nearest even).
+template <typename T, typename C>
+inline T store_as(C value) {
+  if constexpr (std::is_same_v<T, runtime::Half> || std::is_same_v<T, runtime::BFloat16>) {
+    return T(static_cast<float>(value));
+  } else {
+    return static_cast<T>(value);
+  }
+}
 
 template <typename F>
 bool visit_floating(runtime::ScalarType t, F&& f) {
@@ -41,6 +75,16 @@ bool visit_floating(runtime::ScalarType t, F&& f) {
     case runtime::ScalarType::Float: f(TypeTag<float>{}); return true;
     case runtime::ScalarType::Double: f(TypeTag<double>{}); return true;
     default: return false;
+  }
+}
+
+/// Float, Double, Half, BFloat16.
+template <typename F>
+bool visit_floating_or_half(runtime::ScalarType t, F&& f) {
+  switch (t) {
+    case runtime::ScalarType::Half: f(TypeTag<runtime::Half>{}); return true;
+    case runtime::ScalarType::BFloat16: f(TypeTag<runtime::BFloat16>{}); return true;
+    default: return visit_floating(t, f);
   }
 }
 
@@ -62,6 +106,20 @@ bool visit_real_or_bool(runtime::ScalarType t, F&& f) {
   return visit_real(t, f);
 }
 
+/// Int, Long, Float, Double, Half, BFloat16.
+template <typename F>
+bool visit_real_or_half(runtime::ScalarType t, F&& f) {
+  if (is_half(t)) return visit_floating_or_half(t, f);
+  return visit_real(t, f);
+}
+
+/// Int, Long, Float, Double, Half, BFloat16, Bool.
+template <typename F>
+bool visit_real_or_bool_or_half(runtime::ScalarType t, F&& f) {
+  if (is_half(t)) return visit_floating_or_half(t, f);
+  return visit_real_or_bool(t, f);
+}
+
 /// An unsigned integer type of `size` bytes (1, 2, 4 or 8), for copying
 /// elements of any dtype without caring what they mean.
 template <typename F>
@@ -76,17 +134,21 @@ bool visit_element_size(size_t size, F&& f) {
 }
 
 /// The compile-time twin of runtime::promote_types for the types above
-/// (bool < int32 < int64 < float < double).
+/// (bool < int32 < int64 < half, bfloat16 < float < double; half with
+/// bfloat16 gives float).
 template <typename T>
 constexpr int promotion_rank() {
   if constexpr (std::is_same_v<T, bool>) return 0;
   else if constexpr (std::is_same_v<T, int32_t>) return 1;
   else if constexpr (std::is_same_v<T, int64_t>) return 2;
-  else if constexpr (std::is_same_v<T, float>) return 3;
-  else return 4;
+  else if constexpr (std::is_same_v<T, runtime::Half> || std::is_same_v<T, runtime::BFloat16>) return 3;
+  else if constexpr (std::is_same_v<T, float>) return 4;
+  else return 5;
 }
 template <typename A, typename B>
-using promoted_t = std::conditional_t<(promotion_rank<A>() >= promotion_rank<B>()), A, B>;
+using promoted_t = std::conditional_t<
+    promotion_rank<A>() == 3 && promotion_rank<B>() == 3 && !std::is_same_v<A, B>, float,
+    std::conditional_t<(promotion_rank<A>() >= promotion_rank<B>()), A, B>>;
 
 /// Wrapping arithmetic for signed integers (as PyTorch's results; signed
 /// overflow would be undefined behaviour in C++). Plain arithmetic for the rest.
