@@ -72,8 +72,10 @@ void softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// padding as -inf, NaN propagating.
 void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::mean.out (mean.dim's out variant): dims None or [] mean all, sums in
-/// double; out has `dtype` (Float or Double) or self's floating dtype.
-/// aten::any.out (any.dim's): a Bool out. Any layout of self and out.
+/// double; the result dtype is `dtype` if given, else out's (as PyTorch
+/// infers it), and must be floating (Half and BFloat16 too); without `dtype`
+/// self must be floating. aten::any.out (any.dim's): a Bool out, NaN counting
+/// as true. Any layout of self and out.
 void mean_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void any_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
@@ -109,6 +111,54 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 // ---- binary, comparison, logical, clamp, pow (binary.cpp, pointwise.cpp, compare.cpp) ----
 
 // ---- reductions, scans, sort, softmax (reduce.cpp, sort.cpp, norm.cpp) ----
+/// Reductions over a dim list (reduce.cpp). `dim` lists may hold negative
+/// dims, in any order, each once; a 0-dim self takes dim 0 or -1. Self and
+/// the outs may have any layout. dtypes: Bool, Int, Long, Float, Double,
+/// Half, BFloat16 unless noted.
+///
+/// aten::sum.IntList_out (dim None or [] = all) and aten::prod.int_out (one
+/// dim): the result dtype is `dtype` if given, else out's, as PyTorch infers
+/// it; aten::sum.out and aten::prod.out (everything): `dtype`, else self's
+/// with Bool and integral self widened to Long. Each input is cast to the
+/// result dtype first; sums accumulate in double (floating) or int64 with
+/// wraparound, products in float/double/int64; Bool results are any/all.
+/// The sum of nothing is 0, the product 1.
+void sum_intlist_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sum_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void prod_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void prod_int_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::amax.out, aten::amin.out: dim [] = all; out has self's dtype; NaN
+/// propagates. A reduced dim of size 0 is an error (no identity), as in PyTorch.
+void amax_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void amin_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::argmax.out, aten::argmin.out: dim None = the index into flattened
+/// self (keepdim then keeps every dim as 1); a Long out holding the first
+/// index of the extreme, the first NaN if there is one. No Bool (as PyTorch).
+/// aten::max.dim_max, aten::min.dim_min: the extreme along one dim and its
+/// index, by the same rules, into outs `max`/`min` (self's dtype) and
+/// `max_values`/`min_indices` (Long), as the schema names them. A reduced dim
+/// of size 0 is an error.
+void argmax_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void argmin_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void max_dim_max(KernelRuntimeContext& ctx, Span<EValue*> args);
+void min_dim_min(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::var.correction_out: dim None or [] = all; sum of squared deviations
+/// from the mean (two passes in double) over max(N - correction, 0), so inf
+/// or NaN past N; correction None means 1. Floating self (Float, Double,
+/// Half, BFloat16) and a floating out of any of those dtypes.
+void var_correction_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::any.all_out, aten::all.all_out (everything), aten::all.out (one dim),
+/// aten::any.dims_out, aten::all.dims_out (None = all, [] = none reduced):
+/// a Bool out; NaN counts as true; any of nothing is false, all true.
+void any_all_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void any_dims_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void all_all_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void all_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void all_dims_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::cumsum.out: running sums along one dim, in `dtype` if given, else
+/// out's dtype (Long for Bool and integral self in PyTorch's functional
+/// form); never Bool. Accumulated in double (floating) or int64.
+void cumsum_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
 

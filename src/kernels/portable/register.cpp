@@ -40,8 +40,8 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::native_layer_norm.out", native_layer_norm_out}, kFloating},
     {{"aten::_softmax.out", softmax_out}, kFloating},
     {{"aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out}, kReal},
-    {{"aten::mean.out", mean_out}, kFloating},
-    {{"aten::any.out", any_out}, kRealOrBool},
+    {{"aten::mean.out", mean_out}, kFloating | kHalfs},
+    {{"aten::any.out", any_out}, kRealOrBool | kHalfs},
     {{"aten::add.Scalar_out", add_scalar_out}, kRealOrBool},
     {{"aten::sub.Scalar_out", sub_scalar_out}, kReal},
     {{"aten::mul.Scalar_out", mul_scalar_out}, kRealOrBool},
@@ -60,6 +60,23 @@ const PortableKernel kPortableKernels[] = {
     // ---- unary math and activations (unary.cpp, activation.cpp) ----
     // ---- binary, comparison, logical, clamp, pow (binary.cpp, pointwise.cpp, compare.cpp) ----
     // ---- reductions, scans, sort, softmax (reduce.cpp, sort.cpp, norm.cpp) ----
+    {{"aten::sum.IntList_out", sum_intlist_out}, kRealOrBool | kHalfs},
+    {{"aten::sum.out", sum_out}, kRealOrBool | kHalfs},
+    {{"aten::prod.out", prod_out}, kRealOrBool | kHalfs},
+    {{"aten::prod.int_out", prod_int_out}, kRealOrBool | kHalfs},
+    {{"aten::amax.out", amax_out}, kRealOrBool | kHalfs},
+    {{"aten::amin.out", amin_out}, kRealOrBool | kHalfs},
+    {{"aten::argmax.out", argmax_out}, kReal | kHalfs},
+    {{"aten::argmin.out", argmin_out}, kReal | kHalfs},
+    {{"aten::max.dim_max", max_dim_max}, kRealOrBool | kHalfs},
+    {{"aten::min.dim_min", min_dim_min}, kRealOrBool | kHalfs},
+    {{"aten::var.correction_out", var_correction_out}, kFloating | kHalfs},
+    {{"aten::any.all_out", any_all_out}, kRealOrBool | kHalfs},
+    {{"aten::any.dims_out", any_dims_out}, kRealOrBool | kHalfs},
+    {{"aten::all.all_out", all_all_out}, kRealOrBool | kHalfs},
+    {{"aten::all.out", all_out}, kRealOrBool | kHalfs},
+    {{"aten::all.dims_out", all_dims_out}, kRealOrBool | kHalfs},
+    {{"aten::cumsum.out", cumsum_out}, kRealOrBool | kHalfs},
     // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 };
