@@ -64,8 +64,10 @@ void native_batch_norm_legit_no_training_out(KernelRuntimeContext& ctx, Span<EVa
 /// aten::native_layer_norm.out: out0 normalized, out1 mean, out2 rstd (input's
 /// shape with the normalized dims 1); biased variance, accumulated in double.
 void native_layer_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::_softmax.out: softmax along one dim (max subtracted first); float or
-/// double. half_to_float is NotSupported except as a no-op on Float input.
+/// aten::_softmax.out: softmax along one dim (max subtracted first), any
+/// layout; float, double, Half or BFloat16 (computed in float). half_to_float
+/// makes a Half or BFloat16 input give a Float out (as on CUDA), is a no-op
+/// on Float and NotSupported on Double.
 void softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::max_pool2d_with_indices.out: (N, C, H, W) or (C, H, W); values and
 /// flat (h * W + w) indices per plane, PyTorch's ceil_mode output size,
@@ -159,6 +161,9 @@ void all_dims_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// out's dtype (Long for Bool and integral self in PyTorch's functional
 /// form); never Bool. Accumulated in double (floating) or int64.
 void cumsum_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::_log_softmax.out (norm.cpp): x - max - log(sum(exp(x - max))) along
+/// one dim; dtypes and half_to_float as _softmax.out.
+void log_softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
 

@@ -1,14 +1,17 @@
-// _native_batch_norm_legit_no_training, native_layer_norm, _softmax.
-// Contiguous float/double tensors. Layer norm's statistics are accumulated in
-// double (PyTorch uses float with a cascaded sum); everything else is computed
-// in the tensor's dtype in the order of PyTorch's CPU kernels.
+// _native_batch_norm_legit_no_training, native_layer_norm (contiguous float
+// and double tensors), _softmax and _log_softmax (any layout, the 16-bit
+// floats too). Layer norm's statistics are accumulated in double (PyTorch uses
+// float with a cascaded sum); everything else is computed in the tensor's
+// compute type in the order of PyTorch's CPU kernels.
 #include <cmath>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/kernel_args.h"
+#include "kernels/portable/util/reduction.h"
 
 namespace kiln::kernels::portable {
 
@@ -49,6 +52,145 @@ bool resize_empty_or(KernelArgs& a, const Tensor& out, const char* name, Span<co
   if (out.dim() == 1 && out.size(0) == 0) return a.resize_out(out, name, {empty, 1});
   return a.check_dtype(out, name, dtype) && a.resize_out(out, name, sizes) && a.check_contiguous(out, name);
 }
+
+// ---- softmax and log-softmax ----
+// Along each line: the max (NaN propagating, as PyTorch's vectorized
+// maximum), then exp(x - max) and its sum in the compute type (float for the
+// 16-bit floats). Softmax multiplies by the reciprocal of the sum, as PyTorch;
+// log-softmax gives (x - max) - log(sum).
+
+template <typename C>
+inline C nan_max(C max, C v) {
+  return (v > max || std::isnan(v)) && !std::isnan(max) ? v : max;
+}
+
+// One line of `length` elements, at steps in_step (x) and out_step (y).
+template <bool kLog, typename T, typename Out>
+void softmax_line(const T* x, int64_t in_step, Out* y, int64_t out_step, int64_t length) {
+  using C = util::compute_t<T>;
+  C max = util::load(x[0]);
+  for (int64_t k = 1; k < length; ++k) max = nan_max(max, util::load(x[k * in_step]));
+  C sum = 0;
+  if constexpr (kLog) {
+    for (int64_t k = 0; k < length; ++k) sum += std::exp(util::load(x[k * in_step]) - max);
+    const C log_sum = std::log(sum);
+    for (int64_t k = 0; k < length; ++k) y[k * out_step] = util::store_as<Out>(util::load(x[k * in_step]) - max - log_sum);
+  } else if constexpr (std::is_same_v<Out, C>) {
+    for (int64_t k = 0; k < length; ++k) {
+      const C e = std::exp(util::load(x[k * in_step]) - max);
+      y[k * out_step] = e;
+      sum += e;
+    }
+    const C scale = C(1) / sum;
+    for (int64_t k = 0; k < length; ++k) y[k * out_step] *= scale;
+  } else {
+    // A 16-bit out cannot hold the exponentials exactly: compute them twice.
+    for (int64_t k = 0; k < length; ++k) sum += std::exp(util::load(x[k * in_step]) - max);
+    const C scale = C(1) / sum;
+    for (int64_t k = 0; k < length; ++k) y[k * out_step] = util::store_as<Out>(std::exp(util::load(x[k * in_step]) - max) * scale);
+  }
+}
+
+// `lines` neighbouring lines (line j at x + j and y + j) in lockstep, so the
+// loops over them vectorize; for a softmax over an outer dim.
+template <bool kLog, typename T, typename Out>
+void softmax_lines(const T* x, int64_t in_step, Out* y, int64_t out_step, int64_t length, int64_t lines) {
+  using C = util::compute_t<T>;
+  constexpr int64_t kBlock = 64;
+  C max[kBlock], sum[kBlock];
+  for (int64_t start = 0; start < lines; start += kBlock) {
+    const int64_t block = std::min(kBlock, lines - start);
+    const T* in = x + start;
+    Out* out = y + start;
+    for (int64_t j = 0; j < block; ++j) {
+      max[j] = util::load(in[j]);
+      sum[j] = 0;
+    }
+    for (int64_t k = 1; k < length; ++k) {
+      for (int64_t j = 0; j < block; ++j) max[j] = nan_max(max[j], util::load(in[k * in_step + j]));
+    }
+    // Softmax keeps the exponentials in out when it holds them exactly.
+    constexpr bool kKeep = !kLog && std::is_same_v<Out, C>;
+    for (int64_t k = 0; k < length; ++k) {
+      for (int64_t j = 0; j < block; ++j) {
+        const C e = std::exp(util::load(in[k * in_step + j]) - max[j]);
+        if constexpr (kKeep) out[k * out_step + j] = e;
+        sum[j] += e;
+      }
+    }
+    for (int64_t j = 0; j < block; ++j) sum[j] = kLog ? std::log(sum[j]) : C(1) / sum[j];
+    for (int64_t k = 0; k < length; ++k) {
+      for (int64_t j = 0; j < block; ++j) {
+        Out& o = out[k * out_step + j];
+        if constexpr (kKeep) {
+          o *= sum[j];
+        } else {
+          const C shifted = util::load(in[k * in_step + j]) - max[j];
+          o = util::store_as<Out>(kLog ? shifted - sum[j] : std::exp(shifted) * sum[j]);
+        }
+      }
+    }
+  }
+}
+
+template <bool kLog, typename T, typename Out>
+void softmax_along(const util::AlongDim<2>& along, const T* x, Out* y) {
+  const int64_t length = along.length[0], in_step = along.stride[0], out_step = along.stride[1];
+  util::for_each_row(along.lines, [&](const int64_t* offsets, int64_t lines, const int64_t* inner) {
+    if (lines > 1 && inner[0] == 1 && inner[1] == 1) {
+      softmax_lines<kLog>(x + offsets[0], in_step, y + offsets[1], out_step, length, lines);
+      return;
+    }
+    for (int64_t j = 0; j < lines; ++j) {
+      softmax_line<kLog>(x + offsets[0] + j * inner[0], in_step, y + offsets[1] + j * inner[1], out_step, length);
+    }
+  });
+}
+
+// _softmax.out (kLog false) and _log_softmax.out: (self, dim, half_to_float, out).
+template <bool kLog>
+void softmax_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op) {
+  KernelArgs a(ctx, op, args);
+  Tensor self, out;
+  int64_t dim = 0;
+  bool half_to_float = false;
+  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.integer(1, "dim", &dim) ||
+      !a.boolean(2, "half_to_float", &half_to_float) || !a.tensor(3, "out", &out)) {
+    return;
+  }
+  const ScalarType dtype = self.scalar_type();
+  if (!util::is_floating_or_half(dtype)) {
+    a.fail(Error::InvalidArgument, "'self' must be floating (Float, Double, Half, BFloat16), got %s",
+           runtime::to_string(dtype));
+    return;
+  }
+  // half_to_float asks for a Float result from a 16-bit input, as PyTorch's
+  // CUDA kernels give (its CPU kernels refuse the flag); on Float it changes
+  // nothing.
+  if (half_to_float && !util::is_half(dtype) && dtype != ScalarType::Float) {
+    a.fail(Error::NotSupported, "'half_to_float' is set for a %s input; only Half, BFloat16 and Float are supported",
+           runtime::to_string(dtype));
+    return;
+  }
+  const ScalarType out_dtype = half_to_float ? ScalarType::Float : dtype;
+  size_t d = 0;
+  if (!util::wrap_dim(a, "dim", dim, static_cast<size_t>(self.dim()), &d) || !a.check_dtype(out, "out", out_dtype) ||
+      !a.resize_out(out, "out", self.sizes())) {
+    return;
+  }
+  if (self.numel() == 0) return;
+  const Tensor tensors[2] = {self, out};
+  const util::AlongDim<2> along = util::along_dim(tensors, d);
+  util::visit_floating_or_half(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (out_dtype == dtype) {
+      softmax_along<kLog>(along, self.const_data_ptr<T>(), out.mutable_data_ptr<T>());
+    } else if constexpr (!std::is_same_v<T, float>) {
+      softmax_along<kLog>(along, self.const_data_ptr<T>(), out.mutable_data_ptr<float>());
+    }
+  });
+}
+
 
 }  // namespace
 
@@ -179,55 +321,11 @@ void native_layer_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
 }
 
 void softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::_softmax.out", args);
-  Tensor self, out;
-  int64_t dim = 0;
-  bool half_to_float = false;
-  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.integer(1, "dim", &dim) ||
-      !a.boolean(2, "half_to_float", &half_to_float) || !a.tensor(3, "out", &out)) {
-    return;
-  }
-  // Half inputs are not supported, so half_to_float can only be honoured as a
-  // no-op on a Float input (whose result is Float anyway).
-  if (half_to_float && self.scalar_type() != ScalarType::Float) {
-    a.fail(Error::NotSupported, "'half_to_float' is set for a %s input; only Float is supported",
-           runtime::to_string(self.scalar_type()));
-    return;
-  }
-  const int64_t rank = std::max<int64_t>(self.dim(), 1);
-  if (dim < -rank || dim >= rank) {
-    a.fail(Error::InvalidArgument, "'dim' %lld is out of range for %lld dims", static_cast<long long>(dim),
-           static_cast<long long>(rank));
-    return;
-  }
-  if (dim < 0) dim += rank;
-  if (!read_floating(a, self, "self", out, "out")) return;
-  const int64_t length = self.dim() == 0 ? 1 : self.size(dim);
-  int64_t inner = 1;
-  for (ssize_t d = dim + 1; d < self.dim(); ++d) inner *= self.size(d);
-  const int64_t outer = length == 0 || inner == 0 ? 0 : self.numel() / (length * inner);
-  util::visit_floating(self.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i = 0; i < inner; ++i) {
-        const T* x = self.const_data_ptr<T>() + o * length * inner + i;
-        T* y = out.mutable_data_ptr<T>() + o * length * inner + i;
-        // The max propagates NaN (as torch's vectorized maximum does).
-        T max = x[0];
-        for (int64_t k = 1; k < length; ++k) {
-          const T v = x[k * inner];
-          if (v > max || std::isnan(v)) max = std::isnan(max) ? max : v;
-        }
-        T sum = 0;
-        for (int64_t k = 0; k < length; ++k) {
-          y[k * inner] = std::exp(x[k * inner] - max);
-          sum += y[k * inner];
-        }
-        const T scale = T(1) / sum;  // torch multiplies by the reciprocal
-        for (int64_t k = 0; k < length; ++k) y[k * inner] *= scale;
-      }
-    }
-  });
+  softmax_kernel<false>(ctx, args, "aten::_softmax.out");
+}
+
+void log_softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  softmax_kernel<true>(ctx, args, "aten::_log_softmax.out");
 }
 
 }  // namespace kiln::kernels::portable

@@ -38,7 +38,7 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::bmm.out", bmm_out}, kReal},
     {{"aten::_native_batch_norm_legit_no_training.out", native_batch_norm_legit_no_training_out}, kFloating},
     {{"aten::native_layer_norm.out", native_layer_norm_out}, kFloating},
-    {{"aten::_softmax.out", softmax_out}, kFloating},
+    {{"aten::_softmax.out", softmax_out}, kFloating | kHalfs},
     {{"aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out}, kReal},
     {{"aten::mean.out", mean_out}, kFloating | kHalfs},
     {{"aten::any.out", any_out}, kRealOrBool | kHalfs},
@@ -77,6 +77,7 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::all.out", all_out}, kRealOrBool | kHalfs},
     {{"aten::all.dims_out", all_dims_out}, kRealOrBool | kHalfs},
     {{"aten::cumsum.out", cumsum_out}, kRealOrBool | kHalfs},
+    {{"aten::_log_softmax.out", log_softmax_out}, kFloating | kHalfs},
     // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 };

@@ -1,4 +1,4 @@
-// _native_batch_norm_legit_no_training, native_layer_norm and _softmax.
+// _native_batch_norm_legit_no_training, native_layer_norm, _softmax and _log_softmax.
 #include <cmath>
 #include <limits>
 
@@ -10,6 +10,7 @@ namespace {
 constexpr const char* kBatchNorm = "aten::_native_batch_norm_legit_no_training.out";
 constexpr const char* kLayerNorm = "aten::native_layer_norm.out";
 constexpr const char* kSoftmax = "aten::_softmax.out";
+constexpr const char* kLogSoftmax = "aten::_log_softmax.out";
 
 // Tensors of a batch norm call; weight/bias null means None.
 KernelRuntimeContext run_batch_norm(const TestTensor& input, const TestTensor* weight, const TestTensor* bias,
@@ -218,6 +219,125 @@ TEST(SoftmaxKernel, Errors) {
   EXPECT_TRUE(failed_with(run_softmax(self, 0, double_out), Error::InvalidArgument, kSoftmax, "'out'"));
   TestTensor small = zeros<float>({2});
   EXPECT_TRUE(failed_with(run_softmax(self, 0, small), Error::InvalidArgument, kSoftmax, "'out'"));
+}
+
+KernelRuntimeContext run_log_softmax(const TestTensor& self, int64_t dim, const TestTensor& out,
+                                     bool half_to_float = false) {
+  return KernelCall().tensor(self).scalar(dim).scalar(half_to_float).tensor(out).run(kLogSoftmax);
+}
+
+template <typename H>
+std::vector<float> from_16bit(const std::vector<H>& values) {
+  std::vector<float> result;
+  for (H v : values) result.push_back(static_cast<float>(v));
+  return result;
+}
+
+TEST(SoftmaxKernel, HalfAndBFloat16ComputeInFloat) {
+  using runtime::BFloat16;
+  using runtime::Half;
+  TestTensor self = make_tensor<Half>({3}, {Half(1), Half(2), Half(3)});
+  TestTensor out = zeros<Half>({3});
+  auto ctx = run_softmax(self, 0, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  // e^(x - 3) / (1 + e^-1 + e^-2) = 0.0900306, 0.2447285, 0.6652410, rounded to Half.
+  EXPECT_EQ(from_16bit(out.values<Half>()), (std::vector<float>{0.09002685546875f, 0.2447509765625f, 0.6650390625f}));
+  // half_to_float: the same softmax, kept in float.
+  TestTensor wide = zeros<float>({3});
+  ctx = run_softmax(self, 0, wide, true);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_TRUE(all_near(wide.values<float>(), {0.0900306f, 0.2447285f, 0.6652410f}, 1e-6f));
+  EXPECT_TRUE(failed_with(run_softmax(self, 0, out, true), Error::InvalidArgument, kSoftmax, "'out'"));
+  // log_softmax([1, 2]) = -1.3132617, -0.3132617, in BFloat16's 8 bits.
+  TestTensor bf = make_tensor<BFloat16>({2}, {BFloat16(1), BFloat16(2)});
+  TestTensor bf_out = zeros<BFloat16>({2});
+  ctx = run_log_softmax(bf, 0, bf_out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(from_16bit(bf_out.values<BFloat16>()), (std::vector<float>{-1.3125f, -0.3125f}));
+}
+
+TEST(LogSoftmaxKernel, ShiftedByTheLogOfTheSum) {
+  TestTensor self = make_tensor<float>({2, 3}, {1, 2, 3, 1000, 0, 1000});
+  TestTensor out = zeros<float>({2, 3});
+  const auto ctx = run_log_softmax(self, 1, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  // Row 0: x - 3 - log(1 + e^-1 + e^-2); row 1: two equal maxima, log(1/2), and e^-1000 vanishes.
+  const float lse = std::log(1 + std::exp(-1.0f) + std::exp(-2.0f));
+  const float half = -std::log(2.0f);
+  EXPECT_TRUE(all_near(out.values<float>(), {-2 - lse, -1 - lse, -lse, half, -1000 + half, half}, 1e-5f));
+}
+
+TEST(LogSoftmaxKernel, InfinitiesNaNZeroDimAndEmpty) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  TestTensor self = make_tensor<float>({4, 2}, {0, -inf, -inf, -inf, inf, 1, 1, nan});
+  TestTensor out = zeros<float>({4, 2});
+  auto ctx = run_log_softmax(self, -1, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  // All -inf: -inf - -inf is NaN; an inf max makes inf - inf NaN; NaN poisons its row.
+  EXPECT_TRUE(all_near(out.values<float>(), {0, -inf, nan, nan, nan, nan, nan, nan}, 0));
+  TestTensor scalar = make_tensor<double>({}, {-7});
+  TestTensor scalar_out = zeros<double>({});
+  ctx = run_log_softmax(scalar, 0, scalar_out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(scalar_out.values<double>(), std::vector<double>{0});
+  TestTensor empty = zeros<float>({2, 0});
+  TestTensor empty_out = zeros<float>({2, 0});
+  ctx = run_log_softmax(empty, 0, empty_out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+}
+
+TEST(SoftmaxKernel, OuterDimOfManyColumnsInLockstep) {
+  // [2, 70] along dim 0: column j is [0, j / 10], so its second entry is
+  // sigmoid(j / 10) and its first 1 - that.
+  std::vector<float> values(140, 0.0f);
+  for (int j = 0; j < 70; ++j) values[70 + j] = static_cast<float>(j) / 10;
+  TestTensor self = make_tensor<float>({2, 70}, values);
+  TestTensor out = zeros<float>({2, 70});
+  TestTensor log_out = zeros<float>({2, 70});
+  auto ctx = run_softmax(self, 0, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  ctx = run_log_softmax(self, -2, log_out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  std::vector<float> expected(140), expected_log(140);
+  for (int j = 0; j < 70; ++j) {
+    const double p = 1 / (1 + std::exp(-j / 10.0));
+    expected[j] = static_cast<float>(1 - p);
+    expected[70 + j] = static_cast<float>(p);
+    expected_log[j] = static_cast<float>(std::log(1 - p));
+    expected_log[70 + j] = static_cast<float>(std::log(p));
+  }
+  EXPECT_TRUE(all_near(out.values<float>(), expected, 1e-6f));
+  EXPECT_TRUE(all_near(log_out.values<float>(), expected_log, 1e-5f));
+}
+
+TEST(SoftmaxKernel, NonContiguousSelfAndOut) {
+  // Logical [[0, ln 2], [ln 3, 0]] stored column by column: rows give
+  // [1/3, 2/3] and [3/4, 1/4].
+  TestTensor self(ScalarType::Float, {2, 2}, TensorShapeDynamism::Static, {1, 0});
+  self.set<float>({0, std::log(3.0f), std::log(2.0f), 0});
+  TestTensor out = zeros<float>({2, 2});
+  auto ctx = run_softmax(self, 1, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_TRUE(all_near(out.values<float>(), {1.0f / 3, 2.0f / 3, 0.75f, 0.25f}, 1e-6f));
+  TestTensor strided_out(ScalarType::Float, {2, 2}, TensorShapeDynamism::Static, {1, 0});
+  ctx = run_log_softmax(self, 1, strided_out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_TRUE(all_near(strided_out.logical_values<float>(),
+                       {std::log(1.0f / 3), std::log(2.0f / 3), std::log(0.75f), std::log(0.25f)}, 1e-6f));
+}
+
+TEST(LogSoftmaxKernel, Errors) {
+  TestTensor self = make_tensor<float>({2, 2}, {0, 1, 2, 3});
+  TestTensor out = zeros<float>({2, 2});
+  EXPECT_TRUE(failed_with(run_log_softmax(self, 2, out), Error::InvalidArgument, kLogSoftmax, "'dim'"));
+  TestTensor ints = make_tensor<int64_t>({2, 2}, {0, 1, 2, 3});
+  EXPECT_TRUE(failed_with(run_log_softmax(ints, 0, out), Error::InvalidArgument, kLogSoftmax, "'self'"));
+  TestTensor double_out = zeros<double>({2, 2});
+  EXPECT_TRUE(failed_with(run_log_softmax(self, 0, double_out), Error::InvalidArgument, kLogSoftmax, "'out'"));
+  TestTensor doubles = make_tensor<double>({2}, {0, 0});
+  TestTensor doubles_out = zeros<double>({2});
+  EXPECT_TRUE(failed_with(run_log_softmax(doubles, 0, doubles_out, true), Error::NotSupported, kLogSoftmax,
+                          "'half_to_float'"));
 }
 
 }  // namespace

@@ -49,6 +49,7 @@ constexpr const char* kKernelNames[] = {
     "aten::all.out",
     "aten::all.dims_out",
     "aten::cumsum.out",
+    "aten::_log_softmax.out",
     "aten::add.Scalar_out",
     "aten::sub.Scalar_out",
     "aten::mul.Scalar_out",
