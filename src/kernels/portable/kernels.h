@@ -164,6 +164,14 @@ void cumsum_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::_log_softmax.out (norm.cpp): x - max - log(sum(exp(x - max))) along
 /// one dim; dtypes and half_to_float as _softmax.out.
 void log_softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::topk.values (sort.cpp): the k largest (or smallest) along `dim`,
+/// always in sorted order, with their Long indices; NaN is larger than every
+/// value; ties keep the lower index first. 0 <= k <= the dim's size (1 for a
+/// 0-dim self). Int, Long, Float, Double, Half, BFloat16 (no Bool, as PyTorch).
+/// aten::sort.values: sorted along `dim`, stable, NaN last (first when
+/// descending), with the Long indices; Bool too. Any layout; no allocation.
+void topk_values(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sort_values(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
 

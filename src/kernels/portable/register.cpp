@@ -78,6 +78,8 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::all.dims_out", all_dims_out}, kRealOrBool | kHalfs},
     {{"aten::cumsum.out", cumsum_out}, kRealOrBool | kHalfs},
     {{"aten::_log_softmax.out", log_softmax_out}, kFloating | kHalfs},
+    {{"aten::topk.values", topk_values}, kReal | kHalfs},
+    {{"aten::sort.values", sort_values}, kRealOrBool | kHalfs},
     // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 };

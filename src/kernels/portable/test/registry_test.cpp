@@ -50,6 +50,8 @@ constexpr const char* kKernelNames[] = {
     "aten::all.dims_out",
     "aten::cumsum.out",
     "aten::_log_softmax.out",
+    "aten::topk.values",
+    "aten::sort.values",
     "aten::add.Scalar_out",
     "aten::sub.Scalar_out",
     "aten::mul.Scalar_out",
