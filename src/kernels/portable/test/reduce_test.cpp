@@ -360,6 +360,21 @@ TEST(ProdDim, DtypesEmptyAndZeroDim) {
   EXPECT_EQ(from_16bit(half_out.values<Half>()), std::vector<float>{15});
 }
 
+TEST(ProdDim, NonContiguousSelfAndNaN) {
+  // Logical [[1, 2, 3], [4, 5, 6]] stored column by column.
+  TestTensor self(ScalarType::Double, {2, 3}, TensorShapeDynamism::Static, {1, 0});
+  self.set<double>({1, 4, 2, 5, 3, 6});
+  TestTensor rows = zeros<double>({2});
+  auto ctx = prod_dim(self, 1, false, rows);
+  EXPECT_OK(ctx);
+  EXPECT_EQ(rows.values<double>(), (std::vector<double>{6, 120}));
+  TestTensor nan = make_tensor<float>({3}, {2, kNaN, 0});
+  TestTensor out = zeros<float>({});
+  ctx = prod_dim(nan, 0, false, out);
+  EXPECT_OK(ctx);
+  EXPECT_TRUE(all_near(out.values<float>(), {kNaN}, 0));
+}
+
 TEST(ProdAll, OverflowAsInTheResultDtype) {
   // 2^40 * 2^40 wraps to 0 in int64.
   TestTensor longs = make_tensor<int64_t>({2}, {int64_t{1} << 40, int64_t{1} << 40});
@@ -615,6 +630,17 @@ TEST(VarCorrection, DtypesAndLayouts) {
   ctx = var(strided, &dim1, EValue(), false, rows);
   EXPECT_OK(ctx);
   EXPECT_EQ(rows.values<double>(), (std::vector<double>{1, 4}));
+}
+
+TEST(VarCorrection, NegativeDimsWithKeepdim) {
+  // [2, 2, 2] = iota: over dims -1 and -3 the group of j is 2j + {0, 1, 4, 5},
+  // squared deviations from its mean 6.25 + 2.25 + 2.25 + 6.25 = 17.
+  const std::vector<int64_t> dims{-1, -3};
+  TestTensor self = make_tensor<float>({2, 2, 2}, iota(8));
+  TestTensor out = zeros<float>({1, 2, 1});
+  const auto ctx = var(self, &dims, EValue(int64_t{1}), true, out);
+  EXPECT_OK(ctx);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{17.0f / 3, 17.0f / 3}));
 }
 
 TEST(VarCorrection, Errors) {
@@ -880,6 +906,23 @@ TEST(MaxDim, BoolsIntsAndZeroDim) {
   EXPECT_OK(ctx);
   EXPECT_EQ(scalar_value.values<float>(), std::vector<float>{3});
   EXPECT_EQ(scalar_index.values<int64_t>(), std::vector<int64_t>{0});
+}
+
+TEST(MaxDim, NonContiguousSelfAndOuts) {
+  // Logical [[1, 5, 5], [7, 2, 7]] stored column by column; max and min over
+  // the rows, written to column-major [2, 1] outs.
+  TestTensor self(ScalarType::Int, {2, 3}, TensorShapeDynamism::Static, {1, 0});
+  self.set<int32_t>({1, 7, 5, 2, 5, 7});
+  TestTensor values(ScalarType::Int, {2, 1}, TensorShapeDynamism::Static, {1, 0});
+  TestTensor indices(ScalarType::Long, {2, 1}, TensorShapeDynamism::Static, {1, 0});
+  auto ctx = extreme_dim(kMaxDim, self, -1, true, values, indices);
+  EXPECT_OK(ctx);
+  EXPECT_EQ(values.logical_values<int32_t>(), (std::vector<int32_t>{5, 7}));
+  EXPECT_EQ(indices.logical_values<int64_t>(), (std::vector<int64_t>{1, 0}));
+  ctx = extreme_dim(kMinDim, self, 1, true, values, indices);
+  EXPECT_OK(ctx);
+  EXPECT_EQ(values.logical_values<int32_t>(), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(indices.logical_values<int64_t>(), (std::vector<int64_t>{0, 1}));
 }
 
 TEST(MaxDim, ErrorsNameTheSchemasOuts) {
