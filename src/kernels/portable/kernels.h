@@ -19,8 +19,9 @@ using runtime::KernelRuntimeContext;
 using runtime::Span;
 
 /// aten::convolution.out: 2-D (NCHW) or 1-D (NCL) direct convolution with
-/// stride, padding, dilation, groups and optional bias; float or double.
-/// Transposed convolution is NotSupported.
+/// stride, padding, dilation, groups and optional bias; float or double,
+/// contiguous. Transposed (weight [in, out / groups, k...]) with
+/// output_padding (below the stride or the dilation, as PyTorch requires).
 void convolution_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 /// aten::relu.out: int32, int64, float or double; out has self's dtype.
