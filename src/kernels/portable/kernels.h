@@ -112,6 +112,11 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 // ---- reductions, scans, sort, softmax (reduce.cpp, sort.cpp, norm.cpp) ----
 
 // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
+/// aten::native_group_norm.out: input read as [N, C, HxW] (its element count
+/// must match; its shape is out0's), normalized per (n, group) with the
+/// biased variance; optional per-channel weight and bias of input's dtype.
+/// out1 = mean and out2 = rstd, both [N, group]. Float or double, contiguous.
+void native_group_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 

@@ -61,6 +61,7 @@ const PortableKernel kPortableKernels[] = {
     // ---- binary, comparison, logical, clamp, pow (binary.cpp, pointwise.cpp, compare.cpp) ----
     // ---- reductions, scans, sort, softmax (reduce.cpp, sort.cpp, norm.cpp) ----
     // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
+    {{"aten::native_group_norm.out", native_group_norm_out}, kFloating},
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 };
 

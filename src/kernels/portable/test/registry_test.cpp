@@ -12,6 +12,7 @@ using runtime::Error;
 
 constexpr const char* kKernelNames[] = {
     "aten::convolution.out",
+    "aten::native_group_norm.out",
     "aten::relu.out",
     "aten::sin.out",
     "aten::cos.out",
