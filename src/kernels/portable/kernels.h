@@ -117,6 +117,16 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// biased variance; optional per-channel weight and bias of input's dtype.
 /// out1 = mean and out2 = rstd, both [N, group]. Float or double, contiguous.
 void native_group_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::avg_pool2d.out: (N, C, H, W) or (C, H, W); stride [] = kernel_size,
+/// padding at most half the kernel, PyTorch's ceil_mode output size (the last
+/// window must start inside the input or its left padding). The divisor is
+/// divisor_override, or the window clipped to the padded input
+/// (count_include_pad) or to the input. aten::_adaptive_avg_pool2d.out: any
+/// output size >= 0, window [floor(i * in / out), ceil((i + 1) * in / out)).
+/// Both sum each window in row order; float, double, Half, BFloat16 (summed
+/// in float), contiguous.
+void avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 

@@ -62,6 +62,8 @@ const PortableKernel kPortableKernels[] = {
     // ---- reductions, scans, sort, softmax (reduce.cpp, sort.cpp, norm.cpp) ----
     // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
     {{"aten::native_group_norm.out", native_group_norm_out}, kFloating},
+    {{"aten::avg_pool2d.out", avg_pool2d_out}, kFloating | kHalfs},
+    {{"aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out}, kFloating | kHalfs},
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 };
 

@@ -13,6 +13,8 @@ using runtime::Error;
 constexpr const char* kKernelNames[] = {
     "aten::convolution.out",
     "aten::native_group_norm.out",
+    "aten::avg_pool2d.out",
+    "aten::_adaptive_avg_pool2d.out",
     "aten::relu.out",
     "aten::sin.out",
     "aten::cos.out",
