@@ -127,6 +127,14 @@ void native_group_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// in float), contiguous.
 void avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::upsample_nearest2d.vec_out, aten::upsample_bilinear2d.vec_out
+/// (align_corners): (N, C, H, W) to exactly one of output_size [H, W] or
+/// scale_factors [sh, sw] (output trunc(in * s), and 1 / s replacing in / out
+/// in the source index), with PyTorch's source-index formulas (nearest:
+/// floor(dst * scale) in float; bilinear: clamped at the borders). Float,
+/// double, Half, BFloat16 (blended in float), contiguous.
+void upsample_nearest2d_vec_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 
