@@ -19,8 +19,9 @@ using runtime::KernelRuntimeContext;
 using runtime::Span;
 
 /// aten::convolution.out: 2-D (NCHW) or 1-D (NCL) direct convolution with
-/// stride, padding, dilation, groups and optional bias; float or double.
-/// Transposed convolution is NotSupported.
+/// stride, padding, dilation, groups and optional bias; float or double,
+/// contiguous. Transposed (weight [in, out / groups, k...]) with
+/// output_padding (below the stride or the dilation, as PyTorch requires).
 void convolution_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 /// aten::relu.out: int32, int64, float or double; out has self's dtype.
@@ -174,6 +175,29 @@ void topk_values(KernelRuntimeContext& ctx, Span<EValue*> args);
 void sort_values(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
+/// aten::native_group_norm.out: input read as [N, C, HxW] (its element count
+/// must match; its shape is out0's), normalized per (n, group) with the
+/// biased variance; optional per-channel weight and bias of input's dtype.
+/// out1 = mean and out2 = rstd, both [N, group]. Float or double, contiguous.
+void native_group_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::avg_pool2d.out: (N, C, H, W) or (C, H, W); stride [] = kernel_size,
+/// padding at most half the kernel, PyTorch's ceil_mode output size (the last
+/// window must start inside the input or its left padding). The divisor is
+/// divisor_override, or the window clipped to the padded input
+/// (count_include_pad) or to the input. aten::_adaptive_avg_pool2d.out: any
+/// output size >= 0, window [floor(i * in / out), ceil((i + 1) * in / out)).
+/// Both sum each window in row order; float, double, Half, BFloat16 (summed
+/// in float), contiguous.
+void avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::upsample_nearest2d.vec_out, aten::upsample_bilinear2d.vec_out
+/// (align_corners): (N, C, H, W) to exactly one of output_size [H, W] or
+/// scale_factors [sh, sw] (output trunc(in * s), and 1 / s replacing in / out
+/// in the source index), with PyTorch's source-index formulas (nearest:
+/// floor(dst * scale) in float; bilinear: clamped at the borders). Float,
+/// double, Half, BFloat16 (blended in float), contiguous.
+void upsample_nearest2d_vec_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 

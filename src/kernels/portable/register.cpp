@@ -81,6 +81,11 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::topk.values", topk_values}, kReal | kHalfs},
     {{"aten::sort.values", sort_values}, kRealOrBool | kHalfs},
     // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
+    {{"aten::native_group_norm.out", native_group_norm_out}, kFloating},
+    {{"aten::avg_pool2d.out", avg_pool2d_out}, kFloating | kHalfs},
+    {{"aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out}, kFloating | kHalfs},
+    {{"aten::upsample_nearest2d.vec_out", upsample_nearest2d_vec_out}, kFloating | kHalfs},
+    {{"aten::upsample_bilinear2d.vec_out", upsample_bilinear2d_vec_out}, kFloating | kHalfs},
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 };
 

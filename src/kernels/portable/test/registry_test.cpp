@@ -12,6 +12,11 @@ using runtime::Error;
 
 constexpr const char* kKernelNames[] = {
     "aten::convolution.out",
+    "aten::native_group_norm.out",
+    "aten::avg_pool2d.out",
+    "aten::_adaptive_avg_pool2d.out",
+    "aten::upsample_nearest2d.vec_out",
+    "aten::upsample_bilinear2d.vec_out",
     "aten::relu.out",
     "aten::sin.out",
     "aten::cos.out",
