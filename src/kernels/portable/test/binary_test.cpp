@@ -406,6 +406,38 @@ TEST(Arithmetic, MixedDtypesLongRowsAndTransposedLayouts) {
   EXPECT_EQ(transposed_out.logical_values<float>(), (std::vector<float>{0.5f, 1, 1, 1.25f, 1.5f, 1.5f}));
 }
 
+TEST(Arithmetic, EveryOpGivesTheSameValuesInAColumnMajorLayout) {
+  // Logical [2, 3] self and a [3] other; the row-major results are checked
+  // against known values in the tests of each op.
+  const std::vector<float> self_values = {1, -2, 3.5f, -4, 5, 0.5f};
+  TestTensor row_self = make_tensor<float>({2, 3}, self_values);
+  TestTensor col_self = column_major<float>(2, 3, self_values);
+  TestTensor other = make_tensor<float>({3}, {2, 3, -1});
+  const struct {
+    const char* op;
+    bool alpha;
+    const char* mode;
+  } cases[] = {{"aten::add.out", true, nullptr},        {"aten::sub.out", true, nullptr},
+               {"aten::mul.out", false, nullptr},       {"aten::div.out", false, nullptr},
+               {"aten::div.out_mode", false, "floor"},  {"aten::div.out_mode", false, "trunc"},
+               {"aten::pow.Tensor_Tensor_out", false, nullptr}, {"aten::minimum.out", false, nullptr},
+               {"aten::maximum.out", false, nullptr}};
+  for (const auto& c : cases) {
+    TestTensor row_out = zeros<float>({2, 3});
+    TestTensor col_out(ScalarType::Float, {2, 3}, TensorShapeDynamism::Static, {1, 0});
+    const auto run_on = [&](const TestTensor& self, const TestTensor& out) {
+      KernelCall call;
+      call.tensor(self).tensor(other);
+      if (c.alpha) call.scalar(int64_t{2});
+      if (std::strcmp(c.op, "aten::div.out_mode") == 0) call.value(EValue(c.mode, std::strlen(c.mode)));
+      return call.tensor(out).run(c.op);
+    };
+    ASSERT_TRUE(ok(run_on(row_self, row_out))) << c.op;
+    ASSERT_TRUE(ok(run_on(col_self, col_out))) << c.op;
+    EXPECT_TRUE(all_near(col_out.logical_values<float>(), row_out.values<float>(), 0)) << c.op;
+  }
+}
+
 TEST(Arithmetic, NanPropagates) {
   TestTensor a = make_tensor<float>({3}, {kNan, 1, kInf});
   TestTensor b = make_tensor<float>({3}, {1, kNan, -kInf});

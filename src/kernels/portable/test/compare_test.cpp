@@ -174,6 +174,26 @@ TEST(Compare, BroadcastsSizeZeroAndNonContiguous) {
   EXPECT_EQ(t_out.logical_values<bool>(), (std::vector<bool>{false, false, true, true, true, true}));
 }
 
+TEST(Compare, EveryOpGivesTheSameValuesInAColumnMajorLayout) {
+  // Logical [2, 3] self and a [3] other; the row-major results are checked
+  // against known values in the tests of each op.
+  const std::vector<int32_t> self_values = {1, 0, 3, -4, 5, 6};
+  TestTensor row_self = make_tensor<int32_t>({2, 3}, self_values);
+  TestTensor col_self = column_major<int32_t>(2, 3, self_values);
+  TestTensor other = make_tensor<int32_t>({3}, {1, 5, 6});
+  const char* ops[] = {"aten::eq.Tensor_out",    "aten::ne.Tensor_out",   "aten::lt.Tensor_out",
+                       "aten::le.Tensor_out",    "aten::gt.Tensor_out",   "aten::ge.Tensor_out",
+                       "aten::logical_and.out",  "aten::logical_or.out",  "aten::logical_xor.out",
+                       "aten::bitwise_and.Tensor_out", "aten::bitwise_or.Tensor_out"};
+  for (const char* op : ops) {
+    TestTensor row_out = zeros<int32_t>({2, 3});
+    TestTensor col_out(ScalarType::Int, {2, 3}, TensorShapeDynamism::Static, {1, 0});
+    ASSERT_TRUE(ok(run(op, row_self, other, row_out))) << op;
+    ASSERT_TRUE(ok(run(op, col_self, other, col_out))) << op;
+    EXPECT_EQ(col_out.logical_values<int32_t>(), row_out.values<int32_t>()) << op;
+  }
+}
+
 TEST(Compare, Errors) {
   TestTensor a = make_tensor<int64_t>({2}, {1, 2});
   TestTensor b = make_tensor<int64_t>({3}, {1, 2, 3});

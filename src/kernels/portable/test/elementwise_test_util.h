@@ -25,6 +25,19 @@ std::vector<float> floats_of(const TestTensor& t) {
   return result;
 }
 
+/// A [rows, cols] tensor holding `logical` (row-major order) stored
+/// column-major (dim order {1, 0}).
+template <typename T>
+TestTensor column_major(SizesType rows, SizesType cols, const std::vector<T>& logical) {
+  TestTensor t(runtime::CppTypeToScalarType<T>::value, {rows, cols}, TensorShapeDynamism::Static, {1, 0});
+  std::vector<T> stored(logical.size());
+  for (SizesType i = 0; i < rows; ++i) {
+    for (SizesType j = 0; j < cols; ++j) stored[i + rows * j] = logical[i * cols + j];
+  }
+  t.set(stored);
+  return t;
+}
+
 /// The sign bits of `values` (to tell -0.0 from 0.0).
 template <typename T>
 std::vector<bool> sign_bits(const std::vector<T>& values) {

@@ -344,6 +344,21 @@ TEST(ClampTensor, PromotionAndOutCasting) {
   EXPECT_EQ(floats.values<float>(), (std::vector<float>{5, 2, 2}));
 }
 
+TEST(ClampTensor, ColumnMajorSelfAndOut) {
+  // Logical [[1, 2, 3], [4, 5, 6]] clamped to [2, 5], with where picking self
+  // or -1 by a column mask.
+  TestTensor self = column_major<float>(2, 3, {1, 2, 3, 4, 5, 6});
+  TestTensor lo = make_tensor<float>({}, {2});
+  TestTensor hi = make_tensor<float>({1}, {5});
+  TestTensor out(ScalarType::Float, {2, 3}, TensorShapeDynamism::Static, {1, 0});
+  ASSERT_TRUE(ok(run_clamp_tensor(self, &lo, &hi, out)));
+  EXPECT_EQ(out.logical_values<float>(), (std::vector<float>{2, 2, 3, 4, 5, 5}));
+  TestTensor mask = make_tensor<bool>({3}, {true, false, true});
+  TestTensor minus_one = make_tensor<float>({}, {-1});
+  ASSERT_EQ(run_where(mask, self, minus_one, out).failure_state(), Error::Ok);
+  EXPECT_EQ(out.logical_values<float>(), (std::vector<float>{1, -1, 3, 4, -1, 6}));
+}
+
 TEST(ClampTensor, Errors) {
   TestTensor x = make_tensor<float>({3}, {1, 2, 3});
   TestTensor out = zeros<float>({3});
