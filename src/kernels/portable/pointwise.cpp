@@ -1,7 +1,10 @@
-// gelu, logical_not, eq.Scalar, where.self, full_like, and the Scalar
-// overloads of add, sub, mul and div.
+// Pointwise selection and filling: where.self, clamp (Scalar and Tensor
+// bounds), masked_fill.Scalar and full_like; and gelu.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "kernels/portable/kernels.h"
@@ -9,7 +12,6 @@
 #include "kernels/portable/util/elementwise.h"
 #include "kernels/portable/util/kernel_args.h"
 #include "kernels/portable/util/scalar.h"
-#include "kernels/portable/util/strided.h"
 
 namespace kiln::kernels::portable {
 
@@ -17,77 +19,253 @@ namespace {
 
 using runtime::Error;
 using runtime::ScalarType;
-using runtime::SizesType;
 using runtime::Tensor;
 using util::KernelArgs;
+using util::Operand;
 
-enum class ScalarOp { Add, Sub, Mul, Div };
+// The bounds a missing min or max stands for.
+template <typename K>
+constexpr K lowest_value() {
+  if constexpr (std::is_floating_point_v<K>) return -std::numeric_limits<K>::infinity();
+  else return std::numeric_limits<K>::lowest();
+}
+template <typename K>
+constexpr K highest_value() {
+  if constexpr (std::is_floating_point_v<K>) return std::numeric_limits<K>::infinity();
+  else return std::numeric_limits<K>::max();
+}
 
-template <ScalarOp kOp>
-void scalar_binary_out(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op) {
-  KernelArgs a(ctx, op, args);
-  constexpr bool kHasAlpha = kOp == ScalarOp::Add || kOp == ScalarOp::Sub;
-  constexpr size_t kCount = kHasAlpha ? 4 : 3;
-  Tensor self, out;
-  const EValue* other = nullptr;
-  const EValue* alpha = nullptr;
-  if (!a.check_count(kCount) || !a.tensor(0, "self", &self) || !a.scalar(1, "other", &other) ||
-      (kHasAlpha && !a.scalar(2, "alpha", &alpha)) || !a.tensor(kCount - 1, "out", &out)) {
-    return;
+// min(max(x, lo), hi), so hi wins when lo > hi; NaN in any of them propagates.
+template <typename K>
+K clamp_value(K x, K lo, K hi) {
+  if constexpr (std::is_floating_point_v<K>) {
+    if (x != x) return x;
+    if (lo != lo) return lo;
+    if (hi != hi) return hi;
   }
-  if (!util::is_real_or_bool(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has unsupported dtype %s", runtime::to_string(self.scalar_type()));
-    return;
+  const K raised = x < lo ? lo : x;
+  return hi < raised ? hi : raised;
+}
+
+bool optional_scalar(KernelArgs& a, Span<EValue*> args, size_t index, const char* name, const EValue** out) {
+  *out = nullptr;
+  return args[index]->isNone() || a.scalar(index, name, out);
+}
+
+// A Scalar bound of clamp as K for the result type T. A floating T takes it
+// only within range (PyTorch's overflow check); an integral T saturates it to
+// its range, except a min above the range or a max below it, which PyTorch
+// rejects.
+template <typename T>
+bool clamp_bound(KernelArgs& a, const EValue* bound, const char* name, bool is_min, util::compute_t<T>* out) {
+  using K = util::compute_t<T>;
+  if (bound == nullptr) {
+    *out = is_min ? lowest_value<K>() : highest_value<K>();
+    return true;
   }
-  ScalarType expected = util::with_number(self.scalar_type(), *other);
-  if (kOp == ScalarOp::Div && !util::is_floating(expected)) expected = ScalarType::Float;
-  if (kOp == ScalarOp::Sub && (self.scalar_type() == ScalarType::Bool || other->isBool())) {
-    a.fail(Error::InvalidArgument, "'%s' is a Bool; subtraction with a bool is not supported",
-           other->isBool() ? "other" : "self");
-    return;
+  if constexpr (std::is_floating_point_v<K>) {
+    if (!util::scalar_fits<T>(*bound)) {
+      a.fail(Error::InvalidArgument, "'%s' %g cannot be converted to %s without overflow", name,
+             bound->toScalarAsDouble(), runtime::to_string(runtime::CppTypeToScalarType<T>::value));
+      return false;
+    }
+    *out = util::convert<K>(util::scalar_to<T>(*bound));
+  } else {
+    // An integral result means an Int or Bool bound.
+    const int64_t v = bound->isBool() ? int64_t{bound->toBool()} : bound->toInt();
+    const int64_t lo = std::numeric_limits<K>::lowest(), hi = std::numeric_limits<K>::max();
+    if ((is_min && v > hi) || (!is_min && v < lo)) {
+      a.fail(Error::InvalidArgument, "'%s' %lld is outside the range of %s", name, static_cast<long long>(v),
+             runtime::to_string(runtime::CppTypeToScalarType<T>::value));
+      return false;
+    }
+    *out = static_cast<K>(std::min(std::max(v, lo), hi));
   }
-  // PyTorch's alpha_check: a Bool alpha only for Bool results, a floating
-  // alpha only for floating results.
-  if (alpha != nullptr && ((alpha->isBool() && expected != ScalarType::Bool) ||
-                           (alpha->isDouble() && !util::is_floating(expected)))) {
-    a.fail(Error::InvalidArgument, "'alpha' (a %s) does not suit a %s result", runtime::to_string(alpha->tag()),
-           runtime::to_string(expected));
-    return;
+  return true;
+}
+
+// The result type of clamp over self and the given bounds. PyTorch rejects
+// Bool except for the Tensor overload with a single bound (which it computes
+// as clamp_min or clamp_max).
+bool clamp_result_type(KernelArgs& a, Span<const Operand> operands, bool allow_bool, ScalarType* out) {
+  if (!util::check_elementwise_dtypes(a, operands)) return false;
+  if (!util::result_type(operands, out)) {
+    a.fail(Error::InvalidArgument, "'self' (%s) and its bounds have no promoted dtype",
+           runtime::to_string(operands[0].dtype()));
+    return false;
   }
-  if (!a.check_dtype(out, "out", expected) || !a.resize_out(out, "out", self.sizes())) return;
-  util::visit_real_or_bool(self.scalar_type(), [&](auto in_tag) {
-    using In = typename decltype(in_tag)::type;
-    util::visit_real_or_bool(expected, [&](auto out_tag) {
-      using C = typename decltype(out_tag)::type;
-      const C s = util::scalar_to<C>(*other);
-      const C al = alpha != nullptr ? util::scalar_to<C>(*alpha) : C(1);
-      util::map_unary<In, C>(self, out, [=](In x) -> C {
-        const C v = static_cast<C>(x);
-        // Floating add/sub fuse x + alpha * other into one rounding, as torch's fmadd.
-        if constexpr (std::is_floating_point_v<C> && kOp == ScalarOp::Add) return std::fma(al, s, v);
-        else if constexpr (std::is_floating_point_v<C> && kOp == ScalarOp::Sub) return std::fma(-al, s, v);
-        else if constexpr (kOp == ScalarOp::Add) return util::wrapping_add(v, util::wrapping_mul(al, s));
-        else if constexpr (kOp == ScalarOp::Sub) return util::wrapping_sub(v, util::wrapping_mul(al, s));
-        else if constexpr (kOp == ScalarOp::Mul) return util::wrapping_mul(v, s);
-        else return static_cast<C>(v / s);
-      });
-    });
-  });
+  if (*out == ScalarType::Bool && !allow_bool) {
+    a.fail(Error::InvalidArgument, "'self' and its bounds are Bool; clamp is not supported for Bool");
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
 
-void add_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  scalar_binary_out<ScalarOp::Add>(ctx, args, "aten::add.Scalar_out");
+void clamp_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::clamp.out", args);
+  Tensor self, out;
+  const EValue* min = nullptr;
+  const EValue* max = nullptr;
+  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !optional_scalar(a, args, 1, "min", &min) ||
+      !optional_scalar(a, args, 2, "max", &max) || !a.tensor(3, "out", &out)) {
+    return;
+  }
+  if (min == nullptr && max == nullptr) {
+    a.fail(Error::InvalidArgument, "'min' and 'max' are both None; at least one must be given");
+    return;
+  }
+  Operand operands[3] = {Operand::of("self", self)};
+  size_t count = 1;
+  if (min != nullptr) operands[count++] = Operand::of("min", *min);
+  if (max != nullptr) operands[count++] = Operand::of("max", *max);
+  ScalarType dtype;
+  if (!clamp_result_type(a, {operands, count}, false, &dtype) || !a.check_dtype(out, "out", dtype)) return;
+  const Operand inputs[1] = {operands[0]};
+  util::visit_real_or_half(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using K = util::compute_t<T>;
+    K lo, hi;
+    if (!clamp_bound<T>(a, min, "min", true, &lo) || !clamp_bound<T>(a, max, "max", false, &hi) ||
+        !a.resize_out(out, "out", self.sizes())) {
+      return;
+    }
+    util::map_elementwise<T, T>(inputs, out, [lo, hi](K x) { return clamp_value(x, lo, hi); });
+  });
 }
-void sub_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  scalar_binary_out<ScalarOp::Sub>(ctx, args, "aten::sub.Scalar_out");
+
+void clamp_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::clamp.Tensor_out", args);
+  Tensor self, out;
+  std::optional<Tensor> min, max;
+  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.optional_tensor(1, "min", &min) ||
+      !a.optional_tensor(2, "max", &max) || !a.tensor(3, "out", &out)) {
+    return;
+  }
+  if (!min && !max) {
+    a.fail(Error::InvalidArgument, "'min' and 'max' are both None; at least one must be given");
+    return;
+  }
+  const Operand x = Operand::of("self", self);
+  const Operand lo = min ? Operand::of("min", *min) : Operand();
+  const Operand hi = max ? Operand::of("max", *max) : Operand();
+  Operand operands[3] = {x};
+  size_t count = 1;
+  if (min) operands[count++] = lo;
+  if (max) operands[count++] = hi;
+  ScalarType dtype;
+  if (!clamp_result_type(a, {operands, count}, count == 2, &dtype)) return;
+  if (!util::is_real_or_bool_or_half(out.scalar_type()) || !util::can_cast(dtype, out.scalar_type())) {
+    a.fail(Error::InvalidArgument, "'out' has dtype %s, which the %s result cannot be cast to",
+           runtime::to_string(out.scalar_type()), runtime::to_string(dtype));
+    return;
+  }
+  if (!util::resize_to_broadcast(a, {operands, count}, out)) return;
+  util::visit_real_or_bool_or_half(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using K = util::compute_t<T>;
+    if (min && max) {
+      const Operand inputs[3] = {x, lo, hi};
+      util::map_elementwise<T, T, T, T>(inputs, out, [](K v, K l, K h) { return clamp_value(v, l, h); });
+    } else if (min) {
+      const Operand inputs[2] = {x, lo};
+      util::map_elementwise<T, T, T>(inputs, out, [](K v, K l) { return clamp_value(v, l, highest_value<K>()); });
+    } else {
+      const Operand inputs[2] = {x, hi};
+      util::map_elementwise<T, T, T>(inputs, out, [](K v, K h) { return clamp_value(v, lowest_value<K>(), h); });
+    }
+  });
 }
-void mul_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  scalar_binary_out<ScalarOp::Mul>(ctx, args, "aten::mul.Scalar_out");
+
+void masked_fill_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::masked_fill.Scalar_out", args);
+  Tensor self, mask, out;
+  const EValue* value = nullptr;
+  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.tensor(1, "mask", &mask) ||
+      !a.scalar(2, "value", &value) || !a.tensor(3, "out", &out)) {
+    return;
+  }
+  const Operand inputs[2] = {Operand::of("self", self), Operand::of("mask", mask)};
+  if (!util::check_elementwise_dtypes(a, inputs) || !a.check_dtype(mask, "mask", ScalarType::Bool)) return;
+  bool fits = false;
+  util::visit_real_or_bool_or_half(self.scalar_type(),
+                                   [&](auto tag) { fits = util::scalar_fits<typename decltype(tag)::type>(*value); });
+  if (!fits) {
+    a.fail(Error::InvalidArgument, "'value' %g cannot be converted to %s without overflow", value->toScalarAsDouble(),
+           runtime::to_string(self.scalar_type()));
+    return;
+  }
+  // The result broadcasts self and mask (a larger mask repeats self).
+  if (!a.check_dtype(out, "out", self.scalar_type()) || !util::resize_to_broadcast(a, inputs, out)) return;
+  util::visit_real_or_bool_or_half(self.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using K = util::compute_t<T>;
+    const K fill = util::convert<K>(util::scalar_to<T>(*value));
+    util::map_elementwise<T, T, bool>(inputs, out, [fill](K x, bool m) { return m ? fill : x; });
+  });
 }
-void div_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  scalar_binary_out<ScalarOp::Div>(ctx, args, "aten::div.Scalar_out");
+
+void where_self_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::where.self_out", args);
+  Tensor condition, self, other, out;
+  if (!a.check_count(4) || !a.tensor(0, "condition", &condition) || !a.tensor(1, "self", &self) ||
+      !a.tensor(2, "other", &other) || !a.tensor(3, "out", &out)) {
+    return;
+  }
+  if (!a.check_dtype(condition, "condition", ScalarType::Bool)) return;
+  const Operand inputs[3] = {Operand::of("condition", condition), Operand::of("self", self),
+                             Operand::of("other", other)};
+  const Operand values[2] = {inputs[1], inputs[2]};
+  ScalarType dtype;
+  if (!util::check_elementwise_dtypes(a, values)) return;
+  if (!util::result_type(values, &dtype)) {
+    a.fail(Error::InvalidArgument, "'self' (%s) and 'other' (%s) have no common dtype",
+           runtime::to_string(self.scalar_type()), runtime::to_string(other.scalar_type()));
+    return;
+  }
+  if (!a.check_dtype(out, "out", dtype) || !util::resize_to_broadcast(a, inputs, out)) return;
+  util::visit_real_or_bool_or_half(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using K = util::compute_t<T>;
+    util::map_elementwise<T, bool, T, T>(inputs, out, [](bool c, K x, K y) { return c ? x : y; });
+  });
+}
+
+void full_like_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::full_like.out", args);
+  Tensor self, out;
+  const EValue* fill = nullptr;
+  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.scalar(1, "fill_value", &fill) || !a.tensor(3, "out", &out)) {
+    return;
+  }
+  if (!util::is_real_or_bool_or_half(out.scalar_type())) {
+    a.fail(Error::InvalidArgument, "'out' has unsupported dtype %s", runtime::to_string(out.scalar_type()));
+    return;
+  }
+  if (!args[2]->isNone()) {
+    int64_t format = 0;  // any memory format: every element gets the value
+    if (!a.integer(2, "memory_format", &format)) return;
+  }
+  // PyTorch's overflow check, which it skips for a single-element 16-bit
+  // float (1e5 becomes inf there).
+  bool fits = true;
+  if (!util::is_half(out.scalar_type()) || self.numel() != 1) {
+    util::visit_real_or_bool_or_half(out.scalar_type(),
+                                     [&](auto tag) { fits = util::scalar_fits<typename decltype(tag)::type>(*fill); });
+  }
+  if (!fits) {
+    a.fail(Error::InvalidArgument, "'fill_value' %g cannot be converted to %s without overflow",
+           fill->toScalarAsDouble(), runtime::to_string(out.scalar_type()));
+    return;
+  }
+  if (!a.resize_out(out, "out", self.sizes())) return;
+  util::visit_real_or_bool_or_half(out.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T value = util::scalar_to<T>(*fill);
+    T* o = out.mutable_data_ptr<T>();
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] = value;  // every element: the layout does not matter
+  });
 }
 
 void gelu_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
@@ -121,130 +299,6 @@ void gelu_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
         return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
       });
     }
-  });
-}
-
-void logical_not_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::logical_not.out", args);
-  Tensor self, out;
-  if (!a.check_count(2) || !a.tensor(0, "self", &self) || !a.tensor(1, "out", &out)) return;
-  if (!util::is_real_or_bool(self.scalar_type()) || !util::is_real_or_bool(out.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' (%s) and 'out' (%s) must be bool or real", runtime::to_string(self.scalar_type()),
-           runtime::to_string(out.scalar_type()));
-    return;
-  }
-  if (!a.resize_out(out, "out", self.sizes())) return;
-  util::visit_real_or_bool(self.scalar_type(), [&](auto in_tag) {
-    using In = typename decltype(in_tag)::type;
-    util::visit_real_or_bool(out.scalar_type(), [&](auto out_tag) {
-      using Out = typename decltype(out_tag)::type;
-      util::map_unary<In, Out>(self, out, [](In x) { return static_cast<Out>(x == In(0)); });
-    });
-  });
-}
-
-void eq_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::eq.Scalar_out", args);
-  Tensor self, out;
-  const EValue* other = nullptr;
-  if (!a.check_count(3) || !a.tensor(0, "self", &self) || !a.scalar(1, "other", &other) || !a.tensor(2, "out", &out)) {
-    return;
-  }
-  if (!util::is_real_or_bool(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has unsupported dtype %s", runtime::to_string(self.scalar_type()));
-    return;
-  }
-  if (!a.check_dtype(out, "out", ScalarType::Bool) || !a.resize_out(out, "out", self.sizes())) return;
-  // Compared in the dtype of `self op other` (so f32 0.1 == 0.1 holds, as in torch).
-  util::visit_real_or_bool(self.scalar_type(), [&](auto in_tag) {
-    util::visit_real_or_bool(util::with_number(self.scalar_type(), *other), [&](auto cmp_tag) {
-      using T = typename decltype(in_tag)::type;
-      using C = typename decltype(cmp_tag)::type;
-      const C value = util::scalar_to<C>(*other);
-      util::map_unary<T, bool>(self, out, [value](T x) { return static_cast<C>(x) == value; });
-    });
-  });
-}
-
-void where_self_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::where.self_out", args);
-  Tensor condition, self, other, out;
-  if (!a.check_count(4) || !a.tensor(0, "condition", &condition) || !a.tensor(1, "self", &self) ||
-      !a.tensor(2, "other", &other) || !a.tensor(3, "out", &out)) {
-    return;
-  }
-  if (!a.check_dtype(condition, "condition", ScalarType::Bool)) return;
-  ScalarType dtype;
-  if (!util::is_real_or_bool(self.scalar_type()) || !util::is_real_or_bool(other.scalar_type()) ||
-      !util::result_type(self, other, &dtype)) {
-    a.fail(Error::InvalidArgument, "'self' (%s) and 'other' (%s) have no common dtype", runtime::to_string(self.scalar_type()),
-           runtime::to_string(other.scalar_type()));
-    return;
-  }
-  SizesType shape[util::kMaxDims], both[util::kMaxDims];
-  size_t rank = 0, both_rank = 0;
-  if (!util::broadcast_shape(self.sizes(), other.sizes(), both, &both_rank) ||
-      !util::broadcast_shape(condition.sizes(), {both, both_rank}, shape, &rank)) {
-    a.fail(Error::InvalidArgument, "'condition', 'self' and 'other' do not broadcast together");
-    return;
-  }
-  if (!a.check_dtype(out, "out", dtype) || !a.resize_out(out, "out", {shape, rank})) return;
-  util::StridedLayout<4> layout;
-  util::set_index_space(layout, out.sizes());
-  util::set_broadcast_strides(layout, 0, out);
-  util::set_broadcast_strides(layout, 1, condition);
-  util::set_broadcast_strides(layout, 2, self);
-  util::set_broadcast_strides(layout, 3, other);
-  util::visit_real_or_bool(self.scalar_type(), [&](auto a_tag) {
-    using A = typename decltype(a_tag)::type;
-    util::visit_real_or_bool(other.scalar_type(), [&](auto b_tag) {
-      using B = typename decltype(b_tag)::type;
-      util::visit_real_or_bool(dtype, [&](auto c_tag) {
-        using C = typename decltype(c_tag)::type;
-        C* o = out.mutable_data_ptr<C>();
-        const bool* c = condition.const_data_ptr<bool>();
-        const A* x = self.const_data_ptr<A>();
-        const B* y = other.const_data_ptr<B>();
-        util::for_each_row(layout, [&](const int64_t* offsets, int64_t n, const int64_t* inner) {
-          for (int64_t i = 0; i < n; ++i) {
-            o[offsets[0] + i * inner[0]] = c[offsets[1] + i * inner[1]] ? static_cast<C>(x[offsets[2] + i * inner[2]])
-                                                                        : static_cast<C>(y[offsets[3] + i * inner[3]]);
-          }
-        });
-      });
-    });
-  });
-}
-
-void full_like_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::full_like.out", args);
-  Tensor self, out;
-  const EValue* fill = nullptr;
-  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.scalar(1, "fill_value", &fill) || !a.tensor(3, "out", &out)) {
-    return;
-  }
-  if (!util::is_real_or_bool(out.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'out' has unsupported dtype %s", runtime::to_string(out.scalar_type()));
-    return;
-  }
-  if (!args[2]->isNone()) {
-    int64_t format = 0;  // any memory format: every element gets the value
-    if (!a.integer(2, "memory_format", &format)) return;
-  }
-  bool fits = false;
-  util::visit_real_or_bool(out.scalar_type(),
-                           [&](auto tag) { fits = util::scalar_fits<typename decltype(tag)::type>(*fill); });
-  if (!fits) {
-    a.fail(Error::InvalidArgument, "'fill_value' %g cannot be converted to %s without overflow",
-           fill->toScalarAsDouble(), runtime::to_string(out.scalar_type()));
-    return;
-  }
-  if (!a.resize_out(out, "out", self.sizes())) return;
-  util::visit_real_or_bool(out.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T value = util::scalar_to<T>(*fill);
-    T* o = out.mutable_data_ptr<T>();
-    for (int64_t i = 0; i < out.numel(); ++i) o[i] = value;  // every element: the layout does not matter
   });
 }
 

@@ -1,5 +1,6 @@
 // PyTorch's type promotion where 0-dim tensors and Scalar arguments take part,
-// and its overflow check for converting a Scalar argument to a tensor dtype.
+// its casting rule for out tensors, and its overflow check for converting a
+// Scalar argument to a tensor dtype.
 #pragma once
 
 #include <cmath>
@@ -12,34 +13,102 @@
 
 namespace kiln::kernels::portable::util {
 
-/// The categories of PyTorch's type promotion: bool < integral < floating.
-inline int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_floating(t) ? 2 : 1; }
+/// The categories of PyTorch's type promotion: bool < integral < floating
+/// (Half and BFloat16 are floating).
+inline int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_floating_or_half(t) ? 2 : 1; }
 
-/// PyTorch's result_type for two tensors: a 0-dim tensor takes part only when
-/// it raises the category of one with dims, so f32[3] with f64[] stays f32 and
-/// i32[3] with i64[] stays i32. False if the dtypes have no promotion.
+/// One input of an elementwise op as type promotion and the elementwise loops
+/// (elementwise.h) see it: a tensor, broadcast to the result's shape, or a
+/// Scalar argument. `name` is the schema argument's, for messages.
+struct Operand {
+  const char* name = "";
+  Tensor tensor;
+  const EValue* scalar = nullptr;
+  /// For a Half/BFloat16 computation: read this input at float precision,
+  /// without first rounding it to the 16-bit dtype (PyTorch's CPU mul and div
+  /// read a broadcast single-element `other` so).
+  bool exact = false;
+
+  static Operand of(const char* name, const Tensor& tensor) { return {name, tensor, nullptr, false}; }
+  static Operand of(const char* name, const EValue& scalar) { return {name, Tensor(), &scalar, false}; }
+  bool is_scalar() const { return scalar != nullptr; }
+  /// The tensor's dtype, or the default dtype of the Scalar's kind: Bool,
+  /// Long, or Float for a Double (as PyTorch types a Python number).
+  ScalarType dtype() const {
+    if (!is_scalar()) return tensor.scalar_type();
+    return scalar->isBool() ? ScalarType::Bool : scalar->isInt() ? ScalarType::Long : ScalarType::Float;
+  }
+};
+
+/// PyTorch's result_type over tensors and Scalars. Operands fall in three
+/// tiers: tensors with dims, 0-dim tensors, Scalars; each tier promotes within
+/// itself, and a lower tier only takes part when it raises the category of the
+/// tiers above it. So f32[3] with f64[] stays f32, i32[3] with i64[] or 2**40
+/// stays i32, i32[3] with f64[] is f64 and i32[3] with 2.5 is f32. False if the
+/// dtypes have no promotion.
+inline bool result_type(Span<const Operand> operands, ScalarType* out) {
+  bool present[3] = {};
+  ScalarType tier_type[3] = {};
+  for (const Operand& operand : operands) {
+    const int tier = operand.is_scalar() ? 2 : operand.tensor.dim() == 0 ? 1 : 0;
+    const ScalarType t = operand.dtype();
+    if (!present[tier]) {
+      tier_type[tier] = t;
+      present[tier] = true;
+    } else if (!runtime::promote_types(tier_type[tier], t, &tier_type[tier])) {
+      return false;
+    }
+  }
+  bool have = false;
+  ScalarType result = ScalarType::Bool;
+  for (int tier = 2; tier >= 0; --tier) {
+    if (!present[tier]) continue;
+    if (!have || category(result) <= category(tier_type[tier])) {
+      result = tier_type[tier];
+    } else if (!runtime::promote_types(tier_type[tier], result, &result)) {
+      return false;
+    }
+    have = true;
+  }
+  *out = result;
+  return have;
+}
+
+/// result_type for two tensors.
 inline bool result_type(const Tensor& a, const Tensor& b, ScalarType* out) {
-  const bool a_zero = a.dim() == 0, b_zero = b.dim() == 0;
-  if (a_zero == b_zero) return runtime::promote_types(a.scalar_type(), b.scalar_type(), out);
-  const ScalarType dims = a_zero ? b.scalar_type() : a.scalar_type();
-  const ScalarType zero = a_zero ? a.scalar_type() : b.scalar_type();
-  if (category(zero) > category(dims)) return runtime::promote_types(dims, zero, out);
-  *out = dims;
-  return true;
+  const Operand operands[] = {Operand::of("", a), Operand::of("", b)};
+  return result_type(operands, out);
 }
 
 /// The dtype of `tensor op number` for a Scalar EValue: the number only raises
 /// the category, taking the default dtype of its kind (Long, Float) when it does.
 inline ScalarType with_number(ScalarType tensor, const EValue& number) {
-  if (number.isDouble() && !is_floating(tensor)) return ScalarType::Float;
+  if (number.isDouble() && !is_floating_or_half(tensor)) return ScalarType::Float;
   if (number.isInt() && tensor == ScalarType::Bool) return ScalarType::Long;
   return tensor;
 }
 
+/// PyTorch's canCast, the rule for writing a result into an out tensor of
+/// another dtype: no floating result into an integral or bool out, and no
+/// non-bool result into a bool out.
+inline bool can_cast(ScalarType from, ScalarType to) {
+  if (category(from) == 2 && category(to) < 2) return false;
+  return !(from != ScalarType::Bool && to == ScalarType::Bool);
+}
+
+/// The largest finite value of T (numeric_limits has no 16-bit floats).
+template <typename T>
+constexpr double largest_finite() {
+  if constexpr (std::is_same_v<T, runtime::Half>) return 65504.0;
+  else if constexpr (std::is_same_v<T, runtime::BFloat16>) return 3.3895313892515355e38;  // 0x7f7f
+  else return static_cast<double>(std::numeric_limits<T>::max());
+}
+
 /// True if the Scalar `value` converts to T without overflow, as PyTorch's
 /// checked conversion (Scalar::to<T>) requires: integral T takes only finite
-/// values in its range; float takes infinities and NaN but no finite value
-/// beyond its range; bool and double take anything.
+/// values in its range; a floating T takes infinities and NaN but no finite
+/// value beyond its largest (even one that would round to it); bool and double
+/// take anything.
 template <typename T>
 bool scalar_fits(const EValue& value) {
   if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, double>) {
@@ -56,9 +125,8 @@ bool scalar_fits(const EValue& value) {
     const double limit = std::ldexp(1.0, std::numeric_limits<T>::digits);
     return std::isfinite(v) && v >= -limit && v < limit;
   } else {
-    if (!value.isDouble()) return true;
-    const double v = value.toDouble();
-    return !std::isfinite(v) || std::fabs(v) <= static_cast<double>(std::numeric_limits<T>::max());
+    const double v = value.toScalarAsDouble();
+    return !std::isfinite(v) || std::fabs(v) <= largest_finite<T>();
   }
 }
 
