@@ -240,15 +240,15 @@ ValueMeta split(const Call& c) {
   return split_into(c, input, dim, part == 0 ? std::vector<SymExpr>{SymExpr::constant(0)} : equal_parts(total, part));
 }
 
-// Sizes of tensors joined along `dim`: every other dim must agree.
-SymExpr joined_dim(const Call& c, const TensorMeta& first, const TensorMeta& other, size_t dim) {
+// Tensors joined along `dim` (none for stack) must agree in every other dim.
+void check_joinable(const Call& c, const TensorMeta& first, const TensorMeta& other, std::optional<size_t> dim) {
+  if (other.rank() != first.rank()) c.fail("tensors " + first.to_string() + " and " + other.to_string() + " differ in rank");
   for (size_t d = 0; d < first.rank(); ++d) {
     if (d == dim || first.sizes[d] == other.sizes[d]) continue;
     if (first.sizes[d].is_constant() && other.sizes[d].is_constant()) {
       c.fail("tensors " + first.to_string() + " and " + other.to_string() + " differ in dim " + std::to_string(d));
     }
   }
-  return other.sizes[dim];
 }
 
 ValueMeta cat(const Call& c) {
@@ -267,8 +267,8 @@ ValueMeta cat(const Call& c) {
   const size_t dim = c.dim(c.integer(1), first.rank());
   SymExpr total = SymExpr::constant(0);
   for (const TensorMeta* t : shaped) {
-    if (t->rank() != first.rank()) c.fail("tensors " + first.to_string() + " and " + t->to_string() + " differ in rank");
-    total = total + joined_dim(c, first, *t, dim);
+    check_joinable(c, first, *t, dim);
+    total = total + t->sizes[dim];
   }
   std::vector<SymExpr> sizes = first.sizes;
   sizes[dim] = total;
@@ -281,8 +281,7 @@ ValueMeta stack(const Call& c) {
   ResultType type(c);
   for (const TensorMeta* t : tensors) {
     type.add_tensor(*t);
-    if (t->rank() != tensors[0]->rank()) c.fail("tensors " + tensors[0]->to_string() + " and " + t->to_string() + " differ in rank");
-    joined_dim(c, *tensors[0], *t, t->rank());
+    check_joinable(c, *tensors[0], *t, std::nullopt);
   }
   std::vector<SymExpr> sizes = tensors[0]->sizes;
   const size_t dim = c.dim(c.integer(1), sizes.size() + 1);
