@@ -118,17 +118,19 @@ ValueMeta slice(const Call& c) {
   const SymExpr step = c.sym_arg(4);
   if (!step.is_constant() || *step.constant_value() <= 0) c.fail("step must be a positive int, got " + to_string(c.arg(4)));
   const SymExpr& size = input.sizes[dim];
-  auto bound = [&](size_t i, SymExpr fallback) {
+  // Against a symbolic size, torch assumes a start within it; an end past it clamps.
+  auto bound = [&](size_t i, SymExpr fallback, bool is_end) {
     if (c.is_none(i)) return fallback;
     SymExpr value = c.sym_arg(i);
     const auto v = value.constant_value();
     if (!v) return value;
     if (const auto s = size.constant_value()) return SymExpr::constant(std::clamp<int64_t>(*v < 0 ? *v + *s : *v, 0, *s));
     if (*v < 0) return size + value;
+    if (!is_end) return value;
     return *v >= std::numeric_limits<int64_t>::max() / 2 ? size : SymExpr::min(value, size);
   };
-  const SymExpr start = bound(2, SymExpr::constant(0));
-  const SymExpr end = bound(3, size);
+  const SymExpr start = bound(2, SymExpr::constant(0), false);
+  const SymExpr end = bound(3, size, true);
   SymExpr length = SymExpr::floordiv(end - start + step - SymExpr::constant(1), step);
   if (const auto n = length.constant_value(); n && *n < 0) length = SymExpr::constant(0);
   std::vector<SymExpr> sizes = input.sizes;
