@@ -22,7 +22,8 @@ const passes::DecompositionTable& decompositions() {
 }  // namespace
 
 bool has_decomposition(const std::string& target) {
-  return decompositions().count(passes::canonical_target(target)) > 0;
+  const std::string name = passes::canonical_target(target);
+  return decompositions().count(name) > 0 || passes::is_inplace(name);
 }
 
 bool decompose_to_core_aten(ExportedProgram& program) {

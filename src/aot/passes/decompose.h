@@ -21,7 +21,8 @@ namespace kiln::aot {
 /// masked_fill.Scalar) stay as they are.
 bool decompose_to_core_aten(ExportedProgram& program);
 
-/// True if decompose_to_core_aten has a rule for `target` ("aten::matmul").
+/// True if decompose_to_core_aten rewrites calls of `target` ("aten::matmul",
+/// "aten::relu_"): a decomposition rule or a functionalized in-place op.
 bool has_decomposition(const std::string& target);
 
 /// decompose_to_core_aten as a Pass named "decompose_to_core_aten".

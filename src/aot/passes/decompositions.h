@@ -23,4 +23,7 @@ void add_pool_decompositions(DecompositionTable& table);
 /// Views, padding, dtype conversions, chunk/split/stack, factories.
 void add_tensor_decompositions(DecompositionTable& table);
 
+/// True for the in-place ops functionalize_inplace_ops rewrites (qualified name).
+bool is_inplace(const std::string& target);
+
 }  // namespace kiln::aot::passes

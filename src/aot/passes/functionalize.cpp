@@ -7,6 +7,7 @@
 #include "aot/ir/error.h"
 #include "aot/ir/op_schema.h"
 #include "aot/passes/decompose.h"
+#include "aot/passes/decompositions.h"
 #include "aot/passes/rewriter.h"
 
 namespace kiln::aot {
@@ -71,11 +72,16 @@ Node* functional_value(Rewriter& r, const std::string& target) {
   if (value->meta.tensor().sizes != self.sizes) {
     r.fail("the result " + value->meta.tensor().to_string() + " does not fit self " + self.to_string());
   }
-  if (value->meta.tensor().dtype != self.dtype) value = r.op("aten::_to_copy", {value}, {{"dtype", self.dtype}});
-  return value;
+  const ScalarType computed = value->meta.tensor().dtype;
+  if (computed == self.dtype) return value;
+  // PyTorch's canCast: no floats into integers, nothing but bool into bool.
+  const bool narrows_kind = (runtime::is_floating_type(computed) && !runtime::is_floating_type(self.dtype)) ||
+                            (self.dtype == ScalarType::Bool && computed != ScalarType::Bool);
+  if (narrows_kind) {
+    r.fail(std::string("the result type ") + runtime::to_string(computed) + " cannot be written into self " + self.to_string());
+  }
+  return r.op("aten::_to_copy", {value}, {{"dtype", self.dtype}});
 }
-
-bool is_inplace(const std::string& target) { return target == "aten::copy_.default" || functional_ops().count(target) > 0; }
 
 void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>& current) {
   const auto placeholders = program.graph().placeholders();
@@ -114,6 +120,12 @@ void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>
 
 }  // namespace
 
+namespace passes {
+
+bool is_inplace(const std::string& target) { return target == "aten::copy_.default" || functional_ops().count(target) > 0; }
+
+}  // namespace passes
+
 bool functionalize_inplace_ops(ExportedProgram& program) {
   Graph& graph = program.graph();
   std::map<Node*, Node*> base_of;  // a functional value -> the tensor it is the new value of
@@ -131,7 +143,7 @@ bool functionalize_inplace_ops(ExportedProgram& program) {
     }
     if (node->is_output()) continue;
     const std::string target = passes::canonical_target(node->target());
-    if (!is_inplace(target)) continue;
+    if (!passes::is_inplace(target)) continue;
     Rewriter rewriter(*node);
     Node* mutated = base(rewriter.tensor_arg(0));
     Node* value = functional_value(rewriter, target);
