@@ -186,6 +186,8 @@ TEST_F(InferMetaRulesTest, SliceFollowsPythonSlicing) {
   EXPECT_EQ(meta("aten::slice.Tensor", {y, 1, 1, int64_t{9223372036854775807}}), "f32[2, s0 - 1]");
   EXPECT_EQ(meta("aten::slice.Tensor", {y, 1, -2, int64_t{9223372036854775807}}), "f32[2, 2]");
   EXPECT_EQ(meta("aten::slice.Tensor", {y, 1, 1, -1, 2}), "f32[2, ((s0 - 1)//2)]");
+  // Without s0's range, an end that may pass the size stays clamped.
+  EXPECT_EQ(meta("aten::slice.Tensor", {y, 1, 0, 3}), "f32[2, Min(3, s0)]");
   expect_fails("aten::slice.Tensor", {x, 0, 0, 1, 0}, "step must be a positive int");
 }
 
