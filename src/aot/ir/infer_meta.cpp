@@ -1,317 +1,252 @@
+// Meta inference: binds a call to its op's schema and runs the op's rule from
+// one table, which the rule families (elementwise, reduction, shape, nn,
+// factory) fill; getitem reads one entry of a multi-output node's meta.
 #include "aot/ir/infer_meta.h"
 
-#include <functional>
-#include <map>
+#include <algorithm>
 
 #include "aot/ir/error.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/infer_meta_rules.h"
 #include "aot/ir/schema_binding.h"
 
 namespace kiln::aot {
+namespace meta {
 
-namespace {
+std::string Call::arg_name(size_t i) const {
+  return i < schema_.arguments.size() ? "argument '" + schema_.arguments[i].name + "'" : "argument " + std::to_string(i);
+}
 
-struct Call {
-  Node& node;
-  std::vector<Argument> args;  // bound to the schema, defaults filled
+void Call::fail(const std::string& why) const {
+  throw AotError("node '" + node_.name() + "' (" + schema_.qualified_name() + "): " + why);
+}
 
-  [[noreturn]] void fail(const std::string& why) const {
-    throw AotError("node '" + node.name() + "' (" + node.target() + "): " + why);
-  }
-  const TensorMeta& tensor(size_t i) const {
-    if (!args.at(i).is_node()) fail("argument " + std::to_string(i) + " is not a tensor");
-    return args[i].node()->meta.tensor();
-  }
-  bool is_none(size_t i) const { return args.at(i).is_none(); }
-  int64_t integer(size_t i) const {
-    if (!args.at(i).is_int()) fail("argument " + std::to_string(i) + " is not an int");
-    return args[i].to_int();
-  }
-  SymExpr sym(const Argument& arg) const {
-    if (arg.is_int()) return SymExpr::constant(arg.to_int());
-    if (arg.is_node()) {
-      if (const auto* expr = std::get_if<SymExpr>(&arg.node()->meta.val)) return *expr;
-    }
-    fail("expected an int or a SymInt, got " + to_string(arg));
-  }
-  std::vector<SymExpr> sym_list(size_t i) const {
-    std::vector<SymExpr> values;
-    if (args.at(i).is_int()) return {sym(args[i])};
-    if (!args[i].is_list()) fail("argument " + std::to_string(i) + " is not a list");
-    for (const Argument& item : args[i].list()) values.push_back(sym(item));
-    return values;
-  }
-  std::vector<int64_t> int_list(size_t i) const {
-    std::vector<int64_t> values;
-    for (const SymExpr& expr : sym_list(i)) {
-      if (!expr.is_constant()) fail("argument " + std::to_string(i) + " must be static");
-      values.push_back(*expr.constant_value());
-    }
-    return values;
-  }
-  // A dim index, negative counting from the end, checked against `rank`.
-  size_t dim(int64_t d, size_t rank) const {
-    const auto r = static_cast<int64_t>(rank);
-    if (d < -r || d >= (r == 0 ? 1 : r)) fail("dim " + std::to_string(d) + " is out of range for rank " + std::to_string(rank));
-    return static_cast<size_t>(d < 0 ? d + r : d);
-  }
-};
+const TensorMeta& Call::tensor(size_t i) const {
+  if (!arg(i).is_node()) fail(arg_name(i) + " must be a tensor, got " + to_string(arg(i)));
+  const auto* meta = std::get_if<TensorMeta>(&arg(i).node()->meta.val);
+  if (meta == nullptr) fail(arg_name(i) + " '" + arg(i).node()->name() + "' has no tensor meta");
+  return *meta;
+}
 
-// A list argument of length 1 applies to every spatial dim (PyTorch's int[2]).
-std::vector<int64_t> expand_param(const Call& call, size_t i, size_t n) {
-  std::vector<int64_t> values = call.int_list(i);
-  if (values.size() == 1) values.assign(n, values[0]);
-  if (values.size() != n) call.fail("argument " + std::to_string(i) + " must have " + std::to_string(n) + " entries");
+const TensorMeta* Call::optional_tensor(size_t i) const { return is_none(i) ? nullptr : &tensor(i); }
+
+std::vector<const TensorMeta*> Call::tensor_list(size_t i) const {
+  if (!arg(i).is_list()) fail(arg_name(i) + " must be a list of tensors, got " + to_string(arg(i)));
+  std::vector<const TensorMeta*> result;
+  for (const Argument& item : arg(i).list()) {
+    const auto* meta = item.is_node() ? std::get_if<TensorMeta>(&item.node()->meta.val) : nullptr;
+    if (meta == nullptr) fail(arg_name(i) + " must hold tensors, got " + to_string(item));
+    result.push_back(meta);
+  }
+  return result;
+}
+
+int64_t Call::integer(size_t i) const {
+  if (!arg(i).is_int()) fail(arg_name(i) + " must be an int, got " + to_string(arg(i)));
+  return arg(i).to_int();
+}
+
+bool Call::boolean(size_t i) const {
+  if (!arg(i).is_bool()) fail(arg_name(i) + " must be a bool, got " + to_string(arg(i)));
+  return arg(i).to_bool();
+}
+
+double Call::number(size_t i) const {
+  if (arg(i).is_int()) return static_cast<double>(arg(i).to_int());
+  if (arg(i).is_double()) return arg(i).to_double();
+  if (arg(i).is_bool()) return arg(i).to_bool() ? 1.0 : 0.0;
+  fail(arg_name(i) + " must be a number, got " + to_string(arg(i)));
+}
+
+std::optional<ScalarType> Call::dtype(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  if (const auto* type = std::get_if<ScalarType>(&arg(i).value)) return *type;
+  fail(arg_name(i) + " must be a dtype, got " + to_string(arg(i)));
+}
+
+std::optional<std::string> Call::optional_string(size_t i) const {
+  if (is_none(i)) return std::nullopt;
+  if (!arg(i).is_string()) fail(arg_name(i) + " must be a string, got " + to_string(arg(i)));
+  return arg(i).to_string();
+}
+
+SymExpr Call::sym(const Argument& value) const {
+  if (value.is_int()) return SymExpr::constant(value.to_int());
+  if (value.is_node()) {
+    if (const auto* expr = std::get_if<SymExpr>(&value.node()->meta.val)) return *expr;
+  }
+  fail("expected an int or a SymInt, got " + to_string(value));
+}
+
+std::vector<SymExpr> Call::sym_list(size_t i) const {
+  if (arg(i).is_int() || arg(i).is_node()) return {sym(arg(i))};
+  if (!arg(i).is_list()) fail(arg_name(i) + " must be a list of ints, got " + to_string(arg(i)));
+  std::vector<SymExpr> values;
+  for (const Argument& item : arg(i).list()) values.push_back(sym(item));
   return values;
 }
 
-ValueMeta convolution_meta(const Call& call, bool transposed, int64_t groups, size_t stride_arg, size_t padding_arg,
-                           size_t dilation_arg, std::optional<size_t> output_padding_arg) {
-  const TensorMeta& input = call.tensor(0);
-  const TensorMeta& weight = call.tensor(1);
-  if (input.rank() < 3 || weight.rank() != input.rank()) {
-    call.fail("expects input and weight of equal rank >= 3, got " + input.to_string() + " and " + weight.to_string());
+std::vector<int64_t> Call::int_list(size_t i) const {
+  std::vector<int64_t> values;
+  for (const SymExpr& expr : sym_list(i)) {
+    if (!expr.is_constant()) fail(arg_name(i) + " must be static, got " + to_string(arg(i)));
+    values.push_back(*expr.constant_value());
   }
-  const size_t spatial = input.rank() - 2;
-  const auto stride = expand_param(call, stride_arg, spatial);
-  const auto padding = expand_param(call, padding_arg, spatial);
-  const auto dilation = expand_param(call, dilation_arg, spatial);
-  std::vector<int64_t> output_padding(spatial, 0);
-  if (output_padding_arg) output_padding = expand_param(call, *output_padding_arg, spatial);
-  if (groups <= 0) call.fail("groups must be positive, got " + std::to_string(groups));
-  for (size_t d = 0; d < spatial; ++d) {
-    if (stride[d] <= 0) call.fail("stride must be positive, got " + to_string(call.args[stride_arg]));
-    if (dilation[d] <= 0) call.fail("dilation must be positive, got " + to_string(call.args[dilation_arg]));
-    if (padding[d] < 0) call.fail("padding must not be negative, got " + to_string(call.args[padding_arg]));
-  }
-  // Channels: input C = weight[1] * groups (weight[0] for a transposed conv).
-  const SymExpr& in_channels = input.sizes[1];
-  const SymExpr expected_channels = transposed ? weight.sizes[0] : weight.sizes[1] * SymExpr::constant(groups);
-  if (in_channels.is_constant() && expected_channels.is_constant() && !(in_channels == expected_channels)) {
-    call.fail("input " + input.to_string() + " has " + in_channels.to_string() + " channels, but weight " +
-              weight.to_string() + " with groups=" + std::to_string(groups) + " expects " + expected_channels.to_string());
-  }
-  if (!transposed && weight.sizes[0].is_constant() && *weight.sizes[0].constant_value() % groups != 0) {
-    call.fail("weight " + weight.to_string() + " has output channels not divisible by groups=" + std::to_string(groups));
-  }
-  TensorMeta out(input.dtype, std::vector<SymExpr>{input.sizes[0]});
-  out.sizes.push_back(transposed ? weight.sizes[1] * SymExpr::constant(groups) : weight.sizes[0]);
-  for (size_t d = 0; d < spatial; ++d) {
-    const SymExpr& in = input.sizes[d + 2];
-    const SymExpr& k = weight.sizes[d + 2];
-    const SymExpr effective_k = SymExpr::constant(dilation[d]) * (k - SymExpr::constant(1)) + SymExpr::constant(1);
-    if (transposed) {
-      out.sizes.push_back((in - SymExpr::constant(1)) * SymExpr::constant(stride[d]) -
-                          SymExpr::constant(2 * padding[d]) + effective_k + SymExpr::constant(output_padding[d]));
-    } else {
-      out.sizes.push_back(SymExpr::floordiv(in + SymExpr::constant(2 * padding[d]) - effective_k, SymExpr::constant(stride[d])) +
-                          SymExpr::constant(1));
-    }
-    if (const auto size = out.sizes.back().constant_value(); size && *size <= 0) {
-      call.fail("output size " + std::to_string(*size) + " along spatial dim " + std::to_string(d) +
-                " is not positive (input " + input.to_string() + ", weight " + weight.to_string() + ")");
-    }
-  }
-  return out;
+  return values;
 }
 
-SymExpr broadcast_dim(const Call& call, const SymExpr& a, const SymExpr& b) {
-  if (a == b) return a;
-  if (a.constant_value() == 1) return b;
-  if (b.constant_value() == 1) return a;
-  if (a.is_constant() && b.is_constant()) {
-    call.fail("sizes " + a.to_string() + " and " + b.to_string() + " do not broadcast");
-  }
-  return a.is_constant() ? a : b;  // torch specializes the symbol to the constant
+std::vector<int64_t> Call::int_list_of(size_t i, size_t n) const {
+  std::vector<int64_t> values = int_list(i);
+  if (values.size() == 1) values.assign(n, values[0]);
+  if (values.size() != n) fail(arg_name(i) + " must have 1 or " + std::to_string(n) + " entries, got " + to_string(arg(i)));
+  return values;
 }
 
-// PyTorch's result_type: tensors with dimensions decide the dtype; a 0-dim
-// tensor or a Python number only raises its category (bool < int < float),
-// a number then taking the default dtype of its kind (int64, float32).
-struct ResultType {
-  std::optional<ScalarType> dims, zero_dim, wrapped;
-
-  static int category(ScalarType t) {
-    return t == ScalarType::Bool ? 0 : runtime::is_floating_type(t) ? 2 : 1;
+size_t Call::dim(int64_t d, size_t rank, const std::string& what) const {
+  const auto r = static_cast<int64_t>(rank);
+  const int64_t bound = std::max<int64_t>(r, 1);
+  if (d < -bound || d >= bound) {
+    fail(what + " " + std::to_string(d) + " is out of range for a tensor of rank " + std::to_string(rank));
   }
-  static void merge(std::optional<ScalarType>& slot, ScalarType t, const Call& call) {
-    ScalarType promoted = t;
-    if (slot && !runtime::promote_types(*slot, t, &promoted)) {
-      call.fail(std::string("cannot promote ") + runtime::to_string(*slot) + " with " + runtime::to_string(t));
+  return static_cast<size_t>(d < 0 ? d + bound : d);
+}
+
+std::vector<size_t> Call::dims(const std::vector<int64_t>& values, size_t rank) const {
+  std::vector<size_t> result;
+  for (int64_t d : values) {
+    const size_t wrapped = dim(d, rank);
+    if (std::find(result.begin(), result.end(), wrapped) != result.end()) {
+      fail("dim " + std::to_string(d) + " appears more than once in the list of dims");
     }
-    slot = promoted;
+    result.push_back(wrapped);
   }
-  static std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
-    if (!higher) return lower;
-    if (!lower || category(*lower) <= category(*higher)) return higher;
-    ScalarType promoted = *lower;
-    runtime::promote_types(*higher, *lower, &promoted);
-    return promoted;
-  }
-  void add_tensor(const TensorMeta& t, const Call& call) { merge(t.rank() == 0 ? zero_dim : dims, t.dtype, call); }
-  void add_number(const Argument& a, const Call& call) {
-    merge(wrapped, a.is_double() ? ScalarType::Float : a.is_bool() ? ScalarType::Bool : ScalarType::Long, call);
-  }
-  ScalarType result() const { return combine(combine(dims, zero_dim), wrapped).value_or(ScalarType::Float); }
-};
+  return result;
+}
 
-ValueMeta binary_meta(const Call& call, bool true_divide) {
-  const TensorMeta& a = call.tensor(0);
-  ResultType type;
-  type.add_tensor(a, call);
-  TensorMeta b(a.dtype, std::vector<SymExpr>{});
-  if (call.args.at(1).is_node()) {
-    b = call.tensor(1);
-    type.add_tensor(b, call);
-  } else if (call.args[1].is_int() || call.args[1].is_double() || call.args[1].is_bool()) {
-    type.add_number(call.args[1], call);
+namespace {
+
+int category(ScalarType type) { return type == ScalarType::Bool ? 0 : runtime::is_floating_type(type) ? 2 : 1; }
+
+// The lower-priority `lower` only counts if its category is higher.
+std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
+  if (!higher) return lower;
+  if (!lower || category(*lower) <= category(*higher)) return higher;
+  ScalarType promoted = *lower;
+  runtime::promote_types(*higher, *lower, &promoted);
+  return promoted;
+}
+
+}  // namespace
+
+void ResultType::merge(std::optional<ScalarType>& slot, ScalarType type) const {
+  ScalarType promoted = type;
+  if (slot && !runtime::promote_types(*slot, type, &promoted)) {
+    call_.fail(std::string("cannot promote ") + runtime::to_string(*slot) + " with " + runtime::to_string(type));
+  }
+  slot = promoted;
+}
+
+void ResultType::add_tensor(const TensorMeta& tensor) { merge(tensor.rank() == 0 ? zero_dim_ : dims_, tensor.dtype); }
+
+void ResultType::add_number(const Argument& number) {
+  merge(wrapped_, number.is_double() ? ScalarType::Float : number.is_bool() ? ScalarType::Bool : ScalarType::Long);
+}
+
+void ResultType::add(const Argument& arg) {
+  if (is_number(arg)) {
+    add_number(arg);
+  } else if (arg.is_node() && std::holds_alternative<TensorMeta>(arg.node()->meta.val)) {
+    add_tensor(arg.node()->meta.tensor());
   } else {
-    call.fail("argument 'other' must be a tensor or a number, got " + to_string(call.args[1]));
+    call_.fail("expected a tensor or a number, got " + to_string(arg));
   }
-  TensorMeta out;
-  out.dtype = type.result();
-  if (true_divide && !runtime::is_floating_type(out.dtype)) out.dtype = ScalarType::Float;
-  if (call.node.target() == "aten::sub.Tensor" && out.dtype == ScalarType::Bool) {
-    call.fail("subtraction of bool tensors is not supported (use logical_xor)");
-  }
-  const size_t rank = std::max(a.rank(), b.rank());
-  for (size_t i = 0; i < rank; ++i) {
-    const SymExpr one = SymExpr::constant(1);
-    const SymExpr& da = i + a.rank() >= rank ? a.sizes[i + a.rank() - rank] : one;
-    const SymExpr& db = i + b.rank() >= rank ? b.sizes[i + b.rank() - rank] : one;
-    out.sizes.push_back(broadcast_dim(call, da, db));
-  }
-  return out;
 }
 
-ValueMeta unary_meta(const Call& call, bool floating_result) {
-  TensorMeta out = call.tensor(0);
-  if (floating_result && !runtime::is_floating_type(out.dtype)) out.dtype = runtime::ScalarType::Float;
-  out.requires_grad = false;
-  return out;
+ScalarType ResultType::result() const { return combine(combine(dims_, zero_dim_), wrapped_).value_or(ScalarType::Float); }
+
+bool is_number(const Argument& arg) {
+  if (arg.is_int() || arg.is_double() || arg.is_bool()) return true;
+  return arg.is_node() && std::holds_alternative<SymExpr>(arg.node()->meta.val);
 }
 
-ValueMeta matmul_meta(const Call& call, const TensorMeta& a, const TensorMeta& b) {
-  if (a.rank() != 2 || b.rank() != 2) call.fail("expects 2-D matrices, got " + a.to_string() + " and " + b.to_string());
-  if (a.sizes[1] != b.sizes[0] && a.sizes[1].is_constant() && b.sizes[0].is_constant()) {
-    call.fail("cannot multiply " + a.to_string() + " by " + b.to_string());
-  }
-  return TensorMeta(a.dtype, {a.sizes[0], b.sizes[1]});
-}
-
-ValueMeta reshape_meta(const Call& call) {
-  const TensorMeta& input = call.tensor(0);
-  std::vector<SymExpr> sizes = call.sym_list(1);
-  SymExpr numel = SymExpr::constant(1);
-  for (const SymExpr& size : input.sizes) numel = numel * size;
-  std::optional<size_t> inferred;
-  SymExpr known = SymExpr::constant(1);
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i].constant_value() == -1) {
-      if (inferred) call.fail("only one size may be -1");
-      inferred = i;
-    } else {
-      if (const auto v = sizes[i].constant_value(); v && *v < 0) call.fail("invalid size " + std::to_string(*v));
-      known = known * sizes[i];
+std::vector<SymExpr> broadcast_shapes(const Call& call, const std::vector<std::vector<SymExpr>>& shapes) {
+  size_t rank = 0;
+  for (const auto& shape : shapes) rank = std::max(rank, shape.size());
+  std::vector<SymExpr> result(rank, SymExpr::constant(1));
+  for (const auto& shape : shapes) {
+    for (size_t i = 0; i < shape.size(); ++i) {
+      SymExpr& into = result[rank - shape.size() + i];
+      const SymExpr& size = shape[i];
+      if (into == size || size.constant_value() == 1) continue;
+      if (into.constant_value() == 1) {
+        into = size;
+      } else if (into.is_constant() && size.is_constant()) {
+        call.fail("sizes " + into.to_string() + " and " + size.to_string() + " do not broadcast");
+      } else if (size.is_constant()) {
+        into = size;  // torch specializes the symbol to the constant
+      }
     }
   }
-  if (inferred) sizes[*inferred] = SymExpr::floordiv(numel, known);
-  if (numel.is_constant() && known.is_constant()) {
-    const int64_t total = *numel.constant_value();
-    const int64_t part = *known.constant_value();
-    if ((inferred && (part == 0 || total % part != 0)) || (!inferred && total != part)) {
-      call.fail("cannot view " + input.to_string() + " (" + std::to_string(total) + " elements) as " +
-                to_string(call.args[1]));
+  return result;
+}
+
+std::vector<SymExpr> shape_of(const Call& call, const Argument& arg) {
+  if (is_number(arg)) return {};
+  if (arg.is_node()) {
+    if (const auto* meta = std::get_if<TensorMeta>(&arg.node()->meta.val)) return meta->sizes;
+  }
+  call.fail("expected a tensor or a number, got " + to_string(arg));
+}
+
+std::vector<SymExpr> reduce_sizes(const std::vector<SymExpr>& sizes, const std::vector<size_t>& reduced, bool keepdim) {
+  std::vector<SymExpr> result;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    const bool is_reduced = std::find(reduced.begin(), reduced.end(), d) != reduced.end();
+    if (!is_reduced) {
+      result.push_back(sizes[d]);
+    } else if (keepdim) {
+      result.push_back(SymExpr::constant(1));
     }
   }
-  return TensorMeta(input.dtype, sizes);
+  return result;
 }
 
-ValueMeta permute_meta(const Call& call) {
-  const TensorMeta& input = call.tensor(0);
-  const auto dims = call.int_list(1);
-  if (dims.size() != input.rank()) call.fail("permutation has " + std::to_string(dims.size()) + " dims for " + input.to_string());
-  TensorMeta out(input.dtype, std::vector<SymExpr>{});
-  std::vector<bool> used(input.rank(), false);
-  for (int64_t d : dims) {
-    const size_t dim = call.dim(d, input.rank());
-    if (used[dim]) call.fail("dim " + std::to_string(d) + " appears twice in the permutation");
-    used[dim] = true;
-    out.sizes.push_back(input.sizes[dim]);
-  }
-  return out;
+std::vector<size_t> reduction_dims(const Call& call, size_t arg, size_t rank, bool empty_means_all) {
+  std::vector<size_t> all;
+  for (size_t d = 0; d < rank; ++d) all.push_back(d);
+  if (call.is_none(arg)) return all;
+  const std::vector<int64_t> dims = call.int_list(arg);
+  if (dims.empty()) return empty_means_all ? all : std::vector<size_t>{};
+  return call.dims(dims, rank);
 }
 
-using Rule = std::function<ValueMeta(const Call&)>;
+}  // namespace meta
 
-const std::map<std::string, Rule>& rules() {
-  static const std::map<std::string, Rule> table = {
-      {"aten::convolution.default",
-       [](const Call& c) {
-         const bool transposed = c.args.at(6).is_bool() && c.args[6].to_bool();
-         return convolution_meta(c, transposed, c.integer(8), 3, 4, 5, 7);
-       }},
-      {"aten::conv2d.default", [](const Call& c) { return convolution_meta(c, false, c.integer(6), 3, 4, 5, std::nullopt); }},
-      {"aten::relu.default", [](const Call& c) { return unary_meta(c, false); }},
-      {"aten::relu_.default", [](const Call& c) { return unary_meta(c, false); }},
-      {"aten::clone.default", [](const Call& c) { return unary_meta(c, false); }},
-      {"aten::dropout.default", [](const Call& c) { return unary_meta(c, false); }},
-      {"aten::sin.default", [](const Call& c) { return unary_meta(c, true); }},
-      {"aten::cos.default", [](const Call& c) { return unary_meta(c, true); }},
-      {"aten::tan.default", [](const Call& c) { return unary_meta(c, true); }},
-      {"aten::add.Tensor", [](const Call& c) { return binary_meta(c, false); }},
-      {"aten::sub.Tensor", [](const Call& c) { return binary_meta(c, false); }},
-      {"aten::mul.Tensor", [](const Call& c) { return binary_meta(c, false); }},
-      {"aten::div.Tensor", [](const Call& c) { return binary_meta(c, true); }},
-      {"aten::add.Scalar", [](const Call& c) { return binary_meta(c, false); }},
-      {"aten::sub.Scalar", [](const Call& c) { return binary_meta(c, false); }},
-      {"aten::mul.Scalar", [](const Call& c) { return binary_meta(c, false); }},
-      {"aten::div.Scalar", [](const Call& c) { return binary_meta(c, true); }},
-      {"aten::mm.default", [](const Call& c) { return matmul_meta(c, c.tensor(0), c.tensor(1)); }},
-      {"aten::addmm.default",
-       [](const Call& c) {
-         TensorMeta out = std::get<TensorMeta>(matmul_meta(c, c.tensor(1), c.tensor(2)));
-         const TensorMeta& self = c.tensor(0);
-         if (self.rank() > 2) c.fail("self " + self.to_string() + " does not broadcast to " + out.to_string());
-         for (size_t i = 0; i < self.rank(); ++i) {
-           const SymExpr& target = out.sizes[i + 2 - self.rank()];
-           if (!(broadcast_dim(c, self.sizes[i], target) == target)) {
-             c.fail("self " + self.to_string() + " does not broadcast to " + out.to_string());
-           }
-         }
-         return ValueMeta(out);
-       }},
-      {"aten::linear.default",
-       [](const Call& c) {
-         const TensorMeta& input = c.tensor(0);
-         const TensorMeta& weight = c.tensor(1);
-         if (weight.rank() != 2 || input.rank() == 0 || input.sizes.back() != weight.sizes[1]) {
-           c.fail("cannot apply weight " + weight.to_string() + " to " + input.to_string());
-         }
-         TensorMeta out = input;
-         out.sizes.back() = weight.sizes[0];
-         return ValueMeta(out);
-       }},
-      {"aten::view_copy.default", reshape_meta},
-      {"aten::view.default", reshape_meta},
-      {"aten::reshape.default", reshape_meta},
-      {"aten::permute_copy.default", permute_meta},
-      {"aten::permute.default", permute_meta},
-      {"aten::t.default",
-       [](const Call& c) {
-         const TensorMeta& input = c.tensor(0);
-         if (input.rank() > 2) c.fail("expects a tensor of rank <= 2, got " + input.to_string());
-         TensorMeta out = input;
-         if (input.rank() == 2) std::swap(out.sizes[0], out.sizes[1]);
-         return ValueMeta(out);
-       }},
-      {"aten::sym_size.int",
-       [](const Call& c) {
-         const TensorMeta& input = c.tensor(0);
-         return ValueMeta(input.sizes[c.dim(c.integer(1), input.rank())]);
-       }},
-  };
+namespace {
+
+const meta::RuleTable& rules() {
+  static const meta::RuleTable table = [] {
+    meta::RuleTable t;
+    meta::add_elementwise_rules(t);
+    meta::add_reduction_rules(t);
+    meta::add_shape_rules(t);
+    meta::add_nn_rules(t);
+    meta::add_factory_rules(t);
+    return t;
+  }();
   return table;
+}
+
+void infer_getitem(Node& node) {
+  if (node.args().size() != 2 || !node.args()[0].is_node() || !node.args()[1].is_int()) {
+    throw AotError("node '" + node.name() + "': getitem expects (node, index)");
+  }
+  const auto* list = std::get_if<std::vector<TensorMeta>>(&node.args()[0].node()->meta.val);
+  const int64_t index = node.args()[1].to_int();
+  if (list == nullptr || index < 0 || static_cast<size_t>(index) >= list->size()) {
+    throw AotError("node '" + node.name() + "': index " + std::to_string(index) + " is out of range of '" +
+                   node.args()[0].node()->name() + "'");
+  }
+  node.meta.val = (*list)[static_cast<size_t>(index)];
 }
 
 }  // namespace
@@ -324,16 +259,7 @@ bool has_meta_rule(const std::string& target) {
 
 void infer_meta(Node& node) {
   if (node.target() == "getitem") {
-    if (node.args().size() != 2 || !node.args()[0].is_node() || !node.args()[1].is_int()) {
-      throw AotError("node '" + node.name() + "': getitem expects (node, index)");
-    }
-    const auto* list = std::get_if<std::vector<TensorMeta>>(&node.args()[0].node()->meta.val);
-    const int64_t index = node.args()[1].to_int();
-    if (list == nullptr || index < 0 || static_cast<size_t>(index) >= list->size()) {
-      throw AotError("node '" + node.name() + "': index " + std::to_string(index) + " is out of range of '" +
-                     node.args()[0].node()->name() + "'");
-    }
-    node.meta.val = (*list)[static_cast<size_t>(index)];
+    infer_getitem(node);
     return;
   }
   const OpSchema& schema = get_op_schema(node.target());
@@ -341,7 +267,7 @@ void infer_meta(Node& node) {
   if (rule == rules().end()) {
     throw AotError("node '" + node.name() + "': no meta rule for op '" + schema.qualified_name() + "'");
   }
-  Call call{node, bind_node_arguments(node)};
+  const meta::Call call(node, schema, bind_node_arguments(node));
   node.meta.val = rule->second(call);
 }
 

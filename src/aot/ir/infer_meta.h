@@ -1,5 +1,10 @@
 // Meta inference: the dtype and (symbolic) sizes of a call's result, from the
 // metas of its inputs — what torch computes with fake tensors when it traces.
+// Every op of the schema table has a rule (core ATen ops, their view copies,
+// and the training-IR ops), following PyTorch's result_type promotion and its
+// output-size formulas. Without the program's range constraints, a symbolic
+// size is not simplified by its bounds (x[:, :3] of [2, s0] is Min(3, s0)
+// where torch, knowing s0 >= 3, records 3).
 #pragma once
 
 #include <string>

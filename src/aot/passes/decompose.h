@@ -1,8 +1,11 @@
 // Decomposition of torch.export's training IR into core ATen: the ops
-// torch.export.export leaves (conv2d, linear, batch_norm, layer_norm,
-// scaled_dot_product_attention, reshape, in-place add_ ...) rewritten into
-// core-ATen ops that have portable kernels, as run_decompositions() does.
+// torch.export.export leaves (conv1d/conv2d and transposed convs, linear,
+// matmul, the norms, pools, softmax, attention, reshapes, pad, chunk, stack,
+// dtype conversions, in-place activations ...) rewritten into ops that have
+// portable kernels (out variants), as run_decompositions() does.
 #pragma once
+
+#include <string>
 
 #include "aot/ir/pass_manager.h"
 
@@ -12,15 +15,23 @@ namespace kiln::aot {
 /// functionalize_inplace_ops), then replaces each training-IR op by core-ATen
 /// ops, and sets the dialect to ATEN. Returns true if anything changed.
 /// Throws AotError naming the node, its op and the reason when an op cannot be
-/// decomposed (adaptive_avg_pool2d to other than [1, 1], training-mode
-/// batch_norm or dropout, causal attention, ...).
+/// decomposed (training-mode batch_norm or dropout, causal attention, a pad
+/// mode other than constant, chunks of a symbolic size, ...). Ops that have
+/// kernels without being core ATen (silu, hardswish, hardsigmoid,
+/// masked_fill.Scalar) stay as they are.
 bool decompose_to_core_aten(ExportedProgram& program);
+
+/// True if decompose_to_core_aten rewrites calls of `target` ("aten::matmul",
+/// "aten::relu_"): a decomposition rule or a functionalized in-place op.
+bool has_decomposition(const std::string& target);
 
 /// decompose_to_core_aten as a Pass named "decompose_to_core_aten".
 Pass decompose_to_core_aten();
 
-/// Replaces in-place ops (aten::add_.Tensor, aten::mul_.Tensor, aten::relu_,
-/// aten::copy_) by their functional ops, points later uses of the mutated
+/// Replaces in-place ops (add_, sub_, mul_, div_, relu_, hardtanh_, silu_,
+/// hardswish_, hardsigmoid_, leaky_relu_, elu_, sigmoid_, tanh_, clamp_,
+/// masked_fill_, copy_) by their functional ops (cast back to self's dtype
+/// where the functional op would widen it), points later uses of the mutated
 /// value at the new one, and adds a BUFFER_MUTATION or USER_INPUT_MUTATION
 /// output (before the user outputs, in placeholder order) for each mutated
 /// buffer or user input. Mutating a parameter, or a view of an input, throws.

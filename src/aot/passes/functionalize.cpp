@@ -5,7 +5,9 @@
 #include <map>
 
 #include "aot/ir/error.h"
+#include "aot/ir/op_schema.h"
 #include "aot/passes/decompose.h"
+#include "aot/passes/decompositions.h"
 #include "aot/passes/rewriter.h"
 
 namespace kiln::aot {
@@ -13,16 +15,30 @@ namespace {
 
 using passes::Rewriter;
 
-// The value an in-place call leaves in its `self`, built from the call's args.
-Node* functional_value(Rewriter& r, const std::string& target) {
-  if (target == "aten::add_.Tensor") {
-    KwargList kwargs;
-    if (!(r.arg(2) == Argument(1))) kwargs.emplace_back("alpha", r.arg(2));
-    return r.call("aten::add.Tensor", {r.arg(0), r.arg(1)}, r.out(), std::move(kwargs));
-  }
-  if (target == "aten::mul_.Tensor") return r.call("aten::mul.Tensor", {r.arg(0), r.arg(1)}, r.out());
-  if (target == "aten::relu_.default") return r.call("aten::relu", {r.arg(0)}, r.out());
-  // copy_: the source, broadcast to self's sizes and cast to its dtype.
+// In-place ops and the functional ops computing the value they leave in `self`.
+const std::map<std::string, std::string>& functional_ops() {
+  static const std::map<std::string, std::string> table = {
+      {"aten::add_.Tensor", "aten::add.Tensor"},
+      {"aten::sub_.Tensor", "aten::sub.Tensor"},
+      {"aten::mul_.Tensor", "aten::mul.Tensor"},
+      {"aten::div_.Tensor", "aten::div.Tensor"},
+      {"aten::relu_.default", "aten::relu.default"},
+      {"aten::hardtanh_.default", "aten::hardtanh.default"},
+      {"aten::silu_.default", "aten::silu.default"},
+      {"aten::hardswish_.default", "aten::hardswish.default"},
+      {"aten::hardsigmoid_.default", "aten::hardsigmoid.default"},
+      {"aten::leaky_relu_.default", "aten::leaky_relu.default"},
+      {"aten::elu_.default", "aten::elu.default"},
+      {"aten::sigmoid_.default", "aten::sigmoid.default"},
+      {"aten::tanh_.default", "aten::tanh.default"},
+      {"aten::clamp_.default", "aten::clamp.default"},
+      {"aten::masked_fill_.Scalar", "aten::masked_fill.Scalar"},
+  };
+  return table;
+}
+
+// copy_: the source, broadcast to self's sizes and cast to its dtype.
+Node* copied_value(Rewriter& r) {
   const TensorMeta& self = r.tensor_arg(0)->meta.tensor();
   Node* value = r.tensor_arg(1);
   TensorMeta meta = value->meta.tensor();
@@ -37,9 +53,34 @@ Node* functional_value(Rewriter& r, const std::string& target) {
   return value == r.tensor_arg(1) ? r.call("aten::clone", {value}, meta) : value;
 }
 
-bool is_inplace(const std::string& target) {
-  return target == "aten::add_.Tensor" || target == "aten::mul_.Tensor" || target == "aten::relu_.default" ||
-         target == "aten::copy_.default";
+// The value an in-place call leaves in its `self`: the functional op on the
+// same arguments (which share names and order), in self's dtype.
+Node* functional_value(Rewriter& r, const std::string& target) {
+  if (target == "aten::copy_.default") return copied_value(r);
+  const OpSchema& schema = get_op_schema(functional_ops().at(target));
+  ArgumentList args;
+  KwargList kwargs;
+  for (size_t i = 0; i < schema.arguments.size(); ++i) {
+    if (schema.arguments[i].kwarg_only) {
+      kwargs.emplace_back(schema.arguments[i].name, r.arg(i));
+    } else {
+      args.push_back(r.arg(i));
+    }
+  }
+  Node* value = r.op(schema.qualified_name(), std::move(args), std::move(kwargs));
+  const TensorMeta& self = r.tensor_arg(0)->meta.tensor();
+  if (value->meta.tensor().sizes != self.sizes) {
+    r.fail("the result " + value->meta.tensor().to_string() + " does not fit self " + self.to_string());
+  }
+  const ScalarType computed = value->meta.tensor().dtype;
+  if (computed == self.dtype) return value;
+  // PyTorch's canCast: no floats into integers, nothing but bool into bool.
+  const bool narrows_kind = (runtime::is_floating_type(computed) && !runtime::is_floating_type(self.dtype)) ||
+                            (self.dtype == ScalarType::Bool && computed != ScalarType::Bool);
+  if (narrows_kind) {
+    r.fail(std::string("the result type ") + runtime::to_string(computed) + " cannot be written into self " + self.to_string());
+  }
+  return r.op("aten::_to_copy", {value}, {{"dtype", self.dtype}});
 }
 
 void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>& current) {
@@ -79,6 +120,12 @@ void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>
 
 }  // namespace
 
+namespace passes {
+
+bool is_inplace(const std::string& target) { return target == "aten::copy_.default" || functional_ops().count(target) > 0; }
+
+}  // namespace passes
+
 bool functionalize_inplace_ops(ExportedProgram& program) {
   Graph& graph = program.graph();
   std::map<Node*, Node*> base_of;  // a functional value -> the tensor it is the new value of
@@ -96,7 +143,7 @@ bool functionalize_inplace_ops(ExportedProgram& program) {
     }
     if (node->is_output()) continue;
     const std::string target = passes::canonical_target(node->target());
-    if (!is_inplace(target)) continue;
+    if (!passes::is_inplace(target)) continue;
     Rewriter rewriter(*node);
     Node* mutated = base(rewriter.tensor_arg(0));
     Node* value = functional_value(rewriter, target);

@@ -1,6 +1,7 @@
 #include "aot/passes/rewriter.h"
 
 #include "aot/ir/error.h"
+#include "aot/ir/infer_meta.h"
 #include "aot/ir/op_schema.h"
 #include "aot/ir/schema_binding.h"
 
@@ -57,6 +58,39 @@ Node* Rewriter::call(const std::string& target, ArgumentList args, ValueMeta met
   node->meta.stack_trace = node_.meta.stack_trace;
   node->meta.nn_module_stack = node_.meta.nn_module_stack;
   node->meta.torch_fn = node_.meta.torch_fn;
+  created_.insert(node);
+  return node;
+}
+
+namespace {
+
+// Drops trailing positional arguments and keyword arguments that equal the
+// schema's defaults.
+void drop_defaults(const OpSchema& schema, ArgumentList& args, KwargList& kwargs) {
+  while (!args.empty()) {
+    const SchemaArgument& param = schema.arguments.at(args.size() - 1);
+    if (!param.default_value || !(*param.default_value == args.back())) break;
+    args.pop_back();
+  }
+  std::erase_if(kwargs, [&schema](const auto& kwarg) {
+    const SchemaArgument* param = schema.find_argument(kwarg.first);
+    return param != nullptr && param->default_value && *param->default_value == kwarg.second;
+  });
+}
+
+}  // namespace
+
+Node* Rewriter::op(const std::string& target, ArgumentList args, KwargList kwargs) {
+  const OpSchema& schema = get_op_schema(target);
+  drop_defaults(schema, args, kwargs);
+  Node* node = call(target, std::move(args), {}, std::move(kwargs));
+  try {
+    infer_meta(*node);
+  } catch (const AotError& error) {
+    created_.erase(node);
+    graph_.erase_node(node);
+    fail(std::string("its decomposition does not fit: ") + error.what());
+  }
   return node;
 }
 
@@ -69,35 +103,85 @@ Node* Rewriter::getitem(Node* value, int64_t index) {
   node->meta.val = (*list)[static_cast<size_t>(index)];
   node->meta.stack_trace = node_.meta.stack_trace;
   node->meta.nn_module_stack = node_.meta.nn_module_stack;
+  created_.insert(node);
   return node;
 }
 
-Argument Rewriter::size_list(const std::vector<SymExpr>& sizes, Node* source) {
-  const TensorMeta& source_meta = source->meta.tensor();
+Argument Rewriter::size_list(const std::vector<SymExpr>& sizes, Node* source) { return size_list(sizes, {source}, true); }
+
+Argument Rewriter::size_list(const std::vector<SymExpr>& sizes, const std::vector<Node*>& sources, bool allow_inferred) {
   ArgumentList items;
   bool inferred = false;
   for (const SymExpr& size : sizes) {
-    if (auto value = size.constant_value()) {
-      items.emplace_back(*value);
-      continue;
-    }
-    bool found = false;
-    for (size_t d = 0; d < source_meta.rank() && !found; ++d) {
-      if (source_meta.sizes[d] == size) {
-        items.emplace_back(call("aten::sym_size.int", {source, static_cast<int64_t>(d)}, size));
-        found = true;
+    Node* found = nullptr;
+    int64_t found_dim = 0;
+    for (Node* source : sources) {
+      const TensorMeta& meta = source->meta.tensor();
+      for (size_t d = 0; d < meta.rank() && found == nullptr; ++d) {
+        if (meta.sizes[d] == size) {
+          found = source;
+          found_dim = static_cast<int64_t>(d);
+        }
       }
     }
-    if (found) continue;
-    if (inferred) fail("cannot express the sizes " + TensorMeta(source_meta.dtype, sizes).to_string() +
-                       " from '" + source->name() + "' " + source_meta.to_string());
-    inferred = true;
-    items.emplace_back(int64_t{-1});
+    if (auto value = size.constant_value()) {
+      items.emplace_back(*value);
+    } else if (found != nullptr) {
+      items.emplace_back(call("aten::sym_size.int", {found, found_dim}, size));
+    } else if (allow_inferred && !inferred) {
+      inferred = true;
+      items.emplace_back(int64_t{-1});
+    } else {
+      std::string names;
+      for (Node* source : sources) names += (names.empty() ? "'" : ", '") + source->name() + "' " + source->meta.tensor().to_string();
+      std::string text;
+      for (const SymExpr& s : sizes) text += (text.empty() ? "" : ", ") + s.to_string();
+      fail("cannot express the sizes [" + text + "] from " + names);
+    }
   }
   return items;
 }
 
+Argument Rewriter::sym_int(const SymExpr& value, const std::vector<Node*>& sources) {
+  if (auto constant = value.constant_value()) return *constant;
+  return size_list({value}, sources, false).list().at(0);
+}
+
+namespace {
+
+// Two metas agree if dtype and rank match and static sizes are equal.
+bool metas_agree(const TensorMeta& a, const TensorMeta& b) {
+  if (a.dtype != b.dtype || a.rank() != b.rank()) return false;
+  for (size_t d = 0; d < a.rank(); ++d) {
+    if (a.sizes[d].is_constant() && b.sizes[d].is_constant() && !(a.sizes[d] == b.sizes[d])) return false;
+  }
+  return true;
+}
+
+bool metas_agree(const ValueMeta& a, const ValueMeta& b) {
+  if (const auto* one = std::get_if<TensorMeta>(&a)) {
+    const auto* other = std::get_if<TensorMeta>(&b);
+    return other != nullptr && metas_agree(*one, *other);
+  }
+  const auto* list = std::get_if<std::vector<TensorMeta>>(&a);
+  const auto* other = std::get_if<std::vector<TensorMeta>>(&b);
+  if (list == nullptr || other == nullptr || list->size() != other->size()) return false;
+  for (size_t i = 0; i < list->size(); ++i) {
+    if (!metas_agree((*list)[i], (*other)[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void Rewriter::replace_with(Node* value) {
+  const bool has_meta = !std::holds_alternative<std::monostate>(node_.meta.val);
+  if (created_.count(value) && has_meta) {
+    if (!metas_agree(value->meta.val, node_.meta.val)) {
+      fail("its decomposition gives " + to_string(value->meta.val) + " where the node has " + to_string(node_.meta.val));
+    }
+    value->meta.val = node_.meta.val;
+  }
   node_.replace_all_uses_with(value);
   graph_.erase_node(&node_);
 }
@@ -119,6 +203,12 @@ SymExpr product(const std::vector<SymExpr>& sizes) {
   SymExpr result(1);
   for (const SymExpr& size : sizes) result = result * size;
   return result;
+}
+
+ArgumentList expand_int_list(const Argument& value, size_t n) {
+  if (!value.is_list()) return ArgumentList(n, value);
+  if (value.list().size() == 1) return ArgumentList(n, value.list()[0]);
+  return value.list();
 }
 
 std::string canonical_target(const std::string& target) {

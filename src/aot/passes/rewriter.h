@@ -3,6 +3,7 @@
 // old node's provenance, and errors that name the node. Internal to passes/.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,22 @@ class Rewriter {
 
   /// A new node before the old one, with `meta` and the old node's provenance.
   Node* call(const std::string& target, ArgumentList args, ValueMeta meta, KwargList kwargs = {});
+  /// As call, with the meta inferred from the inputs (infer_meta.h) and
+  /// trailing arguments equal to their defaults left out, as torch prints
+  /// calls. A call the inputs do not fit fails naming the old node.
+  Node* op(const std::string& target, ArgumentList args, KwargList kwargs = {});
   Node* getitem(Node* value, int64_t index);
   /// A SymInt[] argument for `sizes`: constants as ints, a size equal to a
   /// dim of `source` as sym_size(source, dim), and at most one other as -1.
   Argument size_list(const std::vector<SymExpr>& sizes, Node* source);
+  /// As above, a size found in any of `sources`; -1 only if `allow_inferred`.
+  Argument size_list(const std::vector<SymExpr>& sizes, const std::vector<Node*>& sources, bool allow_inferred);
+  /// A SymInt argument for `value`: an int, or sym_size of a dim of a source.
+  Argument sym_int(const SymExpr& value, const std::vector<Node*>& sources);
 
-  /// Points every use of the old node at `value` and erases the old node.
+  /// Points every use of the old node at `value` and erases the old node. A
+  /// value built by this rewriter must agree with the old node's meta (dtype,
+  /// rank, static sizes) and takes it over, keeping torch's symbolic sizes.
   void replace_with(Node* value);
   [[noreturn]] void fail(const std::string& reason) const;
 
@@ -46,6 +57,7 @@ class Rewriter {
   Graph& graph_;  // kept apart: node_ is gone after replace_with
   std::vector<Argument> bound_;
   Node* saved_insert_point_;
+  std::set<const Node*> created_;
 };
 
 /// Normalizes `dim` against `rank` (Python's negative dims); throws naming `where`.
@@ -54,5 +66,7 @@ int64_t normalize_dim(int64_t dim, size_t rank, const std::string& where);
 SymExpr product(const std::vector<SymExpr>& sizes);
 /// "aten::relu.default" for "aten::relu", etc.; the target itself if it is no op.
 std::string canonical_target(const std::string& target);
+/// `value` as an int[] of `n` entries: an int or a one-entry list repeated.
+ArgumentList expand_int_list(const Argument& value, size_t n);
 
 }  // namespace kiln::aot::passes

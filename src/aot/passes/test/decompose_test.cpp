@@ -9,13 +9,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "aot/import/testing/golden_fixtures.h"
 #include "aot/import/pt2_reader.h"
+#include "aot/import/testing/golden_fixtures.h"
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/error.h"
 #include "aot/ir/graph_builder.h"
 #include "aot/ir/op_schema.h"
 #include "aot/passes/decompose.h"
+#include "aot/passes/test/decompose_testing.h"
 
 namespace kiln::aot {
 namespace {
@@ -23,8 +24,12 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+using testing::call_with_meta;
+using testing::decomposed;
 using testing::expect_case_matches_pytorch;
 using testing::kFixtures;
+using testing::ops_without_kernels;
+using testing::ramp;
 
 const nlohmann::json& manifest() { return testing::fixture_manifest(); }
 
@@ -44,32 +49,63 @@ std::vector<Fixture> training_ir_fixtures() {
   return result;
 }
 
-// Ops the decomposed program may call: core ATen (views among them run as
-// their _copy kernels) and getitem.
-std::vector<std::string> non_core_ops(const ExportedProgram& program) {
-  std::vector<std::string> result;
-  for (const Node* node : program.graph()) {
-    if (!node->is_call_function() || node->target() == "getitem") continue;
-    const OpSchema* schema = find_op_schema(node->target());
-    if (schema == nullptr || !schema->is_core) result.push_back(node->name() + ": " + node->target());
-  }
-  return result;
-}
-
 class TrainingIrFixtureTest : public ::testing::TestWithParam<Fixture> {};
 
-TEST_P(TrainingIrFixtureTest, DecomposesAndRunsAsPyTorchDid) {
+// Every op left has a portable kernel (an out variant), and the ATEN verifier
+// accepts the result.
+TEST_P(TrainingIrFixtureTest, DecomposesToOpsWithKernels) {
+  const Fixture& f = GetParam();
+  const ExportedProgram training = load_pt2(kFixtures + f.name + "/model.pt2");
+  const ExportedProgram program = transform(training, {decompose_to_core_aten()});
+  EXPECT_EQ(program.dialect(), "ATEN");
+  EXPECT_THAT(ops_without_kernels(program), ::testing::IsEmpty()) << program.to_string();
+  for (const Node* node : program.graph()) {
+    EXPECT_FALSE(node->is_call_function() && has_decomposition(node->target())) << node->format();
+  }
+  EXPECT_NO_THROW(verifier_for("ATEN").check(program));
+}
+
+// The user outputs keep torch's metas through the decomposition.
+TEST_P(TrainingIrFixtureTest, KeepsTheOutputMetas) {
+  const Fixture& f = GetParam();
+  const ExportedProgram training = load_pt2(kFixtures + f.name + "/model.pt2");
+  const ExportedProgram program = transform(training, {decompose_to_core_aten()});
+  const ArgumentList& before = training.graph().output_node()->args().at(0).list();
+  const ArgumentList& after = program.graph().output_node()->args().at(0).list();
+  // Functionalization puts mutation outputs first; the others follow in order.
+  ASSERT_GE(after.size(), before.size());
+  const size_t added = after.size() - before.size();
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (!before[i].is_node()) continue;
+    EXPECT_EQ(to_string(after[i + added].node()->meta.val), to_string(before[i].node()->meta.val)) << "output " << i;
+  }
+}
+
+// Needs every kernel the decomposed program calls (the new fixtures' kernels
+// come with the kernel families).
+TEST_P(TrainingIrFixtureTest, RunsAsPyTorchDid) {
   const Fixture& f = GetParam();
   const ExportedProgram training = load_pt2(kFixtures + f.name + "/model.pt2");
   ExportedProgram program = transform(training, {decompose_to_core_aten()});
-  EXPECT_EQ(program.dialect(), "ATEN");
-  EXPECT_THAT(non_core_ops(program), ::testing::IsEmpty()) << program.to_string();
-
   for (const std::string& name : f.cases) expect_case_matches_pytorch(program, f.name, name);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TrainingIrFixtureTest, ::testing::ValuesIn(training_ir_fixtures()),
                          [](const auto& info) { return info.param.name; });
+
+// Each op of the table runs on a portable kernel (its out variant, or the
+// out variant of its _copy twin for a view) or is rewritten by the pass.
+TEST(DecomposeTableTest, EveryOpWithoutAKernelDecomposes) {
+  std::vector<std::string> stuck;
+  for (const OpSchema& schema : all_op_schemas()) {
+    if (schema.is_out_variant() || !schema.out_variant.empty() || schema.qualified_name() == "aten::sym_size.int") continue;
+    const std::string copy = schema.name + "_copy." + (schema.overload.empty() ? "default" : schema.overload);
+    const OpSchema* copy_schema = find_op_schema(copy);
+    if (copy_schema != nullptr && !copy_schema->out_variant.empty()) continue;
+    if (!has_decomposition(schema.qualified_name())) stuck.push_back(schema.qualified_name());
+  }
+  EXPECT_THAT(stuck, ::testing::IsEmpty());
+}
 
 // The mutation outputs match the ones torch's run_decompositions() adds.
 TEST(DecomposeFixtureTest, MutationOutputsMatchTheCoreProgram) {
@@ -85,18 +121,6 @@ TEST(DecomposeFixtureTest, MutationOutputsMatchTheCoreProgram) {
       EXPECT_EQ(ours[i].target, theirs[i].target) << name << " output " << i;
     }
   }
-}
-
-HostTensor ramp(const std::vector<int64_t>& sizes, float step = 0.1f) {
-  HostTensor tensor = HostTensor::zeros(ScalarType::Float, sizes);
-  float* data = tensor.data<float>();
-  for (int64_t i = 0; i < tensor.numel(); ++i) data[i] = step * static_cast<float>(i % 7) - 0.2f;
-  return tensor;
-}
-
-ExportedProgram decomposed(GraphBuilder&& builder) {
-  ExportedProgram program = std::move(builder).build();
-  return transform(program, {decompose_to_core_aten()});
 }
 
 TEST(DecomposeTest, LinearOn2dBecomesPermuteAndAddmm) {
@@ -173,13 +197,6 @@ TEST(DecomposeTest, TrainingDropoutIsAnErrorNamingTheNode) {
   }
 }
 
-// Ops without a meta rule are built by hand, with the meta torch records.
-Node* call_with_meta(GraphBuilder& b, const std::string& op, ArgumentList args, TensorMeta meta) {
-  Node* node = b.graph().call_function(get_op_schema(op).qualified_name(), std::move(args));
-  node->meta.val = std::move(meta);
-  return node;
-}
-
 TEST(DecomposeTest, EvalBatchNormBecomesTheLegitOpAndGetitem) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 2, 3, 3}));
@@ -214,19 +231,12 @@ TEST(DecomposeTest, AdaptiveAvgPoolToOneBecomesMean) {
   EXPECT_THAT(text, HasSubstr("mean: \"f32[1, 2, 1, 1]\" = torch.ops.aten.mean.dim(x, [-1, -2], True)"));
 }
 
-TEST(DecomposeTest, AdaptiveAvgPoolToOtherSizesIsAnErrorNamingTheNode) {
+TEST(DecomposeTest, AdaptiveAvgPoolToOtherSizesBecomesTheCoreOp) {
   GraphBuilder b;
-  Node* x = b.input("x", f32({1, 2, 4, 4}));
-  b.output({call_with_meta(b, "aten::adaptive_avg_pool2d", {x, ArgumentList{2, 2}}, f32({1, 2, 2, 2}))});
-  const ExportedProgram program = std::move(b).build();
-  try {
-    (void)transform(program, {decompose_to_core_aten()});
-    FAIL() << "expected AotError";
-  } catch (const AotError& error) {
-    EXPECT_THAT(error.what(), HasSubstr("pass 'decompose_to_core_aten'"));
-    EXPECT_THAT(error.what(), HasSubstr("node 'adaptive_avg_pool2d' (aten::adaptive_avg_pool2d.default)"));
-    EXPECT_THAT(error.what(), HasSubstr("output size [2, 2]"));
-  }
+  Node* x = b.input("x", f32({1, 2, 5, 4}));
+  b.output({b.call("aten::adaptive_avg_pool2d", {x, ArgumentList{2, 3}})});
+  const std::string text = decomposed(std::move(b)).to_string();
+  EXPECT_THAT(text, HasSubstr("_adaptive_avg_pool2d: \"f32[1, 2, 2, 3]\" = torch.ops.aten._adaptive_avg_pool2d.default(x, [2, 3])"));
 }
 
 TEST(DecomposeTest, InPlaceAddOnAUserInputBecomesAMutationOutput) {
@@ -336,7 +346,7 @@ TEST(DecomposeTest, AttentionWithABoolMaskBecomesBmmSoftmaxBmmAndRuns) {
   EXPECT_THAT(text, HasSubstr("torch.ops.aten.permute.default(k, [0, 1, 3, 2])"));
   EXPECT_THAT(text, HasSubstr("torch.ops.aten.where.self(mask, view_2, -inf)"));
   EXPECT_THAT(text, HasSubstr("torch.ops.aten._softmax.default(where, -1, False)"));
-  EXPECT_THAT(non_core_ops(program), ::testing::IsEmpty());
+  EXPECT_THAT(ops_without_kernels(program), ::testing::IsEmpty());
 
   const HostTensor qv = ramp({1, 2, 3, 4}, 0.3f), kv = ramp({1, 2, 3, 4}, 0.2f), vv = ramp({1, 2, 3, 4}, 0.5f);
   const std::vector<bool> allowed = {true, false, false, true, true, false, true, true, true};

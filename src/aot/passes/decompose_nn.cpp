@@ -1,0 +1,317 @@
+// Decompositions of the network layers: every convolution becomes
+// aten::convolution (torch's weight layout, transposed flag), linear and
+// matmul become mm/addmm/bmm on 2-D or 3-D views, norms become their native_*
+// op and getitem, softmax its _softmax form, and attention and mish their
+// formulas in core ops.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "aot/passes/decompositions.h"
+
+namespace kiln::aot::passes {
+namespace {
+
+TensorMeta meta_like(const TensorMeta& like, std::vector<SymExpr> sizes) { return TensorMeta(like.dtype, std::move(sizes)); }
+
+void decompose_conv2d(Rewriter& r) {
+  r.replace_with(r.call("aten::convolution",
+                        {r.arg(0), r.arg(1), r.arg(2), r.arg(3), r.arg(4), r.arg(5), false, ArgumentList{0, 0}, r.arg(6)},
+                        r.out()));
+}
+
+// Convolutions of the training IR also take unbatched inputs, which Kiln does not.
+void require_batched(Rewriter& r, size_t spatial) {
+  const TensorMeta& input = r.tensor_arg(0)->meta.tensor();
+  if (input.rank() != spatial + 2) {
+    r.fail("expects a batched " + std::to_string(spatial + 2) + "-D input, got " + input.to_string());
+  }
+}
+
+// conv1d(input, weight, bias, stride, padding, dilation, groups).
+void decompose_conv1d(Rewriter& r) {
+  const size_t n = 1;
+  require_batched(r, n);
+  r.replace_with(r.op("aten::convolution", {r.arg(0), r.arg(1), r.arg(2), expand_int_list(r.arg(3), n),
+                                            expand_int_list(r.arg(4), n), expand_int_list(r.arg(5), n), false,
+                                            ArgumentList(n, int64_t{0}), r.arg(6)}));
+}
+
+// conv_transpose{1,2}d(input, weight, bias, stride, padding, output_padding, groups, dilation);
+// the weight stays [in, out / groups, k...], the layout convolution(transposed=True) reads.
+void decompose_conv_transpose(Rewriter& r, size_t n) {
+  require_batched(r, n);
+  r.replace_with(r.op("aten::convolution", {r.arg(0), r.arg(1), r.arg(2), expand_int_list(r.arg(3), n),
+                                            expand_int_list(r.arg(4), n), expand_int_list(r.arg(7), n), true,
+                                            expand_int_list(r.arg(5), n), r.arg(6)}));
+}
+
+// x @ w (+ bias) for a 2-D x.
+Node* matmul_with_bias(Rewriter& r, Node* x, Node* w, const Argument& bias, TensorMeta meta) {
+  if (bias.is_none()) return r.call("aten::mm", {x, w}, std::move(meta));
+  return r.call("aten::addmm", {bias, x, w}, std::move(meta));
+}
+
+void decompose_linear(Rewriter& r) {
+  Node* input = r.tensor_arg(0);
+  Node* weight = r.tensor_arg(1);
+  const TensorMeta& in = input->meta.tensor();
+  const TensorMeta& w = weight->meta.tensor();
+  if (w.rank() != 2 || in.rank() < 2) r.fail("expects a 2-D weight and an input of rank >= 2, got " + w.to_string() + " and " + in.to_string());
+  Node* wt = r.call("aten::permute", {weight, ArgumentList{1, 0}}, meta_like(w, {w.sizes[1], w.sizes[0]}));
+  if (in.rank() == 2) {
+    r.replace_with(matmul_with_bias(r, input, wt, r.arg(2), r.out()));
+    return;
+  }
+  // N-D input: fold the leading dims into one, multiply, unfold.
+  const SymExpr rows = product({in.sizes.begin(), in.sizes.end() - 1});
+  const TensorMeta flat = meta_like(in, {rows, in.sizes.back()});
+  Node* x2 = r.call("aten::view", {input, r.size_list(flat.sizes, input)}, flat);
+  Node* y2 = matmul_with_bias(r, x2, wt, r.arg(2), meta_like(r.out(), {rows, r.out().sizes.back()}));
+  r.replace_with(r.call("aten::view", {y2, r.size_list(r.out().sizes, input)}, r.out()));
+}
+
+// sum(a * b) over `dim`, in the result's dtype (sum alone widens integers).
+Node* multiply_and_sum(Rewriter& r, Node* a, Node* b, int64_t dim) {
+  Node* product = r.op("aten::mul.Tensor", {a, b});
+  KwargList kwargs;
+  const ScalarType dtype = product->meta.tensor().dtype;
+  if (runtime::is_integral_type(dtype, true)) kwargs.emplace_back("dtype", dtype);
+  return r.op("aten::sum.dim_IntList", {product, ArgumentList{dim}}, std::move(kwargs));
+}
+
+Node* view_as(Rewriter& r, Node* x, const std::vector<SymExpr>& sizes, const std::vector<Node*>& sources) {
+  if (x->meta.tensor().sizes == sizes) return x;
+  return r.op("aten::view", {x, r.size_list(sizes, sources, true)});
+}
+
+// The broadcast of the batch dims (all but the last two) of `a` and `b`.
+std::vector<SymExpr> broadcast_batch(Rewriter& r, const TensorMeta& a, const TensorMeta& b) {
+  const size_t na = a.rank() - 2, nb = b.rank() - 2, rank = std::max(na, nb);
+  std::vector<SymExpr> batch;
+  for (size_t i = 0; i < rank; ++i) {
+    const SymExpr da = i + na >= rank ? a.sizes[i + na - rank] : SymExpr::constant(1);
+    const SymExpr db = i + nb >= rank ? b.sizes[i + nb - rank] : SymExpr::constant(1);
+    if (da == db || db.constant_value() == 1) {
+      batch.push_back(da);
+    } else if (da.constant_value() == 1) {
+      batch.push_back(db);
+    } else if (da.is_constant() && db.is_constant()) {
+      r.fail("the batch dims of " + a.to_string() + " and " + b.to_string() + " do not broadcast");
+    } else {
+      batch.push_back(db.is_constant() ? db : da);  // a symbol meeting a constant is that constant
+    }
+  }
+  return batch;
+}
+
+// Batched matmul: both operands (at least 2-D) expanded to the broadcast batch
+// dims, viewed as [B, m, n] and [B, n, p], multiplied by bmm and viewed back.
+Node* batched_matmul(Rewriter& r, Node* a, Node* b, const std::vector<Node*>& sources) {
+  const TensorMeta& am = a->meta.tensor();
+  const TensorMeta& bm = b->meta.tensor();
+  const std::vector<SymExpr> batch = broadcast_batch(r, am, bm);
+  auto expanded = [&](Node* x, const TensorMeta& m) {
+    std::vector<SymExpr> sizes = batch;
+    sizes.insert(sizes.end(), m.sizes.end() - 2, m.sizes.end());
+    if (sizes == m.sizes) return x;
+    return r.op("aten::expand", {x, r.size_list(sizes, sources, false)});
+  };
+  Node* ea = expanded(a, am);
+  Node* eb = expanded(b, bm);
+  const SymExpr folded = product(batch);
+  const SymExpr& m = am.sizes[am.rank() - 2];
+  const SymExpr& n = am.sizes.back();
+  const SymExpr& p = bm.sizes.back();
+  Node* a3 = view_as(r, ea, {folded, m, n}, sources);
+  Node* b3 = view_as(r, eb, {folded, n, p}, sources);
+  Node* out = r.op("aten::bmm", {a3, b3});
+  std::vector<SymExpr> sizes = batch;
+  sizes.push_back(m);
+  sizes.push_back(p);
+  return view_as(r, out, sizes, sources);
+}
+
+// torch.matmul's cases: dot and matrix-vector products as mul + sum (as
+// torch decomposes them), matrix products as mm, everything batched as bmm.
+void decompose_matmul(Rewriter& r) {
+  Node* a = r.tensor_arg(0);
+  Node* b = r.tensor_arg(1);
+  const TensorMeta& am = a->meta.tensor();
+  const TensorMeta& bm = b->meta.tensor();
+  const std::vector<Node*> sources = {a, b};
+  if (am.rank() == 0 || bm.rank() == 0) r.fail("both operands need at least one dim, got " + am.to_string() + " and " + bm.to_string());
+  if (bm.rank() == 1) {
+    if (am.rank() <= 2) {
+      r.replace_with(multiply_and_sum(r, a, b, static_cast<int64_t>(am.rank()) - 1));
+      return;
+    }
+    const SymExpr rows = product({am.sizes.begin(), am.sizes.end() - 1});
+    Node* flat = r.op("aten::view", {a, r.size_list({rows, am.sizes.back()}, sources, true)});
+    Node* summed = multiply_and_sum(r, flat, b, 1);
+    r.replace_with(view_as(r, summed, {am.sizes.begin(), am.sizes.end() - 1}, sources));
+    return;
+  }
+  if (bm.rank() == 2) {
+    if (am.rank() == 1) {
+      Node* row = r.op("aten::unsqueeze", {a, 0});
+      r.replace_with(r.op("aten::squeeze.dims", {r.op("aten::mm", {row, b}), ArgumentList{0}}));
+    } else if (am.rank() == 2) {
+      r.replace_with(r.op("aten::mm", {a, b}));
+    } else {
+      // Fold the batch dims of `a` into its rows: one mm.
+      const SymExpr rows = product({am.sizes.begin(), am.sizes.end() - 1});
+      Node* flat = r.op("aten::view", {a, r.size_list({rows, am.sizes.back()}, sources, true)});
+      std::vector<SymExpr> sizes(am.sizes.begin(), am.sizes.end() - 1);
+      sizes.push_back(bm.sizes.back());
+      r.replace_with(view_as(r, r.op("aten::mm", {flat, b}), sizes, sources));
+    }
+    return;
+  }
+  if (am.rank() == 1) {
+    Node* row = r.op("aten::unsqueeze", {a, 0});
+    r.replace_with(r.op("aten::squeeze.dims", {batched_matmul(r, row, b, {row, b}), ArgumentList{-2}}));
+    return;
+  }
+  r.replace_with(batched_matmul(r, a, b, sources));
+}
+
+void decompose_dropout(Rewriter& r) {
+  if (r.bool_arg(2) && r.float_arg(1) != 0.0) r.fail("training-mode dropout is random and does not decompose");
+  r.replace_with(r.tensor_arg(0));
+}
+
+void decompose_batch_norm(Rewriter& r) {
+  if (r.bool_arg(5)) r.fail("training-mode batch_norm is not supported (export the model in eval mode)");
+  if (r.arg(3).is_none() || r.arg(4).is_none()) r.fail("batch_norm without running statistics is not supported");
+  Node* norm = r.op("aten::_native_batch_norm_legit_no_training",
+                    {r.arg(0), r.arg(1), r.arg(2), r.arg(3), r.arg(4), r.float_arg(6), r.float_arg(7)});
+  r.replace_with(r.getitem(norm, 0));
+}
+
+void decompose_layer_norm(Rewriter& r) {
+  const TensorMeta& in = r.tensor_arg(0)->meta.tensor();
+  const size_t normalized = r.arg(1).is_list() ? r.arg(1).list().size() : 0;
+  if (normalized == 0 || normalized > in.rank()) r.fail("normalized_shape " + to_string(r.arg(1)) + " does not fit " + in.to_string());
+  Node* norm = r.op("aten::native_layer_norm", {r.arg(0), r.arg(1), r.arg(2), r.arg(3), r.float_arg(4)});
+  r.replace_with(r.getitem(norm, 0));
+}
+
+// group_norm(input, num_groups, weight, bias, eps): native_group_norm takes
+// N, C and the spatial size HxW as SymInts.
+void decompose_group_norm(Rewriter& r) {
+  Node* input = r.tensor_arg(0);
+  const TensorMeta& in = input->meta.tensor();
+  if (in.rank() < 2) r.fail("expects an input of rank >= 2, got " + in.to_string());
+  const SymExpr spatial = product({in.sizes.begin() + 2, in.sizes.end()});
+  if (!spatial.is_constant() && in.rank() > 3) r.fail("the spatial size of " + in.to_string() + " must be static");
+  Node* norm = r.op("aten::native_group_norm",
+                    {input, r.arg(2), r.arg(3), r.sym_int(in.sizes[0], {input}), r.sym_int(in.sizes[1], {input}),
+                     r.sym_int(spatial, {input}), r.int_arg(1), r.float_arg(4)});
+  r.replace_with(r.getitem(norm, 0));
+}
+
+// softmax.int(self, dim, dtype): a dtype casts first, as torch does.
+void decompose_softmax(Rewriter& r, const char* core_op) {
+  Node* input = r.tensor_arg(0);
+  if (!r.arg(2).is_none()) {
+    const auto dtype = std::get<ScalarType>(r.arg(2).value);
+    if (dtype != input->meta.tensor().dtype) input = r.op("aten::_to_copy", {input}, {{"dtype", dtype}});
+  }
+  r.replace_with(r.op(core_op, {input, r.int_arg(1), false}));
+}
+
+// mish(x) = x * tanh(softplus(x)), softplus(x) = log1p(exp(x)), or x above 20.
+void decompose_mish(Rewriter& r) {
+  Node* x = r.tensor_arg(0);
+  Node* softplus = r.op("aten::log1p", {r.op("aten::exp", {x})});
+  Node* large = r.op("aten::gt.Scalar", {x, int64_t{20}});
+  Node* tanh = r.op("aten::tanh", {r.op("aten::where.self", {large, x, softplus})});
+  r.replace_with(r.op("aten::mul.Tensor", {x, tanh}));
+}
+
+// `x` viewed as 3-D, its leading dims folded into one.
+Node* as_batched_3d(Rewriter& r, Node* x) {
+  const TensorMeta& m = x->meta.tensor();
+  if (m.rank() == 3) return x;
+  const size_t n = m.rank();
+  const TensorMeta flat = meta_like(m, {product({m.sizes.begin(), m.sizes.end() - 2}), m.sizes[n - 2], m.sizes[n - 1]});
+  return r.call("aten::view", {x, r.size_list(flat.sizes, x)}, flat);
+}
+
+// softmax(q k^T * scale + mask) v, with bmm on 3-D views (torch's math path).
+void decompose_sdpa(Rewriter& r) {
+  Node* query = r.tensor_arg(0);
+  Node* key = r.tensor_arg(1);
+  Node* value = r.tensor_arg(2);
+  const TensorMeta& q = query->meta.tensor();
+  const TensorMeta& k = key->meta.tensor();
+  const TensorMeta& v = value->meta.tensor();
+  if (r.float_arg(4) != 0.0) r.fail("dropout_p must be 0");
+  if (r.bool_arg(5)) r.fail("is_causal=True is not supported");
+  if (r.bool_arg(7)) r.fail("enable_gqa=True is not supported");
+  if (q.rank() < 3 || k.rank() != q.rank() || v.rank() != q.rank()) {
+    r.fail("expects query, key and value of one rank >= 3, got " + q.to_string() + ", " + k.to_string() + ", " + v.to_string());
+  }
+  double scale = 0.0;
+  if (r.arg(6).is_none()) {
+    const auto embed = q.sizes.back().constant_value();
+    if (!embed || *embed <= 0) r.fail("the default scale needs a static embedding size, got " + q.to_string());
+    scale = 1.0 / std::sqrt(static_cast<double>(*embed));
+  } else {
+    scale = r.float_arg(6);
+  }
+  const size_t n = q.rank();
+  Node* scaled = r.call("aten::mul.Tensor", {query, scale}, q);
+  ArgumentList dims;
+  for (size_t d = 0; d < n; ++d) dims.emplace_back(static_cast<int64_t>(d));
+  std::swap(dims[n - 1], dims[n - 2]);
+  std::vector<SymExpr> kt_sizes = k.sizes;
+  std::swap(kt_sizes[n - 1], kt_sizes[n - 2]);
+  Node* key_t = r.call("aten::permute", {key, std::move(dims)}, meta_like(k, kt_sizes));
+
+  Node* q3 = as_batched_3d(r, scaled);
+  Node* k3 = as_batched_3d(r, key_t);
+  const TensorMeta& q3m = q3->meta.tensor();
+  Node* scores = r.call("aten::bmm", {q3, k3}, meta_like(q, {q3m.sizes[0], q3m.sizes[1], k3->meta.tensor().sizes[2]}));
+  if (!r.arg(3).is_none()) {
+    // The mask broadcasts against the scores at the inputs' rank.
+    std::vector<SymExpr> full(q.sizes.begin(), q.sizes.end() - 1);
+    full.push_back(k.sizes[n - 2]);
+    const TensorMeta full_meta = meta_like(q, full);
+    if (n != 3) scores = r.call("aten::view", {scores, r.size_list(full, query)}, full_meta);
+    Node* mask = r.tensor_arg(3);
+    if (mask->meta.tensor().dtype == ScalarType::Bool) {
+      scores = r.call("aten::where.self", {mask, scores, -std::numeric_limits<double>::infinity()}, full_meta);
+    } else {
+      scores = r.call("aten::add.Tensor", {scores, mask}, full_meta);
+    }
+  }
+  Node* probs = r.call("aten::_softmax", {scores, -1, false}, scores->meta.tensor());
+  probs = as_batched_3d(r, probs);
+  Node* v3 = as_batched_3d(r, value);
+  const TensorMeta& pm = probs->meta.tensor();
+  Node* out3 = r.call("aten::bmm", {probs, v3}, meta_like(r.out(), {pm.sizes[0], pm.sizes[1], v3->meta.tensor().sizes[2]}));
+  r.replace_with(n == 3 ? out3 : r.call("aten::view", {out3, r.size_list(r.out().sizes, query)}, r.out()));
+}
+
+}  // namespace
+
+void add_nn_decompositions(DecompositionTable& t) {
+  t["aten::conv2d.default"] = decompose_conv2d;
+  t["aten::conv1d.default"] = decompose_conv1d;
+  t["aten::conv_transpose1d.default"] = [](Rewriter& r) { decompose_conv_transpose(r, 1); };
+  t["aten::conv_transpose2d.input"] = [](Rewriter& r) { decompose_conv_transpose(r, 2); };
+  t["aten::linear.default"] = decompose_linear;
+  t["aten::matmul.default"] = decompose_matmul;
+  t["aten::dropout.default"] = decompose_dropout;
+  t["aten::batch_norm.default"] = decompose_batch_norm;
+  t["aten::layer_norm.default"] = decompose_layer_norm;
+  t["aten::group_norm.default"] = decompose_group_norm;
+  t["aten::softmax.int"] = [](Rewriter& r) { decompose_softmax(r, "aten::_softmax"); };
+  t["aten::log_softmax.int"] = [](Rewriter& r) { decompose_softmax(r, "aten::_log_softmax"); };
+  t["aten::mish.default"] = decompose_mish;
+  t["aten::scaled_dot_product_attention.default"] = decompose_sdpa;
+}
+
+}  // namespace kiln::aot::passes

@@ -1,0 +1,132 @@
+// Decompositions of the tensor-manipulating ops: reshapes become view,
+// transposes permute, constant padding constant_pad_nd, dtype conversions
+// _to_copy (or nothing when the dtype is already right), chunk and split
+// split_with_sizes_copy, stack unsqueeze + cat, and the factory variants
+// full_like and arange.start_step.
+#include "aot/passes/decompositions.h"
+
+namespace kiln::aot::passes {
+namespace {
+
+// flatten, reshape, unflatten, _unsafe_view: a view to the output's sizes.
+void decompose_to_view(Rewriter& r) {
+  Node* input = r.tensor_arg(0);
+  r.replace_with(r.call("aten::view", {input, r.size_list(r.out().sizes, input)}, r.out()));
+}
+
+void permute_swapping(Rewriter& r, int64_t dim0, int64_t dim1) {
+  const size_t rank = r.tensor_arg(0)->meta.tensor().rank();
+  if (rank < 2) {
+    r.replace_with(r.tensor_arg(0));
+    return;
+  }
+  const std::string where = "node '" + r.node().name() + "'";
+  ArgumentList dims;
+  for (size_t d = 0; d < rank; ++d) dims.emplace_back(static_cast<int64_t>(d));
+  std::swap(dims[static_cast<size_t>(normalize_dim(dim0, rank, where))], dims[static_cast<size_t>(normalize_dim(dim1, rank, where))]);
+  r.replace_with(r.call("aten::permute", {r.arg(0), std::move(dims)}, r.out()));
+}
+
+void decompose_squeeze_dim(Rewriter& r) {
+  r.replace_with(r.call("aten::squeeze.dims", {r.arg(0), ArgumentList{r.arg(1)}}, r.out()));
+}
+
+void decompose_contiguous(Rewriter& r) { r.replace_with(r.call("aten::clone", {r.arg(0)}, r.out())); }
+
+// pad(self, pad, mode, value): only constant padding has a core op.
+void decompose_pad(Rewriter& r) {
+  const std::string mode = r.arg(2).is_string() ? r.arg(2).to_string() : "";
+  if (mode != "constant") {
+    r.fail("padding mode '" + mode + "' does not decompose (only 'constant' padding becomes constant_pad_nd)");
+  }
+  const Argument value = r.arg(3).is_none() ? Argument(0.0) : r.arg(3);
+  r.replace_with(r.op("aten::constant_pad_nd", {r.arg(0), r.arg(1), value}));
+}
+
+// A copy of `input` in `dtype`, or `input` itself when it has that dtype already.
+void convert(Rewriter& r, Node* input, ScalarType dtype, bool copy, const Argument& memory_format) {
+  if (input->meta.tensor().dtype == dtype && !copy) {
+    r.replace_with(input);
+    return;
+  }
+  KwargList kwargs = {{"dtype", dtype}};
+  if (!memory_format.is_none()) kwargs.emplace_back("memory_format", memory_format);
+  r.replace_with(r.op("aten::_to_copy", {input}, std::move(kwargs)));
+}
+
+// to.dtype(self, dtype, non_blocking, copy, memory_format).
+void decompose_to_dtype(Rewriter& r) {
+  const auto* dtype = std::get_if<ScalarType>(&r.arg(1).value);
+  if (dtype == nullptr) r.fail("dtype must be a dtype, got " + to_string(r.arg(1)));
+  convert(r, r.tensor_arg(0), *dtype, r.bool_arg(3), r.arg(4));
+}
+
+void decompose_type_as(Rewriter& r) { convert(r, r.tensor_arg(0), r.tensor_arg(1)->meta.tensor().dtype, false, None{}); }
+
+// chunk and split: the sizes their meta already holds, as one split_with_sizes_copy.
+void decompose_split(Rewriter& r) {
+  const auto* parts = std::get_if<std::vector<TensorMeta>>(&r.node().meta.val);
+  if (parts == nullptr) r.fail("has no list of tensor metas");
+  const TensorMeta& input = r.tensor_arg(0)->meta.tensor();
+  const size_t dim = static_cast<size_t>(normalize_dim(r.int_arg(2), input.rank(), "node '" + r.node().name() + "'"));
+  if (!input.sizes.at(dim).is_constant()) r.fail("cannot split dim " + std::to_string(dim) + " of " + input.to_string() + ": its size is symbolic");
+  ArgumentList sizes;
+  for (const TensorMeta& part : *parts) {
+    const auto size = part.sizes.at(dim).constant_value();
+    if (!size) r.fail("the part " + part.to_string() + " has a symbolic size");
+    sizes.emplace_back(*size);
+  }
+  r.replace_with(r.op("aten::split_with_sizes_copy", {r.arg(0), std::move(sizes), static_cast<int64_t>(dim)}));
+}
+
+// stack(tensors, dim): each tensor unsqueezed at dim, then cat along it.
+void decompose_stack(Rewriter& r) {
+  if (!r.arg(0).is_list() || r.arg(0).list().empty()) r.fail("expects a non-empty list of tensors");
+  const size_t rank = r.arg(0).list()[0].is_node() ? r.arg(0).list()[0].node()->meta.tensor().rank() : 0;
+  const int64_t dim = normalize_dim(r.int_arg(1), rank + 1, "node '" + r.node().name() + "'");
+  ArgumentList parts;
+  for (const Argument& tensor : r.arg(0).list()) {
+    if (!tensor.is_node()) r.fail("expects tensors, got " + to_string(tensor));
+    parts.emplace_back(r.op("aten::unsqueeze", {tensor, dim}));
+  }
+  r.replace_with(r.op("aten::cat", {std::move(parts), dim}));
+}
+
+// zeros_like / ones_like(self, dtype, layout, device, pin_memory, memory_format).
+void decompose_fill_like(Rewriter& r, int64_t value) {
+  KwargList kwargs;
+  if (!r.arg(1).is_none()) kwargs.emplace_back("dtype", r.arg(1));
+  if (!r.arg(5).is_none()) kwargs.emplace_back("memory_format", r.arg(5));
+  r.replace_with(r.op("aten::full_like", {r.arg(0), value}, std::move(kwargs)));
+}
+
+// arange(end) and arange(start, end): arange.start_step with step 1.
+void decompose_arange(Rewriter& r, const Argument& start, const Argument& end, size_t dtype_arg) {
+  KwargList kwargs;
+  if (!r.arg(dtype_arg).is_none()) kwargs.emplace_back("dtype", r.arg(dtype_arg));
+  r.replace_with(r.op("aten::arange.start_step", {start, end}, std::move(kwargs)));
+}
+
+}  // namespace
+
+void add_tensor_decompositions(DecompositionTable& t) {
+  for (const char* op : {"aten::flatten.using_ints", "aten::reshape.default", "aten::unflatten.int", "aten::_unsafe_view.default"}) {
+    t[op] = decompose_to_view;
+  }
+  t["aten::t.default"] = [](Rewriter& r) { permute_swapping(r, 0, 1); };
+  t["aten::transpose.int"] = [](Rewriter& r) { permute_swapping(r, r.int_arg(1), r.int_arg(2)); };
+  t["aten::squeeze.dim"] = decompose_squeeze_dim;
+  t["aten::contiguous.default"] = decompose_contiguous;
+  t["aten::pad.default"] = decompose_pad;
+  t["aten::to.dtype"] = decompose_to_dtype;
+  t["aten::type_as.default"] = decompose_type_as;
+  t["aten::chunk.default"] = decompose_split;
+  t["aten::split.Tensor"] = decompose_split;
+  t["aten::stack.default"] = decompose_stack;
+  t["aten::zeros_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 0); };
+  t["aten::ones_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 1); };
+  t["aten::arange.default"] = [](Rewriter& r) { decompose_arange(r, int64_t{0}, r.arg(0), 1); };
+  t["aten::arange.start"] = [](Rewriter& r) { decompose_arange(r, r.arg(0), r.arg(1), 2); };
+}
+
+}  // namespace kiln::aot::passes

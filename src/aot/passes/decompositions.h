@@ -1,0 +1,29 @@
+// Internal to passes/: the table of decompositions, one rule per training-IR
+// op, filled by one function per family. A rule builds the replacement nodes
+// through the Rewriter and ends with rewriter.replace_with(...), or fails
+// naming the node and the reason.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "aot/passes/rewriter.h"
+
+namespace kiln::aot::passes {
+
+using Decomposition = std::function<void(Rewriter&)>;
+/// Keyed by the op's qualified name ("aten::conv1d.default").
+using DecompositionTable = std::map<std::string, Decomposition>;
+
+/// Convolutions, linear, matmul, normalizations, softmax, attention, mish.
+void add_nn_decompositions(DecompositionTable& table);
+/// Pools and upsampling.
+void add_pool_decompositions(DecompositionTable& table);
+/// Views, padding, dtype conversions, chunk/split/stack, factories.
+void add_tensor_decompositions(DecompositionTable& table);
+
+/// True for the in-place ops functionalize_inplace_ops rewrites (qualified name).
+bool is_inplace(const std::string& target);
+
+}  // namespace kiln::aot::passes
