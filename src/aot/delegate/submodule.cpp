@@ -65,29 +65,22 @@ void check_no_cycle(const Graph& graph, const std::vector<Node*>& sorted, const 
   }
 }
 
-}  // namespace
-
-SubmoduleCall create_submodule_from_nodes(Graph& graph, const std::vector<Node*>& node_list, const std::string& tag) {
-  if (node_list.empty()) throw AotError("create_submodule_from_nodes: no nodes carry tag '" + tag + "'");
-  std::map<const Node*, size_t> position;
-  for (Node* node : graph) position.emplace(node, position.size());
-  std::vector<Node*> sorted;
-  std::set<const Node*> in_partition;
-  for (Node* node : node_list) {
-    if (!position.count(node)) throw AotError("create_submodule_from_nodes: a node of tag '" + tag + "' is not in the graph");
-    if (node->is_output()) throw AotError("output node '" + node->name() + "' should not be tagged");
-    if (in_partition.insert(node).second) sorted.push_back(node);
-  }
-  std::sort(sorted.begin(), sorted.end(), [&](Node* a, Node* b) { return position[a] < position[b]; });
-  check_no_cycle(graph, sorted, in_partition, tag);
-
+// The values a partition takes from outside (in order of first use; get_attr
+// nodes excluded: a module is no value to pass) and those it gives to nodes
+// outside (in graph order).
+struct Boundary {
   std::vector<Node*> inputs;
   std::vector<Node*> outputs;
+};
+
+Boundary find_boundary(const std::vector<Node*>& sorted, const std::set<const Node*>& in_partition,
+                       const std::string& tag) {
+  Boundary boundary;
   for (Node* node : sorted) {
     for (Node* input : node->input_nodes()) {
       if (!in_partition.count(input) && !input->is_get_attr() &&
-          std::find(inputs.begin(), inputs.end(), input) == inputs.end()) {
-        inputs.push_back(input);
+          std::find(boundary.inputs.begin(), boundary.inputs.end(), input) == boundary.inputs.end()) {
+        boundary.inputs.push_back(input);
       }
     }
     const auto& users = node->users();
@@ -98,14 +91,17 @@ SubmoduleCall create_submodule_from_nodes(Graph& graph, const std::vector<Node*>
                      node->name() + "', which is not a tensor (" + to_string(node->meta.val) +
                      "); a delegate returns tensors only (tag the getitems of a multi-output node with it)");
     }
-    outputs.push_back(node);
+    boundary.outputs.push_back(node);
   }
+  return boundary;
+}
 
-  // The subgraph: outside values become placeholders; get_attr nodes (lowered
-  // modules) are copied in, since a module is no value to pass.
+// The partition as a graph of its own: inputs become placeholders, get_attr
+// nodes are copied in, names and metas are kept.
+std::unique_ptr<Graph> copy_partition(const std::vector<Node*>& sorted, const Boundary& boundary) {
   auto submodule = std::make_unique<Graph>();
   std::map<const Node*, Node*> twin;
-  for (Node* input : inputs) {
+  for (Node* input : boundary.inputs) {
     Node* placeholder = submodule->placeholder(input->name(), input->meta.val);
     placeholder->meta = input->meta;
     placeholder->meta.delegation_tag.clear();
@@ -139,32 +135,63 @@ SubmoduleCall create_submodule_from_nodes(Graph& graph, const std::vector<Node*>
     twin[node] = copy;
   }
   ArgumentList returned;
-  for (Node* output : outputs) returned.push_back(twin.at(output));
+  for (Node* output : boundary.outputs) returned.push_back(twin.at(output));
   submodule->output(std::move(returned));
+  return submodule;
+}
 
-  // In the program: one call in the partition's place, after its last node.
+// In the program: "fused_<tag>"(inputs...) after the partition's last node,
+// one getitem per output taking over its uses outside, the partition's
+// operator nodes erased. Tagged placeholders stay until the program's
+// signature drops them.
+Node* replace_partition_with_call(Graph& graph, const std::vector<Node*>& sorted,
+                                  const std::set<const Node*>& in_partition, const Boundary& boundary,
+                                  const std::string& tag) {
   Node* anchor = sorted.back()->next();
   while (anchor->is_placeholder()) anchor = anchor->next();
   Node* saved_insert_point = graph.insert_point();
   if (in_partition.count(saved_insert_point)) saved_insert_point = nullptr;
   graph.set_insert_point(anchor);
-  Node* call = graph.call_function("fused_" + tag, ArgumentList(inputs.begin(), inputs.end()), {}, "fused_" + tag);
+  Node* call = graph.call_function("fused_" + tag, ArgumentList(boundary.inputs.begin(), boundary.inputs.end()), {},
+                                   "fused_" + tag);
   std::vector<TensorMeta> metas;
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0; i < boundary.outputs.size(); ++i) {
+    Node* output = boundary.outputs[i];
     Node* item = graph.call_function("getitem", {call, static_cast<int64_t>(i)});
-    item->meta.val = outputs[i]->meta.val;
-    metas.push_back(std::get<TensorMeta>(outputs[i]->meta.val));
-    const std::vector<Node*> users = outputs[i]->users();
+    item->meta.val = output->meta.val;
+    metas.push_back(std::get<TensorMeta>(output->meta.val));
+    const std::vector<Node*> users = output->users();
     for (Node* user : users) {
-      if (!in_partition.count(user)) user->replace_input_with(outputs[i], item);
+      if (!in_partition.count(user)) user->replace_input_with(output, item);
     }
   }
   call->meta.val = std::move(metas);
   graph.set_insert_point(saved_insert_point);
-  // Tagged placeholders stay until the program's signature drops them.
   for (auto it = sorted.rbegin(); it != sorted.rend(); ++it) {
     if (!(*it)->is_placeholder()) graph.erase_node(*it);
   }
+  return call;
+}
+
+}  // namespace
+
+SubmoduleCall create_submodule_from_nodes(Graph& graph, const std::vector<Node*>& node_list, const std::string& tag) {
+  if (node_list.empty()) throw AotError("create_submodule_from_nodes: no nodes carry tag '" + tag + "'");
+  std::map<const Node*, size_t> position;
+  for (Node* node : graph) position.emplace(node, position.size());
+  std::vector<Node*> sorted;
+  std::set<const Node*> in_partition;
+  for (Node* node : node_list) {
+    if (!position.count(node)) throw AotError("create_submodule_from_nodes: a node of tag '" + tag + "' is not in the graph");
+    if (node->is_output()) throw AotError("output node '" + node->name() + "' should not be tagged");
+    if (in_partition.insert(node).second) sorted.push_back(node);
+  }
+  std::sort(sorted.begin(), sorted.end(), [&](Node* a, Node* b) { return position[a] < position[b]; });
+  check_no_cycle(graph, sorted, in_partition, tag);
+  const Boundary boundary = find_boundary(sorted, in_partition, tag);
+  std::unique_ptr<Graph> submodule = copy_partition(sorted, boundary);
+  Node* call = replace_partition_with_call(graph, sorted, in_partition, boundary, tag);
+  // Uses of the outputs may come before the call: sort as fx's legalize_graph does.
   graph.stable_topological_sort();
   return {std::move(submodule), call};
 }
@@ -190,22 +217,22 @@ void arrange_graph_placeholders(Graph& submodule, const ExportedProgram& owning_
   }
 }
 
-NewSignature get_new_signature(const ExportedProgram& original_program, Graph& submodule,
-                               const Node& call_module_node, const std::string& tag) {
-  NewSignature result;
-  const GraphSignature& old_signature = original_program.graph_signature();
+namespace {
+
+// A placeholder tagged like the partition keeps its spec (its data moves into
+// the delegate); any other is a user input of the delegate.
+std::vector<InputSpec> new_input_specs(const ExportedProgram& original_program, const Graph& submodule,
+                                       const std::string& tag, NewSignature& result,
+                                       std::set<std::string>& consumed_buffers) {
   std::vector<InputSpec> input_specs;
-  std::set<std::string> consumed_buffers;
   for (Node* node : submodule.placeholders()) {
     const InputSpec* spec = input_spec_of(original_program, *original_program.graph().node(node->name()));
-    const bool is_sym = std::holds_alternative<SymExpr>(node->meta.val);
     if (spec == nullptr) {
+      const bool is_sym = std::holds_alternative<SymExpr>(node->meta.val);
       input_specs.push_back({InputKind::UserInput,
                              is_sym ? ArgumentSpec::sym_int(node->name()) : ArgumentSpec::tensor(node->name()), "",
                              std::nullopt});
-      continue;
-    }
-    if (spec->arg.kind != ArgumentSpec::Kind::Tensor) {
+    } else if (spec->arg.kind != ArgumentSpec::Kind::Tensor) {
       if (spec->kind != InputKind::UserInput) {
         throw AotError("partition '" + tag + "' uses '" + node->name() + "' (" + to_string(spec->kind) +
                        "), which a delegate cannot take");
@@ -230,7 +257,15 @@ NewSignature get_new_signature(const ExportedProgram& original_program, Graph& s
       input_specs.push_back({InputKind::UserInput, ArgumentSpec::tensor(node->name()), "", std::nullopt});
     }
   }
+  return input_specs;
+}
 
+// An output that is the new value of a consumed buffer is a buffer mutation
+// (returned once more as a user output if the program also uses it
+// otherwise); any other output is a user output.
+std::vector<OutputSpec> new_output_specs(const ExportedProgram& original_program, Graph& submodule,
+                                         const Node& call_module_node, const std::set<std::string>& consumed_buffers,
+                                         NewSignature& result) {
   std::map<int64_t, const Node*> getitem_at;
   for (const Node* user : call_module_node.users()) getitem_at[user->args().at(1).to_int()] = user;
   const Node* top_output = original_program.graph().output_node();
@@ -240,10 +275,11 @@ NewSignature get_new_signature(const ExportedProgram& original_program, Graph& s
   const size_t partition_outputs = values.size();
   for (size_t i = 0; i < partition_outputs; ++i) {
     const Node* value = values[i].node();
-    const Node* item = getitem_at.count(static_cast<int64_t>(i)) ? getitem_at.at(static_cast<int64_t>(i)) : nullptr;
+    const auto found = getitem_at.find(static_cast<int64_t>(i));
+    const Node* item = found == getitem_at.end() ? nullptr : found->second;
     const OutputSpec* mutation = nullptr;
     size_t uses_as_output = 0;
-    for (const OutputSpec& spec : old_signature.output_specs) {
+    for (const OutputSpec& spec : original_program.graph_signature().output_specs) {
       if (item == nullptr || !spec.arg.names_node() || spec.arg.name != item->name()) continue;
       ++uses_as_output;
       if (spec.kind == OutputKind::BufferMutation && consumed_buffers.count(spec.target)) mutation = &spec;
@@ -265,8 +301,19 @@ NewSignature get_new_signature(const ExportedProgram& original_program, Graph& s
     output_specs.push_back({OutputKind::UserOutput, ArgumentSpec::tensor(values[i].node()->name()), ""});
   }
   output->set_args({Argument(std::move(values))});
+  return output_specs;
+}
 
-  for (const OutputSpec& spec : old_signature.output_specs) {
+}  // namespace
+
+NewSignature get_new_signature(const ExportedProgram& original_program, Graph& submodule,
+                               const Node& call_module_node, const std::string& tag) {
+  NewSignature result;
+  std::set<std::string> consumed_buffers;
+  std::vector<InputSpec> input_specs = new_input_specs(original_program, submodule, tag, result, consumed_buffers);
+  std::vector<OutputSpec> output_specs =
+      new_output_specs(original_program, submodule, call_module_node, consumed_buffers, result);
+  for (const OutputSpec& spec : original_program.graph_signature().output_specs) {
     if (spec.kind != OutputKind::BufferMutation || !consumed_buffers.count(spec.target)) continue;
     if (!result.output_specs_to_delete.count(spec.arg.name)) {
       throw AotError("buffer '" + spec.target + "' moves into the delegate of partition '" + tag +

@@ -119,6 +119,48 @@ struct Encoded {
   std::vector<uint32_t> outputs;
 };
 
+// The layout demo_blob.h describes.
+std::vector<uint8_t> encode(const Encoded& blob) {
+  BlobWriter writer;
+  writer.text(std::string(kMagic, 4));
+  writer.u32(kVersion);
+  for (size_t count : {blob.numels.size(), static_cast<size_t>(blob.num_inputs), blob.constants.size(),
+                       blob.instructions.size(), blob.outputs.size()}) {
+    writer.u32(static_cast<uint32_t>(count));
+  }
+  for (uint32_t numel : blob.numels) writer.u32(numel);
+  for (const auto& [value, key] : blob.constants) {
+    writer.u32(value);
+    writer.u32(static_cast<uint32_t>(key.size()));
+    writer.text(key);
+  }
+  for (const Instruction& in : blob.instructions) {
+    writer.u32(static_cast<uint32_t>(in.op));
+    writer.u32(in.out);
+    writer.u32(in.a);
+    writer.u32(in.b);
+    writer.f32(in.scalar);
+    writer.u32(static_cast<uint32_t>(in.debug_id));
+  }
+  for (uint32_t output : blob.outputs) writer.u32(output);
+  return writer.take();
+}
+
+// One instruction for `node`, reading the values `value_of` gives its inputs.
+Instruction instruction_for(const Node& node, const std::map<const Node*, uint32_t>& value_of) {
+  const OpEntry& entry = *find_entry(node);
+  const std::vector<Argument> args = aot::bind_node_arguments(node);
+  Instruction in{entry.tensor_op, 0, value_of.at(args[0].node()), kNoValue, 1.0f, -1};
+  if (entry.binary && args[1].is_node()) {
+    in.b = value_of.at(args[1].node());
+    if (entry.has_alpha) in.scalar = number(args[2]);
+  } else if (entry.binary) {
+    in.op = entry.scalar_op;
+    in.scalar = number(args[1]) * (entry.has_alpha ? number(args[2]) : 1.0f);
+  }
+  return in;
+}
+
 }  // namespace
 
 NodeSupport DemoBackend::supports(const Node& node, const aot::ExportedProgram&) const {
@@ -173,16 +215,7 @@ aot::PreprocessResult DemoBackend::preprocess(const aot::ExportedProgram& edge_p
     if (std::string why = unsupported_reason(*node); !why.empty()) {
       throw AotError("DemoBackend cannot run node '" + node->name() + "' (" + node->target() + "): " + why);
     }
-    const OpEntry& entry = *find_entry(*node);
-    const std::vector<Argument> args = aot::bind_node_arguments(*node);
-    Instruction in{entry.tensor_op, 0, value_of.at(args[0].node()), kNoValue, 1.0f, -1};
-    if (entry.binary && args[1].is_node()) {
-      in.b = value_of.at(args[1].node());
-      if (entry.has_alpha) in.scalar = number(args[2]);
-    } else if (entry.binary) {
-      in.op = entry.scalar_op;
-      in.scalar = number(args[1]) * (entry.has_alpha ? number(args[2]) : 1.0f);
-    }
+    Instruction in = instruction_for(*node, value_of);
     if (node->meta.debug_handle) {
       in.debug_id = static_cast<int32_t>(std::get<int64_t>(builder.insert_delegate_mapping_entry(node)));
     }
@@ -197,29 +230,7 @@ aot::PreprocessResult DemoBackend::preprocess(const aot::ExportedProgram& edge_p
     blob.outputs.push_back(value_of.at(value.node()));
   }
 
-  BlobWriter writer;
-  writer.text(std::string(kMagic, 4));
-  writer.u32(kVersion);
-  for (size_t count : {blob.numels.size(), static_cast<size_t>(blob.num_inputs), blob.constants.size(),
-                       blob.instructions.size(), blob.outputs.size()}) {
-    writer.u32(static_cast<uint32_t>(count));
-  }
-  for (uint32_t numel : blob.numels) writer.u32(numel);
-  for (const auto& [value, key] : blob.constants) {
-    writer.u32(value);
-    writer.u32(static_cast<uint32_t>(key.size()));
-    writer.text(key);
-  }
-  for (const Instruction& in : blob.instructions) {
-    writer.u32(static_cast<uint32_t>(in.op));
-    writer.u32(in.out);
-    writer.u32(in.a);
-    writer.u32(in.b);
-    writer.f32(in.scalar);
-    writer.u32(static_cast<uint32_t>(in.debug_id));
-  }
-  for (uint32_t output : blob.outputs) writer.u32(output);
-  result.processed_bytes = writer.take();
+  result.processed_bytes = encode(blob);
   result.debug_handle_map = builder.get_delegate_mapping();
   result.data_store_output = named_data.get_named_data_store_output();
   return result;
