@@ -123,8 +123,9 @@ PartitionResult CapabilityPartitioner::partition(const ExportedProgram& exported
       if (supported.count(source)) supported.insert(node);
       continue;
     }
-    NodeSupport support = node->target() == kCallDelegate
-                              ? NodeSupport::no("already delegated")
+    NodeSupport support = node->target() == kCallDelegate ? NodeSupport::no("already delegated")
+                          : std::holds_alternative<SymExpr>(node->meta.val)
+                              ? NodeSupport::no("it computes a size, and delegates return tensors only")
                               : backend.supports(*node, program);
     if (support.supported) {
       supported.insert(node);

@@ -42,7 +42,9 @@ struct CapabilityPartitionerOptions {
 /// Asks backend `backend_id` whether it supports each call_function node
 /// (BackendDetails::supports) and tags the supported ones in groups
 /// (group_acyclic_partitions), "tag0", "tag1", ... in graph order. A getitem
-/// goes with the node it takes apart; delegate calls are never supported.
+/// goes with the node it takes apart; delegate calls and nodes that compute a
+/// symbolic size (sym_size) are never supported: a delegate takes sizes as
+/// inputs but returns tensors only.
 /// Reports each node left out, with the backend's reason.
 class CapabilityPartitioner : public Partitioner {
  public:

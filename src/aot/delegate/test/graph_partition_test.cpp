@@ -195,6 +195,23 @@ TEST(CapabilityPartitionerTest, ParametersMoveInUnlessAskedNotTo) {
   EXPECT_EQ(partitioner.ops_to_not_decompose(program), std::vector<std::string>{"aten::linear.default"});
 }
 
+// A dynamic batch: the size stays outside and is passed in as a SymInt.
+TEST(CapabilityPartitionerTest, SizesStayOutAndArePassedToTheDelegate) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({SymExpr::symbol("s0"), SymExpr::constant(3)}));
+  b.set_range("s0", ValueRange{1, 16});
+  Node* size = b.call("aten::sym_size.int", {x, int64_t{0}});
+  Node* flat = b.call("aten::view_copy", {b.call("aten::sin", {x}), ArgumentList{size, int64_t{3}}});
+  b.output({b.call("aten::mul.Tensor", {flat, x})});
+  ExportedProgram program = std::move(b).build();
+  ExportedProgram lowered = to_backend(program, CapabilityPartitioner(testing::kAllOps));
+  EXPECT_THAT(testing::call_targets(lowered), ElementsAre("aten::sym_size.int", kCallDelegate, "getitem"));
+  const ExportedProgram& delegated = get_lowered_backend_modules(lowered)[0]->original_module();
+  EXPECT_EQ(delegated.graph_signature().input_specs[1].arg, ArgumentSpec::sym_int("sym_size"));
+  expect_same_behaviour(program, lowered, {ramp({2, 3})});
+  expect_same_behaviour(program, lowered, {ramp({5, 3}, -1.0f)});
+}
+
 // sin, add, mul, cos, relu: sin and cos go to SinCosBackend, add and mul to
 // AddMulBackend, relu stays.
 ExportedProgram two_backend_program() {
