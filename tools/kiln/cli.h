@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "aot/ir/exported_program.h"
+
 namespace kiln::cli {
 
 /// A mistake in the command line; printed with a pointer to the help.
@@ -38,5 +40,10 @@ int64_t parse_integer(const std::string& flag, const std::string& text, int64_t 
 int run_demo(Args args);
 int run_inspect(Args args);
 int run_run(Args args);
+int run_lower(Args args);
+
+/// Lowers `program` (the seed model) to BackendWithDelegateMappingDemo and
+/// prints the blob and the debug-handle map.
+void print_delegation_demo(const aot::ExportedProgram& program);
 
 }  // namespace kiln::cli

@@ -16,7 +16,9 @@ constexpr const char* kDemoUsage = R"(Usage: kiln demo [--batch N] [--size N] [-
 
 Builds ConvReLUTanModel (conv 3->16, relu, conv 16->32, relu, tan) with the C++
 graph builder, prints the program, runs it through the reference interpreter on
-the portable kernels, and prints the output's shape, a checksum and the time.
+the portable kernels, and prints the output's shape, a checksum and the time;
+then lowers it to BackendWithDelegateMappingDemo and prints the blob and the
+delegate debug-handle map.
 
 Options:
   --batch N   batch size of the input (default 4)
@@ -67,6 +69,7 @@ int run_demo(Args args) {
   std::printf("output:   %s\n", output.describe().c_str());
   std::printf("checksum: sum=%.6f abs_sum=%.6f\n", sum, abs_sum);
   std::printf("time:     %.2f ms (reference interpreter, portable kernels, 1 run)\n", elapsed);
+  print_delegation_demo(program);
   return 0;
 }
 

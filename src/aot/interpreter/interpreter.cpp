@@ -176,10 +176,41 @@ SymbolBindings check_user_inputs(const ExportedProgram& program, const std::vect
 
 namespace {
 
-// Runs one call_function node on the values of its inputs.
-NodeValue run_node(const Node& node, const std::function<const NodeValue&(const Node*)>& lookup,
-                   const SymbolBindings& bindings) {
+// A literal argument (int, float, bool, None) as the Value a kernel or a graph gets.
+Value literal_value(const Argument& value, const std::string& where) {
+  if (value.is_none()) return None{};
+  if (value.is_int()) return value.to_int();
+  if (value.is_double()) return value.to_double();
+  if (value.is_bool()) return value.to_bool();
+  throw AotError(where + ": " + to_string(value) + " is not a value the interpreter can produce");
+}
+
+// executorch_call_delegate(lowered_module, *inputs): the lowered module's
+// program runs in place of its backend.
+NodeValue run_call_delegate(const ExportedProgram& program, const Node& node,
+                            const std::function<const NodeValue&(const Node*)>& lookup) {
   const std::string where = "node '" + node.name() + "'";
+  if (node.args().empty() || !node.args()[0].is_node() || !node.args()[0].node()->is_get_attr()) {
+    throw AotError(where + ": " + kCallDelegate + " expects a get_attr of a lowered module first");
+  }
+  const std::string& module = node.args()[0].node()->target();
+  std::vector<Value> inputs;
+  for (size_t i = 1; i < node.args().size(); ++i) {
+    const Argument& arg = node.args()[i];
+    inputs.push_back(arg.is_node() ? lookup(arg.node()).values.at(0) : literal_value(arg, where));
+  }
+  try {
+    return NodeValue{run_delegated_program(program.attribute(module).delegated_program(), inputs), true};
+  } catch (const AotError& error) {
+    throw AotError(where + " (lowered module '" + module + "'): " + error.what());
+  }
+}
+
+// Runs one call_function node on the values of its inputs.
+NodeValue run_node(const ExportedProgram& program, const Node& node,
+                   const std::function<const NodeValue&(const Node*)>& lookup, const SymbolBindings& bindings) {
+  const std::string where = "node '" + node.name() + "'";
+  if (node.target() == kCallDelegate) return run_call_delegate(program, node, lookup);
   if (node.target() == "getitem") {
     if (node.args().size() != 2 || !node.args()[0].is_node() || !node.args()[1].is_int()) {
       throw AotError(where + ": getitem expects (node, index)");
@@ -231,26 +262,18 @@ std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<V
         values[node] = NodeValue{{graph_inputs[next_input++]}, false};
         break;
       case OpKind::GetAttr:
-        throw AotError("node '" + node->name() + "': get_attr of '" + node->target() +
-                       "' cannot run in the interpreter");
+        // A module attribute has no Value; the delegate call that uses it
+        // looks the attribute up by the node's target.
+        program.attribute(node->target());
+        values[node] = NodeValue{{None{}}, false};
+        break;
       case OpKind::CallFunction:
-        values[node] = run_node(*node, lookup, bindings);
+        values[node] = run_node(program, *node, lookup, bindings);
         break;
       case OpKind::Output:
         for (const Argument& value : node->args().at(0).list()) {
-          if (value.is_node()) {
-            outputs.push_back(lookup(value.node()).values.at(0));
-          } else if (value.is_none()) {
-            outputs.emplace_back(None{});
-          } else if (value.is_int()) {
-            outputs.emplace_back(value.to_int());
-          } else if (value.is_double()) {
-            outputs.emplace_back(value.to_double());
-          } else if (value.is_bool()) {
-            outputs.emplace_back(value.to_bool());
-          } else {
-            throw AotError("the graph returns " + to_string(value) + ", which the interpreter cannot produce");
-          }
+          outputs.push_back(value.is_node() ? lookup(value.node()).values.at(0)
+                                            : literal_value(value, "the graph's output"));
         }
         break;
     }
@@ -316,6 +339,52 @@ std::vector<Value> write_back(ExportedProgram& program, std::vector<Value>& resu
 }
 
 }  // namespace
+
+std::vector<Value> run_delegated_program(const ExportedProgram& delegated, const std::vector<Value>& inputs) {
+  std::vector<FlatLeaf> leaves;
+  for (size_t i = 0; i < inputs.size(); ++i) leaves.push_back({"[0][" + std::to_string(i) + "]", inputs[i]});
+  const SymbolBindings bindings = check_user_inputs(delegated, leaves);
+  const GraphSignature& signature = delegated.graph_signature();
+  std::vector<Value> graph_inputs;
+  size_t next_input = 0;
+  for (const InputSpec& spec : signature.input_specs) {
+    switch (spec.kind) {
+      case InputKind::UserInput:
+        graph_inputs.push_back(inputs[next_input++]);
+        break;
+      case InputKind::Parameter:
+      case InputKind::Buffer:
+      case InputKind::ConstantTensor: {
+        const HostTensor* tensor = delegated.find_lifted_tensor(spec);
+        if (tensor == nullptr) throw AotError(to_string(spec.kind) + " '" + spec.target + "' has no tensor");
+        graph_inputs.emplace_back(*tensor);
+        break;
+      }
+      case InputKind::CustomObj:
+        throw AotError("input '" + spec.arg.name + "' is a custom object, which the interpreter cannot pass");
+      case InputKind::Token:
+        graph_inputs.emplace_back(None{});
+        break;
+    }
+  }
+  std::vector<Value> results = run_graph(delegated, graph_inputs, bindings);
+  // The delegate owns its mutable buffers: it writes their new values itself
+  // (into storage the program's state dict shares).
+  for (size_t i = 0; i < signature.output_specs.size(); ++i) {
+    const OutputSpec& spec = signature.output_specs[i];
+    if (spec.kind != OutputKind::BufferMutation) continue;
+    const HostTensor* buffer = nullptr;
+    for (const InputSpec& input : signature.input_specs) {
+      if (input.kind == InputKind::Buffer && input.target == spec.target) buffer = delegated.find_lifted_tensor(input);
+    }
+    if (buffer == nullptr) throw AotError("output mutates unknown buffer '" + spec.target + "'");
+    HostTensor shared = *buffer;
+    shared.copy_from(tensor_result(results[i], spec));
+  }
+  std::vector<Value> returned;
+  for (size_t index : delegate_call_output_indices(delegated)) returned.push_back(std::move(results[index]));
+  return returned;
+}
 
 PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& kwargs) {
   const PyTree call_tree = PyTree::tuple({args, kwargs});

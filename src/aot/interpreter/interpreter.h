@@ -1,7 +1,9 @@
 // The reference interpreter: runs an ExportedProgram node by node on the
 // portable kernels (the same kernels the runtime uses, called through the
 // boxed calling convention), and calls a program the way torch calls
-// `exported_program.module()(*args, **kwargs)`.
+// `exported_program.module()(*args, **kwargs)`. A delegate call runs the
+// lowered module's own program, so every lowering can be checked against the
+// program it came from before any backend runtime exists.
 #pragma once
 
 #include <string>
@@ -23,6 +25,13 @@ SymbolBindings check_user_inputs(const ExportedProgram& program, const std::vect
 /// Throws AotError naming the node whose op fails or has no kernel.
 std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
                              const SymbolBindings& bindings);
+
+/// Runs the program a delegate call stands for (a lowered module's program)
+/// on the call's inputs, the delegate's user inputs in order: checks them,
+/// passes the delegate's own parameters, buffers and constants, writes its
+/// buffer mutations back into its buffers, and returns the outputs the call
+/// returns (all but the buffer mutations; see delegate_call_output_indices).
+std::vector<Value> run_delegated_program(const ExportedProgram& delegated, const std::vector<Value>& inputs);
 
 /// Calls the program: flattens `args` and `kwargs` by the input tree spec,
 /// checks them, prepends parameters, buffers and constants in signature

@@ -11,16 +11,38 @@ namespace kiln::aot {
 ExportedProgram::ExportedProgram(std::unique_ptr<Graph> graph, GraphSignature signature, StateDict state_dict,
                                  RangeConstraints range_constraints,
                                  std::vector<ModuleCallEntry> module_call_graph, ConstantMap constants,
-                                 std::string dialect)
+                                 std::string dialect, ModuleAttributes attributes)
     : graph_(std::move(graph)),
       signature_(std::move(signature)),
       state_dict_(std::move(state_dict)),
       range_constraints_(std::move(range_constraints)),
       module_call_graph_(std::move(module_call_graph)),
       constants_(std::move(constants)),
-      dialect_(std::move(dialect)) {
+      dialect_(std::move(dialect)),
+      attributes_(std::move(attributes)) {
   if (graph_ == nullptr) throw AotError("ExportedProgram needs a graph");
+  for (const auto& [name, attribute] : attributes_) {
+    if (attribute == nullptr) throw AotError("module attribute '" + name + "' is null");
+  }
   verify();
+}
+
+const ModuleAttribute& ExportedProgram::attribute(const std::string& name) const {
+  auto it = attributes_.find(name);
+  if (it != attributes_.end()) return *it->second;
+  std::string known;
+  for (const auto& [key, value] : attributes_) known += (known.empty() ? "" : ", ") + key;
+  throw AotError("the program has no attribute '" + name + "' (it has: " + (known.empty() ? "none" : known) + ")");
+}
+
+std::shared_ptr<ModuleAttribute> ExportedProgram::find_attribute(const std::string& name) const {
+  auto it = attributes_.find(name);
+  return it == attributes_.end() ? nullptr : it->second;
+}
+
+void ExportedProgram::set_attribute(const std::string& name, std::shared_ptr<ModuleAttribute> attribute) {
+  if (attribute == nullptr) throw AotError("module attribute '" + name + "' is null");
+  attributes_[name] = std::move(attribute);
 }
 
 const TreeSpec* ExportedProgram::in_spec() const {
@@ -92,8 +114,35 @@ ExportedProgram ExportedProgram::deep_copy() const {
       constants.emplace(name, constant);
     }
   }
+  ModuleAttributes attributes;
+  for (const auto& [name, attribute] : attributes_) attributes.emplace(name, attribute->clone());
   return ExportedProgram(graph_->clone(), signature_, std::move(state_dict), range_constraints_,
-                         module_call_graph_, std::move(constants), dialect_);
+                         module_call_graph_, std::move(constants), dialect_, std::move(attributes));
+}
+
+std::vector<size_t> delegate_call_output_indices(const ExportedProgram& delegated) {
+  std::vector<size_t> indices;
+  const auto& specs = delegated.graph_signature().output_specs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].kind != OutputKind::BufferMutation) indices.push_back(i);
+  }
+  return indices;
+}
+
+ValueMeta delegate_call_meta(const ExportedProgram& delegated) {
+  const Node* output = delegated.graph().output_node();
+  const ArgumentList& values = output->args().at(0).list();
+  std::vector<TensorMeta> metas;
+  for (size_t index : delegate_call_output_indices(delegated)) {
+    const Argument& value = values.at(index);
+    const TensorMeta* meta = value.is_node() ? std::get_if<TensorMeta>(&value.node()->meta.val) : nullptr;
+    if (meta == nullptr) {
+      throw AotError("delegated output " + std::to_string(index) + " ('" + to_string(value) +
+                     "') is not a tensor; a delegate returns tensors only");
+    }
+    metas.push_back(*meta);
+  }
+  return metas;
 }
 
 }  // namespace kiln::aot

@@ -13,6 +13,7 @@
 #include "aot/ir/graph.h"
 #include "aot/ir/graph_signature.h"
 #include "aot/ir/host_tensor.h"
+#include "aot/ir/module_attribute.h"
 #include "aot/ir/pytree.h"
 #include "aot/ir/sym_expr.h"
 
@@ -54,10 +55,11 @@ inline constexpr const char* kEdgeDialect = "EDGE";
 class ExportedProgram {
  public:
   /// Takes ownership of the parts and verifies them (throws AotError on the
-  /// first problem, naming it).
+  /// first problem, naming it). `attributes` are the objects the graph's
+  /// get_attr nodes fetch (lowered backend modules).
   ExportedProgram(std::unique_ptr<Graph> graph, GraphSignature signature, StateDict state_dict,
                   RangeConstraints range_constraints, std::vector<ModuleCallEntry> module_call_graph,
-                  ConstantMap constants = {}, std::string dialect = kAtenDialect);
+                  ConstantMap constants = {}, std::string dialect = kAtenDialect, ModuleAttributes attributes = {});
 
   ExportedProgram(ExportedProgram&&) = default;
   ExportedProgram& operator=(ExportedProgram&&) = default;
@@ -76,6 +78,17 @@ class ExportedProgram {
   const std::string& dialect() const { return dialect_; }
   void set_dialect(std::string dialect) { dialect_ = std::move(dialect); }
 
+  /// The module attributes (lowered backend modules) by name. Copies of a
+  /// program made with `transform` share them; `deep_copy` clones them.
+  const ModuleAttributes& attributes() const { return attributes_; }
+  /// The attribute `name`; throws AotError listing the attributes there are.
+  const ModuleAttribute& attribute(const std::string& name) const;
+  /// The attribute `name`, or null.
+  std::shared_ptr<ModuleAttribute> find_attribute(const std::string& name) const;
+  /// Adds or replaces attribute `name` (not verified until `verify`).
+  void set_attribute(const std::string& name, std::shared_ptr<ModuleAttribute> attribute);
+  void erase_attribute(const std::string& name) { attributes_.erase(name); }
+
   /// The root entry's in/out tree specs; null if the module call graph has none.
   const TreeSpec* in_spec() const;
   const TreeSpec* out_spec() const;
@@ -93,8 +106,8 @@ class ExportedProgram {
   /// Checks the program against its dialect's verifier (throws AotError).
   void verify() const;
 
-  /// A copy that shares nothing: graph, metadata and tensor data (tensors that
-  /// shared storage share it in the copy too).
+  /// A copy that shares nothing: graph, metadata, tensor data (tensors that
+  /// shared storage share it in the copy too) and module attributes.
   ExportedProgram deep_copy() const;
 
   /// Readable text like torch's `print(exported_program)`.
@@ -108,6 +121,7 @@ class ExportedProgram {
   std::vector<ModuleCallEntry> module_call_graph_;
   ConstantMap constants_;
   std::string dialect_;
+  ModuleAttributes attributes_;
 };
 
 }  // namespace kiln::aot

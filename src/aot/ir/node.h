@@ -35,6 +35,9 @@ struct NodeMeta {
   std::string stack_trace;                       ///< meta["stack_trace"]
   std::vector<ModuleStackEntry> nn_module_stack; ///< meta["nn_module_stack"], outermost first
   std::string delegation_tag;                    ///< meta["delegation_tag"]; empty: not tagged
+  /// meta["no_copy"]: a tagged constant that must not be duplicated when
+  /// another partition also uses it (lowering fails instead).
+  bool no_copy = false;
   std::string torch_fn;                          ///< meta["torch_fn"], if recorded
 
   /// The tensor meta; throws AotError if val is not a single tensor.

@@ -55,7 +55,7 @@ void PassManager::run(ExportedProgram& program) const {
 ExportedProgram transform(const ExportedProgram& program, const std::vector<Pass>& passes) {
   ExportedProgram result(program.graph().clone(), program.graph_signature(), program.state_dict(),
                          program.range_constraints(), program.module_call_graph(), program.constants(),
-                         program.dialect());
+                         program.dialect(), program.attributes());
   PassManager(passes).run(result);
   return result;
 }

@@ -44,8 +44,9 @@ class PassManager {
   mutable std::vector<std::string> modified_by_;
 };
 
-/// A new program: `program`'s graph copied, tensors shared (as torch's
-/// `_transform_do_not_use` shares the state dict), with `passes` applied.
+/// A new program: `program`'s graph copied, tensors and module attributes
+/// shared (as torch's `_transform_do_not_use` shares the state dict), with
+/// `passes` applied.
 ExportedProgram transform(const ExportedProgram& program, const std::vector<Pass>& passes);
 
 }  // namespace kiln::aot

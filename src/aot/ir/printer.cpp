@@ -1,6 +1,7 @@
 // ExportedProgram::to_string: the text torch prints for an ExportedProgram —
 // the graph as Python source (fx's print_readable), then the signature and
-// the range constraints — so that users can hold the two side by side.
+// the range constraints — so that users can hold the two side by side. A
+// program holding lowered modules lists them at the end.
 #include <set>
 
 #include "aot/ir/exported_program.h"
@@ -12,6 +13,7 @@ namespace {
 // "aten::add.Tensor" -> "torch.ops.aten.add.Tensor"; "aten::relu" -> "...relu.default".
 std::string python_target(const std::string& target) {
   if (target == "getitem") return "operator.getitem";
+  if (target == kCallDelegate) return std::string("torch.ops.higher_order.") + kCallDelegate;
   const auto colons = target.find("::");
   if (colons == std::string::npos) return target;
   std::string name = target.substr(colons + 2);
@@ -109,7 +111,14 @@ std::string ExportedProgram::to_string() const {
     text += (first ? "" : ", ") + symbol + ": " + range.to_string();
     first = false;
   }
-  return text + "}\n";
+  text += "}\n";
+  if (!attributes_.empty()) {
+    text += "\nModule attributes:\n";
+    for (const auto& [name, attribute] : attributes_) {
+      text += "    " + name + ": " + attribute->type_name() + "(" + attribute->describe() + ")\n";
+    }
+  }
+  return text;
 }
 
 }  // namespace kiln::aot

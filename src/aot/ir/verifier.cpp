@@ -6,7 +6,7 @@
 
 namespace kiln::aot {
 
-bool is_builtin_op(const std::string& target) { return target == "getitem"; }
+bool is_builtin_op(const std::string& target) { return target == "getitem" || target == kCallDelegate; }
 
 const char* Verifier::dialect() const { return kAtenDialect; }
 
@@ -91,6 +91,35 @@ void check_weights(const ExportedProgram& program) {
   }
 }
 
+void check_get_attr(const ExportedProgram& program, const Node& node) {
+  if (program.find_attribute(node.target()) != nullptr) return;
+  std::string known;
+  for (const auto& [name, attribute] : program.attributes()) known += (known.empty() ? "" : ", ") + name;
+  throw AotError("get_attr node '" + node.name() + "' fetches '" + node.target() +
+                 "', which the program does not hold (its attributes: " + (known.empty() ? "none" : known) + ")");
+}
+
+// executorch_call_delegate(lowered_module, *inputs): the module comes from a
+// get_attr, and the inputs are as many as the delegate's user inputs.
+void check_call_delegate(const ExportedProgram& program, const Node& node) {
+  const std::string where = "node '" + node.name() + "' (" + kCallDelegate + ")";
+  if (node.args().empty() || !node.args()[0].is_node() || !node.args()[0].node()->is_get_attr()) {
+    throw AotError(where + ": its first argument must be a get_attr of a lowered module");
+  }
+  if (!node.kwargs().empty()) throw AotError(where + " takes no keyword arguments");
+  const Node& module = *node.args()[0].node();
+  const auto attribute = program.find_attribute(module.target());
+  if (attribute == nullptr) return;  // check_get_attr names it
+  size_t user_inputs = 0;
+  for (const InputSpec& spec : attribute->delegated_program().graph_signature().input_specs) {
+    if (spec.kind == InputKind::UserInput) ++user_inputs;
+  }
+  if (node.args().size() - 1 != user_inputs) {
+    throw AotError(where + " passes " + std::to_string(node.args().size() - 1) + " inputs to '" + module.target() +
+                   "', which takes " + std::to_string(user_inputs));
+  }
+}
+
 }  // namespace
 
 void Verifier::check(const ExportedProgram& program) const {
@@ -100,8 +129,10 @@ void Verifier::check(const ExportedProgram& program) const {
   check_outputs(program);
   check_weights(program);
   for (const Node* node : program.graph()) {
-    if (node->is_get_attr()) continue;
-    if (node->is_call_function()) check_op(*node);
+    if (node->is_get_attr()) check_get_attr(program, *node);
+    if (!node->is_call_function()) continue;
+    check_op(*node);
+    if (node->target() == kCallDelegate) check_call_delegate(program, *node);
   }
   for (const auto& [symbol, range] : program.range_constraints()) {
     if (range.max && *range.max < range.min) {

@@ -1,7 +1,10 @@
 // Verifiers: the checks a program must pass to be in a dialect. The ATEN
 // verifier checks structure (graph lint, signature against placeholders and
 // outputs, weights present and shaped as their placeholders say, every op
-// known); the EDGE verifier also requires core-ATen ops only.
+// known, get_attr nodes that name an attribute of the program, delegate calls
+// that pass a lowered module and as many inputs as it takes); the EDGE
+// verifier also requires core-ATen ops only. Both accept the schema-less
+// getitem and executorch_call_delegate.
 #pragma once
 
 #include <string>
@@ -34,7 +37,8 @@ class EdgeVerifier : public Verifier {
 /// The verifier of `dialect` ("TRAINING", "ATEN" or "EDGE"); throws AotError for others.
 const Verifier& verifier_for(const std::string& dialect);
 
-/// Ops that are not ATen but may appear in any graph ("getitem", "aten::sym_size.int", ...).
+/// Ops that are not ATen but may appear in any graph: "getitem" and
+/// "executorch_call_delegate".
 bool is_builtin_op(const std::string& target);
 
 }  // namespace kiln::aot

@@ -69,5 +69,25 @@ expect "run wrong input rank" 1 "input 'x' (args[0]) must have 2 dimensions (f32
 expect "run wrong static size" 1 "input 'x' (args[0]) dim 1 must be 8 (f32[s77, 8]), got 4 (f32[3, 4])" -- run "$fixtures/dynamic_batch/model.core.pt2" --inputs "$fixtures/buffer_mutation/case0.inputs.npz"
 expect "run inputs not an npz" 1 "not a zip archive" -- run "$fixtures/mlp/model.core.pt2" --inputs "$scratch/text.pt2"
 
+# lower
+expect "help lists lower" 0 "lower      split a .pt2 program across backends" -- help
+expect "lower help" 0 "Usage: kiln lower MODEL.pt2 --backend NAME[,NAME...]" -- lower --help
+expect "lower help lists the backends" 0 "Registered backends: BackendWithDelegateMappingDemo, DemoBackend" -- lower --help
+expect "lower needs a file" 2 "'kiln lower' needs a .pt2 file" -- lower --backend DemoBackend
+expect "lower needs a backend" 2 "'kiln lower' needs --backend NAME[,NAME...]" -- lower "$fixtures/mlp/model.core.pt2"
+expect "lower an unknown backend" 2 "unknown backend 'Nope' (registered backends: BackendWithDelegateMappingDemo, DemoBackend)" -- lower "$fixtures/mlp/model.core.pt2" --backend DemoBackend,Nope
+expect "lower an empty backend name" 2 "--backend has an empty name in 'DemoBackend,'" -- lower "$fixtures/mlp/model.core.pt2" --backend DemoBackend,
+expect "lower a missing file" 1 "nonexistent.pt2: cannot open" -- lower "$scratch/nonexistent.pt2" --backend DemoBackend
+expect "lower a non-zip" 1 "not a zip archive" -- lower "$scratch/text.pt2" --backend DemoBackend
+expect "lower the seed model whole" 0 "lowered_module_0: BackendWithDelegateMappingDemo, 5 ops (convolution x2, relu x2, tan), 1 input, 1 output" -- lower "$fixtures/conv_relu_tan/model.core.pt2" --backend BackendWithDelegateMappingDemo
+expect "lower lists the weights a delegate took" 0 "conv_layer.conv2.weight (PARAMETER, f32[32, 16, 3, 3])" -- lower "$fixtures/conv_relu_tan/model.core.pt2" --backend BackendWithDelegateMappingDemo
+expect "lower shows the debug handles" 0 "debug handles:   {0: (1, 2), 1: (3, 4), 2: (5,), 3: (5,), 4: (5,)}" -- lower "$fixtures/conv_relu_tan/model.core.pt2" --backend BackendWithDelegateMappingDemo
+expect "lower says why a node stayed" 0 "DemoBackend: 'add' is f32[1] but the result is f32[3, 4]; DemoBackend does not broadcast" -- lower "$fixtures/buffer_mutation/model.core.pt2" --backend DemoBackend
+expect "lower with two backends" 0 "BackendWithDelegateMappingDemo: aten::mean.dim is not an op of BackendWithDelegateMappingDemo" -- lower "$fixtures/buffer_mutation/model.core.pt2" --backend DemoBackend,BackendWithDelegateMappingDemo
+expect "lower --print shows the delegate call" 0 "torch.ops.higher_order.executorch_call_delegate(lowered_module_0, b_count, b_running_mean, mean)" -- lower "$fixtures/buffer_mutation/model.core.pt2" --backend DemoBackend --print
+expect "lower the training IR (decomposed first)" 0 "Lowered $fixtures/small_cnn/model.pt2 to DemoBackend: 2 delegates" -- lower "$fixtures/small_cnn/model.pt2" --backend DemoBackend
+expect "demo prints the delegate mapping" 0 "debug handle map: {0: (1, 2), 1: (3, 4), 2: (5,), 3: (5,), 4: (5,)}" -- demo --batch 1 --size 4 --quiet
+expect "demo prints the delegate blob" 0 "blob:             5#conv_relu_op,0,conv_relu_op,1,sin_decomp_from_tan,2," -- demo --batch 1 --size 4 --quiet
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

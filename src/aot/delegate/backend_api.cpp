@@ -1,0 +1,215 @@
+#include "aot/delegate/backend_api.h"
+
+#include "aot/ir/error.h"
+#include "aot/ir/pass_manager.h"
+
+namespace kiln::aot {
+
+LoweredBackendModule to_backend(const std::string& backend_id, ExportedProgram&& edge_program,
+                                const std::vector<CompileSpec>& compile_specs) {
+  const BackendDetails& backend = get_backend(backend_id);
+  PreprocessResult result;
+  try {
+    result = backend.preprocess(edge_program, compile_specs);
+  } catch (const AotError& error) {
+    throw AotError("backend '" + backend_id + "' cannot lower the program: " + error.what());
+  }
+  LoweredBackendModule lowered(std::move(edge_program), backend_id, std::move(result.processed_bytes), compile_specs,
+                               std::move(result.data_store_output));
+  lowered.meta.debug_handle_map = std::move(result.debug_handle_map);
+  return lowered;
+}
+
+LoweredBackendModule to_backend(const std::string& backend_id, const ExportedProgram& edge_program,
+                                const std::vector<CompileSpec>& compile_specs) {
+  return to_backend(backend_id, copy_for_partitioning(edge_program), compile_specs);
+}
+
+namespace {
+
+std::string tag_text(const std::string& tag) { return tag.empty() ? "None" : tag; }
+
+// Drops get_attr nodes nothing uses any more and the attributes no get_attr fetches.
+void prune_module_attributes(ExportedProgram& program) {
+  std::set<std::string> fetched;
+  for (Node* node : program.graph().node_list()) {
+    if (!node->is_get_attr()) continue;
+    if (node->users().empty()) {
+      program.graph().erase_node(node);
+    } else {
+      fetched.insert(node->target());
+    }
+  }
+  std::vector<std::string> unused;
+  for (const auto& [name, attribute] : program.attributes()) {
+    if (!fetched.count(name)) unused.push_back(name);
+  }
+  for (const std::string& name : unused) program.erase_attribute(name);
+}
+
+// One tag's partition becomes one delegate call; returns the attribute name.
+std::string lower_partition(ExportedProgram& owning, const std::string& tag, const DelegationSpec& spec,
+                            const std::vector<Node*>& nodes) {
+  SubmoduleCall fused = create_submodule_from_nodes(owning.graph(), nodes, tag);
+  update_signature_from_graph(owning);
+  SubmoduleProgram submodule =
+      create_exported_program_from_submodule(std::move(fused.submodule), owning, tag, *fused.call_module_node);
+  auto lowered = std::make_shared<LoweredBackendModule>(
+      to_backend(spec.backend_id, std::move(submodule.program), spec.compile_specs));
+  Node* call = insert_lowered_submodule(owning, *fused.call_module_node, lowered, submodule.input_specs_to_delete,
+                                        submodule.output_specs_to_delete);
+  prune_module_attributes(owning);
+  owning.verify();
+  return call->args()[0].node()->target();
+}
+
+}  // namespace
+
+std::vector<Node*> get_node_list_with_same_tag(const ExportedProgram& program, const std::string& tag) {
+  std::vector<Node*> nodes;
+  for (Node* node : program.graph()) {
+    if (node->meta.delegation_tag != tag) continue;
+    if (node->is_output()) throw AotError("output node " + node->name() + " should not be tagged");
+    if (node->is_placeholder()) {
+      if (!is_lifted_tensor(program, *node)) {
+        throw AotError("placeholder node for non-params, non-buffer, and non-tensor constants should not be tagged: " +
+                       node->name());
+      }
+      for (const Node* user : node->users()) {
+        if (user->meta.delegation_tag != tag) {
+          throw AotError("constant data node (" + node->name() + ") is tagged with (" + tag + ") but has user (" +
+                         user->name() + ") which has tag (" + tag_text(user->meta.delegation_tag) + ")");
+        }
+      }
+    }
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+
+std::set<std::string> duplicate_constant_node(ExportedProgram& program, const std::string& candidate_node) {
+  Graph& graph = program.graph();
+  Node* node = graph.find_node(candidate_node);
+  if (node == nullptr || !node->is_placeholder()) return {};
+  if (!is_lifted_tensor(program, *node)) {
+    throw AotError("placeholder node for non-params, non-buffer, and non-tensor constants should not be tagged: " +
+                   candidate_node);
+  }
+  const std::vector<Node*> users = node->users();
+  std::vector<InputSpec> specs;
+  std::set<std::string> copies;
+  const auto placeholders = graph.placeholders();
+  for (size_t p = 0; p < placeholders.size(); ++p) {
+    const InputSpec& spec = program.graph_signature().input_specs.at(p);
+    if (placeholders[p] == node) {
+      for (size_t i = 1; i < users.size(); ++i) {
+        Node* copy = graph.placeholder(candidate_node + "_copy_" + std::to_string(i - 1), node->meta.val);
+        graph.move_before(copy, node);
+        copy->meta = node->meta;
+        users[i]->replace_input_with(node, copy);
+        InputSpec copied = spec;
+        copied.arg = ArgumentSpec::tensor(copy->name());
+        specs.push_back(copied);
+        copies.insert(copy->name());
+      }
+    }
+    specs.push_back(spec);
+  }
+  program.graph_signature().input_specs = std::move(specs);
+  return copies;
+}
+
+std::set<std::string> maybe_duplicate_constant_nodes(ExportedProgram& program, const std::string& tag) {
+  std::vector<std::string> candidates;
+  for (Node* node : program.graph().placeholders()) {
+    if (node->meta.delegation_tag != tag || !is_lifted_tensor(program, *node)) continue;
+    for (const Node* user : node->users()) {
+      if (user->meta.delegation_tag == tag) continue;
+      const std::string where = "constant data node (" + node->name() + ") is tagged with (" + tag +
+                                ") but has user (" + user->name() + ") which has tag (" +
+                                tag_text(user->meta.delegation_tag) + ")";
+      if (node->meta.no_copy) throw AotError(where + ", and it is marked no_copy");
+      if (is_mutated_buffer(program, *node)) {
+        throw AotError(where + "; it is a mutated buffer, which cannot be copied");
+      }
+      candidates.push_back(node->name());
+      break;
+    }
+  }
+  std::set<std::string> touched(candidates.begin(), candidates.end());
+  for (const std::string& candidate : candidates) {
+    const std::set<std::string> copies = duplicate_constant_node(program, candidate);
+    touched.insert(copies.begin(), copies.end());
+  }
+  for (const std::string& name : touched) {
+    Node* node = program.graph().node(name);
+    std::set<std::string> user_tags;
+    for (const Node* user : node->users()) user_tags.insert(user->meta.delegation_tag);
+    node->meta.delegation_tag = user_tags.size() == 1 ? *user_tags.begin() : "";
+  }
+  return touched;
+}
+
+ExportedProgram to_backend(const ExportedProgram& edge_program, const Partitioner& partitioner,
+                           ToBackendReport* report) {
+  edge_program.verify();
+  ExportedProgram owning = copy_for_partitioning(edge_program);
+  // Tags left by an earlier lowering must not leak into this one.
+  for (Node* node : owning.graph()) {
+    node->meta.delegation_tag.clear();
+    node->meta.no_copy = false;
+  }
+  PartitionResult result = partitioner.partition(owning);
+  const std::string who = "partitioner " + partitioner.name();
+  if (const std::string difference = graph_difference(owning, result.tagged_exported_program); !difference.empty()) {
+    throw AotError(who + " must only tag nodes, but it changed the program: " + difference);
+  }
+  std::set<std::string> declared;
+  for (const auto& [tag, spec] : result.partition_tags) {
+    if (tag.empty()) throw AotError(who + " declares an empty tag");
+    if (!declared.insert(tag).second) throw AotError(who + " declares tag '" + tag + "' twice");
+    get_backend(spec.backend_id);
+  }
+  for (const Node* tagged : result.tagged_exported_program.graph()) {
+    const std::string& tag = tagged->meta.delegation_tag;
+    if (!tag.empty() && !declared.count(tag)) {
+      throw AotError(who + " tagged node '" + tagged->name() + "' with '" + tag +
+                     "', which its partition tags do not declare");
+    }
+    Node* node = owning.graph().node(tagged->name());
+    node->meta.delegation_tag = tag;
+    node->meta.no_copy = tagged->meta.no_copy;
+  }
+  for (const auto& [tag, spec] : result.partition_tags) maybe_duplicate_constant_nodes(owning, tag);
+  owning.verify();
+
+  ToBackendReport local;
+  local.partitioner = partitioner.name();
+  for (const auto& [tag, spec] : result.partition_tags) {
+    const std::vector<Node*> nodes = get_node_list_with_same_tag(owning, tag);
+    if (nodes.empty()) continue;
+    local.lowered_modules.push_back(lower_partition(owning, tag, spec, nodes));
+  }
+  for (Node* node : owning.graph()) {
+    node->meta.delegation_tag.clear();
+    node->meta.no_copy = false;
+  }
+  owning.verify();
+  local.unsupported = std::move(result.unsupported);
+  if (report != nullptr) *report = std::move(local);
+  return owning;
+}
+
+ExportedProgram to_backend(const ExportedProgram& edge_program, const std::vector<const Partitioner*>& partitioners,
+                           std::vector<ToBackendReport>* reports) {
+  ExportedProgram current = copy_for_partitioning(edge_program);
+  for (const Partitioner* partitioner : partitioners) {
+    if (partitioner == nullptr) throw AotError("to_backend: null partitioner");
+    ToBackendReport report;
+    current = to_backend(current, *partitioner, &report);
+    if (reports != nullptr) reports->push_back(std::move(report));
+  }
+  return current;
+}
+
+}  // namespace kiln::aot

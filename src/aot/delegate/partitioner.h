@@ -1,0 +1,82 @@
+// Partitioners: a partitioner only tags nodes (meta.delegation_tag) of its
+// copy of a program and says where each tag goes; to_backend does the rest
+// (ExecuTorch's exir/backend/partitioner.py and the tagging helpers of
+// exir/backend/utils.py).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "aot/delegate/backend_details.h"
+
+namespace kiln::aot {
+
+/// Where the nodes of one tag go: a backend and its compile specs.
+struct DelegationSpec {
+  std::string backend_id;
+  std::vector<CompileSpec> compile_specs;
+  bool operator==(const DelegationSpec&) const = default;
+};
+
+/// A node a partitioner left out, and why (for reports).
+struct UnsupportedNode {
+  std::string node;    ///< the node's name
+  std::string target;  ///< its op
+  std::string reason;
+};
+
+struct PartitionResult {
+  /// The partitioner's copy of the program, with nodes tagged and nothing
+  /// else changed.
+  ExportedProgram tagged_exported_program;
+  /// Tag -> where its nodes go, in the order the tags are lowered.
+  std::vector<std::pair<std::string, DelegationSpec>> partition_tags;
+  /// Optional: nodes the partitioner considered and left out.
+  std::vector<UnsupportedNode> unsupported;
+};
+
+class Partitioner {
+ public:
+  virtual ~Partitioner() = default;
+  /// A name for messages: "CapabilityPartitioner(DemoBackend)".
+  virtual std::string name() const = 0;
+  /// Tags nodes of a copy of `exported_program` (see copy_for_partitioning).
+  /// It may tag call_function and get_attr nodes, and the placeholders of
+  /// parameters, buffers and lifted constants (which then move into the
+  /// delegate); it must not tag user inputs or the output, nor change the
+  /// graph in any other way.
+  virtual PartitionResult partition(const ExportedProgram& exported_program) const = 0;
+  /// Ops ("aten::linear.default") that decompositions should keep whole
+  /// because a backend takes them as they are. Default: none.
+  virtual std::vector<std::string> ops_to_not_decompose(const ExportedProgram& exported_program) const;
+};
+
+/// A copy for a partitioner to tag: the graph cloned; tensors and module
+/// attributes shared.
+ExportedProgram copy_for_partitioning(const ExportedProgram& program);
+
+/// The input spec of `placeholder`, or null if it is not a placeholder of `program`.
+const InputSpec* input_spec_of(const ExportedProgram& program, const Node& placeholder);
+/// True for the placeholder of a parameter, buffer or lifted tensor constant.
+bool is_lifted_tensor(const ExportedProgram& program, const Node& node);
+/// True for the placeholder of a buffer the program mutates.
+bool is_mutated_buffer(const ExportedProgram& program, const Node& node);
+
+/// Gives each parameter, buffer and lifted-constant placeholder that is not a
+/// mutated buffer the tag of its tagged users (the smallest tag when they have
+/// several: the others get a copy when lowered). Call it after tagging the ops.
+void tag_constant_data(ExportedProgram& program);
+/// The same for mutated buffers, so that a delegate owns a buffer and its
+/// mutation together: a mutated buffer takes a tag only when the node that
+/// computes its new value carries it too. Call it after tagging the ops.
+void tag_mutated_buffer(ExportedProgram& program);
+
+/// Why two programs' graphs differ (node order, names, ops, targets,
+/// arguments) or their signatures do; empty if they are identical. Metadata,
+/// tags included, is not compared.
+std::string graph_difference(const ExportedProgram& a, const ExportedProgram& b);
+bool is_identical_graph(const ExportedProgram& a, const ExportedProgram& b);
+
+}  // namespace kiln::aot
