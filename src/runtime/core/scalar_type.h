@@ -22,9 +22,17 @@ inline float bits_float(uint32_t bits) {
   return value;
 }
 
-// The conversions are inline and written with selects rather than branches,
-// so elementwise loops over 16-bit floats neither call out per element nor
-// mispredict, and the compiler can vectorize them.
+// The conversions are inline and choose between their cases with bit masks
+// rather than branches, so elementwise loops over 16-bit floats neither call
+// out per element nor mispredict, and the compiler can vectorize them. (With
+// a ternary, the compiler may turn the choice into a branch around the float
+// arithmetic, which it then cannot make branch-free again.)
+
+/// `if_true` where `condition` holds, else `if_false`.
+inline uint32_t select_bits(bool condition, uint32_t if_true, uint32_t if_false) {
+  const uint32_t mask = 0u - static_cast<uint32_t>(condition);
+  return (if_true & mask) | (if_false & ~mask);
+}
 
 /// float -> IEEE half bits, rounded to nearest even; overflow gives inf, any
 /// NaN gives the quiet NaN 0x7e00 with the input's sign.
@@ -39,9 +47,9 @@ inline uint16_t float_to_half_bits(float value) {
   // float's last mantissa bit weighs 2^-24, the half subnormal step, so the
   // float addition does the rounding and the low mantissa bits are the half's.
   const uint32_t subnormal = float_bits(bits_float(abs) + 0.5f) - float_bits(0.5f);
-  uint32_t h = abs < 0x38800000u ? subnormal : normal;
-  h = abs >= 0x477ff000u ? 0x7c00u : h;  // rounds past 65504: inf
-  h = abs > 0x7f800000u ? 0x7e00u : h;   // NaN
+  uint32_t h = select_bits(abs < 0x38800000u, subnormal, normal);
+  h = select_bits(abs >= 0x477ff000u, 0x7c00u, h);  // rounds past 65504: inf
+  h = select_bits(abs > 0x7f800000u, 0x7e00u, h);   // NaN
   return static_cast<uint16_t>(sign | h);
 }
 
@@ -52,10 +60,10 @@ inline float half_bits_to_float(uint16_t h) {
   // Normal: move exponent and mantissa into place and rebias the exponent
   // (15 -> 127); inf and NaN need the exponent raised to all ones.
   uint32_t bits = (magnitude << 13) + (112u << 23);
-  bits = magnitude >= 0x7c00u ? bits + (112u << 23) : bits;
+  bits = select_bits(magnitude >= 0x7c00u, bits + (112u << 23), bits);
   // Subnormal and zero: the mantissa counts steps of 2^-24.
   const float subnormal = static_cast<float>(static_cast<int32_t>(magnitude)) * 0x1p-24f;
-  bits = magnitude < 0x0400u ? float_bits(subnormal) : bits;
+  bits = select_bits(magnitude < 0x0400u, float_bits(subnormal), bits);
   return bits_float(sign | bits);
 }
 
@@ -65,7 +73,7 @@ inline uint16_t float_to_bfloat16_bits(float value) {
   const uint32_t f = float_bits(value);
   const uint32_t rounded = (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;
   const uint32_t nan = (f >> 16) | 0x40u;
-  return static_cast<uint16_t>((f & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+  return static_cast<uint16_t>(select_bits((f & 0x7fffffffu) > 0x7f800000u, nan, rounded));
 }
 
 inline float bfloat16_bits_to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }
