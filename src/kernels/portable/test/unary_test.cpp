@@ -4,6 +4,7 @@
 // returns for the same inputs.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -131,6 +132,46 @@ TEST(Round, HalfwayCasesGoToEven) {
                                                         4194304.5f, kInf, -kInf, kNaN}),
                           {0.0f, 2.0f, 2.0f, -2.0f, -0.0f, 3.0f, -4.0f, 0.0f, 4194304.0f, kInf, -kInf, kNaN}));
   EXPECT_TRUE(same_values(run_double("aten::round.out", {2.5, 3.5, -1.5, 0.5000000000000001}), {2.0, 4.0, -2.0, 1.0}));
+}
+
+TEST(FloorCeilRound, MatchTheCLibraryOnSampledFloats) {
+  // Every 4099th float bit pattern: all exponents, both signs, inf and NaN.
+  std::vector<float> inputs;
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 4099) {
+    const uint32_t b = static_cast<uint32_t>(bits);
+    float value;
+    std::memcpy(&value, &b, sizeof value);
+    inputs.push_back(value);
+  }
+  float (*const references[])(float) = {[](float x) { return std::floor(x); }, [](float x) { return std::ceil(x); },
+                                        [](float x) { return std::nearbyint(x); }};
+  const char* ops[] = {"aten::floor.out", "aten::ceil.out", "aten::round.out"};
+  for (size_t k = 0; k < 3; ++k) {
+    SCOPED_TRACE(ops[k]);
+    std::vector<float> expected;
+    for (float x : inputs) expected.push_back(references[k](x));
+    EXPECT_TRUE(same_values(run_float(ops[k], inputs), expected));
+  }
+}
+
+TEST(FloorCeilRound, MatchTheCLibraryOnDoublesNearIntegers) {
+  std::vector<double> inputs;
+  for (double base : {0.0, 1.0, 2.0, 3.0, 1e6, 4503599627370495.0, 4503599627370496.0, 9007199254740993.0}) {
+    for (double offset : {-0.75, -0.5, -0.25, -1e-9, 0.0, 1e-9, 0.25, 0.5, 0.75}) {
+      inputs.push_back(base + offset);
+      inputs.push_back(-(base + offset));
+    }
+  }
+  double (*const references[])(double) = {[](double x) { return std::floor(x); },
+                                          [](double x) { return std::ceil(x); },
+                                          [](double x) { return std::nearbyint(x); }};
+  const char* ops[] = {"aten::floor.out", "aten::ceil.out", "aten::round.out"};
+  for (size_t k = 0; k < 3; ++k) {
+    SCOPED_TRACE(ops[k]);
+    std::vector<double> expected;
+    for (double x : inputs) expected.push_back(references[k](x));
+    EXPECT_TRUE(same_values(run_double(ops[k], inputs), expected));
+  }
 }
 
 TEST(FloorCeilRound, IntegersAreUnchanged) {
