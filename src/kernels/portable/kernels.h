@@ -24,14 +24,6 @@ using runtime::Span;
 /// output_padding (below the stride or the dilation, as PyTorch requires).
 void convolution_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
-/// aten::relu.out: int32, int64, float or double; out has self's dtype.
-void relu_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::sin.out, aten::cos.out, aten::tan.out: floating self gives out of
-/// the same dtype; integral or bool self gives a Float out.
-void sin_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-void cos_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-void tan_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-
 /// aten::add.out, aten::sub.out (with Scalar alpha), aten::mul.out,
 /// aten::div.out: broadcasting, dtypes bool/int32/int64/float/double/half/
 /// bfloat16 with PyTorch's type promotion (Float for div of two integral
@@ -95,8 +87,6 @@ void add_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void sub_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void mul_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void div_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::gelu.out ('none': erf form; 'tanh': the tanh approximation).
-void gelu_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::logical_not.out (0/1 in out's dtype, any of the dtypes below),
 /// aten::eq.Scalar_out (as the other comparisons below),
 /// aten::where.self_out (broadcasting, result_type of self and other, out of
@@ -120,6 +110,70 @@ void transpose_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- unary math and activations (unary.cpp, activation.cpp) ----
+
+/// Unary math and activations. Half and BFloat16 are computed in float and
+/// rounded to nearest even; float in float, double in double, with the C
+/// library's functions (so results may differ from PyTorch's vectorized
+/// kernels in the last bit). `out` must have the dtype PyTorch gives the
+/// result; any dim order of self and out.
+///
+/// Same dtype as self, for Int, Long, Float, Double, Half, BFloat16 (Bool is
+/// rejected, as in PyTorch):
+///   aten::neg.out, aten::abs.out (integers wrap: the minimum maps to itself);
+///   aten::floor.out, aten::ceil.out, aten::round.out (halfway cases to even;
+///   integral tensors are copied unchanged); aten::relu.out (keeps NaN).
+/// aten::sign.out: the same dtypes and Bool (unchanged); -1, 0 or 1, with 0
+/// for NaN and for -0.
+void neg_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void abs_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void floor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void ceil_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void round_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void relu_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sign_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+/// Floating ops: a Float, Double, Half or BFloat16 self gives out of the same
+/// dtype; Bool, Int or Long self is converted to float and gives a Float out.
+/// aten::exp.out, log.out, log1p.out, sqrt.out, rsqrt.out (1 / sqrt),
+/// reciprocal.out, erf.out, sigmoid.out (1 / (1 + exp(-x))), tanh.out,
+/// sin.out, cos.out, tan.out. IEEE results at the edges: log(0) = -inf,
+/// sqrt(-1) = NaN, reciprocal(0) = inf, rsqrt(-0) = -inf.
+void exp_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void log_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void log1p_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sqrt_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void rsqrt_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void reciprocal_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void erf_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sigmoid_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void tanh_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sin_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void cos_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void tan_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+/// Activations on Float, Double, Half or BFloat16 (out of self's dtype):
+///   aten::silu.out: x / (1 + exp(-x));
+///   aten::hardswish.out: x * min(max(x + 3, 0), 6) / 6;
+///   aten::hardsigmoid.out: min(max(x + 3, 0), 6) / 6;
+///   aten::leaky_relu.out: x > 0 ? x : x * negative_slope;
+///   aten::elu.out: x > 0 ? x * scale : expm1(x * input_scale) * alpha * scale;
+///   aten::gelu.out: approximate 'none' (0.5 x (1 + erf(x / sqrt 2))) or
+///   'tanh' (0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))).
+/// Scalar arguments are converted to float (double for Double tensors) and
+/// fail, as in PyTorch, if a finite value does not fit.
+void silu_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void hardswish_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void hardsigmoid_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void leaky_relu_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void elu_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void gelu_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::hardtanh.out: clamp to [min_val, max_val] (max_val wins if they
+/// cross; NaN stays NaN, a NaN bound gives NaN) for Int, Long, Float, Double,
+/// Half and BFloat16. Floating tensors take the bounds rounded to their dtype
+/// (failing if a finite bound overflows it); integral tensors take them
+/// truncated to integers, and fail only for a min_val above or a max_val
+/// below the dtype's range.
+void hardtanh_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- binary, comparison, logical, clamp, pow (binary.cpp, pointwise.cpp, compare.cpp) ----
 

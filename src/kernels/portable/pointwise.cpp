@@ -1,5 +1,5 @@
 // Pointwise selection and filling: where.self, clamp (Scalar and Tensor
-// bounds), masked_fill.Scalar and full_like; and gelu.
+// bounds), masked_fill.Scalar and full_like.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -265,40 +265,6 @@ void full_like_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     const T value = util::scalar_to<T>(*fill);
     T* o = out.mutable_data_ptr<T>();
     for (int64_t i = 0; i < out.numel(); ++i) o[i] = value;  // every element: the layout does not matter
-  });
-}
-
-void gelu_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::gelu.out", args);
-  Tensor self, out;
-  if (!a.check_count(3) || !a.tensor(0, "self", &self) || !a.tensor(2, "out", &out)) return;
-  if (!args[1]->isString()) {
-    a.fail(Error::InvalidArgument, "'approximate' must be a String, got %s", runtime::to_string(args[1]->tag()));
-    return;
-  }
-  const Span<const char> mode = args[1]->toString();
-  const bool none = mode.size() == 4 && std::equal(mode.begin(), mode.end(), "none");
-  const bool tanh = mode.size() == 4 && std::equal(mode.begin(), mode.end(), "tanh");
-  if (!none && !tanh) {
-    a.fail(Error::InvalidArgument, "'approximate' must be 'none' or 'tanh', got '%.*s'", static_cast<int>(mode.size()),
-           mode.data());
-    return;
-  }
-  if (!util::is_floating(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' must be float or double, got %s", runtime::to_string(self.scalar_type()));
-    return;
-  }
-  if (!a.check_dtype(out, "out", self.scalar_type()) || !a.resize_out(out, "out", self.sizes())) return;
-  util::visit_floating(self.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if (none) {
-      util::map_unary<T, T>(self, out, [](T x) { return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2))); });
-    } else {
-      const T k = T(M_2_SQRTPI * M_SQRT1_2);  // sqrt(2 / pi)
-      util::map_unary<T, T>(self, out, [k](T x) {
-        return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
-      });
-    }
   });
 }
 

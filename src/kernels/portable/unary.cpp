@@ -1,81 +1,155 @@
-// relu, sin, cos, tan.
+// Unary math: neg, abs, sign, floor, ceil, round, relu (same dtype) and exp,
+// log, log1p, sqrt, rsqrt, reciprocal, erf, sigmoid, tanh, sin, cos, tan
+// (floating).
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/dispatch.h"
-#include "kernels/portable/util/elementwise.h"
-#include "kernels/portable/util/kernel_args.h"
+#include "kernels/portable/util/unary.h"
 
 namespace kiln::kernels::portable {
 
 namespace {
 
-using runtime::ScalarType;
-using runtime::Tensor;
-using util::KernelArgs;
+using util::UnaryDtypes;
 
-// Reads `self` and `out`, checks out's dtype is `out_dtype(self's dtype)` and
-// resizes out to self's shape.
-template <typename OutDtypeFn>
-bool read_unary_args(KernelArgs& a, Tensor* self, Tensor* out, OutDtypeFn out_dtype) {
-  if (!a.check_count(2) || !a.tensor(0, "self", self) || !a.tensor(1, "out", out)) return false;
-  ScalarType expected;
-  if (!out_dtype(self->scalar_type(), &expected)) {
-    a.fail(runtime::Error::InvalidArgument, "'self' has unsupported dtype %s", runtime::to_string(self->scalar_type()));
-    return false;
-  }
-  return a.check_dtype(*out, "out", expected) && a.resize_out(*out, "out", self->sizes());
+template <typename C>
+constexpr bool kIntegral = std::is_integral_v<C>;
+
+// Rounding written with adds and selects instead of libm calls, so the loops
+// vectorize (SSE2 has no rounding instruction). Floats from 2^23 (doubles
+// from 2^52) up are integers already, and below that adding 2^23 leaves no
+// fraction bits, so the FPU rounds to nearest even as nearbyint does in the
+// default rounding mode. Every result is 0 or has the sign of x, so copysign
+// gives zeros their sign (round(-0.4) = -0, ceil(-0.5) = -0).
+template <typename C>
+constexpr C kIntegralFrom = std::is_same_v<C, float> ? C(8388608.0) : C(4503599627370496.0);
+
+template <typename C>
+C round_half_even(C x) {
+  const C magnitude = std::fabs(x);
+  const C rounded = (magnitude + kIntegralFrom<C>) - kIntegralFrom<C>;
+  return magnitude < kIntegralFrom<C> ? std::copysign(rounded, x) : x;  // NaN and inf pass through
 }
 
-// sin/cos/tan: PyTorch promotes integral (and bool) inputs to the default
-// float dtype, and computes in the out dtype.
-template <typename F>
-void floating_unary(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op, F f) {
-  KernelArgs a(ctx, op, args);
-  Tensor self, out;
-  auto out_dtype = [](ScalarType in, ScalarType* expected) {
-    if (util::is_floating(in)) *expected = in;
-    else if (util::is_real_or_bool(in)) *expected = ScalarType::Float;
-    else return false;
-    return true;
-  };
-  if (!read_unary_args(a, &self, &out, out_dtype)) return;
-  util::visit_real_or_bool(self.scalar_type(), [&](auto in_tag) {
-    using In = typename decltype(in_tag)::type;
-    util::visit_floating(out.scalar_type(), [&](auto out_tag) {
-      using Out = typename decltype(out_tag)::type;
-      util::map_unary<In, Out>(self, out, [&](In x) { return f(static_cast<Out>(x)); });
-    });
-  });
+template <typename C>
+C round_down(C x) {
+  const C r = round_half_even(x);
+  return std::copysign(r > x ? r - C(1) : r, x);
+}
+
+template <typename C>
+C round_up(C x) {
+  const C r = round_half_even(x);
+  return std::copysign(r < x ? r + C(1) : r, x);
 }
 
 }  // namespace
 
-void relu_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::relu.out", args);
-  Tensor self, out;
-  auto out_dtype = [](ScalarType in, ScalarType* expected) {
-    *expected = in;
-    return util::is_real(in);
-  };
-  if (!read_unary_args(a, &self, &out, out_dtype)) return;
-  util::visit_real(self.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    // `x < 0 ? 0 : x` keeps NaN, as PyTorch's relu (clamp_min) does.
-    util::map_unary<T, T>(self, out, [](T x) { return x < T(0) ? T(0) : x; });
+void neg_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::same_dtype_unary_kernel<UnaryDtypes::kReal>(ctx, args, "aten::neg.out", [](auto x) {
+    using C = decltype(x);
+    if constexpr (kIntegral<C>) return util::wrapping_sub(C(0), x);  // the minimum wraps to itself
+    else return -x;
   });
 }
 
+void abs_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::same_dtype_unary_kernel<UnaryDtypes::kReal>(ctx, args, "aten::abs.out", [](auto x) {
+    using C = decltype(x);
+    if constexpr (kIntegral<C>) return x < C(0) ? util::wrapping_sub(C(0), x) : x;
+    else return std::fabs(x);
+  });
+}
+
+void sign_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::same_dtype_unary_kernel<UnaryDtypes::kRealOrBool>(ctx, args, "aten::sign.out", [](auto x) {
+    using C = decltype(x);
+    // NaN and -0 give +0, as in PyTorch.
+    if constexpr (std::is_same_v<C, bool>) return x;
+    else return static_cast<C>((C(0) < x) - (x < C(0)));
+  });
+}
+
+// floor, ceil and round leave integral tensors as they are.
+void floor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::same_dtype_unary_kernel<UnaryDtypes::kReal>(ctx, args, "aten::floor.out", [](auto x) {
+    if constexpr (kIntegral<decltype(x)>) return x;
+    else return round_down(x);
+  });
+}
+
+void ceil_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::same_dtype_unary_kernel<UnaryDtypes::kReal>(ctx, args, "aten::ceil.out", [](auto x) {
+    if constexpr (kIntegral<decltype(x)>) return x;
+    else return round_up(x);
+  });
+}
+
+void round_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::same_dtype_unary_kernel<UnaryDtypes::kReal>(ctx, args, "aten::round.out", [](auto x) {
+    if constexpr (kIntegral<decltype(x)>) return x;
+    else return round_half_even(x);
+  });
+}
+
+void relu_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::same_dtype_unary_kernel<UnaryDtypes::kReal>(ctx, args, "aten::relu.out", [](auto x) {
+    using C = decltype(x);
+    return x < C(0) ? C(0) : x;  // keeps NaN, as PyTorch's relu (clamp_min) does
+  });
+}
+
+void exp_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::exp.out", [](auto x) { return std::exp(x); });
+}
+
+void log_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::log.out", [](auto x) { return std::log(x); });
+}
+
+void log1p_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::log1p.out", [](auto x) { return std::log1p(x); });
+}
+
+void sqrt_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::sqrt.out", [](auto x) { return std::sqrt(x); });
+}
+
+void rsqrt_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::rsqrt.out", [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+}
+
+void reciprocal_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::reciprocal.out", [](auto x) { return decltype(x)(1) / x; });
+}
+
+void erf_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::erf.out", [](auto x) { return std::erf(x); });
+}
+
+void sigmoid_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::sigmoid.out", [](auto x) {
+    using C = decltype(x);
+    return C(1) / (C(1) + std::exp(-x));
+  });
+}
+
+void tanh_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::tanh.out", [](auto x) { return std::tanh(x); });
+}
+
 void sin_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  floating_unary(ctx, args, "aten::sin.out", [](auto x) { return std::sin(x); });
+  util::floating_unary_kernel(ctx, args, "aten::sin.out", [](auto x) { return std::sin(x); });
 }
 
 void cos_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  floating_unary(ctx, args, "aten::cos.out", [](auto x) { return std::cos(x); });
+  util::floating_unary_kernel(ctx, args, "aten::cos.out", [](auto x) { return std::cos(x); });
 }
 
 void tan_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  floating_unary(ctx, args, "aten::tan.out", [](auto x) { return std::tan(x); });
+  util::floating_unary_kernel(ctx, args, "aten::tan.out", [](auto x) { return std::tan(x); });
 }
 
 }  // namespace kiln::kernels::portable

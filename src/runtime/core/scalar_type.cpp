@@ -2,69 +2,6 @@
 
 namespace kiln::runtime {
 
-namespace {
-
-uint32_t float_bits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-float bits_float(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-}  // namespace
-
-Half::Half(float value) {
-  const uint32_t f = float_bits(value);
-  const uint32_t sign = (f >> 16) & 0x8000u;
-  const uint32_t abs = f & 0x7fffffffu;
-  if (abs >= 0x7f800000u) {  // inf or nan
-    bits = static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
-    return;
-  }
-  if (abs >= 0x477ff000u) {  // rounds past the largest half
-    bits = static_cast<uint16_t>(sign | 0x7c00u);
-    return;
-  }
-  if (abs < 0x38800000u) {  // subnormal half: scale into an integer, round to even
-    const float scaled = bits_float(abs) * 16777216.0f;  // 2^24
-    uint32_t m = static_cast<uint32_t>(scaled);
-    const float rest = scaled - static_cast<float>(m);
-    if (rest > 0.5f || (rest == 0.5f && (m & 1u))) ++m;
-    bits = static_cast<uint16_t>(sign | m);
-    return;
-  }
-  uint32_t mantissa = abs + 0xc8000fffu + ((abs >> 13) & 1u);  // rebias and round to even
-  bits = static_cast<uint16_t>(sign | (mantissa >> 13));
-}
-
-Half::operator float() const {
-  const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
-  const uint32_t exponent = (bits >> 10) & 0x1fu;
-  const uint32_t mantissa = bits & 0x3ffu;
-  if (exponent == 0) {
-    const float magnitude = static_cast<float>(mantissa) / 16777216.0f;
-    return sign ? -magnitude : magnitude;
-  }
-  if (exponent == 0x1f) return bits_float(sign | 0x7f800000u | (mantissa << 13));
-  return bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
-}
-
-BFloat16::BFloat16(float value) {
-  const uint32_t f = float_bits(value);
-  if ((f & 0x7fffffffu) > 0x7f800000u) {
-    bits = static_cast<uint16_t>((f >> 16) | 0x40u);
-    return;
-  }
-  bits = static_cast<uint16_t>((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
-}
-
-BFloat16::operator float() const { return bits_float(static_cast<uint32_t>(bits) << 16); }
-
 bool is_valid(ScalarType type) {
   switch (type) {
 #define KILN_CASE_(name, number, ctype, size, short_name) case ScalarType::name:

@@ -8,20 +8,93 @@
 
 namespace kiln::runtime {
 
-/// 16-bit IEEE half, stored as bits; converts through float.
+namespace detail {
+
+inline uint32_t float_bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+inline float bits_float(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+// The conversions are inline and choose between their cases with bit masks
+// rather than branches, so elementwise loops over 16-bit floats neither call
+// out per element nor mispredict, and the compiler can vectorize them. (With
+// a ternary, the compiler may turn the choice into a branch around the float
+// arithmetic, which it then cannot make branch-free again.)
+
+/// `if_true` where `condition` holds, else `if_false`.
+inline uint32_t select_bits(bool condition, uint32_t if_true, uint32_t if_false) {
+  const uint32_t mask = 0u - static_cast<uint32_t>(condition);
+  return (if_true & mask) | (if_false & ~mask);
+}
+
+/// float -> IEEE half bits, rounded to nearest even; overflow gives inf, any
+/// NaN gives the quiet NaN 0x7e00 with the input's sign.
+inline uint16_t float_to_half_bits(float value) {
+  const uint32_t f = float_bits(value);
+  const uint32_t sign = (f >> 16) & 0x8000u;
+  const uint32_t abs = f & 0x7fffffffu;
+  // Normal halves: rebias the exponent (127 -> 15) and round the 13 dropped
+  // mantissa bits to nearest even; a carry rolls into the exponent.
+  const uint32_t normal = (abs - (112u << 23) + 0xfffu + ((abs >> 13) & 1u)) >> 13;
+  // Subnormal halves (|value| < 2^-14): adding 0.5 puts the value where a
+  // float's last mantissa bit weighs 2^-24, the half subnormal step, so the
+  // float addition does the rounding and the low mantissa bits are the half's.
+  const uint32_t subnormal = float_bits(bits_float(abs) + 0.5f) - float_bits(0.5f);
+  uint32_t h = select_bits(abs < 0x38800000u, subnormal, normal);
+  h = select_bits(abs >= 0x477ff000u, 0x7c00u, h);  // rounds past 65504: inf
+  h = select_bits(abs > 0x7f800000u, 0x7e00u, h);   // NaN
+  return static_cast<uint16_t>(sign | h);
+}
+
+/// IEEE half bits -> float (exact).
+inline float half_bits_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t magnitude = h & 0x7fffu;
+  // Normal: move exponent and mantissa into place and rebias the exponent
+  // (15 -> 127); inf and NaN need the exponent raised to all ones.
+  uint32_t bits = (magnitude << 13) + (112u << 23);
+  bits = select_bits(magnitude >= 0x7c00u, bits + (112u << 23), bits);
+  // Subnormal and zero: the mantissa counts steps of 2^-24.
+  const float subnormal = static_cast<float>(static_cast<int32_t>(magnitude)) * 0x1p-24f;
+  bits = select_bits(magnitude < 0x0400u, float_bits(subnormal), bits);
+  return bits_float(sign | bits);
+}
+
+/// float -> bfloat16 bits, rounded to nearest even; a NaN stays a quiet NaN
+/// with its sign and top payload bits.
+inline uint16_t float_to_bfloat16_bits(float value) {
+  const uint32_t f = float_bits(value);
+  const uint32_t rounded = (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;
+  const uint32_t nan = (f >> 16) | 0x40u;
+  return static_cast<uint16_t>(select_bits((f & 0x7fffffffu) > 0x7f800000u, nan, rounded));
+}
+
+inline float bfloat16_bits_to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }
+
+}  // namespace detail
+
+/// 16-bit IEEE half, stored as bits; converts through float (to half rounds
+/// to nearest even).
 struct Half {
   uint16_t bits = 0;
   Half() = default;
-  explicit Half(float value);
-  operator float() const;  // NOLINT(google-explicit-constructor)
+  explicit Half(float value) : bits(detail::float_to_half_bits(value)) {}
+  operator float() const { return detail::half_bits_to_float(bits); }  // NOLINT(google-explicit-constructor)
 };
 
 /// bfloat16: the top 16 bits of a float32, rounded to nearest even.
 struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
-  explicit BFloat16(float value);
-  operator float() const;  // NOLINT(google-explicit-constructor)
+  explicit BFloat16(float value) : bits(detail::float_to_bfloat16_bits(value)) {}
+  operator float() const { return detail::bfloat16_bits_to_float(bits); }  // NOLINT(google-explicit-constructor)
 };
 
 /// X(enumerator, number, C++ type, element size, short name used in printouts)

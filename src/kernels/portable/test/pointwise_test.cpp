@@ -1,4 +1,4 @@
-// where.self, clamp, masked_fill.Scalar and full_like; and gelu.
+// where.self, clamp, masked_fill.Scalar and full_like.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -8,45 +8,6 @@
 
 namespace kiln::kernels::portable::testing {
 namespace {
-
-KernelRuntimeContext run_gelu(const TestTensor& self, const char* approximate, const TestTensor& out) {
-  return KernelCall().tensor(self).value(EValue(approximate, std::strlen(approximate))).tensor(out).run("aten::gelu.out");
-}
-
-TEST(GeluKernel, ErfFormAtKnownPoints) {
-  TestTensor self = make_tensor<float>({5}, {1, -1, 2, -3, 0});
-  TestTensor out = zeros<float>({5});
-  const auto ctx = run_gelu(self, "none", out);
-  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
-  EXPECT_TRUE(all_near(out.values<float>(), {0.8413447f, -0.1586553f, 1.9544997f, -0.0040497f, 0}, 1e-6f));
-}
-
-TEST(GeluKernel, TanhApproximationAtKnownPoints) {
-  TestTensor self = make_tensor<float>({5}, {1, -1, 2, -3, 0});
-  TestTensor out = zeros<float>({5});
-  auto ctx = run_gelu(self, "tanh", out);
-  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
-  EXPECT_TRUE(all_near(out.values<float>(), {0.8411920f, -0.1588080f, 1.9545977f, -0.0036374f, 0}, 1e-6f));
-  TestTensor doubles = make_tensor<double>({1}, {1});
-  TestTensor double_out = zeros<double>({1});
-  ctx = run_gelu(doubles, "tanh", double_out);
-  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
-  EXPECT_NEAR(double_out.values<double>()[0], 0.8411919906082768, 1e-15);
-}
-
-TEST(GeluKernel, Errors) {
-  TestTensor self = make_tensor<float>({1}, {1});
-  TestTensor out = zeros<float>({1});
-  EXPECT_TRUE(failed_with(run_gelu(self, "fast", out), Error::InvalidArgument, "aten::gelu.out", "'approximate'"));
-  EXPECT_TRUE(failed_with(run_gelu(self, "tanhh", out), Error::InvalidArgument, "aten::gelu.out", "'approximate'"));
-  EXPECT_TRUE(failed_with(run_gelu(self, "", out), Error::InvalidArgument, "aten::gelu.out", "'approximate'"));
-  const auto not_string = KernelCall().tensor(self).none().tensor(out).run("aten::gelu.out");
-  EXPECT_TRUE(failed_with(not_string, Error::InvalidArgument, "aten::gelu.out", "'approximate'"));
-  TestTensor ints = make_tensor<int32_t>({1}, {1});
-  EXPECT_TRUE(failed_with(run_gelu(ints, "none", out), Error::InvalidArgument, "aten::gelu.out", "'self'"));
-  TestTensor double_out = zeros<double>({1});
-  EXPECT_TRUE(failed_with(run_gelu(self, "none", double_out), Error::InvalidArgument, "aten::gelu.out", "'out'"));
-}
 
 KernelRuntimeContext run_where(const TestTensor& c, const TestTensor& x, const TestTensor& y, const TestTensor& out) {
   return KernelCall().tensor(c).tensor(x).tensor(y).tensor(out).run("aten::where.self_out");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -303,6 +304,83 @@ TEST(HalfTest, Subnormals) {
   EXPECT_EQ(half_bits(std::numeric_limits<float>::denorm_min()), 0x0000);
 }
 
+// The nearest half to `x` (ties to even) as a double, worked out with double
+// arithmetic: independent of the bit manipulation under test.
+double nearest_half(float x) {
+  if (std::isnan(x)) return x;
+  const double magnitude = std::fabs(static_cast<double>(x));
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);  // magnitude in [2^(exponent-1), 2^exponent)
+  const double step = std::ldexp(1.0, std::max(exponent - 1, -14) - 10);
+  double rounded = std::nearbyint(magnitude / step) * step;
+  if (rounded > 65504.0) rounded = std::numeric_limits<double>::infinity();
+  return std::copysign(rounded, static_cast<double>(x));
+}
+
+::testing::AssertionResult converts_like_nearest_half(float x) {
+  const float got = Half(x);
+  const double want = nearest_half(x);
+  if (std::isnan(want) ? std::isnan(got) : (got == want && std::signbit(got) == std::signbit(want))) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << std::hexfloat << x << " gave " << got << ", expected " << want;
+}
+
+TEST(HalfTest, ToFloatMatchesTheFormatForEveryBitPattern) {
+  for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
+    const uint32_t exponent = (bits >> 10) & 0x1f;
+    const uint32_t mantissa = bits & 0x3ff;
+    double want;
+    if (exponent == 0x1f) {
+      want = mantissa == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+    } else if (exponent == 0) {
+      want = std::ldexp(static_cast<double>(mantissa), -24);
+    } else {
+      want = std::ldexp(static_cast<double>(mantissa + 1024), static_cast<int>(exponent) - 25);
+    }
+    if (bits & 0x8000) want = -want;
+    const float got = half_from_bits(static_cast<uint16_t>(bits));
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(got)) << std::hex << bits;
+      // The payload is kept (shifted into the float's mantissa).
+      ASSERT_EQ(bits_of(got) & 0x7fffffu, mantissa << 13) << std::hex << bits;
+    } else {
+      ASSERT_EQ(got, want) << std::hex << bits;
+      ASSERT_EQ(std::signbit(got), std::signbit(want)) << std::hex << bits;
+    }
+  }
+}
+
+TEST(HalfTest, FromFloatRoundsToNearestForSampledFloats) {
+  // Every 251st float bit pattern: all exponents, both signs, nan and inf.
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 251) {
+    ASSERT_TRUE(converts_like_nearest_half(float_of(static_cast<uint32_t>(bits))));
+  }
+}
+
+TEST(HalfTest, FromFloatRoundsEveryTieAndItsNeighbours) {
+  // The midpoint between each pair of adjacent finite halves (exact in
+  // float), and the floats just either side of it.
+  for (uint32_t bits = 0; bits < 0x7bff; ++bits) {
+    const float low = half_from_bits(static_cast<uint16_t>(bits));
+    const float high = half_from_bits(static_cast<uint16_t>(bits + 1));
+    const float mid = low + (high - low) / 2;
+    for (float x : {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e9f)}) {
+      ASSERT_TRUE(converts_like_nearest_half(x));
+      ASSERT_TRUE(converts_like_nearest_half(-x));
+    }
+  }
+  // Past the largest half: the midpoint to 2^16 rounds (to even) to inf.
+  EXPECT_TRUE(converts_like_nearest_half(65520.0f));
+  EXPECT_TRUE(converts_like_nearest_half(std::nextafter(65520.0f, 0.0f)));
+}
+
+TEST(HalfTest, NanKeepsItsSign) {
+  EXPECT_EQ(half_bits(std::numeric_limits<float>::quiet_NaN()), 0x7e00);
+  EXPECT_EQ(half_bits(-std::numeric_limits<float>::quiet_NaN()), 0xfe00);
+  EXPECT_EQ(half_bits(float_of(0xff800001u)), 0xfe00);
+}
+
 // ---------------------------------------------------------------------------
 // BFloat16
 
@@ -360,6 +438,34 @@ TEST(BFloat16Test, RoundTripsEveryNonNanValue) {
     const uint16_t b = static_cast<uint16_t>(bits);
     if ((b & 0x7f80) == 0x7f80 && (b & 0x007f) != 0) continue;  // nan
     ASSERT_EQ(BFloat16(static_cast<float>(bf16_from_bits(b))).bits, b) << std::hex << bits;
+  }
+}
+
+
+// The nearest bfloat16 to `x` (ties to even) as a double, from double arithmetic.
+double nearest_bfloat16(float x) {
+  if (std::isnan(x)) return x;
+  const double magnitude = std::fabs(static_cast<double>(x));
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);
+  const double step = std::ldexp(1.0, std::max(exponent - 1, -126) - 7);
+  double rounded = std::nearbyint(magnitude / step) * step;
+  if (rounded > static_cast<double>(float_of(0x7f7f0000u))) rounded = std::numeric_limits<double>::infinity();
+  return std::copysign(rounded, static_cast<double>(x));
+}
+
+TEST(BFloat16Test, FromFloatRoundsToNearestForSampledFloats) {
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 251) {
+    const float x = float_of(static_cast<uint32_t>(bits));
+    const float got = BFloat16(x);
+    const double want = nearest_bfloat16(x);
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(got)) << std::hexfloat << x;
+      ASSERT_EQ(std::signbit(got), std::signbit(x)) << std::hexfloat << x;
+    } else {
+      ASSERT_EQ(got, want) << std::hexfloat << x;
+      ASSERT_EQ(std::signbit(got), std::signbit(want)) << std::hexfloat << x;
+    }
   }
 }
 
