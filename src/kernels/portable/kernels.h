@@ -114,4 +114,23 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 
+/// aten::cat.out: concatenates `tensors` along `dim` (negative allowed).
+/// Inputs promote to one dtype (PyTorch's rules) that out's dtype must be
+/// castable from (no floating to integral, nothing but bool to bool); mixed
+/// dtypes convert as PyTorch casts among bool, uint8, int8, int16, int32,
+/// int64, half, bfloat16, float and double. 1-D empty inputs are skipped
+/// whatever their shape; 0-dim inputs are errors. Same-dtype inputs: any dtype.
+void cat_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::split_with_sizes_copy.out: copies consecutive pieces of `self`
+/// along `dim` into the tensors of the `out` list; sizes are non-negative
+/// (zero allowed) and sum to the dim's size. Any dtype; returns nothing.
+void split_with_sizes_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::constant_pad_nd.out: pad pairs (before, after) from the last dim
+/// backwards; negative pads crop. `value` converts to self's dtype with
+/// PyTorch's overflow check. The convertible dtypes (see cat_out).
+void constant_pad_nd_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::repeat.out: tiles self `repeats[d]` times along each dim (repeats may
+/// have more dims than self, which gains leading dims of size 1). Any dtype.
+void repeat_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
 }  // namespace kiln::kernels::portable

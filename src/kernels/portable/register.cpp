@@ -62,6 +62,11 @@ const PortableKernel kPortableKernels[] = {
     // ---- reductions, scans, sort, softmax (reduce.cpp, sort.cpp, norm.cpp) ----
     // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
+    {{"aten::cat.out", cat_out}, kAll},
+    {{"aten::split_with_sizes_copy.out", split_with_sizes_copy_out}, kAll},
+    {{"aten::constant_pad_nd.out", constant_pad_nd_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::repeat.out", repeat_out}, kAll},
 };
 
 }  // namespace

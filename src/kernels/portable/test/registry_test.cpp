@@ -47,6 +47,10 @@ constexpr const char* kKernelNames[] = {
     "aten::unsqueeze_copy.out",
     "aten::transpose_copy.int_out",
     "aten::slice_copy.Tensor_out",
+    "aten::cat.out",
+    "aten::split_with_sizes_copy.out",
+    "aten::constant_pad_nd.out",
+    "aten::repeat.out",
 };
 
 TEST(PortableRegistry, RegistersEveryKernel) {
