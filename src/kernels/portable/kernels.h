@@ -132,5 +132,13 @@ void constant_pad_nd_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::repeat.out: tiles self `repeats[d]` times along each dim (repeats may
 /// have more dims than self, which gains leading dims of size 1). Any dtype.
 void repeat_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::alias_copy.out: a copy of self. Any dtype.
+void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::_to_copy.out: self copied into out's dtype, cast as PyTorch casts
+/// (float to integer truncates, to bool is != 0; the result of a float beyond
+/// the integer type's range or NaN is unspecified but never undefined
+/// behaviour). memory_format None, contiguous or preserve (out's own dim order
+/// decides the layout). The convertible dtypes; any dtype to the same dtype.
+void to_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 }  // namespace kiln::kernels::portable

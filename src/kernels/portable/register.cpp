@@ -67,6 +67,9 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::constant_pad_nd.out", constant_pad_nd_out},
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
     {{"aten::repeat.out", repeat_out}, kAll},
+    {{"aten::alias_copy.out", alias_copy_out}, kAll},
+    {{"aten::_to_copy.out", to_copy_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
 };
 
 }  // namespace

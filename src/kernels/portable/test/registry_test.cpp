@@ -51,6 +51,8 @@ constexpr const char* kKernelNames[] = {
     "aten::split_with_sizes_copy.out",
     "aten::constant_pad_nd.out",
     "aten::repeat.out",
+    "aten::alias_copy.out",
+    "aten::_to_copy.out",
 };
 
 TEST(PortableRegistry, RegistersEveryKernel) {
