@@ -141,4 +141,25 @@ void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// decides the layout). The convertible dtypes; any dtype to the same dtype.
 void to_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
+/// aten::index.Tensor_out: advanced indexing. `indices` holds one entry per
+/// leading dim of self: None (the whole dim), a Long/Int index tensor
+/// (negatives count from the end), or a Bool/Byte mask (of 1+ dims, matching
+/// self's dims it covers). The index tensors (a mask as the list of its true
+/// positions) broadcast together; next to each other their result dims stay
+/// in place, separated by a None they go to the front. An index out of range
+/// is an error. Any dtype of self.
+void index_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::index_select.out: the entries of a 0-dim or 1-D Long/Int `index`
+/// along `dim`, each in [0, size). Any dtype of self.
+void index_select_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::gather.out: out[i][j] = self[index[i][j]][j] (for dim 0), index
+/// Long/Int of self's rank and no larger outside `dim`, each in [0, size).
+/// Any dtype of self.
+void gather_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::embedding.out: rows of the 2-D `weight` picked by Long/Int
+/// `indices` of any shape (out: indices' shape + [D]); an index outside
+/// [0, V) is an error. padding_idx, scale_grad_by_freq and sparse only
+/// matter for the backward pass and are ignored. Any dtype of weight.
+void embedding_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
 }  // namespace kiln::kernels::portable

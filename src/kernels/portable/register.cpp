@@ -70,6 +70,10 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::alias_copy.out", alias_copy_out}, kAll},
     {{"aten::_to_copy.out", to_copy_out},
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::index.Tensor_out", index_tensor_out}, kAll},
+    {{"aten::index_select.out", index_select_out}, kAll},
+    {{"aten::gather.out", gather_out}, kAll},
+    {{"aten::embedding.out", embedding_out}, kAll},
 };
 
 }  // namespace

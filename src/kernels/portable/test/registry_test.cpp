@@ -53,6 +53,10 @@ constexpr const char* kKernelNames[] = {
     "aten::repeat.out",
     "aten::alias_copy.out",
     "aten::_to_copy.out",
+    "aten::index.Tensor_out",
+    "aten::index_select.out",
+    "aten::gather.out",
+    "aten::embedding.out",
 };
 
 TEST(PortableRegistry, RegistersEveryKernel) {
