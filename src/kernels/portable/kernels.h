@@ -162,4 +162,21 @@ void gather_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// matter for the backward pass and are ignored. Any dtype of weight.
 void embedding_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
+/// Factories, out's dtype deciding the element type: aten::full.out (the
+/// fill value converts with PyTorch's overflow check), aten::zeros.out,
+/// aten::ones.out, aten::scalar_tensor.out (a 0-dim out). The convertible
+/// dtypes (see cat_out).
+void full_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void zeros_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void ones_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void scalar_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::arange.start_out: start, start + step, ... below end (above it for
+/// a negative step); PyTorch's length (ceil((end - start) / step) in double,
+/// exact in int64 for an int64 out and Int arguments). Values are computed
+/// in int64 for integer outs, float for half and bfloat16, double otherwise
+/// (PyTorch's vectorized kernel may differ from this in the last bit). Step 0,
+/// a step of the wrong sign or a non-finite bound are errors. The convertible
+/// dtypes but bool.
+void arange_start_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
 }  // namespace kiln::kernels::portable

@@ -74,6 +74,16 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::index_select.out", index_select_out}, kAll},
     {{"aten::gather.out", gather_out}, kAll},
     {{"aten::embedding.out", embedding_out}, kAll},
+    {{"aten::full.out", full_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::zeros.out", zeros_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::ones.out", ones_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::scalar_tensor.out", scalar_tensor_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::arange.start_out", arange_start_out},
+     kReal | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
 };
 
 }  // namespace

@@ -57,6 +57,11 @@ constexpr const char* kKernelNames[] = {
     "aten::index_select.out",
     "aten::gather.out",
     "aten::embedding.out",
+    "aten::full.out",
+    "aten::zeros.out",
+    "aten::ones.out",
+    "aten::scalar_tensor.out",
+    "aten::arange.start_out",
 };
 
 TEST(PortableRegistry, RegistersEveryKernel) {
