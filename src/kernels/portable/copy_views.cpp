@@ -1,10 +1,12 @@
 // The copy variants of view ops: expand_copy, select_copy.int,
 // squeeze_copy.dims, unsqueeze_copy, transpose_copy.int, slice_copy.Tensor.
 // Each computes the view's shape and strides over `self` and copies through them.
+// Also alias_copy, and _to_copy (a copy that may change the dtype).
 #include <algorithm>
 #include <cstdint>
 
 #include "kernels/portable/kernels.h"
+#include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/kernel_args.h"
 #include "kernels/portable/util/strided.h"
 
@@ -33,17 +35,6 @@ View identity(const Tensor& self) {
     view.strides[d] = self.strides()[d];
   }
   return view;
-}
-
-// `dim` normalized against `rank` (PyTorch wraps -1 to the last dim); false if out of range.
-bool wrap_dim(KernelArgs& a, int64_t dim, size_t rank, size_t* out, const char* name = "dim") {
-  const auto r = static_cast<int64_t>(std::max<size_t>(rank, 1));
-  if (dim < -r || dim >= r) {
-    a.fail(Error::InvalidArgument, "'%s' %lld is out of range for %zu dims", name, static_cast<long long>(dim), rank);
-    return false;
-  }
-  *out = static_cast<size_t>(dim < 0 ? dim + r : dim);
-  return true;
 }
 
 // Reads self (0) and out (`out_index`) with matching dtypes, of a known element size.
@@ -118,7 +109,7 @@ void select_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     a.fail(Error::InvalidArgument, "'self' is 0-dim and cannot be selected from");
     return;
   }
-  if (!wrap_dim(a, dim, static_cast<size_t>(self.dim()), &d)) return;
+  if (!a.wrap_dim(dim, static_cast<size_t>(self.dim()), "dim", &d)) return;
   const int64_t length = self.sizes()[d];
   if (index < -length || index >= length) {
     a.fail(Error::InvalidArgument, "'index' %lld is out of range for size %lld", static_cast<long long>(index),
@@ -147,7 +138,7 @@ void squeeze_copy_dims_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   const size_t rank = static_cast<size_t>(self.dim());
   for (int64_t dim : dims) {
     size_t d = 0;
-    if (!wrap_dim(a, dim, rank, &d)) return;
+    if (!a.wrap_dim(dim, rank, "dim", &d)) return;
     if (seen[d]) {
       a.fail(Error::InvalidArgument, "'dim' %lld appears twice", static_cast<long long>(dim));
       return;
@@ -176,7 +167,7 @@ void unsqueeze_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     return;
   }
   size_t d = 0;
-  if (!wrap_dim(a, dim, rank + 1, &d)) return;
+  if (!a.wrap_dim(dim, rank + 1, "dim", &d)) return;
   View full = identity(self);
   View view;
   view.rank = rank + 1;
@@ -199,7 +190,7 @@ void transpose_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   if (!read_self_out(a, 4, 3, &self, &out) || !a.integer(1, "dim0", &dim0) || !a.integer(2, "dim1", &dim1)) return;
   size_t d0 = 0, d1 = 0;
   const size_t rank = static_cast<size_t>(self.dim());
-  if (!wrap_dim(a, dim0, rank, &d0, "dim0") || !wrap_dim(a, dim1, rank, &d1, "dim1")) return;
+  if (!a.wrap_dim(dim0, rank, "dim0", &d0) || !a.wrap_dim(dim1, rank, "dim1", &d1)) return;
   View view = identity(self);
   if (rank > 0) {
     std::swap(view.sizes[d0], view.sizes[d1]);
@@ -218,7 +209,7 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     return;
   }
   size_t d = 0;
-  if (!wrap_dim(a, dim, static_cast<size_t>(self.dim()), &d)) return;
+  if (!a.wrap_dim(dim, static_cast<size_t>(self.dim()), "dim", &d)) return;
   if (step <= 0) {
     a.fail(Error::InvalidArgument, "'step' must be positive, got %lld", static_cast<long long>(step));
     return;
@@ -238,6 +229,50 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   view.offset = count == 0 ? 0 : start * view.strides[d];
   if (count > 1) view.strides[d] *= step;
   write_view(a, self, view, out);
+}
+
+void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::alias_copy.out", args);
+  Tensor self, out;
+  if (!read_self_out(a, 2, 1, &self, &out)) return;
+  write_view(a, self, identity(self), out);
+}
+
+void to_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::_to_copy.out", args);
+  Tensor self, out;
+  bool non_blocking = false;  // nothing is asynchronous here
+  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.boolean(1, "non_blocking", &non_blocking) ||
+      !a.tensor(3, "out", &out)) {
+    return;
+  }
+  if (!args[2]->isNone()) {
+    int64_t format = 0;
+    if (!a.integer(2, "memory_format", &format)) return;
+    // PyTorch's c10::MemoryFormat: 0 contiguous, 1 preserve. out's own dim
+    // order decides the layout written.
+    if (format != 0 && format != 1) {
+      a.fail(Error::NotSupported, "'memory_format' %lld is not supported (only contiguous or preserve)",
+             static_cast<long long>(format));
+      return;
+    }
+  }
+  const runtime::ScalarType from = self.scalar_type(), to = out.scalar_type();
+  if (!runtime::is_valid(from) || !runtime::is_valid(to)) {
+    a.fail(Error::InvalidArgument, "'self' or 'out' has an invalid dtype (%d, %d)", static_cast<int>(from),
+           static_cast<int>(to));
+    return;
+  }
+  if (from != to && (!util::is_convertible(from) || !util::is_convertible(to))) {
+    a.fail(Error::NotSupported, "'self' of dtype %s cannot be converted to 'out' of dtype %s", runtime::to_string(from),
+           runtime::to_string(to));
+    return;
+  }
+  if (!a.resize_out(out, "out", self.sizes())) return;
+  if (out.numel() == 0) return;
+  const util::Geometry src = util::geometry(self), dst = util::geometry(out);
+  util::convert_block(src.sizes, src.rank, out.mutable_data_ptr(), to, dst.strides, self.const_data_ptr(), from,
+                      src.strides);
 }
 
 }  // namespace kiln::kernels::portable

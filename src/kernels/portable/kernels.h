@@ -335,4 +335,69 @@ void upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 
+/// aten::cat.out: concatenates `tensors` along `dim` (negative allowed).
+/// Inputs promote to one dtype (PyTorch's rules) that out's dtype must be
+/// castable from (no floating to integral, nothing but bool to bool); mixed
+/// dtypes convert as PyTorch casts among bool, uint8, int8, int16, int32,
+/// int64, half, bfloat16, float and double. 1-D empty inputs are skipped
+/// whatever their shape; 0-dim inputs are errors. Same-dtype inputs: any dtype.
+void cat_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::split_with_sizes_copy.out: copies consecutive pieces of `self`
+/// along `dim` into the tensors of the `out` list; sizes are non-negative
+/// (zero allowed) and sum to the dim's size. Any dtype; returns nothing.
+void split_with_sizes_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::constant_pad_nd.out: pad pairs (before, after) from the last dim
+/// backwards; negative pads crop. `value` converts to self's dtype with
+/// PyTorch's overflow check. The convertible dtypes (see cat_out).
+void constant_pad_nd_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::repeat.out: tiles self `repeats[d]` times along each dim (repeats may
+/// have more dims than self, which gains leading dims of size 1). Any dtype.
+void repeat_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::alias_copy.out: a copy of self. Any dtype.
+void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::_to_copy.out: self copied into out's dtype, cast as PyTorch casts
+/// (float to integer truncates, to bool is != 0; the result of a float beyond
+/// the integer type's range or NaN is unspecified but never undefined
+/// behaviour). memory_format None, contiguous or preserve (out's own dim order
+/// decides the layout). The convertible dtypes; any dtype to the same dtype.
+void to_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+/// aten::index.Tensor_out: advanced indexing. `indices` holds one entry per
+/// leading dim of self: None (the whole dim), a Long/Int index tensor
+/// (negatives count from the end), or a Bool/Byte mask (of 1+ dims, matching
+/// self's dims it covers). The index tensors (a mask as the list of its true
+/// positions) broadcast together; next to each other their result dims stay
+/// in place, separated by a None they go to the front. An index out of range
+/// is an error. Any dtype of self.
+void index_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::index_select.out: the entries of a 0-dim or 1-D Long/Int `index`
+/// along `dim`, each in [0, size). Any dtype of self.
+void index_select_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::gather.out: out[i][j] = self[index[i][j]][j] (for dim 0), index
+/// Long/Int of self's rank and no larger outside `dim`, each in [0, size).
+/// Any dtype of self.
+void gather_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::embedding.out: rows of the 2-D `weight` picked by Long/Int
+/// `indices` of any shape (out: indices' shape + [D]); an index outside
+/// [0, V) is an error. padding_idx, scale_grad_by_freq and sparse only
+/// matter for the backward pass and are ignored. Any dtype of weight.
+void embedding_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+/// Factories, out's dtype deciding the element type: aten::full.out (the
+/// fill value converts with PyTorch's overflow check), aten::zeros.out,
+/// aten::ones.out, aten::scalar_tensor.out (a 0-dim out). The convertible
+/// dtypes (see cat_out).
+void full_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void zeros_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void ones_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void scalar_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::arange.start_out: start, start + step, ... below end (above it for
+/// a negative step); PyTorch's length (ceil((end - start) / step) in double,
+/// exact in int64 for an int64 out and Int arguments). Values are computed
+/// in int64 for integer outs, float for half and bfloat16, double otherwise
+/// (PyTorch's vectorized kernel may differ from this in the last bit). Step 0,
+/// a step of the wrong sign or a non-finite bound are errors. The convertible
+/// dtypes but bool.
+void arange_start_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
 }  // namespace kiln::kernels::portable

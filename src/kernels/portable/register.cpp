@@ -135,6 +135,28 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::upsample_nearest2d.vec_out", upsample_nearest2d_vec_out}, kFloating | kHalfs},
     {{"aten::upsample_bilinear2d.vec_out", upsample_bilinear2d_vec_out}, kFloating | kHalfs},
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
+    {{"aten::cat.out", cat_out}, kAll},
+    {{"aten::split_with_sizes_copy.out", split_with_sizes_copy_out}, kAll},
+    {{"aten::constant_pad_nd.out", constant_pad_nd_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::repeat.out", repeat_out}, kAll},
+    {{"aten::alias_copy.out", alias_copy_out}, kAll},
+    {{"aten::_to_copy.out", to_copy_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::index.Tensor_out", index_tensor_out}, kAll},
+    {{"aten::index_select.out", index_select_out}, kAll},
+    {{"aten::gather.out", gather_out}, kAll},
+    {{"aten::embedding.out", embedding_out}, kAll},
+    {{"aten::full.out", full_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::zeros.out", zeros_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::ones.out", ones_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::scalar_tensor.out", scalar_tensor_out},
+     kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    {{"aten::arange.start_out", arange_start_out},
+     kReal | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
 };
 
 }  // namespace

@@ -121,6 +121,21 @@ constexpr const char* kKernelNames[] = {
     "aten::bitwise_and.Tensor_out",
     "aten::bitwise_or.Tensor_out",
     "aten::masked_fill.Scalar_out",
+    "aten::cat.out",
+    "aten::split_with_sizes_copy.out",
+    "aten::constant_pad_nd.out",
+    "aten::repeat.out",
+    "aten::alias_copy.out",
+    "aten::_to_copy.out",
+    "aten::index.Tensor_out",
+    "aten::index_select.out",
+    "aten::gather.out",
+    "aten::embedding.out",
+    "aten::full.out",
+    "aten::zeros.out",
+    "aten::ones.out",
+    "aten::scalar_tensor.out",
+    "aten::arange.start_out",
 };
 
 TEST(PortableRegistry, RegistersEveryKernel) {

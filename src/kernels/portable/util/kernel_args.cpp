@@ -5,6 +5,19 @@
 
 namespace kiln::kernels::portable::util {
 
+namespace {
+
+// "'name'", or "'name'[element]" for an element of a list argument.
+void describe(const char* name, long element, char* buffer, size_t size) {
+  if (element < 0) {
+    std::snprintf(buffer, size, "'%s'", name);
+  } else {
+    std::snprintf(buffer, size, "'%s'[%ld]", name, element);
+  }
+}
+
+}  // namespace
+
 bool KernelArgs::check_count(size_t num_schema_args) {
   // The return slot comes after the schema's arguments.
   if (args_.size() != num_schema_args + 1) {
@@ -26,22 +39,57 @@ bool KernelArgs::check_tag(size_t index, const char* name, bool ok, const char* 
   return ok;
 }
 
-bool KernelArgs::tensor(size_t index, const char* name, Tensor* out) {
-  if (!check_tag(index, name, at(index).isTensor(), "a Tensor")) return false;
-  const Tensor t = at(index).toTensor();
+bool KernelArgs::check_tensor(const Tensor& t, const char* name, long element) {
+  char which[96];
+  describe(name, element, which, sizeof which);
   if (t.unsafeGetTensorImpl() == nullptr) {
-    fail(Error::InvalidArgument, "'%s' is a null tensor", name);
+    fail(Error::InvalidArgument, "%s is a null tensor", which);
     return false;
   }
   if (static_cast<size_t>(t.dim()) > kMaxDims) {
-    fail(Error::NotSupported, "'%s' has %zd dims, at most %zu are supported", name, t.dim(), kMaxDims);
+    fail(Error::NotSupported, "%s has %zd dims, at most %zu are supported", which, t.dim(), kMaxDims);
     return false;
   }
   if (t.numel() > 0 && t.const_data_ptr() == nullptr) {
-    fail(Error::InvalidArgument, "'%s' has no data", name);
+    fail(Error::InvalidArgument, "%s has no data", which);
     return false;
   }
+  return true;
+}
+
+bool KernelArgs::tensor(size_t index, const char* name, Tensor* out) {
+  if (!check_tag(index, name, at(index).isTensor(), "a Tensor")) return false;
+  const Tensor t = at(index).toTensor();
+  if (!check_tensor(t, name, -1)) return false;
   *out = t;
+  return true;
+}
+
+bool KernelArgs::tensor_list(size_t index, const char* name, Span<const Tensor>* out) {
+  if (!check_tag(index, name, at(index).isTensorList(), "a Tensor list")) return false;
+  if (!at(index).isWellFormedList()) {
+    fail(Error::InvalidArgument, "'%s' holds an element that is not a Tensor", name);
+    return false;
+  }
+  const Span<const Tensor> list = at(index).toTensorList();
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!check_tensor(list[i], name, static_cast<long>(i))) return false;
+  }
+  *out = list;
+  return true;
+}
+
+bool KernelArgs::optional_tensor_list(size_t index, const char* name, Span<const std::optional<Tensor>>* out) {
+  if (!check_tag(index, name, at(index).isListOptionalTensor(), "a list of optional Tensors")) return false;
+  if (!at(index).isWellFormedList()) {
+    fail(Error::InvalidArgument, "'%s' holds an element that is neither a Tensor nor None", name);
+    return false;
+  }
+  const Span<const std::optional<Tensor>> list = at(index).toListOptionalTensor();
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].has_value() && !check_tensor(*list[i], name, static_cast<long>(i))) return false;
+  }
+  *out = list;
   return true;
 }
 
@@ -91,6 +139,16 @@ bool KernelArgs::scalar(size_t index, const char* name, const EValue** out) {
   return true;
 }
 
+bool KernelArgs::wrap_dim(int64_t dim, size_t rank, const char* name, size_t* out) {
+  const auto r = static_cast<int64_t>(rank > 0 ? rank : 1);
+  if (dim < -r || dim >= r) {
+    fail(Error::InvalidArgument, "'%s' %lld is out of range for %zu dims", name, static_cast<long long>(dim), rank);
+    return false;
+  }
+  *out = static_cast<size_t>(dim < 0 ? dim + r : dim);
+  return true;
+}
+
 bool KernelArgs::check_dtype(const Tensor& t, const char* name, ScalarType expected) {
   if (t.scalar_type() == expected) return true;
   fail(Error::InvalidArgument, "'%s' has dtype %s, expected %s", name, runtime::to_string(t.scalar_type()),
@@ -104,12 +162,14 @@ bool KernelArgs::check_contiguous(const Tensor& t, const char* name) {
   return false;
 }
 
-bool KernelArgs::resize_out(const Tensor& out, const char* name, Span<const SizesType> sizes) {
+bool KernelArgs::resize_out(const Tensor& out, const char* name, Span<const SizesType> sizes, long element) {
+  char which[96];
+  describe(name, element, which, sizeof which);
   const Error error = runtime::resize_tensor(out, sizes);
   if (error == Error::Ok) {
     // A dynamic tensor may have grown from empty without its data being set.
     if (out.numel() > 0 && out.mutable_data_ptr() == nullptr) {
-      fail(Error::InvalidArgument, "'%s' has no data for its %zd elements", name, out.numel());
+      fail(Error::InvalidArgument, "%s has no data for its %zd elements", which, out.numel());
       return false;
     }
     return true;
@@ -118,7 +178,7 @@ bool KernelArgs::resize_out(const Tensor& out, const char* name, Span<const Size
   char want[96];
   format_sizes(out.sizes(), have, sizeof have);
   format_sizes(sizes, want, sizeof want);
-  fail(Error::InvalidArgument, "'%s' has shape %s and cannot be resized to the expected %s (%s)", name, have, want,
+  fail(Error::InvalidArgument, "%s has shape %s and cannot be resized to the expected %s (%s)", which, have, want,
        runtime::to_string(error));
   return false;
 }

@@ -43,6 +43,11 @@ class KernelArgs final {
   bool tensor(size_t index, const char* name, Tensor* out);
   /// None, or a tensor as for `tensor`.
   bool optional_tensor(size_t index, const char* name, std::optional<Tensor>* out);
+  /// A Tensor[] argument: every element a tensor as for `tensor`. Messages
+  /// name the element ("'tensors'[2] has no data").
+  bool tensor_list(size_t index, const char* name, Span<const Tensor>* out);
+  /// A Tensor?[] argument: every element None or a tensor as for `tensor`.
+  bool optional_tensor_list(size_t index, const char* name, Span<const std::optional<Tensor>>* out);
   bool int_list(size_t index, const char* name, Span<const int64_t>* out);
   bool integer(size_t index, const char* name, int64_t* out);
   bool boolean(size_t index, const char* name, bool* out);
@@ -51,13 +56,18 @@ class KernelArgs final {
   /// A Scalar (Int, Double or Bool); the EValue itself, to keep its kind.
   bool scalar(size_t index, const char* name, const EValue** out);
 
+  /// `dim` wrapped against `rank` dims as PyTorch does (-1 is the last dim; a
+  /// 0-dim tensor takes 0 and -1); fails naming `name` if it is out of range.
+  bool wrap_dim(int64_t dim, size_t rank, const char* name, size_t* out);
+
   /// Fails unless `t` has dtype `expected`.
   bool check_dtype(const Tensor& t, const char* name, ScalarType expected);
   /// Fails NotSupported unless `t` is laid out in contiguous dim order.
   bool check_contiguous(const Tensor& t, const char* name);
-  /// Resizes the out tensor `out` (named `name`) to `sizes`; fails if it cannot
-  /// take that shape (a static tensor of another shape, a wrong rank, ...).
-  bool resize_out(const Tensor& out, const char* name, Span<const SizesType> sizes);
+  /// Resizes the out tensor `out` (named `name`, or element `element` of the
+  /// list `name` when element >= 0) to `sizes`; fails if it cannot take that
+  /// shape (a static tensor of another shape, a wrong rank, ...).
+  bool resize_out(const Tensor& out, const char* name, Span<const SizesType> sizes, long element = -1);
 
   /// Fails the context with "<op>: " followed by the formatted message.
   void fail(Error error, const char* format, ...) __attribute__((format(printf, 3, 4)));
@@ -67,6 +77,8 @@ class KernelArgs final {
  private:
   const EValue& at(size_t index) const { return *args_[index]; }
   bool check_tag(size_t index, const char* name, bool ok, const char* expected);
+  // Checks a tensor value; `element` is its position in a list, or -1.
+  bool check_tensor(const Tensor& t, const char* name, long element);
 
   KernelRuntimeContext& ctx_;
   const char* op_;

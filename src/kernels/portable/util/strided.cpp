@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/dispatch.h"
 
 namespace kiln::kernels::portable::util {
@@ -60,6 +61,80 @@ class ElementCursor {
 };
 
 }  // namespace
+
+BlockCopier::BlockCopier(const int64_t* sizes, size_t rank, const int64_t* dst_strides, const int64_t* src_strides,
+                         size_t element_size)
+    : element_size_(element_size) {
+  layout_.rank = rank;
+  for (size_t d = 0; d < rank; ++d) {
+    layout_.sizes[d] = sizes[d];
+    layout_.strides[0][d] = dst_strides[d];
+    layout_.strides[1][d] = src_strides[d];
+  }
+  coalesce(layout_);
+  if (layout_.rank == 0) {
+    dense_bytes_ = static_cast<int64_t>(element_size);
+  } else if (layout_.rank == 1 && layout_.strides[0][0] == 1 && layout_.strides[1][0] == 1) {
+    dense_bytes_ = layout_.sizes[0] * static_cast<int64_t>(element_size);
+  } else {
+    for (size_t d = 0; d < layout_.rank; ++d) {
+      if (layout_.sizes[d] == 0) dense_bytes_ = 0;
+    }
+  }
+}
+
+void BlockCopier::copy(void* dst, const void* src) const {
+  if (dense_bytes_ >= 0) {
+    if (dense_bytes_ > 0) std::memcpy(dst, src, static_cast<size_t>(dense_bytes_));
+    return;
+  }
+  visit_element_size(element_size_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = static_cast<T*>(dst);
+    const T* in = static_cast<const T*>(src);
+    for_each_row(layout_, [&](const int64_t* offsets, int64_t n, const int64_t* inner) {
+      T* o = out + offsets[0];
+      const T* s = in + offsets[1];
+      if (inner[0] == 1 && inner[1] == 1) {
+        std::memcpy(o, s, static_cast<size_t>(n) * sizeof(T));
+      } else {
+        for (int64_t i = 0; i < n; ++i) o[i * inner[0]] = s[i * inner[1]];
+      }
+    });
+  });
+}
+
+void convert_block(const int64_t* sizes, size_t rank, void* dst, ScalarType dst_type, const int64_t* dst_strides,
+                   const void* src, ScalarType src_type, const int64_t* src_strides) {
+  if (dst_type == src_type) {
+    BlockCopier(sizes, rank, dst_strides, src_strides, runtime::element_size(dst_type)).copy(dst, src);
+    return;
+  }
+  StridedLayout<2> layout;
+  layout.rank = rank;
+  for (size_t d = 0; d < rank; ++d) {
+    layout.sizes[d] = sizes[d];
+    layout.strides[0][d] = dst_strides[d];
+    layout.strides[1][d] = src_strides[d];
+  }
+  visit_convertible(dst_type, [&](auto out_tag) {
+    using Out = typename decltype(out_tag)::type;
+    visit_convertible(src_type, [&](auto in_tag) {
+      using In = typename decltype(in_tag)::type;
+      Out* out = static_cast<Out*>(dst);
+      const In* in = static_cast<const In*>(src);
+      for_each_row(layout, [&](const int64_t* offsets, int64_t n, const int64_t* inner) {
+        Out* o = out + offsets[0];
+        const In* s = in + offsets[1];
+        if (inner[0] == 1 && inner[1] == 1) {
+          for (int64_t i = 0; i < n; ++i) o[i] = convert<Out>(s[i]);
+        } else {
+          for (int64_t i = 0; i < n; ++i) o[i * inner[0]] = convert<Out>(s[i * inner[1]]);
+        }
+      });
+    });
+  });
+}
 
 void copy_logical(const Tensor& src, const Tensor& dst) {
   if (src.numel() == 0) return;

@@ -123,6 +123,90 @@ void for_each_row(StridedLayout<K> layout, RowFn&& row) {
   }
 }
 
+/// Walks an index space of at most kMaxDims dims in row-major order, keeping
+/// the element offset of the current index in each of up to K operands.
+///
+///   StridedCursor<2> cursor(sizes, rank);
+///   cursor.set_strides(0, out_strides);
+///   cursor.set_strides(1, in_strides);
+///   do { use(cursor.offset(0), cursor.offset(1)); } while (cursor.next());
+///
+/// An empty index space still starts at offset 0: callers check for it.
+template <size_t K>
+class StridedCursor {
+ public:
+  StridedCursor(const int64_t* sizes, size_t rank) : rank_(rank) {
+    for (size_t d = 0; d < rank; ++d) sizes_[d] = sizes[d];
+  }
+  /// Sets operand k's strides (one per dim); operands without strides stay at offset 0.
+  void set_strides(size_t k, const int64_t* strides) {
+    if (k + 1 > operands_) operands_ = k + 1;
+    for (size_t d = 0; d < rank_; ++d) strides_[d][k] = strides[d];
+  }
+  int64_t offset(size_t k) const { return offsets_[k]; }
+  /// The current index along dim `d`.
+  int64_t index(size_t d) const { return index_[d]; }
+  /// Steps to the next index, innermost dim first; false after the last one.
+  bool next() {
+    for (size_t d = rank_; d-- > 0;) {
+      for (size_t k = 0; k < operands_; ++k) offsets_[k] += strides_[d][k];
+      if (++index_[d] < sizes_[d]) return true;
+      for (size_t k = 0; k < operands_; ++k) offsets_[k] -= strides_[d][k] * sizes_[d];
+      index_[d] = 0;
+    }
+    return false;
+  }
+
+ private:
+  size_t rank_;
+  size_t operands_ = 0;
+  int64_t sizes_[kMaxDims] = {};
+  int64_t strides_[kMaxDims][K] = {};
+  int64_t index_[kMaxDims] = {};
+  int64_t offsets_[K] = {};
+};
+
+/// Copies a strided block of elements, the same block many times over: built
+/// once from the block's shape and both sides' element strides, then
+/// `copy(dst, src)` for each pair of first elements. Runs that are contiguous
+/// on both sides move with memcpy (a dense block is one memcpy).
+class BlockCopier {
+ public:
+  /// `sizes`, `dst_strides` and `src_strides` have `rank` (at most kMaxDims)
+  /// entries; `element_size` is 1, 2, 4 or 8 bytes.
+  BlockCopier(const int64_t* sizes, size_t rank, const int64_t* dst_strides, const int64_t* src_strides,
+              size_t element_size);
+  void copy(void* dst, const void* src) const;
+
+ private:
+  StridedLayout<2> layout_;  // operand 0 the destination, 1 the source
+  size_t element_size_;
+  int64_t dense_bytes_ = -1;  // the block's size when it is one contiguous run
+};
+
+/// Copies a strided block (shape `sizes`, `rank` dims) from `src` of dtype
+/// `src_type` to `dst` of dtype `dst_type`, converting each element as
+/// PyTorch casts (util/convert.h); both dtypes must be convertible
+/// (is_convertible). Same dtypes copy as BlockCopier does.
+void convert_block(const int64_t* sizes, size_t rank, void* dst, ScalarType dst_type, const int64_t* dst_strides,
+                   const void* src, ScalarType src_type, const int64_t* src_strides);
+
+/// A tensor's sizes and strides widened to int64 (kMaxDims entries).
+struct Geometry {
+  size_t rank = 0;
+  int64_t sizes[kMaxDims] = {};
+  int64_t strides[kMaxDims] = {};
+};
+inline Geometry geometry(const Tensor& t) {
+  Geometry g;
+  g.rank = static_cast<size_t>(t.dim());
+  for (size_t d = 0; d < g.rank; ++d) {
+    g.sizes[d] = t.sizes()[d];
+    g.strides[d] = t.strides()[d];
+  }
+  return g;
+}
+
 /// Copies every element of `src` to `dst` in logical (row-major) order, each
 /// read and written through its own strides. Their shapes may differ but must
 /// hold the same number of elements, and the dtypes must have the same size.
