@@ -38,5 +38,6 @@ int64_t parse_integer(const std::string& flag, const std::string& text, int64_t 
 int run_demo(Args args);
 int run_inspect(Args args);
 int run_run(Args args);
+int run_ops(Args args);
 
 }  // namespace kiln::cli

@@ -20,6 +20,8 @@ Usage: kiln <command> [options]
 Commands:
   inspect    print a .pt2 program: graph, signature, weights, range constraints
   run        run a .pt2 program on inputs from an .npz file (reference interpreter)
+  ops        list the ops Kiln knows: core ATen or not, out variant, the
+             portable kernel's dtypes, the backends that run them
   demo       build the seed model (ConvReLUTanModel) in C++, print the program,
              run it on the reference interpreter, and print the output's shape,
              a checksum and the time
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
     if (command == "demo") return kiln::cli::run_demo(std::move(parsed));
     if (command == "inspect") return kiln::cli::run_inspect(std::move(parsed));
     if (command == "run") return kiln::cli::run_run(std::move(parsed));
+    if (command == "ops") return kiln::cli::run_ops(std::move(parsed));
     throw kiln::cli::UsageError("unknown command '" + command + "'");
   } catch (const kiln::cli::UsageError& error) {
     std::cerr << "kiln: " << error.what() << "\nRun 'kiln help' for usage.\n";

@@ -69,5 +69,23 @@ expect "run wrong input rank" 1 "input 'x' (args[0]) must have 2 dimensions (f32
 expect "run wrong static size" 1 "input 'x' (args[0]) dim 1 must be 8 (f32[s77, 8]), got 4 (f32[3, 4])" -- run "$fixtures/dynamic_batch/model.core.pt2" --inputs "$fixtures/buffer_mutation/case0.inputs.npz"
 expect "run inputs not an npz" 1 "not a zip archive" -- run "$fixtures/mlp/model.core.pt2" --inputs "$scratch/text.pt2"
 
+# ops
+expect "help lists ops" 0 "ops        list the ops Kiln knows" -- help
+expect "ops help" 0 "Usage: kiln ops [--markdown]" -- ops --help
+expect "ops unknown flag" 2 "unknown option '--html' for 'kiln ops'" -- ops --html
+expect "ops stray argument" 2 "unexpected argument 'relu' for 'kiln ops'" -- ops relu
+expect "ops lists an op with its out variant" 0 "aten::add.out" -- ops
+expect "ops lists view ops as their copies" 0 "as aten::view_copy: portable" -- ops
+expect "ops lists training-IR ops as decomposed" 0 "lowered by decompositions" -- ops
+expect "ops markdown is a table" 0 "| op | core | out variant | portable dtypes | runs on |" -- ops --markdown
+# docs/ops.md is the output of 'kiln ops --markdown', committed.
+if "$kiln" ops --markdown | diff -u "$2/docs/ops.md" - > "$scratch/ops.diff"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL docs/ops.md differs from 'kiln ops --markdown' (regenerate it: kiln ops --markdown > docs/ops.md):"
+  cat "$scratch/ops.diff"
+  failures=$((failures + 1))
+fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
