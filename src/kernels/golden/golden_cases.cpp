@@ -41,15 +41,18 @@ std::string describe(ScalarType dtype, const std::vector<int64_t>& sizes) {
   return text + "]";
 }
 
-// A tensor with storage of its own, for one kernel call.
+// A tensor with storage of its own, for one kernel call. The storage is
+// exactly as large as the tensor, so that the sanitizers see a kernel that
+// reads or writes past it.
 struct OwnedTensor {
   std::vector<runtime::SizesType> sizes;
   std::vector<runtime::DimOrderType> dim_order;
   std::vector<runtime::StridesType> strides;
-  std::vector<uint64_t> storage;  // uint64_t for alignment
+  std::unique_ptr<uint8_t[]> storage;  // operator new[]'s alignment suits every dtype
+  size_t nbytes = 0;
   std::unique_ptr<runtime::TensorImpl> impl;
 
-  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(storage.data()); }
+  uint8_t* bytes() { return storage.get(); }
 };
 
 // Owns everything the EValues of one call point into.
@@ -73,9 +76,10 @@ class CallFrame {
                                  {t.strides.data(), t.strides.size()}) != runtime::Error::Ok) {
       throw AotError(where + ": cannot lay out " + describe(dtype, sizes));
     }
-    t.storage.resize((numel * runtime::element_size(dtype) + 7) / 8 + 1);
+    t.nbytes = numel * runtime::element_size(dtype);
+    t.storage = std::make_unique_for_overwrite<uint8_t[]>(t.nbytes);
     t.impl = std::make_unique<runtime::TensorImpl>(dtype, static_cast<ssize_t>(sizes.size()), t.sizes.data(),
-                                                   t.storage.data(), t.dim_order.data(), t.strides.data());
+                                                   t.storage.get(), t.dim_order.data(), t.strides.data());
     return t;
   }
 
@@ -211,7 +215,7 @@ class Boxer {
     const HostTensor& values = stored(suite_, out.at("expected"), dtype, where);
     if (values.sizes() != shape) throw AotError(where + ": the stored tensor is not " + describe(dtype, shape));
     OwnedTensor& actual = frame_.tensor(dtype, shape, where);
-    std::memset(actual.bytes(), kUnwrittenByte, actual.storage.size() * sizeof(uint64_t));
+    std::memset(actual.bytes(), kUnwrittenByte, actual.nbytes);
     expected.push_back({name, dtype, shape, &values, &actual});
     return EValue(runtime::Tensor(actual.impl.get()));
   }
