@@ -45,5 +45,6 @@ int run_lower(Args args);
 /// Lowers `program` (the seed model) to BackendWithDelegateMappingDemo and
 /// prints the blob and the debug-handle map.
 void print_delegation_demo(const aot::ExportedProgram& program);
+int run_ops(Args args);
 
 }  // namespace kiln::cli

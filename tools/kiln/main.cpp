@@ -21,6 +21,8 @@ Commands:
   inspect    print a .pt2 program: graph, signature, weights, range constraints
   run        run a .pt2 program on inputs from an .npz file (reference interpreter)
   lower      split a .pt2 program across backends and show what went where
+  ops        list the ops Kiln knows: core ATen or not, out variant, the
+             portable kernel's dtypes, the backends that run them
   demo       build the seed model (ConvReLUTanModel) in C++, print the program,
              run it on the reference interpreter, and print the output's shape,
              a checksum and the time
@@ -59,6 +61,7 @@ int main(int argc, char** argv) {
     if (command == "inspect") return kiln::cli::run_inspect(std::move(parsed));
     if (command == "run") return kiln::cli::run_run(std::move(parsed));
     if (command == "lower") return kiln::cli::run_lower(std::move(parsed));
+    if (command == "ops") return kiln::cli::run_ops(std::move(parsed));
     throw kiln::cli::UsageError("unknown command '" + command + "'");
   } catch (const kiln::cli::UsageError& error) {
     std::cerr << "kiln: " << error.what() << "\nRun 'kiln help' for usage.\n";

@@ -88,6 +88,23 @@ expect "lower --print shows the delegate call" 0 "torch.ops.higher_order.executo
 expect "lower the training IR (decomposed first)" 0 "Lowered $fixtures/small_cnn/model.pt2 to DemoBackend: 2 delegates" -- lower "$fixtures/small_cnn/model.pt2" --backend DemoBackend
 expect "demo prints the delegate mapping" 0 "debug handle map: {0: (1, 2), 1: (3, 4), 2: (5,), 3: (5,), 4: (5,)}" -- demo --batch 1 --size 4 --quiet
 expect "demo prints the delegate blob" 0 "blob:             5#conv_relu_op,0,conv_relu_op,1,sin_decomp_from_tan,2," -- demo --batch 1 --size 4 --quiet
+# ops
+expect "help lists ops" 0 "ops        list the ops Kiln knows" -- help
+expect "ops help" 0 "Usage: kiln ops [--markdown]" -- ops --help
+expect "ops unknown flag" 2 "unknown option '--html' for 'kiln ops'" -- ops --html
+expect "ops stray argument" 2 "unexpected argument 'relu' for 'kiln ops'" -- ops relu
+expect "ops lists an op with its out variant" 0 "aten::add.out" -- ops
+expect "ops lists view ops as their copies" 0 "as aten::view_copy: portable" -- ops
+expect "ops lists training-IR ops as decomposed" 0 "lowered by decompositions" -- ops
+expect "ops markdown is a table" 0 "| op | core | out variant | portable dtypes | runs on |" -- ops --markdown
+# docs/ops.md is the output of 'kiln ops --markdown', committed.
+if "$kiln" ops --markdown | diff -u "$2/docs/ops.md" - > "$scratch/ops.diff"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL docs/ops.md differs from 'kiln ops --markdown' (regenerate it: kiln ops --markdown > docs/ops.md):"
+  cat "$scratch/ops.diff"
+  failures=$((failures + 1))
+fi
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

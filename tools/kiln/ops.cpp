@@ -1,0 +1,215 @@
+// kiln ops: the op table as users see it — each op of src/aot/ir/ops.def,
+// whether it is core ATen, its out variant, the dtypes of its portable kernel
+// and the backends that run it. `--markdown` prints docs/ops.md.
+#include <algorithm>
+#include <functional>
+#include <iterator>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "aot/ir/op_schema.h"
+#include "cli.h"
+#include "kernels/portable/register.h"
+
+namespace kiln::cli {
+
+namespace {
+
+constexpr const char* kOpsUsage = R"(Usage: kiln ops [--markdown]
+
+Prints every op of Kiln's op table (src/aot/ir/ops.def): its functional name,
+whether it is core ATen (torch.Tag.core) or a view copy, its out variant, the
+dtypes the portable kernel takes, and the backends that run it. A view op runs
+as its copy; ops of torch.export's training IR are lowered to core ATen by
+decompositions before anything runs them.
+
+Options:
+  --markdown   print the table as Markdown (docs/ops.md is this output)
+)";
+
+using runtime::ScalarType;
+
+// ---- who runs an op ----
+
+// One backend of the "runs on" column: its name and whether it runs an op,
+// given the op's out variant. The portable library comes first; a delegate
+// backend adds an entry to op_runners() with the ops its partitioner takes.
+struct OpRunner {
+  std::string name;
+  std::function<bool(const aot::OpSchema& out_variant)> runs;
+};
+
+const kernels::portable::PortableKernel* portable_kernel(const std::string& out_variant) {
+  for (const kernels::portable::PortableKernel& kernel : kernels::portable::portable_kernels()) {
+    if (out_variant == kernel.kernel.name) return &kernel;
+  }
+  return nullptr;
+}
+
+std::vector<OpRunner> op_runners() {
+  return {
+      {"portable", [](const aot::OpSchema& out) { return portable_kernel(out.qualified_name()) != nullptr; }},
+  };
+}
+
+// ---- the table ----
+
+struct OpRow {
+  std::string op;           // "aten::add.Tensor"
+  std::string kind;         // core ATen: "yes", "view copy" or "no"
+  std::string out_variant;  // "" when the op has none
+  std::string dtypes;       // of the portable kernel: "f32 f64"; "" when there is none
+  std::string runs_on;      // "portable", "portable (as aten::view_copy)", "lowered by decompositions", ...
+};
+
+// The dtypes in the order people read them: floats, integers, bool, the rest.
+std::string dtype_list(kernels::portable::DtypeSet set) {
+  constexpr ScalarType kOrder[] = {
+      ScalarType::Float, ScalarType::Double, ScalarType::Half,   ScalarType::BFloat16, ScalarType::Int,
+      ScalarType::Long,  ScalarType::Bool,   ScalarType::Byte,   ScalarType::Char,     ScalarType::Short,
+      ScalarType::UInt16, ScalarType::UInt32, ScalarType::UInt64,
+  };
+  std::string text;
+  for (ScalarType type : kOrder) {
+    if (kernels::portable::contains(set, type)) text += (text.empty() ? "" : " ") + std::string(runtime::short_name(type));
+  }
+  for (int code = 0; code < 64; ++code) {
+    const auto type = static_cast<ScalarType>(code);
+    const bool listed = std::find(std::begin(kOrder), std::end(kOrder), type) != std::end(kOrder);
+    if (!listed && kernels::portable::contains(set, type)) {
+      text += (text.empty() ? "" : " ") + std::string(runtime::is_valid(type) ? runtime::short_name(type) : "?");
+    }
+  }
+  return text;
+}
+
+// The copy a view op runs as ("aten::view_copy" for "aten::view"), as the
+// interpreter and ExecuTorch's edge dialect run it; nullptr for other ops.
+const aot::OpSchema* copy_of_view(const aot::OpSchema& op) {
+  if (op.arguments.empty() || op.arguments[0].alias != "a") return nullptr;
+  const aot::OpSchema* copy =
+      aot::find_op_schema(op.name + "_copy." + (op.overload.empty() ? "default" : op.overload));
+  return copy != nullptr && !copy->out_variant.empty() ? copy : nullptr;
+}
+
+std::string runners_of(const aot::OpSchema& out_variant, const std::vector<OpRunner>& runners) {
+  std::string names;
+  for (const OpRunner& runner : runners) {
+    if (runner.runs(out_variant)) names += (names.empty() ? "" : ", ") + runner.name;
+  }
+  return names.empty() ? "none yet" : names;
+}
+
+std::vector<OpRow> op_rows() {
+  const std::vector<OpRunner> runners = op_runners();
+  std::vector<OpRow> rows;
+  for (const aot::OpSchema& op : aot::all_op_schemas()) {
+    if (op.is_out_variant()) continue;
+    OpRow row;
+    row.op = op.name + (op.overload.empty() ? "" : "." + op.overload);
+    row.kind = op.is_core ? "yes" : op.is_view_copy ? "view copy" : "no";
+    row.out_variant = op.out_variant;
+    if (!op.out_variant.empty()) {
+      if (const auto* kernel = portable_kernel(op.out_variant)) row.dtypes = dtype_list(kernel->dtypes);
+      row.runs_on = runners_of(aot::get_op_schema(op.out_variant), runners);
+    } else if (const aot::OpSchema* copy = copy_of_view(op)) {
+      row.runs_on = "as " + copy->name + ": " + runners_of(aot::get_op_schema(copy->out_variant), runners);
+    } else if (op.name == "aten::sym_size") {
+      row.runs_on = "read from the tensor's sizes";
+    } else {
+      row.runs_on = "lowered by decompositions";
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string summary(const std::vector<OpRow>& rows) {
+  size_t core = 0, out = 0, portable = 0;
+  for (const OpRow& row : rows) {
+    core += row.kind == "yes";
+    out += !row.out_variant.empty();
+    portable += !row.dtypes.empty();
+  }
+  return std::to_string(rows.size()) + " ops: " + std::to_string(core) + " core ATen, " + std::to_string(out) +
+         " with an out variant, " + std::to_string(portable) + " with a portable kernel.";
+}
+
+constexpr const char* kMarkdownIntro = R"(# Ops
+
+What Kiln runs, op by op. This page is the output of `kiln ops --markdown`,
+made from the op table (`src/aot/ir/ops.def`) and the portable kernel library;
+do not edit it by hand (a test fails when it differs from the command's output).
+
+- **core**: `yes` for core ATen (`torch.Tag.core`), `view copy` for the
+  functional copies of view ops (which ExecuTorch's edge dialect accepts too),
+  `no` for other ops: those with an out variant run as they are, the rest
+  (the ops `torch.export.export` leaves in the training IR) are decomposed.
+- **out variant**: the op's out= overload, which kernels implement.
+- **portable dtypes**: the dtypes the portable kernel takes for its main input
+  (its first tensor argument, or the out tensor when it has none); each is
+  checked against PyTorch, case by case, by `portable_golden_test`.
+- **runs on**: the backends with a kernel for the op. A view op runs as its
+  copy; training-IR ops are lowered to core ATen by decompositions first.
+
+)";
+
+void print_markdown(const std::vector<OpRow>& rows) {
+  std::cout << kMarkdownIntro << summary(rows) << "\n\n";
+  std::cout << "| op | core | out variant | portable dtypes | runs on |\n";
+  std::cout << "|---|---|---|---|---|\n";
+  const auto code = [](const std::string& text) { return text.empty() ? std::string() : "`" + text + "`"; };
+  for (const OpRow& row : rows) {
+    std::cout << "| " << code(row.op) << " | " << row.kind << " | " << code(row.out_variant) << " | " << row.dtypes
+              << " | " << row.runs_on << " |\n";
+  }
+}
+
+void print_text(const std::vector<OpRow>& rows) {
+  const std::vector<std::string> headers = {"op", "core", "out variant", "portable dtypes", "runs on"};
+  const auto cells = [](const OpRow& row) {
+    return std::vector<std::string>{row.op, row.kind, row.out_variant.empty() ? "-" : row.out_variant,
+                                    row.dtypes.empty() ? "-" : row.dtypes, row.runs_on};
+  };
+  std::vector<size_t> widths;
+  for (const std::string& header : headers) widths.push_back(header.size());
+  for (const OpRow& row : rows) {
+    const auto texts = cells(row);
+    for (size_t i = 0; i < texts.size(); ++i) widths[i] = std::max(widths[i], texts[i].size());
+  }
+  const auto print_line = [&](const std::vector<std::string>& texts) {
+    std::string line;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      line += texts[i];
+      if (i + 1 < texts.size()) line += std::string(widths[i] - texts[i].size() + 2, ' ');
+    }
+    std::cout << line << "\n";
+  };
+  print_line(headers);
+  for (const OpRow& row : rows) print_line(cells(row));
+  std::cout << "\n" << summary(rows) << "\n";
+}
+
+}  // namespace
+
+int run_ops(Args args) {
+  bool markdown = false;
+  while (!args.done()) {
+    const std::string arg = args.take();
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kOpsUsage;
+      return 0;
+    } else if (arg == "--markdown") {
+      markdown = true;
+    } else {
+      args.unknown(arg);
+    }
+  }
+  const std::vector<OpRow> rows = op_rows();
+  if (markdown) print_markdown(rows);
+  else print_text(rows);
+  return 0;
+}
+
+}  // namespace kiln::cli
