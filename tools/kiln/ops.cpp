@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "aot/delegate/backend_details.h"
 #include "aot/ir/op_schema.h"
 #include "cli.h"
 #include "kernels/portable/register.h"
@@ -33,12 +34,20 @@ using runtime::ScalarType;
 // ---- who runs an op ----
 
 // One backend of the "runs on" column: its name and whether it runs an op,
-// given the op's out variant. The portable library comes first; a delegate
-// backend adds an entry to op_runners() with the ops its partitioner takes.
+// given the op's out variant. The portable library comes first, then every
+// registered delegate backend with the ops it says it may take.
 struct OpRunner {
   std::string name;
   std::function<bool(const aot::OpSchema& out_variant)> runs;
 };
+
+// The functional op an out variant belongs to ("aten::add.Tensor" for "aten::add.out").
+std::string functional_of(const aot::OpSchema& out_variant) {
+  for (const aot::OpSchema& op : aot::all_op_schemas()) {
+    if (op.out_variant == out_variant.qualified_name()) return op.qualified_name();
+  }
+  return "";
+}
 
 const kernels::portable::PortableKernel* portable_kernel(const std::string& out_variant) {
   for (const kernels::portable::PortableKernel& kernel : kernels::portable::portable_kernels()) {
@@ -48,9 +57,16 @@ const kernels::portable::PortableKernel* portable_kernel(const std::string& out_
 }
 
 std::vector<OpRunner> op_runners() {
-  return {
+  std::vector<OpRunner> runners = {
       {"portable", [](const aot::OpSchema& out) { return portable_kernel(out.qualified_name()) != nullptr; }},
   };
+  for (const std::string& id : aot::registered_backend_ids()) {
+    const std::vector<std::string> ops = aot::get_backend(id).supported_ops();
+    runners.push_back({id, [ops](const aot::OpSchema& out) {
+                         return std::find(ops.begin(), ops.end(), functional_of(out)) != ops.end();
+                       }});
+  }
+  return runners;
 }
 
 // ---- the table ----
@@ -150,7 +166,8 @@ do not edit it by hand (a test fails when it differs from the command's output).
 - **portable dtypes**: the dtypes the portable kernel takes for its main input
   (its first tensor argument, or the out tensor when it has none); each is
   checked against PyTorch, case by case, by `portable_golden_test`.
-- **runs on**: the backends with a kernel for the op. A view op runs as its
+- **runs on**: the backends with a kernel for the op (a delegate backend may
+  still refuse a node of it for its dtypes or shapes). A view op runs as its
   copy; training-IR ops are lowered to core ATen by decompositions first.
 
 )";

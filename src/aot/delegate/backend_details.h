@@ -104,6 +104,10 @@ class BackendDetails {
   /// Whether the backend can run `node`, a call_function node of `program`
   /// (asked by CapabilityPartitioner). The default supports nothing.
   virtual NodeSupport supports(const Node& node, const ExportedProgram& program) const;
+  /// The ops ("aten::sin.default") `supports` may accept, for op coverage
+  /// tables such as `kiln ops`; it may still refuse a node for its dtypes,
+  /// shapes or neighbours. The default is none.
+  virtual std::vector<std::string> supported_ops() const { return {}; }
 };
 
 /// Adds `backend` to the registry; throws AotError if its id is taken.

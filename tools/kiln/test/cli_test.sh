@@ -96,6 +96,7 @@ expect "ops stray argument" 2 "unexpected argument 'relu' for 'kiln ops'" -- ops
 expect "ops lists an op with its out variant" 0 "aten::add.out" -- ops
 expect "ops lists view ops as their copies" 0 "as aten::view_copy: portable" -- ops
 expect "ops lists training-IR ops as decomposed" 0 "lowered by decompositions" -- ops
+expect "ops lists the delegate backends of an op" 0 "| \`aten::convolution\` | yes | \`aten::convolution.out\` | f32 f64 | portable, BackendWithDelegateMappingDemo |" -- ops --markdown
 expect "ops markdown is a table" 0 "| op | core | out variant | portable dtypes | runs on |" -- ops --markdown
 # docs/ops.md is the output of 'kiln ops --markdown', committed.
 if "$kiln" ops --markdown | diff -u "$2/docs/ops.md" - > "$scratch/ops.diff"; then

@@ -33,6 +33,10 @@ std::string dummy_op(const std::string& op, const aot::DelegateDebugId& id) {
 
 }  // namespace
 
+std::vector<std::string> BackendWithDelegateMappingDemo::supported_ops() const {
+  return {"aten::convolution.default", "aten::relu.default", "aten::tan.default"};
+}
+
 aot::NodeSupport BackendWithDelegateMappingDemo::supports(const Node& node, const aot::ExportedProgram&) const {
   if (calls(&node, "aten::tan.default")) return aot::NodeSupport::yes();
   if (calls(&node, "aten::convolution.default")) {

@@ -20,6 +20,7 @@ class BackendWithDelegateMappingDemo : public aot::BackendDetails {
                                    const std::vector<aot::CompileSpec>& compile_specs) const override;
   /// Supports the nodes preprocess accepts.
   aot::NodeSupport supports(const aot::Node& node, const aot::ExportedProgram& program) const override;
+  std::vector<std::string> supported_ops() const override;
 };
 
 }  // namespace kiln::backends::demo

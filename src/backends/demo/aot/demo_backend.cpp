@@ -163,6 +163,12 @@ Instruction instruction_for(const Node& node, const std::map<const Node*, uint32
 
 }  // namespace
 
+std::vector<std::string> DemoBackend::supported_ops() const {
+  std::vector<std::string> ops;
+  for (const auto& entry : op_table()) ops.push_back(entry.first);
+  return ops;
+}
+
 NodeSupport DemoBackend::supports(const Node& node, const aot::ExportedProgram&) const {
   std::string why = unsupported_reason(node);
   return why.empty() ? NodeSupport::yes() : NodeSupport::no(std::move(why));

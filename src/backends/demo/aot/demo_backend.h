@@ -21,6 +21,7 @@ class DemoBackend : public aot::BackendDetails {
   aot::PreprocessResult preprocess(const aot::ExportedProgram& edge_program,
                                    const std::vector<aot::CompileSpec>& compile_specs) const override;
   aot::NodeSupport supports(const aot::Node& node, const aot::ExportedProgram& program) const override;
+  std::vector<std::string> supported_ops() const override;
 };
 
 /// Runs a DemoBackend blob on the host, as its runtime would: `named_data`
