@@ -103,7 +103,7 @@ std::string dtype_list(kernels::portable::DtypeSet set) {
 // The copy a view op runs as ("aten::view_copy" for "aten::view"), as the
 // interpreter and ExecuTorch's edge dialect run it; nullptr for other ops.
 const aot::OpSchema* copy_of_view(const aot::OpSchema& op) {
-  if (op.arguments.empty() || op.arguments[0].alias != "a") return nullptr;
+  if (op.arguments.empty() || (op.arguments[0].alias != "a" && op.arguments[0].alias != "a -> *")) return nullptr;
   const aot::OpSchema* copy =
       aot::find_op_schema(op.name + "_copy." + (op.overload.empty() ? "default" : op.overload));
   return copy != nullptr && !copy->out_variant.empty() ? copy : nullptr;
@@ -133,6 +133,8 @@ std::vector<OpRow> op_rows() {
       row.runs_on = "as " + copy->name + ": " + runners_of(aot::get_op_schema(copy->out_variant), runners);
     } else if (op.name == "aten::sym_size") {
       row.runs_on = "read from the tensor's sizes";
+    } else if (op.name == "aten::_assert_tensor_metadata") {
+      row.runs_on = "checked by the interpreter (dtype, sizes)";
     } else {
       row.runs_on = "lowered by decompositions";
     }

@@ -25,7 +25,7 @@ sum.dim_IntList mean.dim var.correction any.dim eq.Scalar logical_not full_like
 native_layer_norm _native_batch_norm_legit_no_training max_pool2d_with_indices avg_pool2d
 view permute expand select.int squeeze.dims unsqueeze sym_size.int
 view_copy permute_copy alias_copy expand_copy unsqueeze_copy squeeze_copy.dims
-transpose_copy.int slice_copy.Tensor select_copy.int split_with_sizes_copy
+transpose_copy.int slice_copy.Tensor select_copy.int split_with_sizes_copy split_with_sizes
 neg abs log log1p sqrt rsqrt reciprocal erf floor ceil round sign
 pow.Tensor_Tensor pow.Tensor_Scalar pow.Scalar div.Tensor_mode div.Scalar_mode
 silu hardswish hardsigmoid leaky_relu elu clamp clamp.Tensor minimum maximum
@@ -49,6 +49,7 @@ matmul pad to.dtype type_as chunk split.Tensor stack zeros_like ones_like arange
 arange.start hardtanh_ silu_ hardswish_ hardsigmoid_ leaky_relu_ elu_ sigmoid_ tanh_
 clamp_ sub_.Tensor div_.Tensor masked_fill_.Scalar max_pool1d avg_pool1d
 adaptive_avg_pool1d upsample_nearest2d.default upsample_bilinear2d.default mish
+_assert_tensor_metadata
 """
 
 HEADER = """\

@@ -206,6 +206,32 @@ NodeValue run_call_delegate(const ExportedProgram& program, const Node& node,
   }
 }
 
+// aten::_assert_tensor_metadata(a, size?, stride?, dtype?, device=, layout=):
+// the check torch.export leaves before `.to(dtype)`. The dtype and sizes are
+// checked (strides, device and layout are not: the interpreter's tensors are
+// contiguous, on the CPU); it has no result.
+NodeValue check_tensor_metadata(const Node& node, const std::vector<Argument>& bound,
+                                const std::function<const NodeValue&(const Node*)>& lookup) {
+  const std::string where = "node '" + node.name() + "'";
+  const HostTensor* input =
+      bound.at(0).is_node() ? std::get_if<HostTensor>(&lookup(bound[0].node()).values.at(0)) : nullptr;
+  if (input == nullptr) throw AotError(where + ": _assert_tensor_metadata needs a tensor");
+  const auto* dtype = bound.size() > 3 ? std::get_if<ScalarType>(&bound[3].value) : nullptr;
+  if (dtype != nullptr && *dtype != input->dtype()) {
+    throw AotError(where + ": expected a tensor of dtype " + std::string(to_string(*dtype)) + ", got " +
+                   input->describe());
+  }
+  if (bound.size() > 1 && bound[1].is_list()) {
+    const ArgumentList& sizes = bound[1].list();
+    bool same = sizes.size() == input->rank();
+    for (size_t d = 0; same && d < sizes.size(); ++d) {
+      same = !sizes[d].is_int() || sizes[d].to_int() == input->sizes()[d];
+    }
+    if (!same) throw AotError(where + ": the tensor's sizes differ from the asserted ones: got " + input->describe());
+  }
+  return NodeValue{{}, false};
+}
+
 // Runs one call_function node on the values of its inputs.
 NodeValue run_node(const ExportedProgram& program, const Node& node,
                    const std::function<const NodeValue&(const Node*)>& lookup, const SymbolBindings& bindings) {
@@ -232,6 +258,7 @@ NodeValue run_node(const ExportedProgram& program, const Node& node,
     if (dim < 0 || dim >= rank) throw AotError(where + ": dim " + std::to_string(bound[1].to_int()) + " is out of range");
     return NodeValue{{input->sizes()[static_cast<size_t>(dim)]}, false};
   }
+  if (node.target() == "aten::_assert_tensor_metadata.default") return check_tensor_metadata(node, bound, lookup);
   return call_out_variant_kernel(node, bound, lookup, bindings);
 }
 

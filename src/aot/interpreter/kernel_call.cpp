@@ -263,7 +263,11 @@ std::vector<HostTensor> allocate_outputs(const Node& node, const SymbolBindings&
 // ("aten::permute_copy.default"), named by PyTorch's convention, as
 // ExecuTorch's edge dialect does; other ops run as themselves.
 const OpSchema& runnable_schema(const OpSchema& schema) {
-  if (!schema.out_variant.empty() || schema.arguments.empty() || schema.arguments[0].alias != "a") return schema;
+  // "a" for one view, "a -> *" for a list of views (split_with_sizes).
+  if (!schema.out_variant.empty() || schema.arguments.empty() ||
+      (schema.arguments[0].alias != "a" && schema.arguments[0].alias != "a -> *")) {
+    return schema;
+  }
   const std::string name = schema.name + "_copy." + (schema.overload.empty() ? "default" : schema.overload);
   const OpSchema* copy = find_op_schema(name);
   return copy != nullptr && !copy->out_variant.empty() ? *copy : schema;

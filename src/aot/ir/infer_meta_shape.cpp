@@ -425,6 +425,9 @@ void add_shape_rules(RuleTable& t) {
   t["aten::unflatten.int"] = unflatten;
   t["aten::contiguous.default"] = [](const Call& c) { return ValueMeta(TensorMeta(c.tensor(0).dtype, c.tensor(0).sizes)); };
   t["aten::split_with_sizes_copy.default"] = split_with_sizes;
+  t["aten::split_with_sizes.default"] = split_with_sizes;
+  // A check torch.export leaves before `.to(dtype)`: no result.
+  t["aten::_assert_tensor_metadata.default"] = [](const Call&) { return ValueMeta(std::vector<TensorMeta>{}); };
   t["aten::chunk.default"] = chunk;
   t["aten::split.Tensor"] = split;
   t["aten::cat.default"] = cat;

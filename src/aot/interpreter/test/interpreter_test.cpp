@@ -248,6 +248,29 @@ TEST(InterpreterTest, PythonNumbersInTensorArgumentsKeepTheTensorsDtype) {
   EXPECT_EQ(tensor_leaf(result.children[1]).to_doubles(), (std::vector<double>{3, 6, 9}));
 }
 
+// torch.export leaves aten::_assert_tensor_metadata before `.to(dtype)`; the
+// interpreter checks the dtype and sizes it asserts and runs on.
+TEST(InterpreterTest, ChecksAssertedTensorMetadata) {
+  auto program_asserting = [](ScalarType dtype, ArgumentList sizes) {
+    GraphBuilder b;
+    Node* x = b.input("x", f32({2, 2}));
+    Node* y = b.call("aten::relu", {x});
+    b.call("aten::_assert_tensor_metadata", {y, sizes, None{}, dtype});
+    b.output({b.call("aten::_to_copy", {y}, {{"dtype", ScalarType::Double}})});
+    return std::move(b).build();
+  };
+  ExportedProgram good = program_asserting(ScalarType::Float, {2, 2});
+  const PyTree result = call_program(good, args_of({HostTensor::from_vector<float>({2, 2}, {-1, 2, -3, 4})}));
+  EXPECT_EQ(tensor_leaf(result).dtype(), ScalarType::Double);
+  EXPECT_EQ(tensor_leaf(result).to_doubles(), (std::vector<double>{0, 2, 0, 4}));
+  ExportedProgram wrong_dtype = program_asserting(ScalarType::Long, {2, 2});
+  expect_error([&] { call_program(wrong_dtype, args_of({filled({2, 2}, 1.0f)})); },
+               "expected a tensor of dtype Long");
+  ExportedProgram wrong_sizes = program_asserting(ScalarType::Float, {2, 3});
+  expect_error([&] { call_program(wrong_sizes, args_of({filled({2, 2}, 1.0f)})); },
+               "sizes differ from the asserted ones");
+}
+
 TEST(InterpreterTest, AZeroDimTensorDoesNotWidenTheResult) {
   GraphBuilder b;
   Node* x = b.input("x", f32({3}));
