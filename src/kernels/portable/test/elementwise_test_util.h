@@ -9,22 +9,6 @@
 
 namespace kiln::kernels::portable::testing {
 
-/// A Half or BFloat16 tensor holding `values`, each rounded to H.
-template <typename H>
-TestTensor make_16bit(std::vector<SizesType> sizes, const std::vector<float>& values) {
-  std::vector<H> rounded;
-  for (float v : values) rounded.push_back(H(v));
-  return make_tensor<H>(std::move(sizes), rounded);
-}
-
-/// The elements of a Half or BFloat16 tensor, in storage order, as floats.
-template <typename H>
-std::vector<float> floats_of(const TestTensor& t) {
-  std::vector<float> result;
-  for (H v : t.values<H>()) result.push_back(static_cast<float>(v));
-  return result;
-}
-
 /// A [rows, cols] tensor holding `logical` (row-major order) stored
 /// column-major (dim order {1, 0}).
 template <typename T>

@@ -96,6 +96,22 @@ TestTensor make_tensor(std::vector<SizesType> sizes, const std::vector<T>& value
   return t;
 }
 
+/// A Half or BFloat16 tensor holding `values`, each rounded to H (nearest even).
+template <typename H>
+TestTensor make_16bit(std::vector<SizesType> sizes, const std::vector<float>& values) {
+  std::vector<H> rounded;
+  for (float v : values) rounded.push_back(H(v));
+  return make_tensor<H>(std::move(sizes), rounded);
+}
+
+/// The elements of a Half or BFloat16 tensor, in storage order, as floats.
+template <typename H>
+std::vector<float> floats_of(const TestTensor& t) {
+  std::vector<float> result;
+  for (H v : t.values<H>()) result.push_back(static_cast<float>(v));
+  return result;
+}
+
 template <typename T>
 TestTensor zeros(std::vector<SizesType> sizes, TensorShapeDynamism dynamism = TensorShapeDynamism::Static) {
   return TestTensor(runtime::CppTypeToScalarType<T>::value, std::move(sizes), dynamism);

@@ -13,22 +13,6 @@ namespace kiln::kernels::portable::testing {
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 
-/// A Half or BFloat16 tensor holding `values` (rounded to nearest even).
-template <typename H>
-TestTensor make_16bit(std::vector<SizesType> sizes, const std::vector<float>& values) {
-  std::vector<H> converted;
-  for (float v : values) converted.push_back(H(v));
-  return make_tensor<H>(std::move(sizes), converted);
-}
-
-/// The elements of a Half or BFloat16 tensor (storage order) as floats.
-template <typename H>
-std::vector<float> floats_of(const TestTensor& t) {
-  std::vector<float> result;
-  for (H v : t.values<H>()) result.push_back(static_cast<float>(v));
-  return result;
-}
-
 /// Success if the values are equal one by one, NaN matching NaN and -0 not
 /// matching +0.
 template <typename T>
