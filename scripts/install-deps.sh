@@ -15,6 +15,8 @@ packages=(
   libclang-rt-14-dev
   libminizip-dev   # .pt2 archives (zip)
   nlohmann-json3-dev
+  flatbuffers-compiler  # flatc: the .pte schema
+  libflatbuffers-dev
 )
 
 missing=()
