@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "aot/emit/to_executorch.h"
 #include "aot/ir/exported_program.h"
 
 namespace kiln::cli {
@@ -45,6 +46,9 @@ int run_lower(Args args);
 /// Lowers `program` (the seed model) to BackendWithDelegateMappingDemo and
 /// prints the blob and the debug-handle map.
 void print_delegation_demo(const aot::ExportedProgram& program);
+/// One line on a written program (size, values, instructions, planned bytes)
+/// and, with `print_memory`, the memory plan's summary.
+void print_executorch_program(const aot::ExecutorchProgram& result, bool print_memory);
 int run_ops(Args args);
 
 }  // namespace kiln::cli

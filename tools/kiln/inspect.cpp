@@ -2,8 +2,10 @@
 // and what its weights and constants are.
 #include <cstdio>
 #include <iostream>
+#include <fstream>
 #include <map>
 
+#include "aot/emit/pte_text.h"
 #include "aot/import/pt2_reader.h"
 #include "cli.h"
 
@@ -12,15 +14,30 @@ namespace kiln::cli {
 namespace {
 
 constexpr const char* kInspectUsage = R"(Usage: kiln inspect MODEL.pt2 [--model NAME]
+       kiln inspect MODEL.pte [--values N]
 
 Reads a program saved by torch.export.save (torch >= 2.9) and prints it: the
 graph as torch prints an ExportedProgram, the graph signature, the range
 constraints of symbolic sizes, and a summary of the weights and constants
 (which are memory-mapped from the file, not copied).
 
+Reads a .pte program (ExecuTorch's format, written by Kiln or by ExecuTorch)
+and prints its header and segments, then for each method its values, inputs,
+outputs, operators, instructions (op and arguments), delegates (backend,
+blob size, compile specs), constants and memory plan.
+
 Options:
   --model NAME   the program to read when the archive holds several (default: model)
+  --values N     print at most N values of each method (default: all)
 )";
+
+bool is_pte_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[8] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head &&
+         aot::pte::looks_like_pte({reinterpret_cast<const uint8_t*>(head), sizeof head});
+}
 
 std::string human_bytes(size_t bytes) {
   char text[32];
@@ -51,6 +68,7 @@ void print_tensors(const char* title, const std::vector<std::pair<std::string, a
 int run_inspect(Args args) {
   std::string path;
   std::string model;
+  size_t max_values = 0;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -58,13 +76,19 @@ int run_inspect(Args args) {
       return 0;
     } else if (arg == "--model") {
       model = args.value(arg);
+    } else if (arg == "--values") {
+      max_values = static_cast<size_t>(parse_integer(arg, args.value(arg), 1, INT64_MAX));
     } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
       path = arg;
     } else {
       args.unknown(arg);
     }
   }
-  if (path.empty()) throw UsageError("'kiln inspect' needs a .pt2 file");
+  if (path.empty()) throw UsageError("'kiln inspect' needs a .pt2 or .pte file");
+  if (is_pte_file(path)) {
+    std::cout << aot::pte::describe_pte(aot::pte::read_pte_file(path), max_values);
+    return 0;
+  }
 
   const aot::ExportedProgram program = aot::load_pt2(path, model);
   std::cout << program.to_string() << "\n";

@@ -9,6 +9,7 @@
 #include "aot/delegate/backend_api.h"
 #include "aot/delegate/canonical_partitioners.h"
 #include "aot/delegate/debug_handle.h"
+#include "aot/emit/to_executorch.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/decompose.h"
@@ -18,20 +19,34 @@ namespace kiln::cli {
 
 namespace {
 
-constexpr const char* kLowerUsage = R"(Usage: kiln lower MODEL.pt2 --backend NAME[,NAME...] [--print] [--model NAME]
+constexpr const char* kLowerUsage = R"(Usage: kiln lower MODEL.pt2 [--backend NAME[,NAME...]] [-o MODEL.pte] [options]
 
-Lowers a program saved by torch.export.save to backends. Each backend, in the
-order given, takes the nodes it supports, in the largest groups that can each
-run as one delegate call, with the weights only those nodes use; what an
+Lowers a program saved by torch.export.save. With --backend, each backend, in
+the order given, takes the nodes it supports, in the largest groups that can
+each run as one delegate call, with the weights only those nodes use; what an
 earlier backend took, a later one cannot. Prints each delegate (backend, ops,
 inputs, outputs, the weights it took, its debug-handle map) and why each node
 left on the portable kernels stayed there. A program in the training IR is
 decomposed to core ATen first.
 
+With -o, the program (delegated or not) is then lowered to out variants, its
+memory planned, and written as a .pte in ExecuTorch's format, which Kiln's and
+ExecuTorch's runtimes load. The file is written whole or not at all.
+
 Options:
-  --backend NAMES  backend ids, comma-separated, in priority order (required)
-  --print          also print the lowered program and each delegate's program
-  --model NAME     the program to lower when the archive holds several
+  --backend NAMES          backend ids, comma-separated, in priority order
+  -o, --output PATH        write the .pte program to PATH
+  --print                  also print the lowered program and each delegate's program
+  --print-memory           print the memory plan: per arena its size, the peak
+                           live bytes and the plan's efficiency
+  --model NAME             the program to lower when the archive holds several
+  --no-plan-inputs         leave user inputs unplanned (the caller supplies their memory)
+  --no-plan-outputs        leave user outputs unplanned
+  --alignment N            alignment of planned tensors in bytes (default 16)
+  --segment-alignment N    alignment of data segments (default 128)
+  --constant-alignment N   alignment of constants in the constant segment (default 16)
+  --delegate-alignment N   alignment of delegate blobs kept inline (default 16)
+  --inline-delegates       keep delegate blobs inside the flatbuffer instead of segments
 )";
 
 std::string registered_backends() {
@@ -128,51 +143,121 @@ void print_kept(const aot::ExportedProgram& lowered, const std::vector<aot::ToBa
 
 }  // namespace
 
-int run_lower(Args args) {
-  std::string path, backend_list, model;
+struct LowerOptions {
+  std::string path, backend_list, model, output;
   bool print = false;
+  bool print_memory = false;
+  bool help = false;
+  aot::ExecutorchBackendConfig config;
+};
+
+LowerOptions parse_lower_options(Args& args) {
+  LowerOptions options;
+  auto& planning = options.config.memory_planning;
+  auto& serialize = options.config.serialize;
+  auto alignment = [&](const std::string& flag) {
+    const auto value = static_cast<uint64_t>(parse_integer(flag, args.value(flag), 1, int64_t{1} << 30));
+    if ((value & (value - 1)) != 0) throw UsageError(flag + " must be a power of two, got " + std::to_string(value));
+    return value;
+  };
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
-      std::cout << kLowerUsage << "\nRegistered backends: " << registered_backends() << "\n";
-      return 0;
+      options.help = true;
+      return options;
     } else if (arg == "--backend") {
-      backend_list = args.value(arg);
+      options.backend_list = args.value(arg);
+    } else if (arg == "-o" || arg == "--output") {
+      options.output = args.value(arg);
     } else if (arg == "--print") {
-      print = true;
+      options.print = true;
+    } else if (arg == "--print-memory") {
+      options.print_memory = true;
     } else if (arg == "--model") {
-      model = args.value(arg);
-    } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
-      path = arg;
+      options.model = args.value(arg);
+    } else if (arg == "--no-plan-inputs") {
+      planning.plan_inputs = false;
+    } else if (arg == "--no-plan-outputs") {
+      planning.plan_outputs = false;
+    } else if (arg == "--alignment") {
+      planning.alignment = static_cast<int64_t>(alignment(arg));
+    } else if (arg == "--segment-alignment") {
+      serialize.segment_alignment = alignment(arg);
+    } else if (arg == "--constant-alignment") {
+      serialize.constant_tensor_alignment = alignment(arg);
+    } else if (arg == "--delegate-alignment") {
+      serialize.delegate_alignment = alignment(arg);
+    } else if (arg == "--inline-delegates") {
+      serialize.extract_delegate_segments = false;
+    } else if (options.path.empty() && (arg.empty() || arg[0] != '-')) {
+      options.path = arg;
     } else {
       args.unknown(arg);
     }
   }
-  if (path.empty()) throw UsageError("'kiln lower' needs a .pt2 file");
-  if (backend_list.empty()) throw UsageError("'kiln lower' needs --backend NAME[,NAME...]");
-  const std::vector<std::string> backends = split_backends(backend_list);
+  if (options.path.empty()) throw UsageError("'kiln lower' needs a .pt2 file");
+  if (options.backend_list.empty() && options.output.empty() && !options.print_memory) {
+    throw UsageError("'kiln lower' needs --backend NAME[,NAME...], -o FILE.pte or --print-memory");
+  }
+  return options;
+}
 
-  aot::ExportedProgram program = aot::load_pt2(path, model);
-  if (program.dialect() == aot::kTrainingDialect) program = aot::transform(program, {aot::decompose_to_core_aten()});
-  aot::generate_debug_handles(program);
+aot::ExportedProgram delegate(const aot::ExportedProgram& program, const LowerOptions& options) {
+  const std::vector<std::string> backends = split_backends(options.backend_list);
   std::vector<aot::CapabilityPartitioner> partitioners;
   for (const std::string& backend : backends) partitioners.emplace_back(backend);
   std::vector<const aot::Partitioner*> order;
   for (const auto& partitioner : partitioners) order.push_back(&partitioner);
   std::vector<aot::ToBackendReport> reports;
-  const aot::ExportedProgram lowered = aot::to_backend(program, order, &reports);
+  aot::ExportedProgram lowered = aot::to_backend(program, order, &reports);
 
   const auto delegates = aot::get_lowered_submodules(lowered);
-  std::printf("Lowered %s to %s: %s\n", path.c_str(), backend_list.c_str(), plural(delegates.size(), "delegate").c_str());
+  std::printf("Lowered %s to %s: %s\n", options.path.c_str(), options.backend_list.c_str(),
+              plural(delegates.size(), "delegate").c_str());
   for (const auto& delegate : delegates) print_delegate(delegate);
   print_kept(lowered, reports, backends);
-  if (print) {
+  if (options.print) {
     std::printf("\n%s", lowered.to_string().c_str());
     for (const auto& delegate : delegates) {
       std::printf("\n%s (%s) runs:\n%s", delegate.name.c_str(), delegate.module->backend_id().c_str(),
                   delegate.module->original_module().to_string().c_str());
     }
   }
+  return lowered;
+}
+
+}  // namespace
+
+void print_executorch_program(const aot::ExecutorchProgram& result, bool print_memory) {
+  const auto& plan = *result.emitted.program.program.execution_plan.at(0);
+  size_t instructions = 0;
+  for (const auto& chain : plan.chains) instructions += chain->instructions.size();
+  std::printf("program: %zu bytes, %zu values, %zu instructions, %zu operators, %zu delegates, %zu constants, "
+              "%lld bytes planned (%s)\n",
+              result.buffer.size(), plan.values.size(), instructions, plan.operators.size(), plan.delegates.size(),
+              result.emitted.program.constant_data.size() - 1, static_cast<long long>(result.memory_plan.total_bytes()),
+              aot::to_string(result.memory_plan.algorithm));
+  if (print_memory) std::printf("%s", aot::memory_plan_summary(result.lifetimes, result.memory_plan).c_str());
+}
+
+int run_lower(Args args) {
+  const LowerOptions options = parse_lower_options(args);
+  if (options.help) {
+    std::cout << kLowerUsage << "\nRegistered backends: " << registered_backends() << "\n";
+    return 0;
+  }
+  aot::ExportedProgram program = aot::load_pt2(options.path, options.model);
+  if (program.dialect() == aot::kTrainingDialect) program = aot::transform(program, {aot::decompose_to_core_aten()});
+  aot::generate_debug_handles(program);
+  if (!options.backend_list.empty()) program = delegate(program, options);
+  if (options.output.empty() && !options.print_memory) return 0;
+
+  const aot::ExecutorchProgram result = aot::to_executorch(program, options.config);
+  if (!options.output.empty()) {
+    aot::pte::write_file_atomically(options.output, result.buffer);
+    std::printf("Wrote %s\n", options.output.c_str());
+  }
+  print_executorch_program(result, options.print_memory);
   return 0;
 }
 

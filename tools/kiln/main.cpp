@@ -18,9 +18,11 @@ constexpr const char* kUsage = R"(kiln: take a PyTorch model to a CPU or an edge
 Usage: kiln <command> [options]
 
 Commands:
-  inspect    print a .pt2 program: graph, signature, weights, range constraints
+  inspect    print a .pt2 program (graph, signature, weights, range constraints)
+             or a .pte program (segments, values, instructions, memory plan)
   run        run a .pt2 program on inputs from an .npz file (reference interpreter)
-  lower      split a .pt2 program across backends and show what went where
+  lower      split a .pt2 program across backends and show what went where;
+             with -o, write it as a .pte program (ExecuTorch's format)
   ops        list the ops Kiln knows: core ATen or not, out variant, the
              portable kernel's dtypes, the backends that run them
   demo       build the seed model (ConvReLUTanModel) in C++, print the program,
