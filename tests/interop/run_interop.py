@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""Kiln's .pte against ExecuTorch's: the proof that Kiln writes files ExecuTorch runs.
+
+For every program in tests/fixtures/manifest.json (model.pt2 and model.core.pt2), torchvision's
+ResNet-18 and MobileNetV2 (random weights, exported into a temporary directory) and a model whose
+buffer is a shift register:
+  Kiln half:  `kiln lower X.pt2 -o X.pte` (portable kernels only, timed), the file loaded and run
+              with executorch.runtime, its outputs compared with PyTorch's, its size and its
+              memory-planned bytes (non_const_buffer_sizes read with ExecuTorch's deserializer).
+  ET half:    ExecuTorch's own to_edge(...).to_executorch() of the same program (timed), the same
+              run and comparison, its size and planned bytes, and `kiln inspect ET.pte` (must exit 0).
+Prints a markdown table, then each failure by row, and exits 1 if any row failed.
+
+A row fails when a half cannot lower, load or run the model, or an output differs from PyTorch's
+by more than 1e-4 of the output's scale (its largest magnitude; exact for integer outputs).
+Outputs are compared in ExecuTorch's method order: user inputs mutated in place first (compared
+with the input after the call), then the user outputs. Cases of one fixture run in order on one
+loaded method, so buffer state carries from case to case as it did when PyTorch made them.
+
+Not part of the default test suite (it needs the Python venv: scripts/setup-venv.sh). Run:
+  .venv/bin/python tests/interop/run_interop.py [--kiln build/bin/kiln] [--only NAME,...]
+"""
+
+import argparse
+import copy
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "fixtures"))
+from pte_facts import method_facts  # noqa: E402
+
+TOLERANCE = 1e-4
+KILN_TIMEOUT_SECONDS = 600
+
+
+class Subject:
+    """One program to lower: where its .pt2 is and the cases to run it on.
+
+    cases: list of (inputs, expected) where inputs is the flat list of input tensors and expected
+    maps "output_<i>" / "input_<i>" to what PyTorch computed (as in the fixtures' expected.npz)."""
+
+    def __init__(self, name, pt2, cases):
+        self.name, self.pt2, self.cases = name, pt2, cases
+
+
+# ---------------------------------------------------------------- subjects
+
+
+def load_npz(path):
+    with np.load(path) as data:
+        return {key: torch.from_numpy(data[key]) for key in data.files}
+
+
+def fixture_subjects():
+    manifest = json.loads((ROOT / "tests" / "fixtures" / "manifest.json").read_text())
+    for fixture in manifest["fixtures"]:
+        directory = ROOT / "tests" / "fixtures" / fixture["name"]
+        cases = []
+        for case in fixture["cases"]:
+            inputs = load_npz(directory / f"{case}.inputs.npz")
+            flat = [inputs[f"arr_{i}"] for i in range(len(inputs))]
+            cases.append((flat, load_npz(directory / f"{case}.expected.npz")))
+        for program in fixture["programs"]:
+            suffix = ".core" if program == "model.core.pt2" else ""
+            yield fixture["name"], lambda d=directory, p=program, n=fixture["name"] + suffix, c=cases: \
+                Subject(n, d / p, c)
+
+
+class ShiftRegister(torch.nn.Module):
+    """A buffer of the last four inputs, shifted on every call (slice copies into a buffer)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("history", torch.zeros(4, 8))
+
+    def forward(self, x):
+        shifted = torch.cat([self.history[1:], x], dim=0)
+        self.history.copy_(shifted)
+        return self.history.sum(0) * 0.25
+
+
+def exported_subject(name, module, example, calls, workdir):
+    """Exports module to workdir/<name>.pt2 and records PyTorch's outputs for each call."""
+    module.eval()
+    program = torch.export.export(copy.deepcopy(module), (example,))
+    path = workdir / f"{name}.pt2"
+    torch.export.save(program, path)
+    cases = []
+    with torch.no_grad():
+        for inputs in calls:
+            outputs = module(inputs)
+            outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+            cases.append(([inputs], {f"output_{i}": t for i, t in enumerate(outputs)}))
+    return Subject(name, path, cases)
+
+
+def built_subjects(workdir):
+    import torchvision
+
+    torch.manual_seed(0)
+    image = torch.randn(1, 3, 224, 224)
+    yield "resnet18", lambda: exported_subject(
+        "resnet18", torchvision.models.resnet18(weights=None), image, [image], workdir)
+    yield "mobilenet_v2", lambda: exported_subject(
+        "mobilenet_v2", torchvision.models.mobilenet_v2(weights=None), image, [image], workdir)
+    steps = [torch.randn(1, 8) for _ in range(3)]
+    yield "shift_register", lambda: exported_subject(
+        "shift_register", ShiftRegister(), steps[0], steps, workdir)
+
+
+# ---------------------------------------------------------------- running a .pte
+
+
+def mutated_user_inputs(pt2):
+    """Positions of the user inputs the program mutates, in the order a .pte returns them."""
+    signature = torch.export.load(pt2).run_decompositions().graph_signature
+    names = [s.arg.name for s in signature.input_specs if s.kind.name == "USER_INPUT"]
+    return [names.index(s.target) for s in signature.output_specs
+            if s.kind.name == "USER_INPUT_MUTATION"]
+
+
+def expected_outputs(expected, mutated):
+    outputs = [expected[f"input_{i}"] for i in mutated]
+    count = sum(1 for key in expected if key.startswith("output_"))
+    return outputs + [expected[f"output_{i}"] for i in range(count)]
+
+
+def output_error(want, got):
+    """The difference relative to the output's scale; exact equality for non-float outputs."""
+    if tuple(want.shape) != tuple(got.shape):
+        raise RuntimeError(f"output shape {list(got.shape)}, PyTorch's is {list(want.shape)}")
+    if not want.is_floating_point():
+        return 0.0 if torch.equal(want, got.to(want.dtype)) else float("inf")
+    scale = float(want.abs().max()) if want.numel() else 0.0
+    error = float((want.double() - got.double()).abs().max()) if want.numel() else 0.0
+    return error / scale if scale > 0 else error
+
+
+def run_pte(data, subject, mutated):
+    """Loads the .pte bytes with ExecuTorch's runtime, runs every case, returns the worst error."""
+    from executorch.runtime import Runtime
+
+    method = Runtime.get().load_program(data).load_method("forward")
+    worst = 0.0
+    for index, (inputs, expected) in enumerate(subject.cases):
+        outputs = method.execute([t.clone() for t in inputs])
+        wanted = expected_outputs(expected, mutated)
+        if len(outputs) != len(wanted):
+            raise RuntimeError(f"case {index}: {len(outputs)} outputs, PyTorch has {len(wanted)}")
+        for want, got in zip(wanted, outputs):
+            worst = max(worst, output_error(want, got))
+    return worst
+
+
+# ---------------------------------------------------------------- the two halves
+
+
+class Half:
+    """What one lowering (Kiln's or ExecuTorch's) gave: sizes, times, the run, errors."""
+
+    def __init__(self):
+        self.size = self.planned = self.seconds = self.error = None
+        self.runs = None  # None: not tried (--skip-kiln); False: lowering or running failed
+        self.failure = None
+
+    def fail(self, message):
+        self.failure = self.failure or message
+
+
+def planned_bytes(data):
+    return sum(method_facts(data)["memory_planned_buffer_sizes"])
+
+
+def check_run(half, data, subject, mutated):
+    try:
+        half.error = run_pte(data, subject, mutated)
+        half.runs = True
+    except Exception as exc:  # the runtime raises RuntimeError with ET's error code
+        half.fail(f"does not run on ExecuTorch: {first_line(exc)}")
+        return
+    if half.error > TOLERANCE:
+        half.fail(f"differs from PyTorch by {half.error:.3g} of the output's scale")
+
+
+def first_line(thing):
+    text = str(thing).strip()
+    return text.splitlines()[0] if text else type(thing).__name__
+
+
+def run_kiln(kiln, arguments):
+    """Runs kiln; returns (exit code, stdout, stderr, seconds). Exit code None if it could not start."""
+    start = time.perf_counter()
+    try:
+        done = subprocess.run([str(kiln), *arguments], capture_output=True, text=True,
+                              timeout=KILN_TIMEOUT_SECONDS)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, "", first_line(exc), time.perf_counter() - start
+    return done.returncode, done.stdout, done.stderr, time.perf_counter() - start
+
+
+def kiln_half(kiln, subject, mutated, workdir):
+    half = Half()
+    half.runs = False
+    output = workdir / f"{subject.name}.kiln.pte"
+    code, stdout, stderr, seconds = run_kiln(kiln, ["lower", str(subject.pt2), "-o", str(output)])
+    if code is None:
+        half.fail(f"could not run {kiln}: {stderr}")
+        return half
+    if code != 0:
+        reason = first_line(stderr or stdout) if (stderr or stdout) else "no message"
+        half.fail(f"kiln lower exited {code}: {reason}")
+        return half
+    half.seconds = seconds
+    if not output.exists():
+        half.fail(f"kiln lower exited 0 but wrote no {output.name}")
+        return half
+    data = output.read_bytes()
+    half.size = len(data)
+    try:
+        half.planned = planned_bytes(data)
+    except Exception as exc:
+        half.fail(f"ExecuTorch's deserializer rejects Kiln's .pte: {first_line(exc)}")
+    check_run(half, data, subject, mutated)
+    return half
+
+
+def warm_up_executorch():
+    """One throwaway lowering, so the first row's time does not include ExecuTorch's imports and
+    first-call setup."""
+    from executorch.exir import to_edge
+
+    class Add(torch.nn.Module):
+        def forward(self, x):
+            return x + 1
+
+    to_edge(torch.export.export(Add(), (torch.ones(2),))).to_executorch()
+
+
+def et_half(subject, mutated, workdir):
+    from executorch.exir import to_edge
+
+    half = Half()
+    half.runs = False
+    try:
+        program = torch.export.load(subject.pt2)
+        start = time.perf_counter()
+        data = to_edge(program).to_executorch().buffer
+        half.seconds = time.perf_counter() - start
+    except Exception as exc:
+        half.fail(f"ExecuTorch cannot lower it: {first_line(exc)}")
+        return half, None
+    path = workdir / f"{subject.name}.et.pte"
+    path.write_bytes(data)
+    half.size, half.planned = len(data), planned_bytes(data)
+    check_run(half, data, subject, mutated)
+    return half, path
+
+
+def kiln_inspects(kiln, et_pte, kiln_result):
+    """Runs `kiln inspect` on ExecuTorch's file; a non-zero exit is a failure of Kiln's half."""
+    code, stdout, stderr, _ = run_kiln(kiln, ["inspect", str(et_pte)])
+    if code != 0:
+        kiln_result.fail(f"kiln inspect ET.pte exited {code}: "
+                         f"{first_line(stderr or stdout) if (stderr or stdout) else 'no message'}")
+    return code == 0
+
+
+# ---------------------------------------------------------------- report
+
+
+def kb(size):
+    return "-" if size is None else f"{size / 1024:.1f} KB"
+
+
+def ms(seconds):
+    return "-" if seconds is None else f"{seconds * 1000:.0f} ms"
+
+
+def ratio(kiln, et):
+    return "-" if kiln is None or et is None or et == 0 else f"{kiln / et:.2f}x"
+
+
+def count(value):
+    return "-" if value is None else f"{value:,}"
+
+
+def err(value):
+    return "-" if value is None else f"{value:.1e}"
+
+
+def yes_no(value):
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def table_row(name, kiln, et, inspect):
+    status = "ok" if kiln.failure is None and et.failure is None else "FAIL"
+    return (f"| {name} | {kb(kiln.size)} / {kb(et.size)} "
+            f"| {count(kiln.planned)} / {count(et.planned)} "
+            f"| {ms(kiln.seconds)} / {ms(et.seconds)} ({ratio(kiln.seconds, et.seconds)}) "
+            f"| {yes_no(kiln.runs)} / {yes_no(et.runs)} "
+            f"| {err(kiln.error)} / {err(et.error)} | {yes_no(inspect)} | {status} |")
+
+
+HEADER = ("| model | .pte size Kiln / ET | planned bytes Kiln / ET | lowering time Kiln / ET (ratio) "
+          "| runs on ExecuTorch Kiln / ET | max error Kiln / ET | kiln inspect ET.pte | status |\n"
+          "|---|---|---|---|---|---|---|---|")
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(
+        description="Lower Kiln's fixtures, ResNet-18, MobileNetV2 and a buffer-mutating model with "
+                    "`kiln lower` and with ExecuTorch, run both .pte files on ExecuTorch's runtime, "
+                    "compare with PyTorch, and print a markdown table. Exits 1 if any row fails.")
+    parser.add_argument("--kiln", default=str(ROOT / "build" / "bin" / "kiln"),
+                        help="the kiln binary (default: build/bin/kiln)")
+    parser.add_argument("--only", default="",
+                        help="comma-separated names to run: a fixture name (both IR levels), "
+                             "resnet18, mobilenet_v2 or shift_register")
+    parser.add_argument("--skip-kiln", action="store_true",
+                        help="run only ExecuTorch's half (the exit status then reflects it alone)")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="write the .pt2 and .pte files here instead of a temporary directory")
+    return parser.parse_args()
+
+
+def selected(subjects, only):
+    names = {name for name in only.split(",") if name}
+    chosen = [(name, make) for name, make in subjects if not names or name in names]
+    unknown = names - {name for name, _ in subjects}
+    if unknown:
+        raise SystemExit(f"--only: no subject named {', '.join(sorted(unknown))} "
+                         f"(known: {', '.join(sorted({n for n, _ in subjects}))})")
+    return chosen
+
+
+def run_all(arguments, workdir):
+    subjects = selected(list(fixture_subjects()) + list(built_subjects(workdir)), arguments.only)
+    warm_up_executorch()
+    rows, failures = [], []
+    for _, make in subjects:
+        subject = make()
+        print(f"... {subject.name}", file=sys.stderr, flush=True)
+        mutated = mutated_user_inputs(subject.pt2)
+        kiln = Half() if arguments.skip_kiln else kiln_half(arguments.kiln, subject, mutated, workdir)
+        et, et_pte = et_half(subject, mutated, workdir)
+        inspect = None
+        if et_pte is not None and not arguments.skip_kiln:
+            inspect = kiln_inspects(arguments.kiln, et_pte, kiln)
+        rows.append(table_row(subject.name, kiln, et, inspect))
+        failures += [f"- {subject.name}: Kiln: {kiln.failure}"] if kiln.failure else []
+        failures += [f"- {subject.name}: ET: {et.failure}"] if et.failure else []
+    return rows, failures
+
+
+def main():
+    arguments = parse_arguments()
+    with tempfile.TemporaryDirectory(prefix="kiln-interop-") as temporary:
+        workdir = pathlib.Path(arguments.keep or temporary)
+        workdir.mkdir(parents=True, exist_ok=True)
+        rows, failures = run_all(arguments, workdir)
+    print(HEADER)
+    print("\n".join(rows))
+    if failures:
+        print(f"\n{len(failures)} failure(s):")
+        print("\n".join(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
