@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "aot/emit/pte_reader.h"
 #include "aot/interpreter/interpreter.h"
 #include "cli.h"
 #include "models/conv_relu_tan.h"
@@ -12,19 +13,22 @@ namespace kiln::cli {
 
 namespace {
 
-constexpr const char* kDemoUsage = R"(Usage: kiln demo [--batch N] [--size N] [--seed N] [--quiet]
+constexpr const char* kDemoUsage = R"(Usage: kiln demo [--batch N] [--size N] [--seed N] [--quiet] [-o PATH]
 
 Builds ConvReLUTanModel (conv 3->16, relu, conv 16->32, relu, tan) with the C++
 graph builder, prints the program, runs it through the reference interpreter on
 the portable kernels, and prints the output's shape, a checksum and the time;
 then lowers it to BackendWithDelegateMappingDemo and prints the blob and the
-delegate debug-handle map.
+delegate debug-handle map; then lowers it to a .pte program (out variants,
+memory plan, ExecuTorch's format), reads the bytes back and prints the
+program's summary and its memory plan.
 
 Options:
   --batch N   batch size of the input (default 4)
   --size N    height and width of the input (default 64)
   --seed N    seed of the weights and the input (default 0)
   --quiet     do not print the program
+  -o PATH     also write the .pte program to PATH
 )";
 
 }  // namespace
@@ -32,6 +36,7 @@ Options:
 int run_demo(Args args) {
   models::ConvReLUTanOptions options;
   bool quiet = false;
+  std::string output;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -45,6 +50,8 @@ int run_demo(Args args) {
       options.seed = static_cast<uint64_t>(parse_integer(arg, args.value(arg), 0, INT64_MAX));
     } else if (arg == "--quiet") {
       quiet = true;
+    } else if (arg == "-o" || arg == "--output") {
+      output = args.value(arg);
     } else {
       args.unknown(arg);
     }
@@ -70,6 +77,16 @@ int run_demo(Args args) {
   std::printf("checksum: sum=%.6f abs_sum=%.6f\n", sum, abs_sum);
   std::printf("time:     %.2f ms (reference interpreter, portable kernels, 1 run)\n", elapsed);
   print_delegation_demo(program);
+
+  const aot::ExecutorchProgram lowered = aot::to_executorch(program);
+  const aot::pte::PteFile file = aot::pte::read_pte(lowered.buffer);
+  std::printf("lowered to .pte: %zu bytes, %zu segments, read back: %zu instructions\n", file.bytes.size(),
+              file.program->segments.size(), file.program->execution_plan.at(0)->chains.at(0)->instructions.size());
+  if (!output.empty()) {
+    aot::pte::write_file_atomically(output, lowered.buffer);
+    std::printf("wrote %s\n", output.c_str());
+  }
+  print_executorch_program(lowered, /*print_memory=*/true);
   return 0;
 }
 

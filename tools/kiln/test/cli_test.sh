@@ -48,7 +48,7 @@ expect "help lists inspect and run" 0 "inspect    print a .pt2 program" -- help
 
 # inspect
 expect "inspect help" 0 "Usage: kiln inspect MODEL.pt2" -- inspect --help
-expect "inspect needs a file" 2 "'kiln inspect' needs a .pt2 file" -- inspect
+expect "inspect needs a file" 2 "'kiln inspect' needs a .pt2 or .pte file" -- inspect
 expect "inspect prints the graph" 0 "torch.ops.aten.convolution.default(x, p_conv_layer_conv1_weight" -- inspect "$fixtures/conv_relu_tan/model.core.pt2"
 expect "inspect prints range constraints" 0 "Range constraints: {s77: VR[1, 8]}" -- inspect "$fixtures/dynamic_batch/model.pt2"
 expect "inspect shows tied weights" 0 "(shares storage with decoder.weight)" -- inspect "$fixtures/tied_weights/model.pt2"
@@ -71,10 +71,10 @@ expect "run inputs not an npz" 1 "not a zip archive" -- run "$fixtures/mlp/model
 
 # lower
 expect "help lists lower" 0 "lower      split a .pt2 program across backends" -- help
-expect "lower help" 0 "Usage: kiln lower MODEL.pt2 --backend NAME[,NAME...]" -- lower --help
+expect "lower help" 0 "Usage: kiln lower MODEL.pt2 [--backend NAME[,NAME...]] [-o MODEL.pte]" -- lower --help
 expect "lower help lists the backends" 0 "Registered backends: BackendWithDelegateMappingDemo, DemoBackend" -- lower --help
 expect "lower needs a file" 2 "'kiln lower' needs a .pt2 file" -- lower --backend DemoBackend
-expect "lower needs a backend" 2 "'kiln lower' needs --backend NAME[,NAME...]" -- lower "$fixtures/mlp/model.core.pt2"
+expect "lower needs something to do" 2 "'kiln lower' needs --backend NAME[,NAME...], -o FILE.pte or --print-memory" -- lower "$fixtures/mlp/model.core.pt2"
 expect "lower an unknown backend" 2 "unknown backend 'Nope' (registered backends: BackendWithDelegateMappingDemo, DemoBackend)" -- lower "$fixtures/mlp/model.core.pt2" --backend DemoBackend,Nope
 expect "lower an empty backend name" 2 "--backend has an empty name in 'DemoBackend,'" -- lower "$fixtures/mlp/model.core.pt2" --backend DemoBackend,
 expect "lower a missing file" 1 "nonexistent.pt2: cannot open" -- lower "$scratch/nonexistent.pt2" --backend DemoBackend
@@ -88,6 +88,28 @@ expect "lower --print shows the delegate call" 0 "torch.ops.higher_order.executo
 expect "lower the training IR (decomposed first)" 0 "Lowered $fixtures/small_cnn/model.pt2 to DemoBackend: 2 delegates" -- lower "$fixtures/small_cnn/model.pt2" --backend DemoBackend
 expect "demo prints the delegate mapping" 0 "debug handle map: {0: (1, 2), 1: (3, 4), 2: (5,), 3: (5,), 4: (5,)}" -- demo --batch 1 --size 4 --quiet
 expect "demo prints the delegate blob" 0 "blob:             5#conv_relu_op,0,conv_relu_op,1,sin_decomp_from_tan,2," -- demo --batch 1 --size 4 --quiet
+# lower -o: .pte programs, and inspect on them
+expect "lower writes a .pte" 0 "Wrote $scratch/mlp.pte" -- lower "$fixtures/mlp/model.core.pt2" -o "$scratch/mlp.pte"
+expect "inspect reads Kiln's .pte" 0 "aten::addmm.out" -- inspect "$scratch/mlp.pte"
+expect "inspect shows the memory plan" 0 "memory plan: 1 arenas: arena 1 = " -- inspect "$scratch/mlp.pte"
+expect "inspect reads ExecuTorch's .pte" 0 "0: aten::convolution.out" -- inspect "$fixtures/pte/small_conv_net.pte"
+expect "inspect caps the values" 0 "... 1 more" -- inspect "$fixtures/pte/add.pte" --values 3
+expect "lower a delegated program to .pte" 0 "1 delegates" -- lower "$fixtures/conv_relu_tan/model.core.pt2" --backend BackendWithDelegateMappingDemo -o "$scratch/seed.pte"
+expect "inspect shows the delegate" 0 "#0 'BackendWithDelegateMappingDemo', blob" -- inspect "$scratch/seed.pte"
+expect "lower --print-memory" 0 "peak" -- lower "$fixtures/small_cnn/model.pt2" --print-memory
+expect "lower to an unwritable path" 1 "cannot write '$scratch/no/such/dir/x.pte'" -- lower "$fixtures/mlp/model.core.pt2" -o "$scratch/no/such/dir/x.pte"
+expect "lower a bad alignment" 2 "--segment-alignment must be a power of two, got 100" -- lower "$fixtures/mlp/model.core.pt2" -o "$scratch/x.pte" --segment-alignment 100
+mkdir -p "$scratch/a_directory"
+expect "lower onto a directory" 1 "cannot write '$scratch/a_directory'" -- lower "$fixtures/mlp/model.core.pt2" -o "$scratch/a_directory"
+if ls "$scratch"/*.tmp-* >/dev/null 2>&1; then
+  echo "FAIL a failed lower left a file behind"; failures=$((failures + 1))
+else
+  passes=$((passes + 1))
+fi
+head -c 200 "$scratch/mlp.pte" > "$scratch/truncated.pte"
+expect "inspect a truncated .pte" 1 "fails verification" -- inspect "$scratch/truncated.pte"
+expect "demo writes and prints the memory plan" 0 "arena 1:" -- demo --batch 1 --size 4 --quiet
+
 # ops
 expect "help lists ops" 0 "ops        list the ops Kiln knows" -- help
 expect "ops help" 0 "Usage: kiln ops [--markdown]" -- ops --help
