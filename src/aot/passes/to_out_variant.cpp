@@ -141,9 +141,8 @@ void fail_on_missing_out_variants(const Graph& graph) {
     missing += "\n  " + node->name() + ": " + node->target();
   }
   if (count > 0) {
-    throw AotError(std::to_string(count) + " node" + (count == 1 ? "" : "s") +
-                   " call ops that have no out variant (decompose the program first, or give the op a kernel):" +
-                   missing);
+    throw AotError(std::to_string(count) + (count == 1 ? " node calls an op" : " nodes call ops") +
+                   " without an out variant (decompose the program to core ATen first):" + missing);
   }
 }
 
