@@ -142,6 +142,22 @@ Range constraints: {}
   EXPECT_EQ(std::get<HostTensor>(lifted.constants().at("lifted_tensor_0")).describe(), "f32[]");
 }
 
+// A Bool result (a comparison) says nothing of the number's dtype: the
+// literal's own kind does.
+TEST(ScalarToTensorTest, AComparisonTakesTheLiteralsKind) {
+  GraphBuilder b;
+  Node* i = b.input("i", TensorMeta(ScalarType::Int, std::vector<int64_t>{3}));
+  Node* m = b.input("m", TensorMeta(ScalarType::Bool, std::vector<int64_t>{3}));
+  b.output({b.call("aten::eq.Tensor", {i, 2}), b.call("aten::eq.Tensor", {m, true})});
+  const ExportedProgram lifted = after(std::move(b).build(), "scalar_to_tensor", scalar_to_tensor);
+  const HostTensor& two = std::get<HostTensor>(lifted.constants().at("lifted_tensor_0"));
+  EXPECT_EQ(two.describe(), "i64[]");
+  EXPECT_EQ(two.to_doubles(), std::vector<double>{2});
+  const HostTensor& yes = std::get<HostTensor>(lifted.constants().at("lifted_tensor_1"));
+  EXPECT_EQ(yes.describe(), "b8[]");
+  EXPECT_EQ(yes.to_doubles(), std::vector<double>{1});
+}
+
 TEST(WriteBackMutationsTest, CopiesBackBeforeTheOutput) {
   GraphBuilder b;
   Node* x = b.input("x", f32({2}));
