@@ -3,7 +3,8 @@
 // the mutation output then names — ExecuTorch's
 // insert_write_back_for_buffers_pass, so that the emitter writes the kernel
 // call ExecuTorch writes. An output that is the target placeholder itself
-// (nothing changed it) needs no copy. See memory_ops.h for the whole contract.
+// (nothing changed it), or already its copy_, needs no copy. See memory_ops.h
+// for the whole contract.
 #include "aot/ir/error.h"
 #include "aot/ir/memory_ops.h"
 #include "aot/passes/lowering.h"
@@ -43,7 +44,8 @@ bool write_back_mutations(ExportedProgram& program) {
                      ", not a tensor");
     }
     Node* value = values[i].node();
-    if (value == target) continue;
+    const bool written_back = value->target() == kCopyInPlace && value->args().at(0) == Argument(target);
+    if (value == target || written_back) continue;
     graph.set_insert_point(output);
     Node* copy = graph.call_function(kCopyInPlace, {target, value}, {}, "copy_");
     graph.set_insert_point(nullptr);

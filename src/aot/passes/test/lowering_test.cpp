@@ -282,6 +282,7 @@ Range constraints: {}
 )golden");
   EXPECT_TRUE(is_executable_form(lowered));
   EXPECT_FALSE(is_executable_form(program));
+  EXPECT_EQ(lower_to_executable(lowered).to_string(), lowered.to_string());  // nothing left to decide
 }
 
 // Every node a pass creates or rewrites keeps the debug handle, stack trace
