@@ -100,15 +100,6 @@ std::string dtype_list(kernels::portable::DtypeSet set) {
   return text;
 }
 
-// The copy a view op runs as ("aten::view_copy" for "aten::view"), as the
-// interpreter and ExecuTorch's edge dialect run it; nullptr for other ops.
-const aot::OpSchema* copy_of_view(const aot::OpSchema& op) {
-  if (op.arguments.empty() || (op.arguments[0].alias != "a" && op.arguments[0].alias != "a -> *")) return nullptr;
-  const aot::OpSchema* copy =
-      aot::find_op_schema(op.name + "_copy." + (op.overload.empty() ? "default" : op.overload));
-  return copy != nullptr && !copy->out_variant.empty() ? copy : nullptr;
-}
-
 std::string runners_of(const aot::OpSchema& out_variant, const std::vector<OpRunner>& runners) {
   std::string names;
   for (const OpRunner& runner : runners) {
@@ -129,12 +120,12 @@ std::vector<OpRow> op_rows() {
     if (!op.out_variant.empty()) {
       if (const auto* kernel = portable_kernel(op.out_variant)) row.dtypes = dtype_list(kernel->dtypes);
       row.runs_on = runners_of(aot::get_op_schema(op.out_variant), runners);
-    } else if (const aot::OpSchema* copy = copy_of_view(op)) {
+    } else if (const aot::OpSchema* copy = aot::view_copy_twin(op)) {
       row.runs_on = "as " + copy->name + ": " + runners_of(aot::get_op_schema(copy->out_variant), runners);
     } else if (op.name == "aten::sym_size") {
-      row.runs_on = "read from the tensor's sizes";
+      row.runs_on = "folded by lowering, or read from the tensor's sizes";
     } else if (op.name == "aten::_assert_tensor_metadata") {
-      row.runs_on = "checked by the interpreter (dtype, sizes)";
+      row.runs_on = "dropped by lowering (remove_graph_asserts)";
     } else {
       row.runs_on = "lowered by decompositions";
     }

@@ -2,9 +2,12 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "aot/interpreter/kernel_call.h"
 #include "aot/ir/error.h"
+#include "aot/ir/memory_ops.h"
+#include "aot/passes/lowering.h"
 #include "aot/ir/schema_binding.h"
 
 namespace kiln::aot {
@@ -206,30 +209,35 @@ NodeValue run_call_delegate(const ExportedProgram& program, const Node& node,
   }
 }
 
-// aten::_assert_tensor_metadata(a, size?, stride?, dtype?, device=, layout=):
-// the check torch.export leaves before `.to(dtype)`. The dtype and sizes are
-// checked (strides, device and layout are not: the interpreter's tensors are
-// contiguous, on the CPU); it has no result.
-NodeValue check_tensor_metadata(const Node& node, const std::vector<Argument>& bound,
-                                const std::function<const NodeValue&(const Node*)>& lookup) {
-  const std::string where = "node '" + node.name() + "'";
-  const HostTensor* input =
-      bound.at(0).is_node() ? std::get_if<HostTensor>(&lookup(bound[0].node()).values.at(0)) : nullptr;
-  if (input == nullptr) throw AotError(where + ": _assert_tensor_metadata needs a tensor");
-  const auto* dtype = bound.size() > 3 ? std::get_if<ScalarType>(&bound[3].value) : nullptr;
-  if (dtype != nullptr && *dtype != input->dtype()) {
-    throw AotError(where + ": expected a tensor of dtype " + std::string(to_string(*dtype)) + ", got " +
-                   input->describe());
+// memory.alloc: a new tensor of the alloc's meta, its symbolic sizes bound.
+NodeValue allocate(const Node& node, const SymbolBindings& bindings) {
+  const auto* meta = std::get_if<TensorMeta>(&node.meta.val);
+  if (meta == nullptr) throw AotError("node '" + node.name() + "' (memory.alloc) has no tensor meta");
+  try {
+    return NodeValue{{HostTensor::zeros(meta->dtype, meta->concrete_sizes(bindings))}, false};
+  } catch (const AotError& error) {
+    throw AotError("node '" + node.name() + "' (memory.alloc): cannot size " + meta->to_string() + ": " + error.what());
   }
-  if (bound.size() > 1 && bound[1].is_list()) {
-    const ArgumentList& sizes = bound[1].list();
-    bool same = sizes.size() == input->rank();
-    for (size_t d = 0; same && d < sizes.size(); ++d) {
-      same = !sizes[d].is_int() || sizes[d].to_int() == input->sizes()[d];
-    }
-    if (!same) throw AotError(where + ": the tensor's sizes differ from the asserted ones: got " + input->describe());
+}
+
+// aten::copy_.default(target, value): a mutation written back into the
+// buffer's or input's own tensor, which is also its result.
+NodeValue write_mutation_back(const Node& node, const std::function<const NodeValue&(const Node*)>& lookup) {
+  const std::string where = "node '" + node.name() + "' (" + node.target() + ")";
+  const HostTensor* target = nullptr;
+  const HostTensor* value = nullptr;
+  if (node.args().size() == 2 && node.args()[0].is_node() && node.args()[1].is_node()) {
+    target = std::get_if<HostTensor>(&lookup(node.args()[0].node()).values.at(0));
+    value = std::get_if<HostTensor>(&lookup(node.args()[1].node()).values.at(0));
   }
-  return NodeValue{{}, false};
+  if (target == nullptr || value == nullptr) throw AotError(where + ": copy_ needs two tensors");
+  HostTensor written = *target;  // shares the target's storage
+  try {
+    written.copy_from(*value);
+  } catch (const AotError& error) {
+    throw AotError(where + ": " + error.what());
+  }
+  return NodeValue{{written}, false};
 }
 
 // Runs one call_function node on the values of its inputs.
@@ -248,8 +256,10 @@ NodeValue run_node(const ExportedProgram& program, const Node& node,
     }
     return NodeValue{{source.values[static_cast<size_t>(index)]}, false};
   }
-  const auto bound = bind_node_arguments(node);
-  if (node.target() == "aten::sym_size.int") {
+  if (node.target() == kMemoryAlloc) return allocate(node, bindings);
+  if (node.target() == kCopyInPlace) return write_mutation_back(node, lookup);
+  if (node.target() == kSymSize) {
+    const auto bound = bind_node_arguments(node);
     const HostTensor* input = bound.at(0).is_node() ? std::get_if<HostTensor>(&lookup(bound[0].node()).values.at(0)) : nullptr;
     if (input == nullptr || !bound.at(1).is_int()) throw AotError(where + ": sym_size needs a tensor and a dim");
     int64_t dim = bound[1].to_int();
@@ -258,14 +268,12 @@ NodeValue run_node(const ExportedProgram& program, const Node& node,
     if (dim < 0 || dim >= rank) throw AotError(where + ": dim " + std::to_string(bound[1].to_int()) + " is out of range");
     return NodeValue{{input->sizes()[static_cast<size_t>(dim)]}, false};
   }
-  if (node.target() == "aten::_assert_tensor_metadata.default") return check_tensor_metadata(node, bound, lookup);
-  return call_out_variant_kernel(node, bound, lookup, bindings);
+  return call_out_variant_kernel(node, lookup);
 }
 
-}  // namespace
-
-std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
-                             const SymbolBindings& bindings) {
+// Runs a program in executable form (memory_ops.h).
+std::vector<Value> run_executable_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
+                                        const SymbolBindings& bindings) {
   std::map<const Node*, NodeValue> values;
   auto lookup = [&values](const Node* node) -> const NodeValue& {
     auto it = values.find(node);
@@ -311,6 +319,44 @@ std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<V
   return outputs;
 }
 
+// The program in executable form: `program` itself, or a lowered copy that
+// shares its weights, constants and module attributes, so that write-backs
+// into them reach `program`'s own tensors.
+struct Executable {
+  explicit Executable(const ExportedProgram& program) {
+    if (!is_executable_form(program)) lowered.emplace(lower_to_executable(program));
+    form = lowered ? &*lowered : &program;
+  }
+  std::optional<ExportedProgram> lowered;
+  const ExportedProgram* form;
+};
+
+}  // namespace
+
+std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
+                             const SymbolBindings& bindings) {
+  const Executable executable(program);
+  if (!executable.lowered) return run_executable_graph(program, graph_inputs, bindings);
+  // Lowering adds placeholders (lifted numbers) but renames none: inputs go
+  // by placeholder name, the new constants come from the lowered program.
+  const auto placeholders = program.graph().placeholders();
+  std::map<std::string, const Value*> by_name;
+  for (size_t i = 0; i < placeholders.size() && i < graph_inputs.size(); ++i) by_name[placeholders[i]->name()] = &graph_inputs[i];
+  const ExportedProgram& lowered = *executable.lowered;
+  const auto lowered_placeholders = lowered.graph().placeholders();
+  std::vector<Value> inputs;
+  for (size_t i = 0; i < lowered_placeholders.size(); ++i) {
+    if (auto it = by_name.find(lowered_placeholders[i]->name()); it != by_name.end()) {
+      inputs.push_back(*it->second);
+    } else if (const HostTensor* tensor = lowered.find_lifted_tensor(lowered.graph_signature().input_specs.at(i))) {
+      inputs.emplace_back(*tensor);
+    } else {
+      throw AotError("placeholder '" + lowered_placeholders[i]->name() + "' of the lowered program has no value");
+    }
+  }
+  return run_executable_graph(lowered, inputs, bindings);
+}
+
 namespace {
 
 HostTensor& lifted_tensor(ExportedProgram& program, const InputSpec& spec) {
@@ -322,40 +368,16 @@ HostTensor& lifted_tensor(ExportedProgram& program, const InputSpec& spec) {
   return *tensor;
 }
 
-const HostTensor& tensor_result(const Value& value, const OutputSpec& spec) {
-  const auto* tensor = std::get_if<HostTensor>(&value);
-  if (tensor == nullptr) {
-    throw AotError(to_string(spec.kind) + " output '" + spec.arg.name + "' is " + describe(value) + ", not a tensor");
-  }
-  return *tensor;
-}
-
-// Writes buffer and user-input mutations back and returns the user outputs
-// (tokens dropped), in output-spec order.
-std::vector<Value> write_back(ExportedProgram& program, std::vector<Value>& results, std::vector<FlatLeaf>& leaves,
-                              const std::map<std::string, size_t>& user_input_index) {
+// The user outputs (tokens dropped), in output-spec order. Mutations need no
+// write-back here: the graph's copy_ nodes wrote them into the buffers' and
+// inputs' own tensors.
+std::vector<Value> user_outputs_of(const ExportedProgram& program, std::vector<Value>& results) {
   const auto& output_specs = program.graph_signature().output_specs;
   std::vector<Value> user_outputs;
   for (size_t i = 0; i < output_specs.size(); ++i) {
-    const OutputSpec& spec = output_specs[i];
-    switch (spec.kind) {
-      case OutputKind::BufferMutation: {
-        const InputSpec* buffer = nullptr;
-        for (const InputSpec& input : program.graph_signature().input_specs) {
-          if (input.kind == InputKind::Buffer && input.target == spec.target) buffer = &input;
-        }
-        if (buffer == nullptr) throw AotError("output mutates unknown buffer '" + spec.target + "'");
-        lifted_tensor(program, *buffer).copy_from(tensor_result(results[i], spec));
-        break;
-      }
-      case OutputKind::UserInputMutation: {
-        auto it = user_input_index.find(spec.target);
-        if (it == user_input_index.end()) throw AotError("output mutates unknown user input '" + spec.target + "'");
-        auto* tensor = std::get_if<HostTensor>(&leaves[it->second].value);
-        if (tensor == nullptr) throw AotError("output mutates '" + spec.target + "', which is not a tensor");
-        tensor->copy_from(tensor_result(results[i], spec));
-        break;
-      }
+    switch (output_specs[i].kind) {
+      case OutputKind::BufferMutation:
+      case OutputKind::UserInputMutation:
       case OutputKind::Token:
         break;
       default:
@@ -371,10 +393,13 @@ std::vector<Value> run_delegated_program(const ExportedProgram& delegated, const
   std::vector<FlatLeaf> leaves;
   for (size_t i = 0; i < inputs.size(); ++i) leaves.push_back({"[0][" + std::to_string(i) + "]", inputs[i]});
   const SymbolBindings bindings = check_user_inputs(delegated, leaves);
-  const GraphSignature& signature = delegated.graph_signature();
+  // The delegate owns its mutable buffers: the lowered program's copy_ nodes
+  // write their new values into storage the delegate's state dict shares.
+  const Executable executable(delegated);
+  const ExportedProgram& program = *executable.form;
   std::vector<Value> graph_inputs;
   size_t next_input = 0;
-  for (const InputSpec& spec : signature.input_specs) {
+  for (const InputSpec& spec : program.graph_signature().input_specs) {
     switch (spec.kind) {
       case InputKind::UserInput:
         graph_inputs.push_back(inputs[next_input++]);
@@ -382,7 +407,7 @@ std::vector<Value> run_delegated_program(const ExportedProgram& delegated, const
       case InputKind::Parameter:
       case InputKind::Buffer:
       case InputKind::ConstantTensor: {
-        const HostTensor* tensor = delegated.find_lifted_tensor(spec);
+        const HostTensor* tensor = program.find_lifted_tensor(spec);
         if (tensor == nullptr) throw AotError(to_string(spec.kind) + " '" + spec.target + "' has no tensor");
         graph_inputs.emplace_back(*tensor);
         break;
@@ -394,22 +419,9 @@ std::vector<Value> run_delegated_program(const ExportedProgram& delegated, const
         break;
     }
   }
-  std::vector<Value> results = run_graph(delegated, graph_inputs, bindings);
-  // The delegate owns its mutable buffers: it writes their new values itself
-  // (into storage the program's state dict shares).
-  for (size_t i = 0; i < signature.output_specs.size(); ++i) {
-    const OutputSpec& spec = signature.output_specs[i];
-    if (spec.kind != OutputKind::BufferMutation) continue;
-    const HostTensor* buffer = nullptr;
-    for (const InputSpec& input : signature.input_specs) {
-      if (input.kind == InputKind::Buffer && input.target == spec.target) buffer = delegated.find_lifted_tensor(input);
-    }
-    if (buffer == nullptr) throw AotError("output mutates unknown buffer '" + spec.target + "'");
-    HostTensor shared = *buffer;
-    shared.copy_from(tensor_result(results[i], spec));
-  }
+  std::vector<Value> results = run_executable_graph(program, graph_inputs, bindings);
   std::vector<Value> returned;
-  for (size_t index : delegate_call_output_indices(delegated)) returned.push_back(std::move(results[index]));
+  for (size_t index : delegate_call_output_indices(program)) returned.push_back(std::move(results[index]));
   return returned;
 }
 
@@ -429,20 +441,21 @@ PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& 
   }
   const SymbolBindings bindings = check_user_inputs(program, leaves);
 
-  const auto& specs = program.graph_signature().input_specs;
+  // Buffers written back land in `program`'s state dict and constants, whose
+  // tensors the lowered copy shares.
+  Executable executable(program);
+  ExportedProgram& lowered = executable.lowered ? *executable.lowered : program;
   std::vector<Value> graph_inputs;
-  std::map<std::string, size_t> user_input_index;  // placeholder name -> leaf index
   size_t next_leaf = 0;
-  for (const InputSpec& spec : specs) {
+  for (const InputSpec& spec : lowered.graph_signature().input_specs) {
     switch (spec.kind) {
       case InputKind::UserInput:
-        user_input_index[spec.arg.name] = next_leaf;
         graph_inputs.push_back(leaves[next_leaf++].value);
         break;
       case InputKind::Parameter:
       case InputKind::Buffer:
       case InputKind::ConstantTensor:
-        graph_inputs.emplace_back(lifted_tensor(program, spec));
+        graph_inputs.emplace_back(lifted_tensor(lowered, spec));
         break;
       case InputKind::CustomObj:
         throw AotError("input '" + spec.arg.name + "' is a custom object, which the interpreter cannot pass");
@@ -452,8 +465,8 @@ PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& 
     }
   }
 
-  std::vector<Value> results = run_graph(program, graph_inputs, bindings);
-  std::vector<Value> user_outputs = write_back(program, results, leaves, user_input_index);
+  std::vector<Value> results = run_executable_graph(lowered, graph_inputs, bindings);
+  std::vector<Value> user_outputs = user_outputs_of(lowered, results);
   if (const TreeSpec* out_spec = program.out_spec()) return tree_unflatten(user_outputs, *out_spec);
   std::vector<PyTree> items;
   for (Value& value : user_outputs) items.push_back(PyTree::make_leaf(std::move(value)));

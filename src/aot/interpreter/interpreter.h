@@ -1,7 +1,10 @@
-// The reference interpreter: runs an ExportedProgram node by node on the
-// portable kernels (the same kernels the runtime uses, called through the
-// boxed calling convention), and calls a program the way torch calls
-// `exported_program.module()(*args, **kwargs)`. A delegate call runs the
+// The reference interpreter: runs a program in the executable form of
+// aot/ir/memory_ops.h node by node on the portable kernels (the same kernels
+// the runtime uses, called through the boxed calling convention), and calls a
+// program the way torch calls `exported_program.module()(*args, **kwargs)`.
+// It makes no lowering decision: a program not yet in executable form is
+// first lowered by lower_to_executable (aot/passes/lowering.h), on a copy that
+// shares its weights, so that buffer write-backs still reach its state dict. A delegate call runs the
 // lowered module's own program, so every lowering can be checked against the
 // program it came from before any backend runtime exists.
 #pragma once
@@ -22,6 +25,8 @@ SymbolBindings check_user_inputs(const ExportedProgram& program, const std::vect
 
 /// Runs the graph on one value per placeholder, in placeholder order, and
 /// returns one value per output. `bindings` gives the sizes of symbols.
+/// Lowers the program first if it is not in executable form (the constants
+/// lowering lifts are passed from the lowered program).
 /// Throws AotError naming the node whose op fails or has no kernel.
 std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
                              const SymbolBindings& bindings);

@@ -5,7 +5,10 @@
 #include <limits>
 #include <memory>
 
+#include "aot/ir/c10_enums.h"
 #include "aot/ir/error.h"
+#include "aot/ir/memory_ops.h"
+#include "aot/ir/schema_binding.h"
 #include "kernels/portable/register.h"
 #include "runtime/core/evalue.h"
 #include "runtime/kernel/operator_registry.h"
@@ -101,40 +104,14 @@ class CallFrame {
   std::deque<runtime::BoxedEvalueList<std::optional<runtime::Tensor>>> optional_tensor_lists_;
 };
 
-// Kernels see enums as c10 numbers them, which differ from the .pt2 schema's.
-int64_t c10_memory_format(MemoryFormat format) {
-  switch (format) {
-    case MemoryFormat::Contiguous: return 0;
-    case MemoryFormat::Preserve: return 1;
-    case MemoryFormat::ChannelsLast: return 2;
-    case MemoryFormat::ChannelsLast3d: return 3;
-    case MemoryFormat::Unknown: break;
-  }
-  return -1;
-}
-
-int64_t c10_layout(Layout layout) {
-  switch (layout) {
-    case Layout::Strided: return 0;
-    case Layout::SparseCoo: return 1;
-    case Layout::Mkldnn: return 2;
-    case Layout::SparseCsr: return 3;
-    case Layout::SparseCsc: return 4;
-    case Layout::SparseBsr: return 5;
-    case Layout::SparseBsc: return 6;
-    case Layout::Unknown: break;
-  }
-  return -1;
-}
-
 // Boxes the non-node, non-list alternatives of an Argument.
 struct ScalarBoxer {
   EValue operator()(int64_t v) const { return EValue(v); }
   EValue operator()(double v) const { return EValue(v); }
   EValue operator()(bool v) const { return EValue(v); }
-  EValue operator()(ScalarType v) const { return EValue(static_cast<int64_t>(v)); }
-  EValue operator()(MemoryFormat v) const { return EValue(c10_memory_format(v)); }
-  EValue operator()(Layout v) const { return EValue(c10_layout(v)); }
+  EValue operator()(ScalarType v) const { return EValue(c10_scalar_type(v)); }
+  EValue operator()(MemoryFormat v) const { return EValue(c10_memory_format(v).value_or(-1)); }
+  EValue operator()(Layout v) const { return EValue(c10_layout(v).value_or(-1)); }
   EValue operator()(const std::string& v) const { return EValue(v.data(), v.size()); }
   template <typename T>
   EValue operator()(const T&) const {
@@ -150,16 +127,14 @@ SchemaType item_type(SchemaType::Kind kind) {
 
 class Boxer {
  public:
-  /// `result_dtype`: the dtype of the node's result, which a Python number
-  /// passed where the schema wants a Tensor takes (see wrapped_scalar).
-  Boxer(CallFrame& frame, const std::function<const NodeValue&(const Node*)>& lookup,
-        std::optional<ScalarType> result_dtype)
-      : frame_(frame), lookup_(lookup), result_dtype_(result_dtype) {}
+  Boxer(CallFrame& frame, const std::function<const NodeValue&(const Node*)>& lookup)
+      : frame_(frame), lookup_(lookup) {}
 
   EValue box(const Argument& arg, const SchemaType& type, const std::string& name) {
     if (arg.is_none()) return EValue();
     if (type.kind == SchemaType::Kind::Tensor && !type.is_list && (arg.is_int() || arg.is_double() || arg.is_bool())) {
-      return EValue(frame_.tensor(wrapped_scalar(arg)));
+      throw AotError(frame_.where() + ": argument '" + name + "' is the number " + to_string(arg) +
+                     " where a tensor goes (scalar_to_tensor lifts it; lower the program first)");
     }
     if (arg.is_list()) return box_list(arg.list(), type, name);
     if (arg.is_node()) return box_value(node_value(arg.node(), name), name);
@@ -218,104 +193,61 @@ class Boxer {
     return frame_.boxed_list<int64_t>(std::move(boxed));
   }
 
-  // A number passed for a Tensor argument (x * 2) becomes a 0-dim tensor.
-  // PyTorch lets such "wrapped numbers" take part in type promotion without
-  // widening the tensor's dtype; giving the number the result's dtype has the
-  // same effect for arithmetic.
-  HostTensor wrapped_scalar(const Argument& arg) const {
-    ScalarType dtype = arg.is_double() ? ScalarType::Float : arg.is_bool() ? ScalarType::Bool : ScalarType::Long;
-    if (result_dtype_ && *result_dtype_ != ScalarType::Bool) dtype = *result_dtype_;
-    HostTensor tensor = HostTensor::zeros(dtype, {});
-    const double value = arg.is_double() ? arg.to_double() : arg.is_int() ? static_cast<double>(arg.to_int()) : arg.to_bool();
-    switch (dtype) {
-      case ScalarType::Float: *tensor.data<float>() = static_cast<float>(value); break;
-      case ScalarType::Double: *tensor.data<double>() = value; break;
-      case ScalarType::Long: *tensor.data<int64_t>() = arg.is_int() ? arg.to_int() : static_cast<int64_t>(value); break;
-      case ScalarType::Int: *tensor.data<int32_t>() = static_cast<int32_t>(value); break;
-      case ScalarType::Bool: *tensor.data<bool>() = value != 0; break;
-      default: throw AotError(frame_.where() + ": cannot pass the number " + to_string(arg) + " as a " + runtime::to_string(dtype) + " tensor");
-    }
-    return tensor;
-  }
-
   CallFrame& frame_;
   const std::function<const NodeValue&(const Node*)>& lookup_;
-  std::optional<ScalarType> result_dtype_;
 };
 
-std::vector<HostTensor> allocate_outputs(const Node& node, const SymbolBindings& bindings) {
-  std::vector<TensorMeta> metas;
-  if (const auto* one = std::get_if<TensorMeta>(&node.meta.val)) metas.push_back(*one);
-  else if (const auto* many = std::get_if<std::vector<TensorMeta>>(&node.meta.val)) metas = *many;
-  else throw AotError("node '" + node.name() + "' has no tensor meta to size its output");
-  std::vector<HostTensor> outputs;
-  for (const TensorMeta& meta : metas) {
-    try {
-      outputs.push_back(HostTensor::zeros(meta.dtype, meta.concrete_sizes(bindings)));
-    } catch (const AotError& error) {
-      throw AotError("node '" + node.name() + "': cannot size output " + meta.to_string() + ": " + error.what());
-    }
-  }
-  return outputs;
-}
-
-// A view op ("aten::permute.default") runs as its functional copy
-// ("aten::permute_copy.default"), named by PyTorch's convention, as
-// ExecuTorch's edge dialect does; other ops run as themselves.
-const OpSchema& runnable_schema(const OpSchema& schema) {
-  // "a" for one view, "a -> *" for a list of views (split_with_sizes).
-  if (!schema.out_variant.empty() || schema.arguments.empty() ||
-      (schema.arguments[0].alias != "a" && schema.arguments[0].alias != "a -> *")) {
-    return schema;
-  }
-  const std::string name = schema.name + "_copy." + (schema.overload.empty() ? "default" : schema.overload);
-  const OpSchema* copy = find_op_schema(name);
-  return copy != nullptr && !copy->out_variant.empty() ? *copy : schema;
+// The tensors of the allocs an out argument names (one, or a list).
+std::vector<HostTensor> out_tensors(const Argument& out, const std::string& name, CallFrame& frame,
+                                    const std::function<const NodeValue&(const Node*)>& lookup) {
+  std::vector<HostTensor> tensors;
+  bool all_allocs = out.is_node() || out.is_list();
+  for_each_node(out, [&](const Node* alloc) {
+    all_allocs = all_allocs && alloc->target() == kMemoryAlloc;
+    const NodeValue& value = lookup(alloc);
+    const auto* tensor = value.values.size() == 1 ? std::get_if<HostTensor>(&value.values[0]) : nullptr;
+    if (tensor == nullptr) all_allocs = false;
+    else tensors.push_back(*tensor);
+  });
+  if (!all_allocs) throw AotError(frame.where() + ": out argument '" + name + "' must name memory.alloc nodes");
+  return tensors;
 }
 
 }  // namespace
 
-NodeValue call_out_variant_kernel(const Node& node, const std::vector<Argument>& bound_args,
-                                  const std::function<const NodeValue&(const Node*)>& lookup,
-                                  const SymbolBindings& bindings) {
-  const OpSchema& original = get_op_schema(node.target());
-  const OpSchema& schema = runnable_schema(original);
-  const std::string where = "node '" + node.name() + "' (" + schema.qualified_name() + ")";
-  if (schema.out_variant.empty()) {
-    throw AotError(where + ": the op has no out-variant kernel" +
-                   (schema.is_core ? std::string() : " (it is not a core ATen op: decompose the program first)"));
+NodeValue call_out_variant_kernel(const Node& node, const std::function<const NodeValue&(const Node*)>& lookup) {
+  const std::string where = "node '" + node.name() + "' (" + node.target() + ")";
+  const OpSchema& schema = get_op_schema(node.target());
+  if (!schema.is_out_variant()) {
+    throw AotError(where + ": not an out-variant call (the interpreter runs programs lowered by lower_to_executable)");
   }
-  const OpSchema& out_schema = get_op_schema(schema.out_variant);
   (void)kernels::portable::register_portable_kernels();
-  auto kernel = runtime::get_op_function_from_registry(schema.out_variant.c_str());
-  if (!kernel.ok()) throw AotError(where + ": no kernel is registered for '" + schema.out_variant + "'");
+  auto kernel = runtime::get_op_function_from_registry(node.target().c_str());
+  if (!kernel.ok()) throw AotError(where + ": no kernel is registered for '" + node.target() + "'");
 
-  std::vector<HostTensor> outputs = allocate_outputs(node, bindings);
+  const std::vector<Argument> bound = bind_arguments(schema, node.args(), node.kwargs(), where, /*include_out=*/true);
   CallFrame frame(where);
-  std::optional<ScalarType> result_dtype;
-  if (const auto* meta = std::get_if<TensorMeta>(&node.meta.val)) result_dtype = meta->dtype;
-  Boxer boxer(frame, lookup, result_dtype);
+  Boxer boxer(frame, lookup);
   std::vector<EValue*> stack;
   std::vector<EValue*> out_values;
-  size_t next_out = 0;
-  for (const SchemaArgument& param : out_schema.arguments) {
-    if (param.is_out) {
-      if (param.type.is_list) {
-        std::vector<EValue*> items;
-        while (next_out < outputs.size()) items.push_back(frame.add(EValue(frame.tensor(outputs[next_out++]))));
-        out_values.push_back(frame.add(frame.boxed_list<runtime::Tensor>(std::move(items))));
-      } else {
-        if (next_out >= outputs.size()) throw AotError(where + ": meta has fewer outputs than the out-variant");
-        out_values.push_back(frame.add(EValue(frame.tensor(outputs[next_out++]))));
-      }
-      stack.push_back(out_values.back());
+  NodeValue result;
+  result.is_list = std::holds_alternative<std::vector<TensorMeta>>(node.meta.val);
+  for (size_t i = 0; i < schema.arguments.size(); ++i) {
+    const SchemaArgument& param = schema.arguments[i];
+    if (!param.is_out) {
+      stack.push_back(frame.add(boxer.box(bound[i], param.type, param.name)));
       continue;
     }
-    // bound_args follow the node's own op, which may be the view behind `schema`.
-    const SchemaArgument* functional = original.find_argument(param.name);
-    if (functional == nullptr) throw AotError(where + ": out-variant argument '" + param.name + "' has no counterpart");
-    const size_t index = static_cast<size_t>(functional - original.arguments.data());
-    stack.push_back(frame.add(boxer.box(bound_args.at(index), param.type, param.name)));
+    const std::vector<HostTensor> outs = out_tensors(bound[i], param.name, frame, lookup);
+    if (param.type.is_list) {
+      std::vector<EValue*> items;
+      for (const HostTensor& out : outs) items.push_back(frame.add(EValue(frame.tensor(out))));
+      out_values.push_back(frame.add(frame.boxed_list<runtime::Tensor>(std::move(items))));
+    } else {
+      out_values.push_back(frame.add(EValue(frame.tensor(outs.at(0)))));
+    }
+    for (const HostTensor& out : outs) result.values.emplace_back(out);
+    stack.push_back(out_values.back());
   }
   // The return slot, which the kernel may write; pre-filled with the out
   // tensor for single-output ops.
@@ -328,9 +260,6 @@ NodeValue call_out_variant_kernel(const Node& node, const std::vector<Argument>&
     throw AotError(where + ": kernel failed (" + runtime::to_string(context.failure_state()) + ")" +
                    (message.empty() ? "" : ": " + message));
   }
-  NodeValue result;
-  result.is_list = std::holds_alternative<std::vector<TensorMeta>>(node.meta.val);
-  for (HostTensor& output : outputs) result.values.emplace_back(std::move(output));
   return result;
 }
 

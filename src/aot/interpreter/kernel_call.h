@@ -1,7 +1,8 @@
-// Calling one portable kernel from the AOT side: HostTensors and node
-// arguments become runtime EValues (with storage kept alive for the call), the
-// out tensors are allocated from the node's meta, and a kernel failure becomes
-// an AotError naming the node.
+// Calling one portable kernel from the AOT side: the node is an out-variant
+// call of the executable form (aot/ir/memory_ops.h); its arguments, bound to
+// the out variant's schema, become runtime EValues (with storage kept alive
+// for the call), its out arguments are the tensors of its memory.alloc nodes,
+// and a kernel failure becomes an AotError naming the node.
 #pragma once
 
 #include <functional>
@@ -19,11 +20,9 @@ struct NodeValue {
   bool is_list = false;
 };
 
-/// Runs `node` (a call_function of an op with an out-variant kernel) with the
-/// already computed values of its inputs (`lookup(Node*)`), and returns its
-/// result(s).
-NodeValue call_out_variant_kernel(const Node& node, const std::vector<Argument>& bound_args,
-                                  const std::function<const NodeValue&(const Node*)>& lookup,
-                                  const SymbolBindings& bindings);
+/// Runs `node` (a call of an out variant, "aten::add.out") on the already
+/// computed values of its inputs and allocs (`lookup(Node*)`), and returns its
+/// out tensors: one, or a list when its meta is a list (a multi-output op).
+NodeValue call_out_variant_kernel(const Node& node, const std::function<const NodeValue&(const Node*)>& lookup);
 
 }  // namespace kiln::aot

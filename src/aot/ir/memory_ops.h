@@ -10,13 +10,32 @@
 //    constant tensor (a placeholder with a ConstantTensor input spec).
 //  - Every op call is an out-variant call (`aten::add.out`). Each of its out
 //    arguments is a keyword argument naming a `memory.alloc` node, one per
-//    output tensor (a `Tensor(a!)[] out` takes a list of them). The call's
+//    output tensor (a `Tensor(a!)[] out` takes a list of them). Its other
+//    arguments are named as the out variant's schema names them (binding the
+//    call to that schema, out arguments included, gives every kernel
+//    argument); arguments of the functional op that the out variant lacks
+//    (`_to_copy`'s dtype) are carried by the allocs' metas. The call's
 //    meta.val is what the functional op's was; its value is its out tensors
 //    (it aliases its allocs), and so is a getitem of it.
 //  - `aten::sym_size.int(t, dim)` remains only for dims that are dynamic; it
-//    is a primitive op that returns an int.
+//    is a primitive op that returns an int (ExecuTorch's prim op of that name).
 //  - executorch_call_delegate and its getitems remain as they are; the
 //    delegate writes its outputs, which are tensors of their own.
+//  - Mutations are written back as ExecuTorch's to_executorch() writes them
+//    (insert_write_back_for_buffers_pass): for each BUFFER_MUTATION and
+//    USER_INPUT_MUTATION output whose value is not the target placeholder
+//    itself, `copy_ = aten::copy_.default(target_placeholder, value)` sits just
+//    before the output node, and the graph output (and its output spec) names
+//    the copy_ node. copy_ is the one in-place call of the form: it writes
+//    into the buffer's or the input's own memory and returns it. The emitter
+//    writes it as a KernelCall of `aten::copy_` (self, src, non_blocking,
+//    return slot = self); it leaves BUFFER_MUTATION outputs out of the plan's
+//    outputs (ExecuTorch's _remove_non_user_outputs) and keeps
+//    USER_INPUT_MUTATION outputs, which name the input's own value. The memory
+//    planner gives a mutated buffer memory that lives for the whole program.
+//    The interpreter runs the copy_ into the tensors it was given, so a
+//    buffer's new value lands in the state dict's storage and an input's in
+//    the caller's tensor; the mutation outputs need no further write-back.
 #pragma once
 
 namespace kiln::aot {
@@ -27,5 +46,12 @@ namespace kiln::aot {
 /// its place; the interpreter allocates it; the emitter writes it as a tensor
 /// value with allocation info.
 inline constexpr const char* kMemoryAlloc = "memory.alloc";
+
+/// `copy_ = aten::copy_.default(target, value)`: the write-back of a mutated
+/// buffer or user input (see above); `target` is the placeholder.
+inline constexpr const char* kCopyInPlace = "aten::copy_.default";
+
+/// `aten::sym_size.int(t, dim)`: the size of a dynamic dim, an int.
+inline constexpr const char* kSymSize = "aten::sym_size.int";
 
 }  // namespace kiln::aot

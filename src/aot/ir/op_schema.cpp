@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "aot/ir/c10_enums.h"
 #include "aot/ir/error.h"
 
 namespace kiln::aot {
@@ -48,17 +49,6 @@ std::string known_type_names() {
   for (const auto& [kind, text] : kKindNames) names += (names.empty() ? "" : ", ") + std::string(text);
   return names;
 }
-
-// c10's numbering, which str(schema) prints: Kiln's own enums number these as
-// the .pt2 schema does, so they differ.
-constexpr std::array<std::pair<Layout, int64_t>, 7> kC10Layouts = {{
-    {Layout::Strided, 0}, {Layout::SparseCoo, 1}, {Layout::SparseCsr, 2}, {Layout::Mkldnn, 3},
-    {Layout::SparseCsc, 4}, {Layout::SparseBsr, 5}, {Layout::SparseBsc, 6},
-}};
-constexpr std::array<std::pair<MemoryFormat, int64_t>, 4> kC10MemoryFormats = {{
-    {MemoryFormat::Contiguous, 0}, {MemoryFormat::Preserve, 1}, {MemoryFormat::ChannelsLast, 2},
-    {MemoryFormat::ChannelsLast3d, 3},
-}};
 
 std::optional<ScalarType> scalar_type_from_code(int64_t code) {
   switch (code) {
@@ -164,17 +154,14 @@ std::string default_to_string(const Argument& value, const SchemaType& type) {
     std::string operator()(bool v) const { return v ? "True" : "False"; }
     std::string operator()(const std::string& v) const { return quote(v); }
     std::string operator()(ScalarType v) const { return std::to_string(static_cast<int>(v)); }
+    // str(schema) prints c10's numbers.
     std::string operator()(MemoryFormat v) const {
-      for (const auto& [format, code] : kC10MemoryFormats) {
-        if (format == v) return std::to_string(code);
-      }
-      return "None";
+      const auto code = c10_memory_format(v);
+      return code ? std::to_string(*code) : "None";
     }
     std::string operator()(Layout v) const {
-      for (const auto& [layout, code] : kC10Layouts) {
-        if (layout == v) return std::to_string(code);
-      }
-      return "None";
+      const auto code = c10_layout(v);
+      return code ? std::to_string(*code) : "None";
     }
     std::string operator()(const Device& v) const {
       return quote(v.index < 0 ? v.type : v.type + ":" + std::to_string(v.index));
@@ -501,10 +488,7 @@ class SchemaParser {
       case Kind::Layout:
         if (text == "strided") return Layout::Strided;
         if (is_integer_literal(text)) {
-          const int64_t code = parse_int(text, start, what);
-          for (const auto& [layout, c10_code] : kC10Layouts) {
-            if (c10_code == code) return layout;
-          }
+          if (const auto layout = layout_from_c10(parse_int(text, start, what))) return *layout;
         }
         return bad("strided or a c10 layout number");
       case Kind::MemoryFormat:
@@ -513,10 +497,7 @@ class SchemaParser {
         if (text == "channels_last") return MemoryFormat::ChannelsLast;
         if (text == "channels_last_3d") return MemoryFormat::ChannelsLast3d;
         if (is_integer_literal(text)) {
-          const int64_t code = parse_int(text, start, what);
-          for (const auto& [format, c10_code] : kC10MemoryFormats) {
-            if (c10_code == code) return format;
-          }
+          if (const auto format = memory_format_from_c10(parse_int(text, start, what))) return *format;
         }
         return bad("contiguous_format or a c10 memory format number");
       case Kind::String:
@@ -633,5 +614,14 @@ size_t OpSchema::num_out_arguments() const {
 }
 
 OpSchema parse_op_schema(std::string_view text) { return SchemaParser(text).parse(); }
+
+const OpSchema* view_copy_twin(const OpSchema& schema) {
+  if (!schema.out_variant.empty() || schema.arguments.empty()) return nullptr;
+  const std::string& alias = schema.arguments[0].alias;
+  if (alias != "a" && alias != "a -> *") return nullptr;
+  const OpSchema* copy =
+      find_op_schema(schema.name + "_copy." + (schema.overload.empty() ? "default" : schema.overload));
+  return copy != nullptr && !copy->out_variant.empty() ? copy : nullptr;
+}
 
 }  // namespace kiln::aot

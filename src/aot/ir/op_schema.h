@@ -127,6 +127,13 @@ const OpSchema* find_op_schema(std::string_view qualified_name);
 /// As find_op_schema, but throws AotError("unknown op '...'") naming close
 /// matches when it has none.
 const OpSchema& get_op_schema(std::string_view qualified_name);
+/// The `_copy` twin a view op runs as (aten::view_copy.default for
+/// aten::view.default, aten::split_with_sizes_copy.default for
+/// aten::split_with_sizes.default), named by PyTorch's convention as
+/// ExecuTorch's edge dialect names it: for an op whose first argument is a
+/// view of its input (alias "a", or "a -> *" for a list of views), that has no
+/// out variant of its own, and whose twin has one. nullptr for other ops.
+const OpSchema* view_copy_twin(const OpSchema& schema);
 /// Every schema of the table, functional ops and out variants, in ops.def order
 /// (each row's functional op, then its out variant).
 std::span<const OpSchema> all_op_schemas();

@@ -2,11 +2,14 @@
 
 #include "aot/ir/error.h"
 #include "aot/ir/exported_program.h"
+#include "aot/ir/memory_ops.h"
 #include "aot/ir/op_schema.h"
 
 namespace kiln::aot {
 
-bool is_builtin_op(const std::string& target) { return target == "getitem" || target == kCallDelegate; }
+bool is_builtin_op(const std::string& target) {
+  return target == "getitem" || target == kCallDelegate || target == kMemoryAlloc;
+}
 
 const char* Verifier::dialect() const { return kAtenDialect; }
 
@@ -23,7 +26,9 @@ void EdgeVerifier::check_op(const Node& node) const {
   Verifier::check_op(node);
   if (is_builtin_op(node.target())) return;
   const OpSchema* schema = find_op_schema(node.target());
-  if (!schema->is_canonical()) {
+  // The executable form (memory_ops.h) calls out variants and writes
+  // mutations back with copy_.
+  if (!schema->is_canonical() && !schema->is_out_variant() && node.target() != kCopyInPlace) {
     throw AotError("node '" + node.name() + "' calls '" + node.target() +
                    "', which is not a core ATen op (the EDGE dialect allows core ATen ops only; decompose it first)");
   }

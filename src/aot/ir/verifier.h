@@ -4,7 +4,8 @@
 // known, get_attr nodes that name an attribute of the program, delegate calls
 // that pass a lowered module and as many inputs as it takes); the EDGE
 // verifier also requires core-ATen ops only. Both accept the schema-less
-// getitem and executorch_call_delegate.
+// getitem, executorch_call_delegate and memory.alloc; the EDGE verifier also
+// accepts the out variants and copy_ write-backs of the executable form.
 #pragma once
 
 #include <string>
@@ -37,8 +38,8 @@ class EdgeVerifier : public Verifier {
 /// The verifier of `dialect` ("TRAINING", "ATEN" or "EDGE"); throws AotError for others.
 const Verifier& verifier_for(const std::string& dialect);
 
-/// Ops that are not ATen but may appear in any graph: "getitem" and
-/// "executorch_call_delegate".
+/// Ops that are not ATen but may appear in any graph: "getitem",
+/// "executorch_call_delegate" and "memory.alloc" (memory_ops.h).
 bool is_builtin_op(const std::string& target);
 
 }  // namespace kiln::aot

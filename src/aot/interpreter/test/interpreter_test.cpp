@@ -7,6 +7,7 @@
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/error.h"
 #include "aot/ir/graph_builder.h"
+#include "aot/passes/lowering.h"
 #include "models/conv_relu_tan.h"
 
 namespace kiln::aot {
@@ -248,9 +249,10 @@ TEST(InterpreterTest, PythonNumbersInTensorArgumentsKeepTheTensorsDtype) {
   EXPECT_EQ(tensor_leaf(result.children[1]).to_doubles(), (std::vector<double>{3, 6, 9}));
 }
 
-// torch.export leaves aten::_assert_tensor_metadata before `.to(dtype)`; the
-// interpreter checks the dtype and sizes it asserts and runs on.
-TEST(InterpreterTest, ChecksAssertedTensorMetadata) {
+// torch.export leaves aten::_assert_tensor_metadata before `.to(dtype)`;
+// lowering drops it (remove_graph_asserts), so the interpreter checks nothing
+// at run time: even an assert that would fail in torch is gone.
+TEST(InterpreterTest, RunsWithoutTheGraphAsserts) {
   auto program_asserting = [](ScalarType dtype, ArgumentList sizes) {
     GraphBuilder b;
     Node* x = b.input("x", f32({2, 2}));
@@ -259,16 +261,12 @@ TEST(InterpreterTest, ChecksAssertedTensorMetadata) {
     b.output({b.call("aten::_to_copy", {y}, {{"dtype", ScalarType::Double}})});
     return std::move(b).build();
   };
-  ExportedProgram good = program_asserting(ScalarType::Float, {2, 2});
-  const PyTree result = call_program(good, args_of({HostTensor::from_vector<float>({2, 2}, {-1, 2, -3, 4})}));
-  EXPECT_EQ(tensor_leaf(result).dtype(), ScalarType::Double);
-  EXPECT_EQ(tensor_leaf(result).to_doubles(), (std::vector<double>{0, 2, 0, 4}));
-  ExportedProgram wrong_dtype = program_asserting(ScalarType::Long, {2, 2});
-  expect_error([&] { call_program(wrong_dtype, args_of({filled({2, 2}, 1.0f)})); },
-               "expected a tensor of dtype Long");
-  ExportedProgram wrong_sizes = program_asserting(ScalarType::Float, {2, 3});
-  expect_error([&] { call_program(wrong_sizes, args_of({filled({2, 2}, 1.0f)})); },
-               "sizes differ from the asserted ones");
+  for (ScalarType dtype : {ScalarType::Float, ScalarType::Long}) {
+    ExportedProgram program = program_asserting(dtype, {2, 2});
+    const PyTree result = call_program(program, args_of({HostTensor::from_vector<float>({2, 2}, {-1, 2, -3, 4})}));
+    EXPECT_EQ(tensor_leaf(result).dtype(), ScalarType::Double);
+    EXPECT_EQ(tensor_leaf(result).to_doubles(), (std::vector<double>{0, 2, 0, 4}));
+  }
 }
 
 TEST(InterpreterTest, AZeroDimTensorDoesNotWidenTheResult) {
@@ -302,8 +300,38 @@ TEST(InterpreterTest, NonCoreOpsNeedDecompositionFirst) {
   b.output({b.call("aten::conv2d", {x, w})});
   ExportedProgram program = std::move(b).build();
   expect_error([&] { call_program(program, args_of({filled({1, 1, 4, 4}, 1.0f)})); },
-               "node 'conv2d' (aten::conv2d.default): the op has no out-variant kernel (it is not a core ATen op: "
-               "decompose the program first)");
+               "pass 'to_out_variant': 1 node calls an op without an out variant (decompose the program to core "
+               "ATen first):\n  conv2d: aten::conv2d.default");
+}
+
+// The interpreter runs the executable form as it is: memory.alloc, out
+// variants, getitem, a dynamic sym_size and copy_ write-backs, with sizes
+// bound per call.
+TEST(InterpreterTest, RunsTheExecutableForm) {
+  GraphBuilder b;
+  const SymExpr s0 = SymExpr::symbol("s0");
+  Node* x = b.input("x", f32({s0, SymExpr::constant(2)}));
+  b.set_range("s0", ValueRange{1, 8});
+  Node* total = b.buffer("total", filled({2}, 0.0f));
+  Node* rows = b.call("aten::sym_size.int", {x, 0});
+  Node* flat = b.call("aten::view", {x, ArgumentList{rows, 2}});
+  Node* summed = b.call("aten::sum.dim_IntList", {flat, ArgumentList{0}});
+  Node* next = b.call("aten::add.Tensor", {total, summed});
+  b.mutate_buffer("total", next);
+  b.output({b.call("aten::mul.Tensor", {flat, 3})});
+  ExportedProgram source = std::move(b).build();
+  ExportedProgram program = lower_to_executable(source);
+  ASSERT_TRUE(is_executable_form(program));
+  EXPECT_THAT(program.to_string(), HasSubstr("sym_size: \"Sym(s0)\" = torch.ops.aten.sym_size.int(x, 0)"));
+
+  PyTree three = call_program(program, args_of({filled({3, 2}, 1.0f)}));
+  EXPECT_EQ(tensor_leaf(three).describe(), "f32[3, 2]");
+  EXPECT_EQ(tensor_leaf(three).to_doubles(), (std::vector<double>(6, 3.0)));
+  PyTree five = call_program(program, args_of({filled({5, 2}, 2.0f)}));
+  EXPECT_EQ(tensor_leaf(five).describe(), "f32[5, 2]");
+  // The copy_ write-back reached the state dict both the lowered program
+  // and its source share: 3*1 + 5*2 per element.
+  EXPECT_EQ(source.state_dict().at("total").to_doubles(), (std::vector<double>{13, 13}));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "aot/ir/testing/aot_testing.h"
 #include "aot/ir/verifier.h"
 #include "aot/passes/decompose.h"
+#include "aot/passes/lowering.h"
 
 namespace kiln::aot::testing {
 
@@ -40,22 +41,17 @@ inline Node* call_with_meta(GraphBuilder& b, const std::string& op, ArgumentList
 }
 
 /// The calls of `program` that no portable kernel can run: ops without an out
-/// variant, except views whose _copy op has one (the interpreter runs those)
-/// and the builtins getitem and sym_size.
+/// variant, except views whose _copy twin has one (lowering runs those), graph
+/// asserts (lowering drops them) and the builtins getitem and sym_size.
 inline std::vector<std::string> ops_without_kernels(const ExportedProgram& program) {
   std::vector<std::string> result;
   for (const Node* node : program.graph()) {
     if (!node->is_call_function() || node->target() == "getitem" || node->target() == "aten::sym_size.int" ||
-        node->target() == "aten::_assert_tensor_metadata.default") {
-      continue;  // answered by the interpreter itself
+        is_graph_assert(node->target())) {
+      continue;
     }
     const OpSchema* schema = find_op_schema(node->target());
-    if (schema != nullptr && !schema->out_variant.empty()) continue;
-    if (schema != nullptr) {
-      const std::string copy = schema->name + "_copy." + (schema->overload.empty() ? "default" : schema->overload);
-      const OpSchema* copy_schema = find_op_schema(copy);
-      if (copy_schema != nullptr && !copy_schema->out_variant.empty()) continue;
-    }
+    if (schema != nullptr && (!schema->out_variant.empty() || view_copy_twin(*schema) != nullptr)) continue;
     result.push_back(node->name() + ": " + node->target());
   }
   return result;

@@ -1,0 +1,78 @@
+// lower_to_executable: the lowering passes in the order each needs the one
+// before: asserts go first (their sym_sizes then die with them), views become
+// copies and static sizes fold before numbers are lifted to tensors, the
+// mutation write-backs are placed, and out variants come last, when every
+// call's arguments are final. executable_form_violations checks the result.
+#include "aot/ir/memory_ops.h"
+#include "aot/ir/op_schema.h"
+#include "aot/ir/verifier.h"
+#include "aot/passes/lowering.h"
+
+namespace kiln::aot {
+
+std::vector<Pass> lowering_passes() {
+  return {
+      Pass{"remove_graph_asserts", remove_graph_asserts},
+      Pass{"view_to_copy", view_to_copy},
+      Pass{"fold_static_sym_sizes", fold_static_sym_sizes},
+      Pass{"scalar_to_tensor", scalar_to_tensor},
+      Pass{"write_back_mutations", write_back_mutations},
+      Pass{"to_out_variant", to_out_variant},
+  };
+}
+
+ExportedProgram lower_to_executable(const ExportedProgram& program) { return transform(program, lowering_passes()); }
+
+namespace {
+
+// Why `node` has no place in the executable form; "" if it has one.
+std::string violation(const Node& node) {
+  const std::string& target = node.target();
+  if (target == "getitem" || target == kCallDelegate || target == kSymSize) return "";
+  if (target == kMemoryAlloc) {
+    return std::holds_alternative<TensorMeta>(node.meta.val) ? "" : "memory.alloc without a tensor meta";
+  }
+  if (target == kCopyInPlace) {
+    const bool write_back = node.args().size() == 2 && node.args()[0].is_node() && node.args()[0].node()->is_placeholder();
+    return write_back ? "" : "copy_ that writes no placeholder back";
+  }
+  const OpSchema* schema = find_op_schema(target);
+  if (schema == nullptr) return "unknown op";
+  if (!schema->is_out_variant()) return view_copy_twin(*schema) != nullptr ? "a view op" : "a functional op";
+  for (const SchemaArgument& param : schema->arguments) {
+    if (!param.is_out) continue;
+    const Argument* out = node.kwarg(param.name);
+    bool allocs = out != nullptr;
+    if (out != nullptr) {
+      for_each_node(*out, [&allocs](const Node* n) { allocs = allocs && n->target() == kMemoryAlloc; });
+      allocs = allocs && (out->is_node() || out->is_list());
+    }
+    if (!allocs) return "out argument '" + param.name + "' is not a memory.alloc keyword argument";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> executable_form_violations(const ExportedProgram& program) {
+  std::vector<std::string> result;
+  for (const Node* node : program.graph()) {
+    if (!node->is_call_function()) continue;
+    if (const std::string why = violation(*node); !why.empty()) result.push_back(node->name() + ": " + node->target() + " (" + why + ")");
+  }
+  const ArgumentList& outputs = program.graph().output_node()->args().at(0).list();
+  const auto& specs = program.graph_signature().output_specs;
+  for (size_t i = 0; i < specs.size() && i < outputs.size(); ++i) {
+    if (specs[i].kind != OutputKind::BufferMutation && specs[i].kind != OutputKind::UserInputMutation) continue;
+    const Node* value = outputs[i].is_node() ? outputs[i].node() : nullptr;
+    if (value == nullptr || (!value->is_placeholder() && value->target() != kCopyInPlace)) {
+      result.push_back("output " + std::to_string(i) + ": " + to_string(specs[i].kind) + " of '" + specs[i].target +
+                       "' is not written back by copy_");
+    }
+  }
+  return result;
+}
+
+bool is_executable_form(const ExportedProgram& program) { return executable_form_violations(program).empty(); }
+
+}  // namespace kiln::aot

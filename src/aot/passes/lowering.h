@@ -1,0 +1,70 @@
+// The lowering decisions, made once, as named passes: they turn a core-ATen
+// program into the executable form of aot/ir/memory_ops.h, which the
+// reference interpreter, the memory planner and the emitter all follow
+// without deciding anything themselves. Each pass is one decision, in its own
+// file; lower_to_executable runs them in order, verifying between them.
+// Every node a pass creates or rewrites keeps its source node's provenance
+// (debug handle, stack trace, module stack).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "aot/ir/pass_manager.h"
+
+namespace kiln::aot {
+
+/// Drops the graph's runtime checks, which have no users and no result the
+/// executable form needs: aten::_assert_tensor_metadata, aten::_assert_scalar,
+/// aten::_assert_async, aten::sym_constrain_range(_for_size) and the other
+/// targets is_graph_assert names. (remove_graph_asserts.cpp)
+bool remove_graph_asserts(ExportedProgram& program);
+bool is_graph_assert(const std::string& target);
+
+/// A view op becomes its `_copy` twin (view_copy_twin in op_schema.h) with the
+/// same arguments: aten::view.default -> aten::view_copy.default.
+/// (view_to_copy.cpp)
+bool view_to_copy(ExportedProgram& program);
+
+/// aten::sym_size.int(t, d) on a dim whose size is a constant in t's meta is
+/// replaced by that int in every use; on a dynamic dim it stays.
+/// (fold_static_sym_sizes.cpp)
+bool fold_static_sym_sizes(ExportedProgram& program);
+
+/// A Python number passed where the schema takes a Tensor becomes a lifted
+/// 0-dim constant tensor: a new placeholder (before the user inputs), a
+/// CONSTANT_TENSOR input spec and an entry in the program's constants. Its
+/// dtype: the call's result dtype unless that is Bool, else the literal's
+/// kind (float -> Float, int -> Long, bool -> Bool). (scalar_to_tensor.cpp)
+bool scalar_to_tensor(ExportedProgram& program);
+
+/// For each BUFFER_MUTATION and USER_INPUT_MUTATION output, an
+/// `aten::copy_.default(target, value)` just before the output node, which the
+/// output (and its spec) then names: ExecuTorch's
+/// insert_write_back_for_buffers_pass. See memory_ops.h. (write_back_mutations.cpp)
+bool write_back_mutations(ExportedProgram& program);
+
+/// Every op call becomes its out variant, with one `memory.alloc` per output
+/// tensor passed as the out keyword argument(s) (a list of them for a
+/// `Tensor(a!)[] out`). getitem, sym_size, delegate calls and the copy_
+/// write-backs stay. Throws one AotError listing every node (name and op) whose
+/// op has no out variant. (to_out_variant.cpp)
+bool to_out_variant(ExportedProgram& program);
+
+/// The passes above as Passes, in the order lower_to_executable runs them.
+std::vector<Pass> lowering_passes();
+
+/// A copy of `program` (weights, constants and module attributes shared, as
+/// `transform` shares them) in the executable form. Throws AotError naming the
+/// pass and the node that failed.
+ExportedProgram lower_to_executable(const ExportedProgram& program);
+
+/// The nodes of `program` that the executable form does not allow, one line
+/// each ("name: target (reason)"); empty if the program is in executable form.
+/// Allowed calls: out variants whose out arguments are memory.alloc nodes,
+/// memory.alloc, getitem, aten::sym_size.int, executorch_call_delegate, and
+/// aten::copy_.default writing a mutation back into its placeholder.
+std::vector<std::string> executable_form_violations(const ExportedProgram& program);
+bool is_executable_form(const ExportedProgram& program);
+
+}  // namespace kiln::aot
