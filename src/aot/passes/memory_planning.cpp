@@ -129,70 +129,90 @@ ArenaItems arena_items(const std::vector<TensorLifetime>& records, const std::ve
   return arena;
 }
 
-// ExecuTorch's greedy: shared objects, offset 0 in the first free one, else
-// above the overlapping allocations of the first object with room, else a new
-// object. Returns the arena size; `offsets` is indexed like arena.items.
+// ExecuTorch's shared objects: each is as large as its first (largest)
+// allocation and holds later ones at offsets inside it.
+class SharedObjects {
+ public:
+  explicit SharedObjects(size_t num_items) : object_of_(num_items, -1), offset_in_object_(num_items, 0) {}
+
+  /// Places item `i` given the placed items that overlap it in time: at
+  /// offset 0 of the first object none of them is in; else above them in the
+  /// first object where it fits; else in a new object.
+  void place(int i, const ArenaItems& arena, const std::vector<int>& overlapping) {
+    const std::vector<int>& busy = busy_objects(arena, overlapping);
+    int free_object = 0;  // the first object missing from `busy` (which is sorted)
+    while (static_cast<size_t>(free_object) < busy.size() && busy[free_object] == free_object) ++free_object;
+    if (static_cast<size_t>(free_object) < size_.size()) return assign(i, free_object, 0);
+    const int64_t size = arena.items[i].size;
+    for (int object : busy) {
+      if (top_[object] > 0 && top_[object] + size <= size_[object]) return assign(i, object, top_[object]);
+    }
+    size_.push_back(size);
+    top_.push_back(0);
+    stamp_of_.push_back(0);
+    assign(i, static_cast<int>(size_.size()) - 1, 0);
+  }
+
+  /// Lays the objects out back to back; returns the arena size.
+  int64_t lay_out(std::vector<int64_t>& offsets) const {
+    std::vector<int64_t> object_offset(size_.size(), 0);
+    int64_t total = 0;
+    for (size_t object = 0; object < size_.size(); ++object) {
+      object_offset[object] = total;
+      total = checked_add(total, size_[object], "the arena size");
+    }
+    for (size_t i = 0; i < object_of_.size(); ++i) offsets[i] = object_offset[object_of_[i]] + offset_in_object_[i];
+    return total;
+  }
+
+ private:
+  // The objects holding an overlapping item, sorted, each with top_ set to
+  // the highest end of those items in it.
+  const std::vector<int>& busy_objects(const ArenaItems& arena, const std::vector<int>& overlapping) {
+    ++stamp_;
+    busy_.clear();
+    for (int other : overlapping) {
+      const int object = object_of_[other];
+      const int64_t end = offset_in_object_[other] + arena.items[other].size;
+      if (stamp_of_[object] != stamp_) {
+        stamp_of_[object] = stamp_;
+        top_[object] = end;
+        busy_.push_back(object);
+      } else {
+        top_[object] = std::max(top_[object], end);
+      }
+    }
+    std::sort(busy_.begin(), busy_.end());
+    return busy_;
+  }
+
+  void assign(int i, int object, int64_t offset) {
+    object_of_[i] = object;
+    offset_in_object_[i] = offset;
+  }
+
+  std::vector<int> object_of_;            // per item
+  std::vector<int64_t> offset_in_object_;  // per item
+  std::vector<int64_t> size_;             // per object
+  std::vector<int64_t> top_;              // per object, valid where stamp_of_ == stamp_
+  std::vector<uint32_t> stamp_of_;        // per object
+  uint32_t stamp_ = 0;
+  std::vector<int> busy_;
+};
+
+// ExecuTorch's greedy, in order of size. Returns the arena size; `offsets`
+// is indexed like arena.items.
 int64_t plan_greedy(const ArenaItems& arena, std::vector<int64_t>& offsets) {
-  const size_t n = arena.items.size();
-  std::vector<int> object_of(n, -1);
-  std::vector<int64_t> offset_in_object(n, 0);
-  std::vector<int64_t> object_size;
-  std::vector<int64_t> object_top;         // highest end of an overlapping allocation, per query
-  std::vector<uint32_t> object_stamp;
-  uint32_t stamp = 0;
-  LifetimeIndex index(arena.num_points, n);
+  SharedObjects objects(arena.items.size());
+  LifetimeIndex index(arena.num_points, arena.items.size());
   std::vector<int> overlapping;
-  std::vector<int> busy;
   for (int i : arena.by_size) {
     const Item& item = arena.items[i];
     index.find_overlapping(item.lo, item.hi, overlapping);
-    ++stamp;
-    busy.clear();
-    for (int other : overlapping) {
-      const int object = object_of[other];
-      const int64_t end = offset_in_object[other] + arena.items[other].size;
-      if (object_stamp[object] != stamp) {
-        object_stamp[object] = stamp;
-        object_top[object] = end;
-        busy.push_back(object);
-      } else {
-        object_top[object] = std::max(object_top[object], end);
-      }
-    }
-    std::sort(busy.begin(), busy.end());
-    int free_object = 0;  // the first object missing from `busy`
-    while (static_cast<size_t>(free_object) < busy.size() && busy[free_object] == free_object) ++free_object;
-    int picked = -1;
-    int64_t offset = 0;
-    if (static_cast<size_t>(free_object) < object_size.size()) {
-      picked = free_object;
-    } else {
-      for (int object : busy) {
-        if (object_top[object] > 0 && object_top[object] + item.size <= object_size[object]) {
-          picked = object;
-          offset = object_top[object];
-          break;
-        }
-      }
-    }
-    if (picked < 0) {
-      picked = static_cast<int>(object_size.size());
-      object_size.push_back(item.size);
-      object_top.push_back(0);
-      object_stamp.push_back(0);
-    }
-    object_of[i] = picked;
-    offset_in_object[i] = offset;
+    objects.place(i, arena, overlapping);
     index.insert(i, item.lo, item.hi);
   }
-  std::vector<int64_t> object_offset(object_size.size(), 0);
-  int64_t total = 0;
-  for (size_t object = 0; object < object_size.size(); ++object) {
-    object_offset[object] = total;
-    total = checked_add(total, object_size[object], "the arena size");
-  }
-  for (size_t i = 0; i < n; ++i) offsets[i] = object_offset[object_of[i]] + offset_in_object[i];
-  return total;
+  return objects.lay_out(offsets);
 }
 
 // ExecuTorch's naive: one after another, in record order.
