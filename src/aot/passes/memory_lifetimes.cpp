@@ -319,7 +319,8 @@ class LifetimeBuilder {
       for_each_node(values[i], [&](Node* value) {
         auto it = aliases_.find(value);
         if (it == aliases_.end()) return;
-        for (size_t r : it->second) records_[r].graph_output = true;
+        // A mutated buffer returned to the user still needs its own planned memory.
+        for (size_t r : it->second) records_[r].graph_output = records_[r].graph_output || !records_[r].whole_run;
       });
     }
   }

@@ -166,18 +166,19 @@ TEST(ComputeLifetimesTest, MutatedBuffersLiveTheWholeRunAndWeightsAreNotPlanned)
   Node* fixed = b.buffer("fixed", HostTensor::zeros(ScalarType::Float, {4}));
   Node* x = b.input("x", f32({4}));
   b.mutate_buffer("count", x);
-  b.output({x});
+  b.output({x, x});
   ExportedProgram program = std::move(b).build();
   Graph& g = program.graph();
   Node* a1 = alloc(g, f32({4}));                                                       // 4
   Node* updated = call_out(g, "aten::add.out", {count, w}, {{"out", a1}}, f32({4}));  // 5
   Node* a2 = alloc(g, f32({4}));                                                       // 6
   Node* y = call_out(g, "aten::mul.out", {x, fixed}, {{"out", a2}}, f32({4}));        // 7
-  set_outputs(program, {updated, y});                                                 // 8: mutation, then user output
+  set_outputs(program, {updated, y, count});  // 8: the mutation, then the user outputs
   // The new value of the buffer is not a user output: it is planned like any
-  // intermediate and lives to the output node.
+  // intermediate and lives to the output node. The buffer, also returned to
+  // the user, keeps its planned memory even when outputs are not planned.
   EXPECT_EQ(describe(compute_lifetimes(program)),
-            "b_count 16 [0, 5] whole_run\n"
+            "b_count 16 [0, 8] whole_run\n"
             "x 16 [0, 7] input\n"
             "alloc 16 [4, 8]\n"
             "alloc_1 16 [6, 8] output\n");
@@ -185,7 +186,7 @@ TEST(ComputeLifetimesTest, MutatedBuffersLiveTheWholeRunAndWeightsAreNotPlanned)
   options.plan_inputs = false;
   options.plan_outputs = false;
   EXPECT_EQ(describe(compute_lifetimes(program, options)),
-            "b_count 16 [0, 5] whole_run\n"
+            "b_count 16 [0, 8] whole_run\n"
             "alloc 16 [4, 8]\n");
 }
 
