@@ -316,6 +316,22 @@ TEST(MemoryPlanReportTest, PeakCountsBothEndsOfALifetimeAndWholeRunRecords) {
   EXPECT_EQ(peak_live_bytes(records, plan, 0), 32 + 48);
 }
 
+TEST(MemoryPlanReportTest, SummaryListsEveryArenaByMemIdAndCountsUnplannedRecords) {
+  std::vector<TensorLifetime> records = {record("a", 16, 0, 1), record("b", 32, 0, 1), record("c", 16, 1, 2),
+                                         record("x", 64, 0, 2)};
+  records[1].arena = 1;
+  records[3].graph_input = true;
+  MemoryPlanOptions options;
+  options.algorithms = {Algorithm::Naive, Algorithm::Greedy};
+  options.plan_inputs = false;
+  const MemoryPlan plan = plan_memory(records, options);
+  EXPECT_EQ(memory_plan_summary(records, plan),
+            "memory plan: naive (alignment 16, 3 tensors planned, 1 not planned)\n"
+            "  mem_id 1: 32 bytes, peak live 32 bytes, efficiency 100.0%\n"
+            "  mem_id 2: 32 bytes, peak live 32 bytes, efficiency 100.0%\n"
+            "  algorithms: naive 64 bytes, greedy 64 bytes\n");
+}
+
 TEST(EmitterAllocationsTest, MemoryIdsAreOneBasedAndBufferZeroIsReserved) {
   std::vector<TensorLifetime> records = {record("a", 16, 0, 1), record("b", 32, 0, 1), record("x", 16, 0, 1)};
   int anchors[3] = {};  // stand-ins for nodes: only compared, never read
