@@ -68,7 +68,7 @@ ExportedProgram chain_program() {
   return program;
 }
 
-TEST(ComputeLifetimesTest, OutVariantCallsExtendTheirAllocsAndOutputsLiveToTheEnd) {
+TEST(MemoryPlanLifetimesTest, OutVariantCallsExtendTheirAllocsAndOutputsLiveToTheEnd) {
   const ExportedProgram program = chain_program();
   const std::vector<TensorLifetime> records = compute_lifetimes(program);
   EXPECT_EQ(describe(records),
@@ -89,7 +89,7 @@ TEST(ComputeLifetimesTest, OutVariantCallsExtendTheirAllocsAndOutputsLiveToTheEn
   EXPECT_EQ(emitted.non_const_buffer_sizes[1], plan.arena_sizes[0]);
 }
 
-TEST(ComputeLifetimesTest, InputsAndOutputsAreLeftOutIfTheOptionsSaySo) {
+TEST(MemoryPlanLifetimesTest, InputsAndOutputsAreLeftOutIfTheOptionsSaySo) {
   const ExportedProgram program = chain_program();
   MemoryPlanOptions options;
   options.plan_inputs = false;
@@ -99,7 +99,7 @@ TEST(ComputeLifetimesTest, InputsAndOutputsAreLeftOutIfTheOptionsSaySo) {
             "alloc_1 16 [3, 6]\n");
 }
 
-TEST(ComputeLifetimesTest, AGetitemAliasesItsOwnElementOnly) {
+TEST(MemoryPlanLifetimesTest, AGetitemAliasesItsOwnElementOnly) {
   GraphBuilder b;
   Node* x = b.input("x", f32({6}));
   b.output({x});
@@ -130,7 +130,7 @@ TEST(ComputeLifetimesTest, AGetitemAliasesItsOwnElementOnly) {
             "alloc_4 16 [10, 11]\n");
 }
 
-TEST(ComputeLifetimesTest, DelegateOutputsAreTensorsOfTheirOwnFromTheCall) {
+TEST(MemoryPlanLifetimesTest, DelegateOutputsAreTensorsOfTheirOwnFromTheCall) {
   GraphBuilder b;
   Node* x = b.input("x", f32({4}));
   b.output({x});
@@ -159,7 +159,7 @@ TEST(ComputeLifetimesTest, DelegateOutputsAreTensorsOfTheirOwnFromTheCall) {
   EXPECT_EQ(records[3].output_index, -1);
 }
 
-TEST(ComputeLifetimesTest, MutatedBuffersLiveTheWholeRunAndWeightsAreNotPlanned) {
+TEST(MemoryPlanLifetimesTest, MutatedBuffersLiveTheWholeRunAndWeightsAreNotPlanned) {
   GraphBuilder b;
   Node* w = b.parameter("w", HostTensor::zeros(ScalarType::Float, {4}));
   Node* count = b.buffer("count", HostTensor::zeros(ScalarType::Float, {4}));
@@ -208,7 +208,7 @@ ExportedProgram dynamic_program(ValueRange range, std::vector<std::vector<SymExp
   return program;
 }
 
-TEST(ComputeLifetimesTest, SymbolicDimsArePlannedAtTheirUpperBound) {
+TEST(MemoryPlanLifetimesTest, SymbolicDimsArePlannedAtTheirUpperBound) {
   const SymExpr s0 = SymExpr::symbol("s0");
   const ExportedProgram program = dynamic_program(
       ValueRange{2, 10}, {{2 * s0, 4}, {SymExpr::parse("((s0 - 1)//2) + 1")}, {SymExpr::parse("Max(1, s0 - 3)")},
@@ -222,7 +222,7 @@ TEST(ComputeLifetimesTest, SymbolicDimsArePlannedAtTheirUpperBound) {
             "alloc_4 40 [9, 11] output\n");  // 12 - 2
 }
 
-TEST(ComputeLifetimesTest, AnUnboundedDynamicSizeIsAnError) {
+TEST(MemoryPlanLifetimesTest, AnUnboundedDynamicSizeIsAnError) {
   const SymExpr s0 = SymExpr::symbol("s0");
   const ExportedProgram program = dynamic_program(ValueRange{2, std::nullopt}, {{s0, 4}});
   EXPECT_THAT([&] { compute_lifetimes(program); },
@@ -238,7 +238,7 @@ TEST(ComputeLifetimesTest, AnUnboundedDynamicSizeIsAnError) {
   EXPECT_TRUE(compute_lifetimes(program, options).empty());  // nothing left to plan, nothing to bound
 }
 
-TEST(ComputeLifetimesTest, ASizeOverflowingInt64IsAnError) {
+TEST(MemoryPlanLifetimesTest, ASizeOverflowingInt64IsAnError) {
   const SymExpr s0 = SymExpr::symbol("s0");
   const ExportedProgram program = dynamic_program(ValueRange{2, int64_t{1} << 40}, {{s0 * s0}, {s0, s0}});
   MemoryPlanOptions options;
@@ -252,7 +252,7 @@ TEST(ComputeLifetimesTest, ASizeOverflowingInt64IsAnError) {
               ::testing::ThrowsMessage<AotError>(HasSubstr("its size in bytes overflows int64")));
 }
 
-TEST(ComputeLifetimesTest, AFunctionalCallIsNotTheExecutableForm) {
+TEST(MemoryPlanLifetimesTest, AFunctionalCallIsNotTheExecutableForm) {
   GraphBuilder b;
   Node* x = b.input("x", f32({4}));
   b.output({b.call("aten::relu", {x})});

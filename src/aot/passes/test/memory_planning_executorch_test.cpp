@@ -55,7 +55,7 @@ void expect_plans(const std::string& model, int64_t executorch_bytes, int64_t ki
   EXPECT_EQ(peak_live_bytes(lifetimes.records, plan, 0), kiln_bytes);  // nothing smaller exists
 }
 
-TEST(ExecuTorchLifetimesTest, GreedyMatchesExecuTorchAndTheSuiteReachesThePeak) {
+TEST(MemoryPlanExecuTorchTest, GreedyMatchesExecuTorchAndTheSuiteReachesThePeak) {
   expect_plans("mobilenet_v3_small", 4898816, 4104096);  // 16% smaller than ExecuTorch
   expect_plans("resnet18", 6422528, 6422528);            // ExecuTorch already at the peak
 }

@@ -44,7 +44,7 @@ MemoryPlan plan_and_verify(const std::vector<TensorLifetime>& records, const Mem
   return plan;
 }
 
-TEST(GreedyPlanTest, ReusesTheObjectOfADeadTensor) {
+TEST(MemoryPlanGreedyTest, ReusesTheObjectOfADeadTensor) {
   // a dies at step 1; c, born at 2, takes its object; b overlaps both.
   const std::vector<TensorLifetime> records = {record("a", 64, 0, 1), record("b", 64, 1, 2), record("c", 64, 2, 3)};
   const MemoryPlan plan = plan_and_verify(records, only(Algorithm::Greedy));
@@ -53,7 +53,7 @@ TEST(GreedyPlanTest, ReusesTheObjectOfADeadTensor) {
   EXPECT_EQ(plan.algorithm, Algorithm::Greedy);
 }
 
-TEST(GreedyPlanTest, NoReuseWhenLifetimesOverlap) {
+TEST(MemoryPlanGreedyTest, NoReuseWhenLifetimesOverlap) {
   // Largest first: c (48) opens object 0, a (32) and b (16) each need a new one.
   const std::vector<TensorLifetime> records = {record("a", 32, 0, 5), record("b", 16, 0, 5), record("c", 48, 0, 5)};
   const MemoryPlan plan = plan_and_verify(records, only(Algorithm::Greedy));
@@ -61,7 +61,7 @@ TEST(GreedyPlanTest, NoReuseWhenLifetimesOverlap) {
   EXPECT_THAT(plan.arena_sizes, ElementsAre(96));
 }
 
-TEST(GreedyPlanTest, PlacesAboveOverlappingAllocationsWhenTheObjectHasRoom) {
+TEST(MemoryPlanGreedyTest, PlacesAboveOverlappingAllocationsWhenTheObjectHasRoom) {
   // b reuses a's object at offset 0; c overlaps b only and fits above it.
   const std::vector<TensorLifetime> records = {record("a", 128, 0, 1), record("b", 32, 2, 5), record("c", 32, 3, 4)};
   const MemoryPlan plan = plan_and_verify(records, only(Algorithm::Greedy));
@@ -69,7 +69,7 @@ TEST(GreedyPlanTest, PlacesAboveOverlappingAllocationsWhenTheObjectHasRoom) {
   EXPECT_THAT(plan.arena_sizes, ElementsAre(128));
 }
 
-TEST(GreedyPlanTest, EqualSizesArePlacedInRecordOrder) {
+TEST(MemoryPlanGreedyTest, EqualSizesArePlacedInRecordOrder) {
   // a, b, c all overlap: objects in record order.
   const std::vector<TensorLifetime> records = {record("a", 16, 0, 2), record("b", 16, 1, 2), record("c", 16, 2, 2)};
   const MemoryPlan plan = plan_and_verify(records, only(Algorithm::Greedy));
@@ -77,7 +77,7 @@ TEST(GreedyPlanTest, EqualSizesArePlacedInRecordOrder) {
   EXPECT_THAT(plan.arena_sizes, ElementsAre(48));
 }
 
-TEST(NaivePlanTest, BumpsInRecordOrderWithoutReuse) {
+TEST(MemoryPlanNaiveTest, BumpsInRecordOrderWithoutReuse) {
   const std::vector<TensorLifetime> records = {record("a", 10, 0, 1), record("b", 20, 2, 3), record("z", 0, 4, 4),
                                                record("c", 5, 5, 6)};
   const MemoryPlan plan = plan_and_verify(records, only(Algorithm::Naive));
@@ -85,7 +85,7 @@ TEST(NaivePlanTest, BumpsInRecordOrderWithoutReuse) {
   EXPECT_THAT(plan.arena_sizes, ElementsAre(64));
 }
 
-TEST(BestFitPlanTest, UsesTheSmallestGapAcrossWhatGreedyKeepsInObjects) {
+TEST(MemoryPlanBestFitTest, UsesTheSmallestGapAcrossWhatGreedyKeepsInObjects) {
   // Greedy: c opens object 0, a reuses it, b needs object 1 (64 at 96), d fits
   // nowhere in object 0 and takes object 1 while b is dead: 160 bytes.
   // BestFit: b goes right above a, d right above c: 128 bytes.
@@ -99,7 +99,7 @@ TEST(BestFitPlanTest, UsesTheSmallestGapAcrossWhatGreedyKeepsInObjects) {
   EXPECT_THAT(best_fit.arena_sizes, ElementsAre(128));
 }
 
-TEST(BestFitPlanTest, PrefersTheSmallestGapThatFits) {
+TEST(MemoryPlanBestFitTest, PrefersTheSmallestGapThatFits) {
   // When f is placed (step 5), b and d are dead: below it lie a gap of 64
   // (b's bytes) and a gap of 32 (d's); f takes the 32, first fit would take the 64.
   const std::vector<TensorLifetime> records = {record("a", 64, 0, 9), record("b", 64, 0, 1), record("c", 64, 0, 9),
@@ -112,7 +112,7 @@ TEST(BestFitPlanTest, PrefersTheSmallestGapThatFits) {
   EXPECT_THAT(first_fit.arena_sizes, ElementsAre(256));
 }
 
-TEST(BestFitPlanTest, ByAreaSettlesLongLivedTensorsFirst) {
+TEST(MemoryPlanBestFitTest, ByAreaSettlesLongLivedTensorsFirst) {
   // By size: b, a, c, d; c (live 0..2) lands above b and a, and d above c: 208.
   // By area (size * steps): c, b, a, d; c at 0, b and a above it, d above a: 176.
   const std::vector<TensorLifetime> records = {record("a", 64, 2, 2), record("b", 96, 0, 0), record("c", 64, 0, 2),
@@ -128,7 +128,7 @@ TEST(BestFitPlanTest, ByAreaSettlesLongLivedTensorsFirst) {
   EXPECT_THAT(offsets(suite), ElementsAre(64, 64, 0, 128));
 }
 
-TEST(PlanMemoryTest, KeepsTheSmallestPlanAndReportsEveryAlgorithm) {
+TEST(MemoryPlanTest, KeepsTheSmallestPlanAndReportsEveryAlgorithm) {
   const std::vector<TensorLifetime> records = {record("c", 96, 2, 3), record("a", 64, 0, 1), record("b", 64, 0, 1),
                                                record("d", 32, 2, 3)};
   const MemoryPlan plan = plan_and_verify(records, MemoryPlanOptions{});
@@ -148,7 +148,7 @@ TEST(PlanMemoryTest, KeepsTheSmallestPlanAndReportsEveryAlgorithm) {
   }
 }
 
-TEST(PlanMemoryTest, ATieGoesToTheAlgorithmListedFirst) {
+TEST(MemoryPlanTest, ATieGoesToTheAlgorithmListedFirst) {
   // Everything overlaps: greedy and naive both need 48 bytes.
   const std::vector<TensorLifetime> records = {record("a", 16, 0, 2), record("b", 32, 0, 2)};
   MemoryPlanOptions options;
@@ -159,7 +159,7 @@ TEST(PlanMemoryTest, ATieGoesToTheAlgorithmListedFirst) {
   EXPECT_THAT(plan.arena_sizes, ElementsAre(48));
 }
 
-TEST(PlanMemoryTest, AlignsSizesAndOffsets) {
+TEST(MemoryPlanTest, AlignsSizesAndOffsets) {
   const std::vector<TensorLifetime> records = {record("a", 1, 0, 1), record("b", 100, 0, 1), record("c", 17, 2, 2)};
   // Default 16: b 112 at 0, a 16 at 112; c reuses b's object.
   const MemoryPlan sixteen = plan_and_verify(records, only(Algorithm::Greedy));
@@ -177,7 +177,7 @@ TEST(PlanMemoryTest, AlignsSizesAndOffsets) {
   EXPECT_THROW(align_size(INT64_MAX - 3, 16), AotError);
 }
 
-TEST(PlanMemoryTest, PlansInputsAndOutputsOnlyIfAsked) {
+TEST(MemoryPlanTest, PlansInputsAndOutputsOnlyIfAsked) {
   std::vector<TensorLifetime> records = {record("x", 64, 0, 1), record("t", 32, 1, 2), record("y", 16, 2, 3)};
   records[0].graph_input = true;
   records[2].graph_output = true;
@@ -195,7 +195,7 @@ TEST(PlanMemoryTest, PlansInputsAndOutputsOnlyIfAsked) {
   EXPECT_THAT(offsets(plan_and_verify(records, outputs_only)), ElementsAre(-1, 0, 32));
 }
 
-TEST(PlanMemoryTest, AMutableBufferLivesTheWholeRun) {
+TEST(MemoryPlanTest, AMutableBufferLivesTheWholeRun) {
   // The buffer's steps say 0..0, but it is live across calls: a must not share it.
   std::vector<TensorLifetime> records = {record("buffer", 64, 0, 0), record("a", 64, 5, 6)};
   records[0].whole_run = true;
@@ -208,7 +208,7 @@ TEST(PlanMemoryTest, AMutableBufferLivesTheWholeRun) {
   EXPECT_THAT(offsets(plan_and_verify(records, only(Algorithm::Greedy))), ElementsAre(0, 0));
 }
 
-TEST(PlanMemoryTest, ConstantsAreNeverPlanned) {
+TEST(MemoryPlanTest, ConstantsAreNeverPlanned) {
   std::vector<TensorLifetime> records = {record("weight", 1024, 0, 3), record("a", 16, 1, 2)};
   records[0].constant = true;
   const MemoryPlan plan = plan_and_verify(records, MemoryPlanOptions{});
@@ -217,7 +217,7 @@ TEST(PlanMemoryTest, ConstantsAreNeverPlanned) {
   EXPECT_FALSE(is_planned(records[0], MemoryPlanOptions{}));
 }
 
-TEST(PlanMemoryTest, ZeroSizeTensorsTakeNoBytes) {
+TEST(MemoryPlanTest, ZeroSizeTensorsTakeNoBytes) {
   const std::vector<TensorLifetime> records = {record("a", 64, 0, 3), record("z", 0, 1, 2), record("w", 0, 1, 2)};
   // Greedy puts z above a in a's object (ExecuTorch does too), at the end of the arena.
   const MemoryPlan greedy = plan_and_verify(records, only(Algorithm::Greedy));
@@ -231,13 +231,13 @@ TEST(PlanMemoryTest, ZeroSizeTensorsTakeNoBytes) {
   EXPECT_THAT(only_zero.arena_sizes, ElementsAre(0));
 }
 
-TEST(PlanMemoryTest, NoRecordsGiveOneEmptyArena) {
+TEST(MemoryPlanTest, NoRecordsGiveOneEmptyArena) {
   const MemoryPlan plan = plan_and_verify({}, MemoryPlanOptions{});
   EXPECT_THAT(plan.arena_sizes, ElementsAre(0));
   EXPECT_THAT(emitter_allocations({}, plan).non_const_buffer_sizes, ElementsAre(0, 0));
 }
 
-TEST(PlanMemoryTest, PlansEachArenaOnItsOwnAndPadsThem) {
+TEST(MemoryPlanTest, PlansEachArenaOnItsOwnAndPadsThem) {
   std::vector<TensorLifetime> records = {record("a", 16, 0, 1), record("b", 32, 0, 1), record("c", 16, 2, 3)};
   records[1].arena = 1;
   MemoryPlanOptions options = only(Algorithm::Greedy);
@@ -249,7 +249,7 @@ TEST(PlanMemoryTest, PlansEachArenaOnItsOwnAndPadsThem) {
   EXPECT_EQ(plan.total_bytes(), 176);
 }
 
-TEST(PlanMemoryTest, RejectsBadRecordsAndOptions) {
+TEST(MemoryPlanTest, RejectsBadRecordsAndOptions) {
   EXPECT_THAT([] { plan_memory({record("neg", -1, 0, 0)}); },
               ::testing::ThrowsMessage<AotError>(HasSubstr("'neg') has negative size")));
   EXPECT_THAT([] { plan_memory({record("back", 16, 3, 2)}); },
@@ -269,7 +269,7 @@ MemoryPlan hand_plan(std::vector<int64_t> arena_sizes, std::vector<TensorPlaceme
   return plan;
 }
 
-TEST(VerifyMemoryPlanTest, CatchesOverlapOutOfArenaAndMisalignment) {
+TEST(MemoryPlanVerifyTest, CatchesOverlapOutOfArenaAndMisalignment) {
   const std::vector<TensorLifetime> records = {record("a", 32, 0, 2), record("b", 32, 2, 4), record("c", 32, 3, 4)};
   EXPECT_NO_THROW(verify_memory_plan(records, hand_plan({64}, {{0, 0}, {0, 32}, {0, 0}})));
   EXPECT_THAT([&] { verify_memory_plan(records, hand_plan({64}, {{0, 0}, {0, 16}, {0, 32}})); },
@@ -284,7 +284,7 @@ TEST(VerifyMemoryPlanTest, CatchesOverlapOutOfArenaAndMisalignment) {
   EXPECT_THROW(verify_memory_plan(records, hand_plan({64}, {{0, 0}})), AotError);
 }
 
-TEST(VerifyMemoryPlanTest, WholeRunRecordsOverlapEverythingAndZeroSizeNothing) {
+TEST(MemoryPlanVerifyTest, WholeRunRecordsOverlapEverythingAndZeroSizeNothing) {
   std::vector<TensorLifetime> records = {record("buffer", 32, 0, 0), record("a", 32, 7, 9), record("z", 0, 7, 9)};
   records[0].whole_run = true;
   EXPECT_THAT([&] { verify_memory_plan(records, hand_plan({64}, {{0, 0}, {0, 0}, {0, 0}})); },
@@ -332,7 +332,7 @@ TEST(MemoryPlanReportTest, SummaryListsEveryArenaByMemIdAndCountsUnplannedRecord
             "  algorithms: naive 64 bytes, greedy 64 bytes\n");
 }
 
-TEST(EmitterAllocationsTest, MemoryIdsAreOneBasedAndBufferZeroIsReserved) {
+TEST(MemoryPlanEmitterTest, MemoryIdsAreOneBasedAndBufferZeroIsReserved) {
   std::vector<TensorLifetime> records = {record("a", 16, 0, 1), record("b", 32, 0, 1), record("x", 16, 0, 1)};
   int anchors[3] = {};  // stand-ins for nodes: only compared, never read
   records[0].node = reinterpret_cast<const Node*>(&anchors[0]);
@@ -357,7 +357,7 @@ TEST(EmitterAllocationsTest, MemoryIdsAreOneBasedAndBufferZeroIsReserved) {
 // 10^5 records: mostly short lifetimes of mixed sizes, some long-lived ones
 // (inputs, outputs), some whole-run buffers. Every algorithm's plan passes the
 // verifier and none is smaller than the peak of live bytes.
-TEST(PlanMemoryTest, LargeRandomProgramsPlanCorrectly) {
+TEST(MemoryPlanTest, LargeRandomProgramsPlanCorrectly) {
   std::mt19937_64 random(42);
   const int64_t steps = 100000;
   std::vector<TensorLifetime> records;
