@@ -241,15 +241,17 @@ class LifetimeBuilder {
     }
   }
 
-  // The aliases of each out argument, in the schema's order (in the order
-  // given when the op has no schema): the nodes it writes.
+  // The aliases of each argument the call writes, in the schema's order (in
+  // the order given when the op has no schema): its out arguments, or for
+  // the in-place write-back `aten::copy_(self, src)`, `self`.
   std::vector<Aliases> out_arguments(const Node& node) {
     std::vector<const Argument*> outs;
     const OpSchema* schema = find_op_schema(node.target());
     if (schema != nullptr) {
-      for (const SchemaArgument& arg : schema->arguments) {
-        if (!arg.is_out) continue;
-        if (const Argument* value = node.kwarg(arg.name)) outs.push_back(value);
+      for (size_t i = 0; i < schema->arguments.size(); ++i) {
+        const SchemaArgument& arg = schema->arguments[i];
+        if (!arg.is_out && !arg.is_write()) continue;
+        if (const Argument* value = argument(node, i, arg.name)) outs.push_back(value);
       }
     } else {
       for (const auto& [name, arg] : node.kwargs()) {
@@ -266,6 +268,12 @@ class LifetimeBuilder {
       });
     }
     return result;
+  }
+
+  // Schema argument `index` (called `name`) as the call passes it, or null.
+  static const Argument* argument(const Node& node, size_t index, const std::string& name) {
+    if (index < node.args().size()) return &node.args()[index];
+    return node.kwarg(name);
   }
 
   void define_getitem(const Node& node) {

@@ -175,7 +175,9 @@ EmitterMemoryPlan emitter_allocations(const std::vector<TensorLifetime>& records
 /// options plan, tied to its node, in graph order:
 ///  - a memory.alloc node, live from itself to the last use of it or of any
 ///    alias: an out-variant call naming it as an out argument, a getitem of
-///    such a call (which aliases its own element only);
+///    such a call (which aliases its own element only); likewise a call that
+///    writes an argument in place (the mutation write-back `aten::copy_`)
+///    aliases that argument;
 ///  - a getitem of executorch_call_delegate (the delegate writes it), live
 ///    from the call; a delegate output that no getitem names is a record of
 ///    the call with its output index;

@@ -190,6 +190,31 @@ TEST(MemoryPlanLifetimesTest, MutatedBuffersLiveTheWholeRunAndWeightsAreNotPlann
             "alloc 16 [4, 8]\n");
 }
 
+TEST(MemoryPlanLifetimesTest, AWriteBackCopyAliasesTheTensorItWritesInto) {
+  GraphBuilder b;
+  Node* count = b.buffer("count", HostTensor::zeros(ScalarType::Float, {4}));
+  Node* x = b.input("x", f32({4}));
+  b.mutate_buffer("count", x);
+  b.mutate_input(x, x);
+  b.output({x});
+  ExportedProgram program = std::move(b).build();
+  Graph& g = program.graph();
+  Node* a1 = alloc(g, f32({4}));                                                          // 2
+  Node* sum = call_out(g, "aten::add.out", {count, x}, {{"out", a1}}, f32({4}));         // 3
+  Node* a2 = alloc(g, f32({4}));                                                          // 4
+  Node* product = call_out(g, "aten::mul.out", {x, x}, {{"out", a2}}, f32({4}));         // 5
+  Node* new_count = call_out(g, "aten::copy_.default", {count, sum}, {}, f32({4}));      // 6
+  Node* new_x = call_out(g, "aten::copy_.default", {x, product}, {}, f32({4}));          // 7
+  set_outputs(program, {new_count, new_x, product});                                     // 8
+  // The input is written at step 7 and returned through its copy_: it lives
+  // to the output node, as does the buffer; `sum` ends at its copy_.
+  EXPECT_EQ(describe(compute_lifetimes(program)),
+            "b_count 16 [0, 8] whole_run\n"
+            "x 16 [0, 8] input\n"
+            "alloc 16 [2, 6]\n"
+            "alloc_1 16 [4, 8] output\n");
+}
+
 // x: f32[s0, 4] with s0 in [2, 10]; allocs sized by expressions of s0.
 ExportedProgram dynamic_program(ValueRange range, std::vector<std::vector<SymExpr>> alloc_sizes) {
   const SymExpr s0 = SymExpr::symbol("s0");
