@@ -67,8 +67,27 @@ TEST_P(FixtureTest, ImportsAndVerifies) {
       EXPECT_THAT(text, ::testing::HasSubstr("torch.ops." + op + "(")) << c.to_string();
     }
   }
-  // Weights are views of the mapped file, not copies: tied weights share storage.
-  EXPECT_FALSE(program.state_dict().empty() && program.graph_signature().parameters().size() > 0);
+  // Every lifted input (parameter, buffer, constant) has its tensor, of the
+  // placeholder's dtype and sizes.
+  const auto& specs = program.graph_signature().input_specs;
+  const auto placeholders = program.graph().placeholders();
+  ASSERT_EQ(specs.size(), placeholders.size()) << c.to_string();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].kind == InputKind::UserInput) continue;
+    const HostTensor* tensor = program.find_lifted_tensor(specs[i]);
+    ASSERT_NE(tensor, nullptr) << c.to_string() << ": no tensor for " << specs[i].target;
+    EXPECT_EQ(tensor->sizes(), placeholders[i]->meta.tensor().static_sizes()) << c.to_string() << " " << specs[i].target;
+  }
+}
+
+// Tied weights stay one storage (a write through one name shows in the other).
+TEST(FixtureTiedWeightsTest, ShareOneStorage) {
+  for (const char* file : {"model.pt2", "model.core.pt2"}) {
+    const ExportedProgram program = load_pt2(kFixtures + "tied_weights/" + file);
+    const HostTensor& encoder = program.state_dict().at("encoder.weight");
+    const HostTensor& decoder = program.state_dict().at("decoder.weight");
+    EXPECT_EQ(encoder.data(), decoder.data()) << file;
+  }
 }
 
 TEST_P(FixtureTest, RunsAsPyTorchDid) {
