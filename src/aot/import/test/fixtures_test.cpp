@@ -111,6 +111,7 @@ TEST(FixtureManifestTest, ListsEveryCaseOnDisk) {
   for (const auto& fixture : manifest().at("fixtures")) {
     const std::string name = fixture.at("name");
     const std::vector<std::string> listed = testing::manifest_cases(fixture);
+    EXPECT_FALSE(listed.empty()) << name << " lists no cases";
     std::vector<std::string> on_disk;
     for (const auto& entry : std::filesystem::directory_iterator(kFixtures + name)) {
       const std::string file = entry.path().filename().string();

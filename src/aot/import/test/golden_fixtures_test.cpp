@@ -3,6 +3,7 @@
 // beside a huge one, a buffer, output or input Kiln dropped or added, and a
 // fixture without cases.
 #include <gmock/gmock.h>
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -142,11 +143,14 @@ TEST(CaseMismatchesTest, FindsABufferDroppedFromARealFixture) {
               ::testing::ElementsAre(HasSubstr("buffer running_mean: PyTorch has it")));
 }
 
-TEST(ManifestCasesTest, AFixtureWithoutCasesThrows) {
-  const nlohmann::json empty = {{"name", "nothing"}, {"cases", nlohmann::json::array()}};
-  EXPECT_THROW(testing::manifest_cases(empty), std::runtime_error);
-  const nlohmann::json one = {{"name", "one"}, {"cases", {"case0"}}};
-  EXPECT_EQ(testing::manifest_cases(one), std::vector<std::string>{"case0"});
+// A loop over no case fails instead of passing by running nothing.
+TEST(ExpectCasesMatchPytorchTest, FailsWithoutCases) {
+  EXPECT_FATAL_FAILURE(
+      {
+        static ExportedProgram program = load_pt2(testing::kFixtures + "mlp/model.core.pt2");
+        testing::expect_cases_match_pytorch(program, "mlp", {});
+      },
+      "mlp: no case to run");
 }
 
 }  // namespace

@@ -32,12 +32,10 @@ inline const nlohmann::json& fixture_manifest() {
   return parsed;
 }
 
-/// The case names of one fixture of the manifest; throws if it lists none,
-/// so that a loop over them cannot pass by running nothing.
+/// The case names of one fixture of the manifest (expect_cases_match_pytorch
+/// and the loops over them fail when there are none).
 inline std::vector<std::string> manifest_cases(const nlohmann::json& fixture) {
-  auto cases = fixture.at("cases").get<std::vector<std::string>>();
-  if (cases.empty()) throw std::runtime_error("fixture " + fixture.at("name").get<std::string>() + " lists no cases");
-  return cases;
+  return fixture.at("cases").get<std::vector<std::string>>();
 }
 
 /// How far a float element may be from PyTorch's:
