@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,7 +17,7 @@
 namespace kiln::aot {
 namespace {
 
-using testing::expect_case_matches_pytorch;
+using testing::expect_cases_match_pytorch;
 using testing::kFixtures;
 
 const nlohmann::json& manifest() { return testing::fixture_manifest(); }
@@ -34,7 +35,7 @@ std::vector<Case> all_programs() {
   std::vector<Case> result;
   for (const auto& fixture : manifest().at("fixtures")) {
     for (const auto& [program, ops] : fixture.at("programs").items()) {
-      result.push_back({fixture.at("name"), program, fixture.at("cases").get<std::vector<std::string>>()});
+      result.push_back({fixture.at("name"), program, testing::manifest_cases(fixture)});
     }
   }
   return result;
@@ -66,15 +67,34 @@ TEST_P(FixtureTest, ImportsAndVerifies) {
       EXPECT_THAT(text, ::testing::HasSubstr("torch.ops." + op + "(")) << c.to_string();
     }
   }
-  // Weights are views of the mapped file, not copies: tied weights share storage.
-  EXPECT_FALSE(program.state_dict().empty() && program.graph_signature().parameters().size() > 0);
+  // Every lifted input (parameter, buffer, constant) has its tensor, of the
+  // placeholder's dtype and sizes.
+  const auto& specs = program.graph_signature().input_specs;
+  const auto placeholders = program.graph().placeholders();
+  ASSERT_EQ(specs.size(), placeholders.size()) << c.to_string();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].kind == InputKind::UserInput) continue;
+    const HostTensor* tensor = program.find_lifted_tensor(specs[i]);
+    ASSERT_NE(tensor, nullptr) << c.to_string() << ": no tensor for " << specs[i].target;
+    EXPECT_EQ(tensor->sizes(), placeholders[i]->meta.tensor().static_sizes()) << c.to_string() << " " << specs[i].target;
+  }
+}
+
+// Tied weights stay one storage (a write through one name shows in the other).
+TEST(FixtureTiedWeightsTest, ShareOneStorage) {
+  for (const char* file : {"model.pt2", "model.core.pt2"}) {
+    const ExportedProgram program = load_pt2(kFixtures + "tied_weights/" + file);
+    const HostTensor& encoder = program.state_dict().at("encoder.weight");
+    const HostTensor& decoder = program.state_dict().at("decoder.weight");
+    EXPECT_EQ(encoder.data(), decoder.data()) << file;
+  }
 }
 
 TEST_P(FixtureTest, RunsAsPyTorchDid) {
   const Case& c = GetParam();
   if (!is_runnable(c)) GTEST_SKIP() << c.to_string() << " is the training IR: aot_passes_test runs it after decomposition";
   ExportedProgram program = load_pt2(kFixtures + c.fixture + "/" + c.program);
-  for (const std::string& name : c.cases) expect_case_matches_pytorch(program, c.fixture, name);
+  expect_cases_match_pytorch(program, c.fixture, c.cases);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(all_programs()),
@@ -83,6 +103,29 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureTest, ::testing::ValuesIn(all_programs
                            for (char& ch : name) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return name;
                          });
+
+// The manifest lists every case on disk, so that no loop over its cases
+// leaves one out, and every case it lists has both files.
+TEST(FixtureManifestTest, ListsEveryCaseOnDisk) {
+  size_t fixtures = 0;
+  for (const auto& fixture : manifest().at("fixtures")) {
+    const std::string name = fixture.at("name");
+    const std::vector<std::string> listed = testing::manifest_cases(fixture);
+    EXPECT_FALSE(listed.empty()) << name << " lists no cases";
+    std::vector<std::string> on_disk;
+    for (const auto& entry : std::filesystem::directory_iterator(kFixtures + name)) {
+      const std::string file = entry.path().filename().string();
+      const std::string suffix = ".expected.npz";
+      if (file.size() > suffix.size() && file.ends_with(suffix)) on_disk.push_back(file.substr(0, file.size() - suffix.size()));
+    }
+    EXPECT_THAT(on_disk, ::testing::UnorderedElementsAreArray(listed)) << name;
+    for (const std::string& c : listed) {
+      EXPECT_TRUE(std::filesystem::exists(kFixtures + name + "/" + c + ".inputs.npz")) << name << " " << c;
+    }
+    ++fixtures;
+  }
+  EXPECT_GE(fixtures, 13u);
+}
 
 TEST(FixtureManifestTest, RecordsTheTorchVersion) {
   const std::string version = manifest().at("torch_version");

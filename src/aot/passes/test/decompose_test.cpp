@@ -27,7 +27,7 @@ using ::testing::Not;
 
 using testing::call_with_meta;
 using testing::decomposed;
-using testing::expect_case_matches_pytorch;
+using testing::expect_cases_match_pytorch;
 using testing::kFixtures;
 using testing::ops_without_kernels;
 using testing::ramp;
@@ -45,7 +45,7 @@ std::vector<Fixture> training_ir_fixtures() {
   std::vector<Fixture> result;
   for (const auto& fixture : manifest().at("fixtures")) {
     if (!fixture.at("programs").contains("model.pt2")) continue;
-    result.push_back({fixture.at("name"), fixture.at("cases").get<std::vector<std::string>>()});
+    result.push_back({fixture.at("name"), testing::manifest_cases(fixture)});
   }
   return result;
 }
@@ -88,7 +88,7 @@ TEST_P(TrainingIrFixtureTest, RunsAsPyTorchDid) {
   const Fixture& f = GetParam();
   const ExportedProgram training = load_pt2(kFixtures + f.name + "/model.pt2");
   ExportedProgram program = transform(training, {decompose_to_core_aten()});
-  for (const std::string& name : f.cases) expect_case_matches_pytorch(program, f.name, name);
+  expect_cases_match_pytorch(program, f.name, f.cases);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TrainingIrFixtureTest, ::testing::ValuesIn(training_ir_fixtures()),
