@@ -36,7 +36,7 @@ Options:
 int run_demo(Args args) {
   models::ConvReLUTanOptions options;
   bool quiet = false;
-  std::string output;
+  std::string pte_path;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -51,7 +51,7 @@ int run_demo(Args args) {
     } else if (arg == "--quiet") {
       quiet = true;
     } else if (arg == "-o" || arg == "--output") {
-      output = args.value(arg);
+      pte_path = args.value(arg);
     } else {
       args.unknown(arg);
     }
@@ -82,9 +82,9 @@ int run_demo(Args args) {
   const aot::pte::PteFile file = aot::pte::read_pte(lowered.buffer);
   std::printf("lowered to .pte: %zu bytes, %zu segments, read back: %zu instructions\n", file.bytes.size(),
               file.program->segments.size(), file.program->execution_plan.at(0)->chains.at(0)->instructions.size());
-  if (!output.empty()) {
-    aot::pte::write_file_atomically(output, lowered.buffer);
-    std::printf("wrote %s\n", output.c_str());
+  if (!pte_path.empty()) {
+    aot::pte::write_file_atomically(pte_path, lowered.buffer);
+    std::printf("wrote %s\n", pte_path.c_str());
   }
   print_executorch_program(lowered, /*print_memory=*/true);
   return 0;

@@ -141,7 +141,6 @@ void print_kept(const aot::ExportedProgram& lowered, const std::vector<aot::ToBa
   }
 }
 
-}  // namespace
 
 struct LowerOptions {
   std::string path, backend_list, model, output;

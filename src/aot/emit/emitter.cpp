@@ -8,6 +8,7 @@
 
 #include "aot/delegate/lowered_backend_module.h"
 #include "aot/emit/tree_spec_json.h"
+#include "aot/ir/c10_enums.h"
 #include "aot/ir/error.h"
 #include "aot/ir/memory_ops.h"
 #include "aot/ir/op_schema.h"
@@ -21,32 +22,6 @@ namespace fb = executorch_flatbuffer;
 namespace {
 
 std::string where_of(const Node& node) { return "node '" + node.name() + "' (" + node.target() + ")"; }
-
-// Enums as c10 numbers them, which kernels read.
-int64_t c10_layout(Layout layout) {
-  switch (layout) {
-    case Layout::Strided: return 0;
-    case Layout::SparseCoo: return 1;
-    case Layout::SparseCsr: return 2;
-    case Layout::Mkldnn: return 3;
-    case Layout::SparseCsc: return 4;
-    case Layout::SparseBsr: return 5;
-    case Layout::SparseBsc: return 6;
-    case Layout::Unknown: break;
-  }
-  throw AotError("an unknown layout cannot be written to a .pte");
-}
-
-int64_t c10_memory_format(MemoryFormat format) {
-  switch (format) {
-    case MemoryFormat::Contiguous: return 0;
-    case MemoryFormat::Preserve: return 1;
-    case MemoryFormat::ChannelsLast: return 2;
-    case MemoryFormat::ChannelsLast3d: return 3;
-    case MemoryFormat::Unknown: break;
-  }
-  throw AotError("an unknown memory format cannot be written to a .pte");
-}
 
 template <typename T>
 fb::EValueT make_value(T&& payload) {
@@ -155,19 +130,20 @@ class MethodEmitter {
     return tensor;
   }
 
-  void place(fb::TensorT& tensor, const Node& node) {
-    auto it = plan_.placements.find(&node);
-    if (it == plan_.placements.end()) return;
+  void place(fb::TensorT& tensor, const Node& node, int64_t output_index = -1) {
+    const PlannedAllocation* allocation = plan_.find(&node, output_index);
+    if (allocation == nullptr) return;
     tensor.allocation_info = std::make_unique<fb::AllocationDetailsT>();
-    tensor.allocation_info->memory_id = it->second.mem_id;
-    tensor.allocation_info->memory_offset_low = static_cast<uint32_t>(it->second.offset);
-    tensor.allocation_info->memory_offset_high = static_cast<uint32_t>(it->second.offset >> 32);
+    tensor.allocation_info->memory_id = allocation->memory_id;
+    tensor.allocation_info->memory_offset_low = static_cast<uint32_t>(allocation->offset);
+    tensor.allocation_info->memory_offset_high = static_cast<uint32_t>(allocation->offset >> 32);
   }
 
-  // A tensor that must live in planned memory: a node the plan has to place.
-  int32_t planned_tensor(const Node& node, const TensorMeta& meta) {
+  // A tensor that must live in planned memory: a node (or element
+  // `output_index` of one) the plan has to place.
+  int32_t planned_tensor(const Node& node, const TensorMeta& meta, int64_t output_index = -1) {
     fb::TensorT tensor = tensor_of(meta, where_of(node));
-    place(tensor, node);
+    place(tensor, node, output_index);
     if (!tensor.allocation_info) throw AotError(where_of(node) + ": the memory plan gives this tensor no place");
     return add_value(make_value(std::move(tensor)));
   }
@@ -302,8 +278,12 @@ class MethodEmitter {
     if (arg.is_bool()) return bool_value(arg.to_bool());
     if (arg.is_string()) return string_value(arg.to_string());
     if (const auto* dtype = std::get_if<ScalarType>(&arg.value)) return int_value(static_cast<int64_t>(*dtype));
-    if (const auto* layout = std::get_if<Layout>(&arg.value)) return int_value(c10_layout(*layout));
-    if (const auto* format = std::get_if<MemoryFormat>(&arg.value)) return int_value(c10_memory_format(*format));
+    if (const auto* layout = std::get_if<Layout>(&arg.value)) {
+      if (auto number = c10_layout(*layout)) return int_value(*number);
+    }
+    if (const auto* format = std::get_if<MemoryFormat>(&arg.value)) {
+      if (auto number = c10_memory_format(*format)) return int_value(*number);
+    }
     if (std::holds_alternative<Device>(arg.value)) return null_value();
     throw AotError(where + ": cannot write the argument " + to_string(arg) + " to a .pte");
   }
@@ -488,7 +468,8 @@ class MethodEmitter {
       emitted_getitems_.insert(user);
     }
     for (size_t i = 0; i < num_outputs; ++i) {
-      if (outputs[i] < 0) throw AotError(where + ": output " + std::to_string(i) + " is taken by no getitem");
+      // An output no getitem takes still needs memory to be written to.
+      if (outputs[i] < 0) outputs[i] = planned_tensor(node, (*metas)[i], static_cast<int64_t>(i));
       call.args.push_back(outputs[i]);
     }
     const size_t instruction = add_instruction(std::move(call), node);

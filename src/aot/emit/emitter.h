@@ -21,22 +21,9 @@
 
 #include "aot/emit/pte_writer.h"
 #include "aot/ir/exported_program.h"
+#include "aot/passes/memory_planning.h"
 
 namespace kiln::aot {
-
-/// Where the memory plan put one planned tensor, as the file records it.
-struct TensorPlacement {
-  uint32_t mem_id = 1;  ///< 1-based arena id
-  uint64_t offset = 0;  ///< bytes into the arena
-};
-
-/// The memory plan as the emitter reads it: the placement of each planned
-/// tensor (placeholders, memory.alloc nodes, delegate-call getitems) and the
-/// arena sizes, [0, arena 1, ...] with index 0 reserved.
-struct EmitterMemoryPlan {
-  std::unordered_map<const Node*, TensorPlacement> placements;
-  std::vector<int64_t> non_const_buffer_sizes{0};
-};
 
 /// What the devtools need to map instructions back to nodes.
 struct DelegateDebugInfo {

@@ -1,7 +1,8 @@
 // view_to_copy: a view op runs as its `_copy` twin, which computes the same
 // values into a tensor of its own (aten::permute -> aten::permute_copy), as
-// ExecuTorch's edge dialect does. The node keeps its name, arguments, meta
-// and provenance; only its target changes, to view_copy_twin's.
+// ExecuTorch's edge dialect does. The node keeps its name, arguments and
+// provenance; its target changes to view_copy_twin's, and its meta loses the
+// view's dim order: a copy writes a contiguous tensor.
 #include "aot/ir/error.h"
 #include "aot/ir/op_schema.h"
 #include "aot/passes/lowering.h"
@@ -27,6 +28,10 @@ bool view_to_copy(ExportedProgram& program) {
                      " takes other arguments (" + twin->to_string() + ")");
     }
     node->set_target(twin->qualified_name());
+    if (auto* meta = std::get_if<TensorMeta>(&node->meta.val)) meta->dim_order.clear();
+    if (auto* metas = std::get_if<std::vector<TensorMeta>>(&node->meta.val)) {
+      for (TensorMeta& meta : *metas) meta.dim_order.clear();
+    }
     changed = true;
   }
   return changed;
