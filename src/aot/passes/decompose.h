@@ -16,9 +16,9 @@ namespace kiln::aot {
 /// ops, and sets the dialect to ATEN. Returns true if anything changed.
 /// Throws AotError naming the node, its op and the reason when an op cannot be
 /// decomposed (training-mode batch_norm or dropout, causal attention, a pad
-/// mode other than constant, chunks of a symbolic size, ...). Ops that have
-/// kernels without being core ATen (silu, hardswish, hardsigmoid,
-/// masked_fill.Scalar) stay as they are.
+/// mode other than constant, chunks of a symbolic size, ...). silu,
+/// hardswish and hardsigmoid become their formulas, as torch writes them:
+/// they are not core ATen and ExecuTorch's runtime has no kernels for them.
 bool decompose_to_core_aten(ExportedProgram& program);
 
 /// True if decompose_to_core_aten rewrites calls of `target` ("aten::matmul",

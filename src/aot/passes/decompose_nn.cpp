@@ -230,6 +230,30 @@ void decompose_mish(Rewriter& r) {
   r.replace_with(r.op("aten::mul.Tensor", {x, tanh}));
 }
 
+// relu6(x + 3): the shared part of hardsigmoid and hardswish, spelled as
+// torch's decompositions spell it (add, then a clamp for each bound).
+Node* shifted_relu6(Rewriter& r, Node* x) {
+  Node* shifted = r.op("aten::add.Tensor", {x, int64_t{3}});
+  return r.op("aten::clamp", {r.op("aten::clamp", {shifted, int64_t{0}, None{}}), None{}, int64_t{6}});
+}
+
+// hardsigmoid(x) = relu6(x + 3) / 6, hardswish(x) = x * relu6(x + 3) / 6 and
+// silu(x) = x * sigmoid(x): not core ATen, and ExecuTorch's runtime has no
+// kernels for them, so a .pte carries their formulas.
+void decompose_hardsigmoid(Rewriter& r) {
+  r.replace_with(r.op("aten::div.Tensor", {shifted_relu6(r, r.tensor_arg(0)), int64_t{6}}));
+}
+
+void decompose_hardswish(Rewriter& r) {
+  Node* x = r.tensor_arg(0);
+  r.replace_with(r.op("aten::div.Tensor", {r.op("aten::mul.Tensor", {x, shifted_relu6(r, x)}), int64_t{6}}));
+}
+
+void decompose_silu(Rewriter& r) {
+  Node* x = r.tensor_arg(0);
+  r.replace_with(r.op("aten::mul.Tensor", {x, r.op("aten::sigmoid", {x})}));
+}
+
 // `x` viewed as 3-D, its leading dims folded into one.
 Node* as_batched_3d(Rewriter& r, Node* x) {
   const TensorMeta& m = x->meta.tensor();
@@ -311,6 +335,9 @@ void add_nn_decompositions(DecompositionTable& t) {
   t["aten::softmax.int"] = [](Rewriter& r) { decompose_softmax(r, "aten::_softmax"); };
   t["aten::log_softmax.int"] = [](Rewriter& r) { decompose_softmax(r, "aten::_log_softmax"); };
   t["aten::mish.default"] = decompose_mish;
+  t["aten::hardsigmoid.default"] = decompose_hardsigmoid;
+  t["aten::hardswish.default"] = decompose_hardswish;
+  t["aten::silu.default"] = decompose_silu;
   t["aten::scaled_dot_product_attention.default"] = decompose_sdpa;
 }
 

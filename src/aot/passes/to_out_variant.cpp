@@ -4,8 +4,10 @@
 // them all; then, per call, one `memory.alloc` per output tensor (its meta is
 // that output's TensorMeta) goes before it, and the call's arguments are
 // re-bound by name to the out variant's schema with the allocs as its out
-// keyword arguments (a list of allocs for `Tensor(a!)[] out`). Sizing the
-// allocs (upper bounds of symbolic sizes) is left to the memory planner.
+// keyword arguments (a list of allocs for `Tensor(a!)[] out`). Allocs are
+// contiguous whatever strides the functional op's result had: the portable
+// kernels write, and ExecuTorch's require, operands of one dim order. Sizing
+// the allocs (upper bounds of symbolic sizes) is left to the memory planner.
 #include <set>
 
 #include "aot/ir/error.h"
@@ -98,7 +100,9 @@ class OutVariantRewrite {
     std::vector<Node*> allocs;
     for (const TensorMeta& meta : metas) {
       Node* alloc = graph.call_function(kMemoryAlloc, {}, {}, "alloc");
-      alloc->meta.val = meta;
+      TensorMeta contiguous = meta;
+      contiguous.dim_order.clear();
+      alloc->meta.val = contiguous;
       passes::copy_provenance(node_, *alloc);
       allocs.push_back(alloc);
     }
