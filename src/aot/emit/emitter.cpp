@@ -231,6 +231,8 @@ class MethodEmitter {
     const std::string& target = node.target();
     if (target == kMemoryAlloc) {
       values_[&node] = {planned_tensor(node, node.meta.tensor())};
+    } else if (target == kMemoryView) {
+      emit_view(node);
     } else if (target == "getitem") {
       if (!emitted_getitems_.count(&node)) emit_getitem(node);
     } else if (target == kCallDelegate) {
@@ -238,6 +240,21 @@ class MethodEmitter {
     } else {
       emit_kernel_call(node);
     }
+  }
+
+  // A view is its base's bytes under other sizes: a tensor value with the
+  // base's allocation, and no instruction.
+  void emit_view(const Node& node) {
+    const std::string where = where_of(node);
+    if (node.args().empty() || !node.args()[0].is_node()) throw AotError(where + ": memory.view needs a base");
+    const int32_t base = single_value(*node.args()[0].node(), where);
+    const auto* base_tensor = method_.values[static_cast<size_t>(base)]->val.AsTensor();
+    if (base_tensor == nullptr || !base_tensor->allocation_info) {
+      throw AotError(where + ": the base of a memory.view must be a planned tensor");
+    }
+    fb::TensorT tensor = tensor_of(node.meta.tensor(), where);
+    tensor.allocation_info = std::make_unique<fb::AllocationDetailsT>(*base_tensor->allocation_info);
+    values_[&node] = {add_value(make_value(std::move(tensor)))};
   }
 
   void emit_getitem(const Node& node) {

@@ -220,6 +220,19 @@ NodeValue allocate(const Node& node, const SymbolBindings& bindings) {
   }
 }
 
+// memory.view(base, sizes): base's storage under the view's sizes.
+NodeValue view_of(const Node& node, const std::function<const NodeValue&(const Node*)>& lookup) {
+  const std::string where = "node '" + node.name() + "' (memory.view)";
+  const HostTensor* base = node.args().empty() || !node.args()[0].is_node()
+                               ? nullptr
+                               : std::get_if<HostTensor>(&lookup(node.args()[0].node()).values.at(0));
+  if (base == nullptr || !base->is_contiguous()) throw AotError(where + ": needs a contiguous tensor to view");
+  const std::vector<int64_t> sizes = node.meta.tensor().static_sizes();
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (size_t d = sizes.size(); d-- > 1;) strides[d - 1] = strides[d] * sizes[d];
+  return NodeValue{{HostTensor(base->dtype(), sizes, strides, base->storage_offset(), base->storage())}, false};
+}
+
 // aten::copy_.default(target, value): a mutation written back into the
 // buffer's or input's own tensor, which is also its result.
 NodeValue write_mutation_back(const Node& node, const std::function<const NodeValue&(const Node*)>& lookup) {
@@ -257,6 +270,7 @@ NodeValue run_node(const ExportedProgram& program, const Node& node,
     return NodeValue{{source.values[static_cast<size_t>(index)]}, false};
   }
   if (node.target() == kMemoryAlloc) return allocate(node, bindings);
+  if (node.target() == kMemoryView) return view_of(node, lookup);
   if (node.target() == kCopyInPlace) return write_mutation_back(node, lookup);
   if (node.target() == kSymSize) {
     const auto bound = bind_node_arguments(node);

@@ -5,7 +5,9 @@
 //
 // In the executable form:
 //  - There are no graph asserts, and no view ops: a view runs as its `_copy`
-//    twin (see view_copy_twin in op_schema.h).
+//    twin (see view_copy_twin in op_schema.h), except that a static reshape
+//    of a tensor an op wrote is a `memory.view` of it: the same bytes under
+//    other sizes, no instruction and no memory of its own.
 //  - A Python number passed where the schema takes a Tensor is a lifted
 //    constant tensor (a placeholder with a ConstantTensor input spec).
 //  - Every op call is an out-variant call (`aten::add.out`). Each of its out
@@ -46,6 +48,13 @@ namespace kiln::aot {
 /// its place; the interpreter allocates it; the emitter writes it as a tensor
 /// value with allocation info.
 inline constexpr const char* kMemoryAlloc = "memory.alloc";
+
+/// `view = memory.view(base, [sizes])`: `base`'s bytes (contiguous) seen with
+/// the static sizes of view.meta.val. It aliases `base`: the planner stretches
+/// base's lifetime over the view's uses, the interpreter shares the storage,
+/// and the emitter writes a tensor value with base's allocation info and no
+/// instruction (ExecuTorch's memory.view for a static view_copy).
+inline constexpr const char* kMemoryView = "memory.view";
 
 /// `copy_ = aten::copy_.default(target, value)`: the write-back of a mutated
 /// buffer or user input (see above); `target` is the placeholder.

@@ -8,7 +8,7 @@
 namespace kiln::aot {
 
 bool is_builtin_op(const std::string& target) {
-  return target == "getitem" || target == kCallDelegate || target == kMemoryAlloc;
+  return target == "getitem" || target == kCallDelegate || target == kMemoryAlloc || target == kMemoryView;
 }
 
 const char* Verifier::dialect() const { return kAtenDialect; }

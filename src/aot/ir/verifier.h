@@ -39,7 +39,7 @@ class EdgeVerifier : public Verifier {
 const Verifier& verifier_for(const std::string& dialect);
 
 /// Ops that are not ATen but may appear in any graph: "getitem",
-/// "executorch_call_delegate" and "memory.alloc" (memory_ops.h).
+/// "executorch_call_delegate", "memory.alloc" and "memory.view" (memory_ops.h).
 bool is_builtin_op(const std::string& target);
 
 }  // namespace kiln::aot

@@ -1,6 +1,7 @@
 // lower_to_executable: the lowering passes in the order each needs the one
 // before: asserts go first (their sym_sizes then die with them), views become
-// copies and static sizes fold before numbers are lifted to tensors, the
+// copies and static sizes fold (so that static reshapes can become aliases)
+// before numbers are lifted to tensors, the
 // mutation write-backs are placed, and out variants come last, when every
 // call's arguments are final. executable_form_violations checks the result.
 #include "aot/ir/memory_ops.h"
@@ -15,6 +16,7 @@ std::vector<Pass> lowering_passes() {
       Pass{"remove_graph_asserts", remove_graph_asserts},
       Pass{"view_to_copy", view_to_copy},
       Pass{"fold_static_sym_sizes", fold_static_sym_sizes},
+      Pass{"alias_static_views", alias_static_views},
       Pass{"scalar_to_tensor", scalar_to_tensor},
       Pass{"write_back_mutations", write_back_mutations},
       Pass{"to_out_variant", to_out_variant},
@@ -31,6 +33,10 @@ std::string violation(const Node& node) {
   if (target == "getitem" || target == kCallDelegate || target == kSymSize) return "";
   if (target == kMemoryAlloc) {
     return std::holds_alternative<TensorMeta>(node.meta.val) ? "" : "memory.alloc without a tensor meta";
+  }
+  if (target == kMemoryView) {
+    const bool shaped = node.args().size() == 2 && node.args()[0].is_node() && node.args()[1].is_list();
+    return shaped && std::holds_alternative<TensorMeta>(node.meta.val) ? "" : "memory.view without (base, sizes) and a meta";
   }
   if (target == kCopyInPlace) {
     const bool write_back = node.args().size() == 2 && node.args()[0].is_node() && node.args()[0].node()->is_placeholder();

@@ -26,6 +26,11 @@ bool is_graph_assert(const std::string& target);
 /// (view_to_copy.cpp)
 bool view_to_copy(ExportedProgram& program);
 
+/// A static aten::view_copy of a contiguous tensor that an op call writes
+/// becomes memory.view(base, sizes): an alias, no copy (memory_ops.h).
+/// (alias_static_views.cpp)
+bool alias_static_views(ExportedProgram& program);
+
 /// aten::sym_size.int(t, d) on a dim whose size is a constant in t's meta is
 /// replaced by that int in every use; on a dynamic dim it stays.
 /// (fold_static_sym_sizes.cpp)

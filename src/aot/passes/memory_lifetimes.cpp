@@ -224,6 +224,10 @@ class LifetimeBuilder {
       const auto* meta = std::get_if<TensorMeta>(&node.meta.val);
       if (meta == nullptr) throw AotError("memory.alloc node '" + node.name() + "' has no tensor meta.val");
       aliases_[&node] = {add_record(node, *meta, step)};
+    } else if (target == kMemoryView) {
+      // The same bytes as its base: uses of the view are uses of the base.
+      if (node.args().empty() || !node.args()[0].is_node()) throw AotError("memory.view node '" + node.name() + "' has no base");
+      if (auto base = aliases_.find(node.args()[0].node()); base != aliases_.end()) aliases_[&node] = base->second;
     } else if (target == "getitem") {
       define_getitem(node);
     } else if (target == kCallDelegate) {

@@ -107,8 +107,10 @@ else
   passes=$((passes + 1))
 fi
 head -c 200 "$scratch/mlp.pte" > "$scratch/truncated.pte"
-expect "inspect a truncated .pte" 1 "fails verification" -- inspect "$scratch/truncated.pte"
-expect "demo writes and prints the memory plan" 0 "arena 1:" -- demo --batch 1 --size 4 --quiet
+expect "inspect a truncated .pte" 1 "lies outside the file's 200 bytes" -- inspect "$scratch/truncated.pte"
+expect "demo prints the memory plan" 0 "mem_id 1: 4096 bytes, peak live 4096 bytes" -- demo --batch 1 --size 4 --quiet
+expect "demo writes the .pte" 0 "wrote $scratch/demo.pte" -- demo --batch 1 --size 4 --quiet -o "$scratch/demo.pte"
+expect "the demo's .pte reads back" 0 "aten::convolution.out" -- inspect "$scratch/demo.pte"
 
 # ops
 expect "help lists ops" 0 "ops        list the ops Kiln knows" -- help

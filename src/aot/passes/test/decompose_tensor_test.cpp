@@ -225,9 +225,9 @@ INSTANTIATE_TEST_SUITE_P(
     Activations, DecomposeInPlaceTest,
     ::testing::Values(
         InPlaceCase{"aten::hardtanh_", {-0.5, 0.5}, "torch.ops.aten.hardtanh.default(mul, -0.5, 0.5)"},
-        InPlaceCase{"aten::silu_", {}, "torch.ops.aten.silu.default(mul)"},
-        InPlaceCase{"aten::hardswish_", {}, "torch.ops.aten.hardswish.default(mul)"},
-        InPlaceCase{"aten::hardsigmoid_", {}, "torch.ops.aten.hardsigmoid.default(mul)"},
+        InPlaceCase{"aten::silu_", {}, "torch.ops.aten.sigmoid.default(mul)"},
+        InPlaceCase{"aten::hardswish_", {}, "torch.ops.aten.add.Tensor(mul, 3)"},
+        InPlaceCase{"aten::hardsigmoid_", {}, "torch.ops.aten.add.Tensor(mul, 3)"},
         InPlaceCase{"aten::leaky_relu_", {0.2}, "torch.ops.aten.leaky_relu.default(mul, 0.2)"},
         InPlaceCase{"aten::elu_", {0.7}, "torch.ops.aten.elu.default(mul, 0.7)"},
         InPlaceCase{"aten::sigmoid_", {}, "torch.ops.aten.sigmoid.default(mul)"},

@@ -83,6 +83,34 @@ TEST(ViewToCopyTest, OneRuleForWhichOpIsAView) {
   EXPECT_EQ(view_copy_twin(get_op_schema("aten::view_copy")), nullptr);  // has an out variant of its own
 }
 
+TEST(AliasStaticViewsTest, StaticReshapesOfOpResultsBecomeAliases) {
+  GraphBuilder b;
+  const SymExpr s0 = SymExpr::symbol("s0");
+  Node* x = b.input("x", f32({2, 6}));
+  Node* d = b.input("d", f32({s0, SymExpr::constant(6)}));
+  b.set_range("s0", ValueRange{1, 8});
+  Node* of_input = b.call("aten::view_copy", {x, ArgumentList{3, 4}});             // a placeholder: stays a copy
+  Node* relu = b.call("aten::relu", {x});
+  Node* aliased = b.call("aten::view_copy", {relu, ArgumentList{12}});              // an op's result: an alias
+  Node* twice = b.call("aten::view_copy", {aliased, ArgumentList{4, 3}});           // of an alias: an alias
+  Node* dynamic = b.call("aten::relu", {d});
+  Node* kept = call_with_meta(b, "aten::view_copy", {dynamic, ArgumentList{-1}}, f32({s0 * SymExpr::constant(6)}));
+  b.output({of_input, twice, kept});
+  const ExportedProgram program = std::move(b).build();
+  EXPECT_EQ(graph_text(after(program, "alias_static_views", alias_static_views)), R"golden(ExportedProgram:
+    class GraphModule(torch.nn.Module):
+        def forward(self, x: "f32[2, 6]", d: "f32[s0, 6]"):
+            view_copy: "f32[3, 4]" = torch.ops.aten.view_copy.default(x, [3, 4])
+            relu: "f32[2, 6]" = torch.ops.aten.relu.default(x);  x = None
+            view_copy_1: "f32[12]" = memory.view(relu, [12]);  relu = None
+            view_copy_2: "f32[4, 3]" = memory.view(view_copy_1, [4, 3]);  view_copy_1 = None
+            relu_1: "f32[s0, 6]" = torch.ops.aten.relu.default(d);  d = None
+            view_copy_3: "f32[6*s0]" = torch.ops.aten.view_copy.default(relu_1, [-1]);  relu_1 = None
+            return (view_copy, view_copy_2, view_copy_3)
+    
+)golden");
+}
+
 TEST(FoldStaticSymSizesTest, FoldsStaticDimsAndKeepsDynamicOnes) {
   GraphBuilder b;
   const SymExpr s0 = SymExpr::symbol("s0");
