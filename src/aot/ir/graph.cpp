@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "aot/ir/error.h"
 
@@ -14,17 +17,82 @@ std::vector<Node*> Graph::placeholders() const { return find_nodes(OpKind::Place
 
 std::vector<Node*> Graph::find_nodes(OpKind op) const {
   std::vector<Node*> found;
-  for (Node* node : *this) {
-    if (node->op() == op) found.push_back(node);
+  // Placeholders lead the graph: stop once all of them are found.
+  if (op == OpKind::Placeholder) found.reserve(placeholder_count_);
+  for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
+    if (op == OpKind::Placeholder && found.size() == placeholder_count_) break;
+    if ((*it)->op() == op) found.push_back(it->get());
   }
   return found;
 }
 
-Node* Graph::output_node() const {
-  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
-    if ((*it)->is_output()) return it->get();
+Node* Graph::output_node() const { return output_; }
+
+Node* Graph::first_non_placeholder() const {
+  if (!first_non_placeholder_valid_) {
+    first_non_placeholder_ = nullptr;
+    for (Node* node : *this) {
+      if (!node->is_placeholder()) {
+        first_non_placeholder_ = node;
+        break;
+      }
+    }
+    first_non_placeholder_valid_ = true;
   }
-  return nullptr;
+  return first_non_placeholder_;
+}
+
+namespace {
+
+// Order keys are spaced this far apart when there is room, so that many
+// insertions fit between two nodes before keys must be spread out again.
+constexpr uint64_t kOrderStep = uint64_t{1} << 20;
+constexpr uint64_t kMinSpreadGap = uint64_t{1} << 10;
+
+}  // namespace
+
+void Graph::assign_order(Node* node) {
+  auto it = node->position_;
+  const uint64_t lo = it == nodes_.begin() ? 0 : (*std::prev(it))->order_;
+  auto after = std::next(it);
+  if (after == nodes_.end()) {
+    if (lo <= std::numeric_limits<uint64_t>::max() - kOrderStep) {
+      node->order_ = lo + kOrderStep;
+      return;
+    }
+  } else if ((*after)->order_ - lo >= 2 && (*after)->order_ > lo) {
+    node->order_ = lo + ((*after)->order_ - lo) / 2;
+    return;
+  }
+  spread_orders(it);
+}
+
+void Graph::spread_orders(std::list<std::unique_ptr<Node>>::iterator around) {
+  // Widens a window around the crowded spot (doubling its length) until its
+  // key range leaves a comfortable gap per node, then spaces its keys evenly.
+  auto first = around;
+  auto last = around;
+  size_t count = 1;
+  for (;;) {
+    const bool whole = first == nodes_.begin() && std::next(last) == nodes_.end();
+    const uint64_t lo = first == nodes_.begin() ? 0 : (*std::prev(first))->order_;
+    const uint64_t hi =
+        std::next(last) == nodes_.end() ? std::numeric_limits<uint64_t>::max() : (*std::next(last))->order_;
+    const uint64_t gap = (hi - lo) / (count + 1);
+    if (gap >= kMinSpreadGap || whole) {
+      const uint64_t step = whole ? std::min(kOrderStep, std::numeric_limits<uint64_t>::max() / (count + 1)) : gap;
+      uint64_t key = whole ? 0 : lo;
+      for (auto it = first;; ++it) {
+        key += step;
+        (*it)->order_ = key;
+        if (it == last) break;
+      }
+      return;
+    }
+    const size_t grow = count;
+    for (size_t k = 0; k < grow && first != nodes_.begin(); ++k, ++count) --first;
+    for (size_t k = 0; k < grow && std::next(last) != nodes_.end(); ++k, ++count) ++last;
+  }
 }
 
 Node* Graph::find_node(const std::string& name) const {
@@ -73,20 +141,24 @@ Node* Graph::create_node(OpKind op, const std::string& name, const std::string& 
   const std::string unique = unique_name(name);
   auto where = before != nullptr ? position_of(before) : nodes_.end();
   auto it = nodes_.insert(where, std::unique_ptr<Node>(new Node(this, op, unique, target)));
-  (*it)->position_ = it;
-  by_name_[unique] = it->get();
+  Node* node = it->get();
+  node->position_ = it;
+  assign_order(node);
+  by_name_[unique] = node;
   ++name_counters_[name];
-  return it->get();
+  if (op == OpKind::Output) output_ = node;
+  if (op == OpKind::Placeholder) {
+    ++placeholder_count_;
+  } else if (first_non_placeholder_valid_ &&
+             (first_non_placeholder_ == nullptr || node->is_before(*first_non_placeholder_))) {
+    // Every node before it is a placeholder, as all before the old first one were.
+    first_non_placeholder_ = node;
+  }
+  return node;
 }
 
 Node* Graph::placeholder(const std::string& name, ValueMeta val) {
-  Node* before = nullptr;
-  for (Node* node : *this) {
-    if (!node->is_placeholder()) {
-      before = node;
-      break;
-    }
-  }
+  Node* before = first_non_placeholder();
   Node* node = create_node(OpKind::Placeholder, name, "", before);
   node->target_ = node->name_;
   node->meta.val = std::move(val);
@@ -143,6 +215,8 @@ void Graph::move_before(Node* node, Node* anchor) {
   auto to = position_of(anchor);
   if (from == to) return;
   nodes_.splice(to, nodes_, from);
+  assign_order(node);
+  first_non_placeholder_valid_ = false;
 }
 
 void Graph::erase_node(Node* node) {
@@ -154,20 +228,52 @@ void Graph::erase_node(Node* node) {
   }
   node->unlink_inputs();
   if (insert_point_ == node) insert_point_ = nullptr;
+  if (output_ == node) output_ = nullptr;
+  if (node->is_placeholder()) --placeholder_count_;
+  if (first_non_placeholder_ == node) {
+    // Everything before it is a placeholder; so is everything up to the next non-placeholder.
+    Node* after = node->next();
+    first_non_placeholder_ = after;
+    if (after != nullptr && after->is_placeholder()) first_non_placeholder_valid_ = false;
+  }
   by_name_.erase(node->name_);
   nodes_.erase(it);
 }
 
 void Graph::lint() const {
-  std::set<const Node*> seen;
-  std::set<std::string> names;
+  // Each node's inputs are listed once and each node's users sorted, so that
+  // the cross-checks below are lookups rather than scans.
+  std::unordered_map<const Node*, std::vector<Node*>> inputs_of;
+  std::unordered_map<const Node*, std::vector<Node*>> sorted_inputs_of;
+  inputs_of.reserve(size());
+  sorted_inputs_of.reserve(size());
+  for (Node* node : *this) {
+    std::vector<Node*> inputs = node->input_nodes();
+    std::vector<Node*> sorted = inputs;
+    std::sort(sorted.begin(), sorted.end());
+    inputs_of.emplace(node, std::move(inputs));
+    sorted_inputs_of.emplace(node, std::move(sorted));
+  }
+  std::unordered_map<const Node*, std::vector<Node*>> sorted_users_of;
+  auto sorted_users = [&sorted_users_of](const Node* node) -> const std::vector<Node*>& {
+    auto [it, added] = sorted_users_of.try_emplace(node);
+    if (added) {
+      it->second = node->users();
+      std::sort(it->second.begin(), it->second.end());
+    }
+    return it->second;
+  };
+  std::unordered_set<const Node*> seen;
+  std::unordered_set<std::string> names;
+  seen.reserve(size());
+  names.reserve(size());
   bool past_placeholders = false;
   const Node* output = nullptr;
   for (Node* node : *this) {
     const std::string where = "graph lint: node '" + node->name() + "'";
     if (&node->graph() != this) throw AotError(where + " belongs to another graph");
     if (!names.insert(node->name()).second) throw AotError(where + ": duplicate name");
-    if (by_name_.count(node->name()) == 0 || by_name_.at(node->name()) != node) {
+    if (auto named = by_name_.find(node->name()); named == by_name_.end() || named->second != node) {
       throw AotError(where + ": missing from the name table");
     }
     if (output != nullptr) throw AotError(where + " comes after the output node");
@@ -177,19 +283,24 @@ void Graph::lint() const {
       past_placeholders = true;
     }
     if (node->is_output()) output = node;
-    for (Node* input : node->input_nodes()) {
-      if (&input->graph() != this || by_name_.count(input->name()) == 0 || by_name_.at(input->name()) != input) {
+    for (Node* input : inputs_of.at(node)) {
+      auto named = by_name_.find(input->name());
+      if (&input->graph() != this || named == by_name_.end() || named->second != input) {
         throw AotError(where + " uses '" + input->name() + "', which is not in this graph");
       }
       if (!seen.count(input)) throw AotError(where + " uses '" + input->name() + "' before it is defined");
-      const auto& users = input->users();
-      if (std::count(users.begin(), users.end(), node) != 1) {
-        throw AotError(where + " is missing from the users of '" + input->name() + "'");
-      }
+      const auto& users = sorted_users(input);
+      const auto [from, to] = std::equal_range(users.begin(), users.end(), node);
+      if (to - from != 1) throw AotError(where + " is missing from the users of '" + input->name() + "'");
     }
     for (Node* user : node->users()) {
-      const auto inputs = user->input_nodes();
-      if (std::find(inputs.begin(), inputs.end(), node) == inputs.end()) {
+      auto found = sorted_inputs_of.find(user);
+      if (found == sorted_inputs_of.end()) {  // a user outside this graph
+        std::vector<Node*> sorted = user->input_nodes();
+        std::sort(sorted.begin(), sorted.end());
+        found = sorted_inputs_of.emplace(user, std::move(sorted)).first;
+      }
+      if (!std::binary_search(found->second.begin(), found->second.end(), node)) {
         throw AotError(where + " lists '" + user->name() + "' as a user, but it does not use it");
       }
     }
@@ -199,7 +310,7 @@ void Graph::lint() const {
 }
 
 bool Graph::is_topologically_sorted() const {
-  std::set<const Node*> seen;
+  std::unordered_set<const Node*> seen;
   for (Node* node : *this) {
     for (Node* input : node->input_nodes()) {
       if (!seen.count(input)) return false;
@@ -248,6 +359,9 @@ void Graph::stable_topological_sort() {
   }
   if (Node* output = output_node()) order.push_back(output);
   for (Node* node : order) nodes_.splice(nodes_.end(), nodes_, node->position_);
+  uint64_t key = 0;
+  for (Node* node : *this) node->order_ = key += kOrderStep;
+  first_non_placeholder_valid_ = false;
 }
 
 std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) const {
