@@ -139,18 +139,23 @@ ExportedProgram to_backend(const ExportedProgram& edge_program, const Partitione
     if (!declared.insert(tag).second) throw AotError(who + " declares tag '" + tag + "' twice");
     get_backend(spec.backend_id);
   }
+  // The graphs are the same node for node (graph_difference), so they are
+  // walked side by side.
+  auto owned = owning.graph().begin();
   for (const Node* tagged : result.tagged_exported_program.graph()) {
     const std::string& tag = tagged->meta.delegation_tag;
     if (!tag.empty() && !declared.count(tag)) {
       throw AotError(who + " tagged node '" + tagged->name() + "' with '" + tag +
                      "', which its partition tags do not declare");
     }
-    Node* node = owning.graph().node(tagged->name());
+    Node* node = *owned;
+    ++owned;
     node->meta.delegation_tag = tag;
     node->meta.no_copy = tagged->meta.no_copy;
   }
-  detail::duplicate_shared_constants(owning, result.partition_tags);
-  owning.verify();
+  // Tags are not checked: unless constants were copied, the program is the
+  // one copy_for_partitioning verified.
+  if (detail::duplicate_shared_constants(owning, result.partition_tags)) owning.verify();
 
   ToBackendReport local;
   local.partitioner = partitioner.name();

@@ -45,8 +45,8 @@ void drop_consumed_outputs(ExportedProgram& program, Node& call_delegate_node,
 void drop_consumed_inputs(ExportedProgram& program, const std::map<std::string, InputSpec>& input_specs_to_delete);
 
 /// maybe_duplicate_constant_nodes for every tag in turn, with one look at the
-/// placeholders for all of them.
-void duplicate_shared_constants(ExportedProgram& program,
+/// placeholders for all of them. Returns whether it copied any.
+bool duplicate_shared_constants(ExportedProgram& program,
                                 const std::vector<std::pair<std::string, DelegationSpec>>& partition_tags);
 
 /// The loop of to_backend: each tag's nodes, checked as

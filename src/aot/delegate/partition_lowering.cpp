@@ -207,7 +207,7 @@ class PartitionLowering {
 
 }  // namespace
 
-void duplicate_shared_constants(ExportedProgram& program,
+bool duplicate_shared_constants(ExportedProgram& program,
                                 const std::vector<std::pair<std::string, DelegationSpec>>& partition_tags) {
   // A constant's first user of another tag, found once for all tags: handling
   // one tag only changes the placeholders of that tag and their copies, which
@@ -230,6 +230,7 @@ void duplicate_shared_constants(ExportedProgram& program,
       }
     }
   }
+  bool copied = false;
   for (const auto& [tag, spec] : partition_tags) {
     auto found = shared.find(tag);
     if (found == shared.end()) continue;
@@ -246,6 +247,7 @@ void duplicate_shared_constants(ExportedProgram& program,
     for (const std::string& candidate : candidates) {
       const std::set<std::string> copies = duplicate_constant_node(program, candidate);
       touched.insert(copies.begin(), copies.end());
+      copied = copied || !copies.empty();
     }
     for (const std::string& name : touched) {
       Node* node = program.graph().node(name);
@@ -254,6 +256,7 @@ void duplicate_shared_constants(ExportedProgram& program,
       node->meta.delegation_tag = user_tags.size() == 1 ? *user_tags.begin() : "";
     }
   }
+  return copied;
 }
 
 std::vector<std::string> lower_tagged_partitions(

@@ -44,10 +44,9 @@ Node* Graph::first_non_placeholder() const {
 
 namespace {
 
-// Order keys are spaced this far apart when there is room, so that many
-// insertions fit between two nodes before keys must be spread out again.
+// Appended nodes' order keys are spaced this far apart.
 constexpr uint64_t kOrderStep = uint64_t{1} << 20;
-constexpr uint64_t kMinSpreadGap = uint64_t{1} << 10;
+constexpr int kOrderBits = 62;
 
 }  // namespace
 
@@ -56,11 +55,11 @@ void Graph::assign_order(Node* node) {
   const uint64_t lo = it == nodes_.begin() ? 0 : (*std::prev(it))->order_;
   auto after = std::next(it);
   if (after == nodes_.end()) {
-    if (lo <= std::numeric_limits<uint64_t>::max() - kOrderStep) {
+    if (lo + kOrderStep < (uint64_t{1} << kOrderBits)) {
       node->order_ = lo + kOrderStep;
       return;
     }
-  } else if ((*after)->order_ - lo >= 2 && (*after)->order_ > lo) {
+  } else if ((*after)->order_ > lo + 1) {
     node->order_ = lo + ((*after)->order_ - lo) / 2;
     return;
   }
@@ -68,31 +67,40 @@ void Graph::assign_order(Node* node) {
 }
 
 void Graph::spread_orders(std::list<std::unique_ptr<Node>>::iterator around) {
-  // Widens a window around the crowded spot (doubling its length) until its
-  // key range leaves a comfortable gap per node, then spaces its keys evenly.
-  auto first = around;
+  // Order maintenance as Bender et al. ("Two simplified algorithms for
+  // maintaining order in a list"): take the aligned key range of size 2^i
+  // around the crowded spot for i = 1, 2, ... until it holds fewer than
+  // (2/1.4)^i... nodes, i.e. is sparse enough for its size, and space those
+  // nodes evenly in it. Amortized O(log n) per insertion.
+  const uint64_t anchor = around == nodes_.begin() ? 0 : (*std::prev(around))->order_;
+  auto first = around;  // the window [first, last], the new node included
   auto last = around;
   size_t count = 1;
-  for (;;) {
-    const bool whole = first == nodes_.begin() && std::next(last) == nodes_.end();
-    const uint64_t lo = first == nodes_.begin() ? 0 : (*std::prev(first))->order_;
-    const uint64_t hi =
-        std::next(last) == nodes_.end() ? std::numeric_limits<uint64_t>::max() : (*std::next(last))->order_;
-    const uint64_t gap = (hi - lo) / (count + 1);
-    if (gap >= kMinSpreadGap || whole) {
-      const uint64_t step = whole ? std::min(kOrderStep, std::numeric_limits<uint64_t>::max() / (count + 1)) : gap;
-      uint64_t key = whole ? 0 : lo;
-      for (auto it = first;; ++it) {
-        key += step;
-        (*it)->order_ = key;
-        if (it == last) break;
-      }
-      return;
+  double allowed = 1.0;
+  for (int bits = 1; bits <= kOrderBits; ++bits) {
+    allowed *= 2.0 / 1.4;
+    const uint64_t start = anchor & ~((uint64_t{1} << bits) - 1);
+    const uint64_t end = start + (uint64_t{1} << bits);  // exclusive
+    while (first != nodes_.begin() && (*std::prev(first))->order_ >= start) {
+      --first;
+      ++count;
     }
-    const size_t grow = count;
-    for (size_t k = 0; k < grow && first != nodes_.begin(); ++k, ++count) --first;
-    for (size_t k = 0; k < grow && std::next(last) != nodes_.end(); ++k, ++count) ++last;
+    while (std::next(last) != nodes_.end() && (*std::next(last))->order_ < end &&
+           (*std::next(last))->order_ >= start) {
+      ++last;
+      ++count;
+    }
+    if (static_cast<double>(count) >= allowed || count + 1 >= (uint64_t{1} << bits)) continue;
+    const uint64_t step = (uint64_t{1} << bits) / (count + 1);
+    uint64_t key = start;
+    for (auto it = first;; ++it) {
+      key += step;
+      (*it)->order_ = key;
+      if (it == last) return;
+    }
   }
+  uint64_t key = 0;  // the whole list is crowded: space it all out again
+  for (Node* node : *this) node->order_ = key += kOrderStep;
 }
 
 Node* Graph::find_node(const std::string& name) const {
@@ -137,15 +145,16 @@ std::list<std::unique_ptr<Node>>::iterator Graph::position_of(Node* node) {
   return node->position_;
 }
 
-Node* Graph::create_node(OpKind op, const std::string& name, const std::string& target, Node* before) {
+Node* Graph::create_node(OpKind op, const std::string& name, const std::string& target, Node* before,
+                         bool count_name) {
   const std::string unique = unique_name(name);
   auto where = before != nullptr ? position_of(before) : nodes_.end();
   auto it = nodes_.insert(where, std::unique_ptr<Node>(new Node(this, op, unique, target)));
   Node* node = it->get();
   node->position_ = it;
   assign_order(node);
-  by_name_[unique] = node;
-  ++name_counters_[name];
+  by_name_.emplace(unique, node);
+  if (count_name) ++name_counters_[name];
   if (op == OpKind::Output) output_ = node;
   if (op == OpKind::Placeholder) {
     ++placeholder_count_;
@@ -240,71 +249,82 @@ void Graph::erase_node(Node* node) {
   nodes_.erase(it);
 }
 
-void Graph::lint() const {
-  // Each node's inputs are listed once and each node's users sorted, so that
-  // the cross-checks below are lookups rather than scans.
-  std::unordered_map<const Node*, std::vector<Node*>> inputs_of;
-  std::unordered_map<const Node*, std::vector<Node*>> sorted_inputs_of;
-  inputs_of.reserve(size());
-  sorted_inputs_of.reserve(size());
-  for (Node* node : *this) {
-    std::vector<Node*> inputs = node->input_nodes();
-    std::vector<Node*> sorted = inputs;
-    std::sort(sorted.begin(), sorted.end());
-    inputs_of.emplace(node, std::move(inputs));
-    sorted_inputs_of.emplace(node, std::move(sorted));
+namespace {
+
+// Nodes with more users or inputs than this get a sorted copy of the list for
+// lint's lookups; shorter lists are scanned.
+constexpr size_t kScanLimit = 32;
+
+bool lists_once(const std::vector<Node*>& list, const Node* node,
+                std::unordered_map<const void*, std::vector<Node*>>& sorted_lists, const void* key) {
+  if (list.size() <= kScanLimit) return std::count(list.begin(), list.end(), node) == 1;
+  auto [it, added] = sorted_lists.try_emplace(key);
+  if (added) {
+    it->second = list;
+    std::sort(it->second.begin(), it->second.end());
   }
-  std::unordered_map<const Node*, std::vector<Node*>> sorted_users_of;
-  auto sorted_users = [&sorted_users_of](const Node* node) -> const std::vector<Node*>& {
-    auto [it, added] = sorted_users_of.try_emplace(node);
-    if (added) {
-      it->second = node->users();
-      std::sort(it->second.begin(), it->second.end());
-    }
-    return it->second;
-  };
-  std::unordered_set<const Node*> seen;
-  std::unordered_set<std::string> names;
-  seen.reserve(size());
-  names.reserve(size());
+  const auto [from, to] = std::equal_range(it->second.begin(), it->second.end(), node);
+  return to - from == 1;
+}
+
+}  // namespace
+
+void Graph::lint() const {
+  // Order keys say whether an input comes earlier; long users lists and
+  // long input lists are sorted once for lookups.
+  std::unordered_map<const void*, std::vector<Node*>> sorted_users;
+  std::unordered_map<const void*, std::vector<Node*>> sorted_inputs;
   bool past_placeholders = false;
   const Node* output = nullptr;
   for (Node* node : *this) {
-    const std::string where = "graph lint: node '" + node->name() + "'";
-    if (&node->graph() != this) throw AotError(where + " belongs to another graph");
-    if (!names.insert(node->name()).second) throw AotError(where + ": duplicate name");
+    // Built only for a message: lint runs over every node of large graphs.
+    const auto where = [node] { return "graph lint: node '" + node->name() + "'"; };
+    if (&node->graph() != this) throw AotError(where() + " belongs to another graph");
     if (auto named = by_name_.find(node->name()); named == by_name_.end() || named->second != node) {
-      throw AotError(where + ": missing from the name table");
+      // An earlier node by this name would hold the table's entry (any other
+      // earlier node by this name failed this check already).
+      if (named != by_name_.end() && &named->second->graph() == this && named->second->is_before(*node)) {
+        throw AotError(where() + ": duplicate name");
+      }
+      throw AotError(where() + ": missing from the name table");
     }
-    if (output != nullptr) throw AotError(where + " comes after the output node");
+    if (output != nullptr) throw AotError(where() + " comes after the output node");
     if (node->is_placeholder()) {
-      if (past_placeholders) throw AotError(where + ": placeholder after a non-placeholder node");
+      if (past_placeholders) throw AotError(where() + ": placeholder after a non-placeholder node");
     } else {
       past_placeholders = true;
     }
     if (node->is_output()) output = node;
-    for (Node* input : inputs_of.at(node)) {
-      auto named = by_name_.find(input->name());
-      if (&input->graph() != this || named == by_name_.end() || named->second != input) {
-        throw AotError(where + " uses '" + input->name() + "', which is not in this graph");
+    for (Node* input : node->input_nodes()) {
+      // An input of this graph that comes earlier passed the name check itself.
+      const bool earlier = &input->graph() == this && input->is_before(*node);
+      auto named = earlier ? by_name_.end() : by_name_.find(input->name());
+      if (!earlier && (&input->graph() != this || named == by_name_.end() || named->second != input)) {
+        throw AotError(where() + " uses '" + input->name() + "', which is not in this graph");
       }
-      if (!seen.count(input)) throw AotError(where + " uses '" + input->name() + "' before it is defined");
-      const auto& users = sorted_users(input);
-      const auto [from, to] = std::equal_range(users.begin(), users.end(), node);
-      if (to - from != 1) throw AotError(where + " is missing from the users of '" + input->name() + "'");
+      if (!earlier) throw AotError(where() + " uses '" + input->name() + "' before it is defined");
+      if (!lists_once(input->users(), node, sorted_users, input)) {
+        throw AotError(where() + " is missing from the users of '" + input->name() + "'");
+      }
     }
     for (Node* user : node->users()) {
-      auto found = sorted_inputs_of.find(user);
-      if (found == sorted_inputs_of.end()) {  // a user outside this graph
-        std::vector<Node*> sorted = user->input_nodes();
-        std::sort(sorted.begin(), sorted.end());
-        found = sorted_inputs_of.emplace(user, std::move(sorted)).first;
+      bool uses = false;
+      const bool short_list = user->args().size() + user->kwargs().size() <= kScanLimit &&
+                              std::none_of(user->args().begin(), user->args().end(),
+                                           [](const Argument& arg) { return arg.is_list(); });
+      if (short_list) {
+        const auto inputs = user->input_nodes();
+        uses = std::find(inputs.begin(), inputs.end(), node) != inputs.end();
+      } else {
+        auto [it, added] = sorted_inputs.try_emplace(user);
+        if (added) {
+          it->second = user->input_nodes();
+          std::sort(it->second.begin(), it->second.end());
+        }
+        uses = std::binary_search(it->second.begin(), it->second.end(), node);
       }
-      if (!std::binary_search(found->second.begin(), found->second.end(), node)) {
-        throw AotError(where + " lists '" + user->name() + "' as a user, but it does not use it");
-      }
+      if (!uses) throw AotError(where() + " lists '" + user->name() + "' as a user, but it does not use it");
     }
-    seen.insert(node);
   }
   if (output == nullptr) throw AotError("graph lint: the graph has no output node");
 }
@@ -364,31 +384,40 @@ void Graph::stable_topological_sort() {
   first_non_placeholder_valid_ = false;
 }
 
+namespace {
+
+Argument remapped(const Argument& arg, const std::unordered_map<const Node*, Node*>& map) {
+  if (arg.is_node()) {
+    auto it = map.find(arg.node());
+    if (it == map.end()) throw AotError("graph clone: '" + arg.node()->name() + "' is used before it is defined");
+    return Argument(it->second);
+  }
+  if (arg.is_list()) {
+    ArgumentList list;
+    list.reserve(arg.list().size());
+    for (const Argument& item : arg.list()) list.push_back(remapped(item, map));
+    return list;
+  }
+  return arg;
+}
+
+}  // namespace
+
 std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) const {
   auto copy = std::make_unique<Graph>();
-  std::map<const Node*, Node*> local_map;
-  std::map<const Node*, Node*>& map = node_map != nullptr ? *node_map : local_map;
-  std::function<Argument(const Argument&)> remap = [&](const Argument& arg) -> Argument {
-    if (arg.is_node()) {
-      auto it = map.find(arg.node());
-      if (it == map.end()) throw AotError("graph clone: '" + arg.node()->name() + "' is used before it is defined");
-      return Argument(it->second);
-    }
-    if (arg.is_list()) {
-      ArgumentList list;
-      for (const Argument& item : arg.list()) list.push_back(remap(item));
-      return list;
-    }
-    return arg;
-  };
+  std::unordered_map<const Node*, Node*> map;
+  map.reserve(size());
+  copy->by_name_.reserve(size());
   for (Node* node : *this) {
-    Node* twin = copy->create_node(node->op(), node->name(), node->target(), nullptr);
+    Node* twin = copy->create_node(node->op(), node->name(), node->target(), nullptr, false);
     if (twin->name() != node->name()) throw AotError("graph clone: name clash on '" + node->name() + "'");
     twin->meta = node->meta;
-    for (const Argument& arg : node->args()) twin->args_.push_back(remap(arg));
-    for (const auto& [key, value] : node->kwargs()) twin->kwargs_.emplace_back(key, remap(value));
+    twin->args_.reserve(node->args().size());
+    for (const Argument& arg : node->args()) twin->args_.push_back(remapped(arg, map));
+    for (const auto& [key, value] : node->kwargs()) twin->kwargs_.emplace_back(key, remapped(value, map));
     twin->link_inputs();
-    map[node] = twin;
+    map.emplace(node, twin);
+    if (node_map != nullptr) (*node_map)[node] = twin;
   }
   copy->name_counters_ = name_counters_;
   return copy;
