@@ -222,7 +222,7 @@ bool duplicate_shared_constants(ExportedProgram& program,
     const InputSpecIndex specs(program);
     for (Node* node : program.graph().placeholders()) {
       const std::string& tag = node->meta.delegation_tag;
-      if (tag.empty() || !specs.is_lifted_tensor(*node)) continue;
+      if (tag.empty() || node->users().empty() || !specs.is_lifted_tensor(*node)) continue;
       for (const Node* user : node->users()) {
         if (user->meta.delegation_tag == tag) continue;
         shared[tag].push_back({node, user, specs.is_mutated_buffer(*node)});

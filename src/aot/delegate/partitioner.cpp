@@ -39,17 +39,23 @@ bool is_mutated_buffer(const ExportedProgram& program, const Node& node) {
   return false;
 }
 
-InputSpecIndex::InputSpecIndex(const ExportedProgram& program) : specs_(&program.graph_signature().input_specs) {
-  for (size_t i = 0; i < specs_->size(); ++i) {
-    if ((*specs_)[i].arg.names_node()) by_name_.emplace((*specs_)[i].arg.name, i);
+InputSpecIndex::InputSpecIndex(const ExportedProgram& program) : program_(&program) {}
+
+void InputSpecIndex::build() const {
+  const auto& specs = program_->graph_signature().input_specs;
+  by_name_.reserve(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].arg.names_node()) by_name_.emplace(specs[i].arg.name, i);
   }
-  for (const auto& [output, target] : program.graph_signature().buffers_to_mutate()) mutated_buffers_.insert(target);
+  for (const auto& [output, target] : program_->graph_signature().buffers_to_mutate()) mutated_buffers_.insert(target);
+  built_ = true;
 }
 
 const InputSpec* InputSpecIndex::input_spec_of(const Node& placeholder) const {
   if (!placeholder.is_placeholder()) return nullptr;
+  if (!built_) build();
   auto it = by_name_.find(placeholder.name());
-  return it == by_name_.end() ? nullptr : &(*specs_)[it->second];
+  return it == by_name_.end() ? nullptr : &program_->graph_signature().input_specs[it->second];
 }
 
 bool InputSpecIndex::is_lifted_tensor(const Node& node) const {

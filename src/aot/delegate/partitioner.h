@@ -67,8 +67,9 @@ bool is_lifted_tensor(const ExportedProgram& program, const Node& node);
 bool is_mutated_buffer(const ExportedProgram& program, const Node& node);
 
 /// The same three questions for many placeholders of one program: an index
-/// of its input specs by name (input_spec_of scans them). Valid while the
-/// program's input specs and buffer mutations stay as they were.
+/// of its input specs by name (input_spec_of scans them), built on the first
+/// question. Valid while the program's input specs and buffer mutations stay
+/// as they were.
 class InputSpecIndex {
  public:
   explicit InputSpecIndex(const ExportedProgram& program);
@@ -77,9 +78,12 @@ class InputSpecIndex {
   bool is_mutated_buffer(const Node& node) const;
 
  private:
-  const std::vector<InputSpec>* specs_;
-  std::unordered_map<std::string, size_t> by_name_;  // the first spec naming each placeholder
-  std::set<std::string> mutated_buffers_;            // buffer targets
+  void build() const;
+
+  const ExportedProgram* program_;
+  mutable bool built_ = false;
+  mutable std::unordered_map<std::string, size_t> by_name_;  // the first spec naming each placeholder
+  mutable std::set<std::string> mutated_buffers_;            // buffer targets
 };
 
 /// Gives each parameter, buffer and lifted-constant placeholder that is not a

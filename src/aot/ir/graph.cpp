@@ -295,7 +295,9 @@ void Graph::lint() const {
       past_placeholders = true;
     }
     if (node->is_output()) output = node;
-    for (Node* input : node->input_nodes()) {
+    // Each reference is checked (a repeated input again: the checks give the
+    // same answer), without building the input list.
+    auto check_input = [&](Node* input) {
       // An input of this graph that comes earlier passed the name check itself.
       const bool earlier = &input->graph() == this && input->is_before(*node);
       auto named = earlier ? by_name_.end() : by_name_.find(input->name());
@@ -306,15 +308,19 @@ void Graph::lint() const {
       if (!lists_once(input->users(), node, sorted_users, input)) {
         throw AotError(where() + " is missing from the users of '" + input->name() + "'");
       }
-    }
+    };
+    for (const Argument& arg : node->args()) for_each_node(arg, check_input);
+    for (const auto& [key, value] : node->kwargs()) for_each_node(value, check_input);
     for (Node* user : node->users()) {
       bool uses = false;
       const bool short_list = user->args().size() + user->kwargs().size() <= kScanLimit &&
                               std::none_of(user->args().begin(), user->args().end(),
                                            [](const Argument& arg) { return arg.is_list(); });
       if (short_list) {
-        const auto inputs = user->input_nodes();
-        uses = std::find(inputs.begin(), inputs.end(), node) != inputs.end();
+        for (const Argument& arg : user->args()) uses = uses || (arg.is_node() && arg.node() == node);
+        for (const auto& [key, value] : user->kwargs()) {
+          for_each_node(value, [&](Node* input) { uses = uses || input == node; });
+        }
       } else {
         auto [it, added] = sorted_inputs.try_emplace(user);
         if (added) {

@@ -1,5 +1,8 @@
 #include "aot/ir/graph_signature.h"
 
+#include <string_view>
+#include <unordered_set>
+
 #include <set>
 
 #include "aot/ir/error.h"
@@ -165,9 +168,10 @@ std::string GraphSignature::to_string() const {
 }
 
 void GraphSignature::validate() const {
-  std::set<std::string> input_names;
-  std::set<std::string> buffer_targets;
-  std::set<std::string> user_input_names;
+  // Views of the specs' own strings, which outlive these sets.
+  std::unordered_set<std::string_view> input_names;
+  std::unordered_set<std::string_view> buffer_targets;
+  std::unordered_set<std::string_view> user_input_names;
   for (size_t i = 0; i < input_specs.size(); ++i) {
     const InputSpec& spec = input_specs[i];
     const auto where = [&] {
