@@ -70,8 +70,8 @@ void Graph::spread_orders(std::list<std::unique_ptr<Node>>::iterator around) {
   // Order maintenance as Bender et al. ("Two simplified algorithms for
   // maintaining order in a list"): take the aligned key range of size 2^i
   // around the crowded spot for i = 1, 2, ... until it holds fewer than
-  // (2/1.4)^i... nodes, i.e. is sparse enough for its size, and space those
-  // nodes evenly in it. Amortized O(log n) per insertion.
+  // (2 / 1.4)^i nodes (sparser the larger it is), and space those nodes
+  // evenly in it. Amortized O(log n) per insertion.
   const uint64_t anchor = around == nodes_.begin() ? 0 : (*std::prev(around))->order_;
   auto first = around;  // the window [first, last], the new node included
   auto last = around;
@@ -147,13 +147,24 @@ std::list<std::unique_ptr<Node>>::iterator Graph::position_of(Node* node) {
 
 Node* Graph::create_node(OpKind op, const std::string& name, const std::string& target, Node* before,
                          bool count_name) {
-  const std::string unique = unique_name(name);
   auto where = before != nullptr ? position_of(before) : nodes_.end();
-  auto it = nodes_.insert(where, std::unique_ptr<Node>(new Node(this, op, unique, target)));
+  // A free identifier is taken as it is, with one lookup (what unique_name
+  // would return); anything else goes through unique_name.
+  const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                          std::all_of(name.begin(), name.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                          });
+  auto slot = by_name_.end();
+  if (identifier) {
+    auto [entry, added] = by_name_.try_emplace(name, nullptr);
+    if (added) slot = entry;
+  }
+  if (slot == by_name_.end()) slot = by_name_.emplace(unique_name(name), nullptr).first;
+  auto it = nodes_.insert(where, std::unique_ptr<Node>(new Node(this, op, slot->first, target)));
   Node* node = it->get();
+  slot->second = node;
   node->position_ = it;
   assign_order(node);
-  by_name_.emplace(unique, node);
   if (count_name) ++name_counters_[name];
   if (op == OpKind::Output) output_ = node;
   if (op == OpKind::Placeholder) {
