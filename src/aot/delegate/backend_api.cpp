@@ -1,5 +1,7 @@
 #include "aot/delegate/backend_api.h"
 
+#include <optional>
+
 #include "aot/delegate/lowering_steps.h"
 #include "aot/ir/error.h"
 #include "aot/ir/pass_manager.h"
@@ -172,14 +174,27 @@ ExportedProgram to_backend(const ExportedProgram& edge_program, const Partitione
 
 ExportedProgram to_backend(const ExportedProgram& edge_program, const std::vector<const Partitioner*>& partitioners,
                            std::vector<ToBackendReport>* reports) {
-  ExportedProgram current = copy_for_partitioning(edge_program);
-  for (const Partitioner* partitioner : partitioners) {
-    if (partitioner == nullptr) throw AotError("to_backend: null partitioner");
+  // The first lowering copies the program anyway, so it starts from
+  // `edge_program` itself (the result is the same) unless there is no
+  // lowering to do, or copying would fail (an input used before it is
+  // defined): then the copy comes first, as the failure it reports.
+  size_t lowered = 0;
+  std::optional<ExportedProgram> current;
+  if (!partitioners.empty() && partitioners.front() != nullptr && edge_program.graph().is_topologically_sorted()) {
     ToBackendReport report;
-    current = to_backend(current, *partitioner, &report);
+    current.emplace(to_backend(edge_program, *partitioners.front(), &report));
+    if (reports != nullptr) reports->push_back(std::move(report));
+    lowered = 1;
+  } else {
+    current.emplace(copy_for_partitioning(edge_program));
+  }
+  for (size_t i = lowered; i < partitioners.size(); ++i) {
+    if (partitioners[i] == nullptr) throw AotError("to_backend: null partitioner");
+    ToBackendReport report;
+    current = to_backend(*current, *partitioners[i], &report);
     if (reports != nullptr) reports->push_back(std::move(report));
   }
-  return current;
+  return std::move(*current);
 }
 
 }  // namespace kiln::aot

@@ -347,12 +347,12 @@ void Graph::lint() const {
 }
 
 bool Graph::is_topologically_sorted() const {
-  std::unordered_set<const Node*> seen;
   for (Node* node : *this) {
-    for (Node* input : node->input_nodes()) {
-      if (!seen.count(input)) return false;
-    }
-    seen.insert(node);
+    bool sorted = true;
+    auto check = [&](Node* input) { sorted = sorted && &input->graph() == this && input->is_before(*node); };
+    for (const Argument& arg : node->args()) for_each_node(arg, check);
+    for (const auto& [key, value] : node->kwargs()) for_each_node(value, check);
+    if (!sorted) return false;
   }
   return true;
 }
