@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 
-.PHONY: all build deps demo test test-sanitize fuzz clean
+.PHONY: all build deps demo test test-sanitize fuzz clean bench-lowering
 
 all: build
 
@@ -44,6 +44,11 @@ fuzz: deps
 	for f in tests/fixtures/*/*.pt2; do cp $$f $(FUZZ_DIR)/corpus/$$(echo $$f | tr / _); done
 	ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/bin/pt2_fuzz $(FUZZ_DIR)/corpus -artifact_prefix=$(FUZZ_DIR)/findings/ \
 	  -max_total_time=$(FUZZ_SECONDS) -max_len=262144 -rss_limit_mb=4096 -timeout=20
+
+# Times each lowering stage on synthetic programs of 10^3 to 10^5 nodes.
+bench-lowering: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln_lowering_bench
+	$(BUILD_DIR)/bin/kiln_lowering_bench
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)

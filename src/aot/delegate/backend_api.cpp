@@ -1,5 +1,8 @@
 #include "aot/delegate/backend_api.h"
 
+#include <optional>
+
+#include "aot/delegate/lowering_steps.h"
 #include "aot/ir/error.h"
 #include "aot/ir/pass_manager.h"
 
@@ -29,49 +32,16 @@ namespace {
 
 std::string tag_text(const std::string& tag) { return tag.empty() ? "None" : tag; }
 
-// Drops get_attr nodes nothing uses any more and the attributes no get_attr fetches.
-void prune_module_attributes(ExportedProgram& program) {
-  std::set<std::string> fetched;
-  for (Node* node : program.graph().node_list()) {
-    if (!node->is_get_attr()) continue;
-    if (node->users().empty()) {
-      program.graph().erase_node(node);
-    } else {
-      fetched.insert(node->target());
-    }
-  }
-  std::vector<std::string> unused;
-  for (const auto& [name, attribute] : program.attributes()) {
-    if (!fetched.count(name)) unused.push_back(name);
-  }
-  for (const std::string& name : unused) program.erase_attribute(name);
-}
-
-// One tag's partition becomes one delegate call; returns the attribute name.
-std::string lower_partition(ExportedProgram& owning, const std::string& tag, const DelegationSpec& spec,
-                            const std::vector<Node*>& nodes) {
-  SubmoduleCall fused = create_submodule_from_nodes(owning.graph(), nodes, tag);
-  update_signature_from_graph(owning);
-  SubmoduleProgram submodule =
-      create_exported_program_from_submodule(std::move(fused.submodule), owning, tag, *fused.call_module_node);
-  auto lowered = std::make_shared<LoweredBackendModule>(
-      to_backend(spec.backend_id, std::move(submodule.program), spec.compile_specs));
-  Node* call = insert_lowered_submodule(owning, *fused.call_module_node, lowered, submodule.input_specs_to_delete,
-                                        submodule.output_specs_to_delete);
-  prune_module_attributes(owning);
-  owning.verify();
-  return call->args()[0].node()->target();
-}
-
 }  // namespace
 
 std::vector<Node*> get_node_list_with_same_tag(const ExportedProgram& program, const std::string& tag) {
+  const InputSpecIndex specs(program);
   std::vector<Node*> nodes;
   for (Node* node : program.graph()) {
     if (node->meta.delegation_tag != tag) continue;
     if (node->is_output()) throw AotError("output node " + node->name() + " should not be tagged");
     if (node->is_placeholder()) {
-      if (!is_lifted_tensor(program, *node)) {
+      if (!specs.is_lifted_tensor(*node)) {
         throw AotError("placeholder node for non-params, non-buffer, and non-tensor constants should not be tagged: " +
                        node->name());
       }
@@ -121,15 +91,16 @@ std::set<std::string> duplicate_constant_node(ExportedProgram& program, const st
 
 std::set<std::string> maybe_duplicate_constant_nodes(ExportedProgram& program, const std::string& tag) {
   std::vector<std::string> candidates;
+  const InputSpecIndex specs(program);
   for (Node* node : program.graph().placeholders()) {
-    if (node->meta.delegation_tag != tag || !is_lifted_tensor(program, *node)) continue;
+    if (node->meta.delegation_tag != tag || !specs.is_lifted_tensor(*node)) continue;
     for (const Node* user : node->users()) {
       if (user->meta.delegation_tag == tag) continue;
       const std::string where = "constant data node (" + node->name() + ") is tagged with (" + tag +
                                 ") but has user (" + user->name() + ") which has tag (" +
                                 tag_text(user->meta.delegation_tag) + ")";
       if (node->meta.no_copy) throw AotError(where + ", and it is marked no_copy");
-      if (is_mutated_buffer(program, *node)) {
+      if (specs.is_mutated_buffer(*node)) {
         throw AotError(where + "; it is a mutated buffer, which cannot be copied");
       }
       candidates.push_back(node->name());
@@ -170,26 +141,27 @@ ExportedProgram to_backend(const ExportedProgram& edge_program, const Partitione
     if (!declared.insert(tag).second) throw AotError(who + " declares tag '" + tag + "' twice");
     get_backend(spec.backend_id);
   }
+  // The graphs are the same node for node (graph_difference), so they are
+  // walked side by side.
+  auto owned = owning.graph().begin();
   for (const Node* tagged : result.tagged_exported_program.graph()) {
     const std::string& tag = tagged->meta.delegation_tag;
     if (!tag.empty() && !declared.count(tag)) {
       throw AotError(who + " tagged node '" + tagged->name() + "' with '" + tag +
                      "', which its partition tags do not declare");
     }
-    Node* node = owning.graph().node(tagged->name());
+    Node* node = *owned;
+    ++owned;
     node->meta.delegation_tag = tag;
     node->meta.no_copy = tagged->meta.no_copy;
   }
-  for (const auto& [tag, spec] : result.partition_tags) maybe_duplicate_constant_nodes(owning, tag);
-  owning.verify();
+  // Tags are not checked: unless constants were copied, the program is the
+  // one copy_for_partitioning verified.
+  if (detail::duplicate_shared_constants(owning, result.partition_tags)) owning.verify();
 
   ToBackendReport local;
   local.partitioner = partitioner.name();
-  for (const auto& [tag, spec] : result.partition_tags) {
-    const std::vector<Node*> nodes = get_node_list_with_same_tag(owning, tag);
-    if (nodes.empty()) continue;
-    local.lowered_modules.push_back(lower_partition(owning, tag, spec, nodes));
-  }
+  local.lowered_modules = detail::lower_tagged_partitions(owning, result.partition_tags);
   for (Node* node : owning.graph()) {
     node->meta.delegation_tag.clear();
     node->meta.no_copy = false;
@@ -202,14 +174,27 @@ ExportedProgram to_backend(const ExportedProgram& edge_program, const Partitione
 
 ExportedProgram to_backend(const ExportedProgram& edge_program, const std::vector<const Partitioner*>& partitioners,
                            std::vector<ToBackendReport>* reports) {
-  ExportedProgram current = copy_for_partitioning(edge_program);
-  for (const Partitioner* partitioner : partitioners) {
-    if (partitioner == nullptr) throw AotError("to_backend: null partitioner");
+  // The first lowering copies the program anyway, so it starts from
+  // `edge_program` itself (the result is the same) unless there is no
+  // lowering to do, or copying would fail (an input used before it is
+  // defined): then the copy comes first, as the failure it reports.
+  size_t lowered = 0;
+  std::optional<ExportedProgram> current;
+  if (!partitioners.empty() && partitioners.front() != nullptr && edge_program.graph().is_topologically_sorted()) {
     ToBackendReport report;
-    current = to_backend(current, *partitioner, &report);
+    current.emplace(to_backend(edge_program, *partitioners.front(), &report));
+    if (reports != nullptr) reports->push_back(std::move(report));
+    lowered = 1;
+  } else {
+    current.emplace(copy_for_partitioning(edge_program));
+  }
+  for (size_t i = lowered; i < partitioners.size(); ++i) {
+    if (partitioners[i] == nullptr) throw AotError("to_backend: null partitioner");
+    ToBackendReport report;
+    current = to_backend(*current, *partitioners[i], &report);
     if (reports != nullptr) reports->push_back(std::move(report));
   }
-  return current;
+  return std::move(*current);
 }
 
 }  // namespace kiln::aot

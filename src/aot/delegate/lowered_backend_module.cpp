@@ -1,4 +1,5 @@
 #include "aot/delegate/lowered_backend_module.h"
+#include "aot/delegate/lowering_steps.h"
 
 #include <set>
 
@@ -109,13 +110,18 @@ std::string get_lowered_module_name(const ExportedProgram& program) {
   }
 }
 
-Node* insert_delegate_call(ExportedProgram& program, std::shared_ptr<LoweredBackendModule> module,
-                           const ArgumentList& inputs) {
+Node* detail::insert_delegate_call_named(ExportedProgram& program, std::shared_ptr<LoweredBackendModule> module,
+                                         const ArgumentList& inputs, const std::string& name) {
   if (module == nullptr) throw AotError("insert_delegate_call: null module");
-  const std::string name = get_lowered_module_name(program);
   Node* call = insert_call_node(program.graph(), name, *module, inputs);
   program.set_attribute(name, std::move(module));
   return call;
+}
+
+Node* insert_delegate_call(ExportedProgram& program, std::shared_ptr<LoweredBackendModule> module,
+                           const ArgumentList& inputs) {
+  if (module == nullptr) throw AotError("insert_delegate_call: null module");
+  return detail::insert_delegate_call_named(program, std::move(module), inputs, get_lowered_module_name(program));
 }
 
 std::vector<Node*> call_lowered_module(ExportedProgram& program, std::shared_ptr<LoweredBackendModule> module,

@@ -39,6 +39,36 @@ bool is_mutated_buffer(const ExportedProgram& program, const Node& node) {
   return false;
 }
 
+InputSpecIndex::InputSpecIndex(const ExportedProgram& program) : program_(&program) {}
+
+void InputSpecIndex::build() const {
+  const auto& specs = program_->graph_signature().input_specs;
+  by_name_.reserve(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].arg.names_node()) by_name_.emplace(specs[i].arg.name, i);
+  }
+  for (const auto& [output, target] : program_->graph_signature().buffers_to_mutate()) mutated_buffers_.insert(target);
+  built_ = true;
+}
+
+const InputSpec* InputSpecIndex::input_spec_of(const Node& placeholder) const {
+  if (!placeholder.is_placeholder()) return nullptr;
+  if (!built_) build();
+  auto it = by_name_.find(placeholder.name());
+  return it == by_name_.end() ? nullptr : &program_->graph_signature().input_specs[it->second];
+}
+
+bool InputSpecIndex::is_lifted_tensor(const Node& node) const {
+  const InputSpec* spec = input_spec_of(node);
+  return spec != nullptr && (spec->kind == InputKind::Parameter || spec->kind == InputKind::Buffer ||
+                             spec->kind == InputKind::ConstantTensor);
+}
+
+bool InputSpecIndex::is_mutated_buffer(const Node& node) const {
+  const InputSpec* spec = input_spec_of(node);
+  return spec != nullptr && spec->kind == InputKind::Buffer && mutated_buffers_.count(spec->target);
+}
+
 namespace {
 
 // The tag of the node that computes buffer `target`'s new value, or "".
@@ -55,14 +85,15 @@ std::string mutation_tag(const ExportedProgram& program, const std::string& targ
 // mutated buffer only takes the tag of the node computing its new value, so
 // that one delegate owns both.
 void tag_placeholders_like_users(ExportedProgram& program, bool mutated_buffers) {
+  const InputSpecIndex specs(program);
   for (Node* node : program.graph().placeholders()) {
-    if (!is_lifted_tensor(program, *node) || is_mutated_buffer(program, *node) != mutated_buffers) continue;
+    if (!specs.is_lifted_tensor(*node) || specs.is_mutated_buffer(*node) != mutated_buffers) continue;
     std::set<std::string> user_tags;
     for (const Node* user : node->users()) {
       if (!user->meta.delegation_tag.empty()) user_tags.insert(user->meta.delegation_tag);
     }
     if (mutated_buffers) {
-      const std::string owner = mutation_tag(program, input_spec_of(program, *node)->target);
+      const std::string owner = mutation_tag(program, specs.input_spec_of(*node)->target);
       user_tags = user_tags.count(owner) ? std::set<std::string>{owner} : std::set<std::string>{};
     }
     if (!user_tags.empty()) node->meta.delegation_tag = *user_tags.begin();

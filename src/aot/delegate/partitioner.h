@@ -5,7 +5,9 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -63,6 +65,26 @@ const InputSpec* input_spec_of(const ExportedProgram& program, const Node& place
 bool is_lifted_tensor(const ExportedProgram& program, const Node& node);
 /// True for the placeholder of a buffer the program mutates.
 bool is_mutated_buffer(const ExportedProgram& program, const Node& node);
+
+/// The same three questions for many placeholders of one program: an index
+/// of its input specs by name (input_spec_of scans them), built on the first
+/// question. Valid while the program's input specs and buffer mutations stay
+/// as they were.
+class InputSpecIndex {
+ public:
+  explicit InputSpecIndex(const ExportedProgram& program);
+  const InputSpec* input_spec_of(const Node& placeholder) const;
+  bool is_lifted_tensor(const Node& node) const;
+  bool is_mutated_buffer(const Node& node) const;
+
+ private:
+  void build() const;
+
+  const ExportedProgram* program_;
+  mutable bool built_ = false;
+  mutable std::unordered_map<std::string, size_t> by_name_;  // the first spec naming each placeholder
+  mutable std::set<std::string> mutated_buffers_;            // buffer targets
+};
 
 /// Gives each parameter, buffer and lifted-constant placeholder that is not a
 /// mutated buffer the tag of its tagged users (the smallest tag when they have

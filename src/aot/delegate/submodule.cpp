@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "aot/delegate/lowered_backend_module.h"
+#include "aot/delegate/lowering_steps.h"
 #include "aot/delegate/partitioner.h"
 #include "aot/ir/error.h"
 #include "aot/ir/pass_manager.h"
@@ -15,6 +18,8 @@
 namespace kiln::aot {
 
 namespace {
+
+using NodeSet = std::unordered_set<const Node*>;
 
 std::string join_names(const std::vector<Node*>& nodes) {
   std::string text;
@@ -24,15 +29,12 @@ std::string join_names(const std::vector<Node*>& nodes) {
 
 // An outside node on a path between two partition nodes would have to run
 // both after and before the fused call. Walks the graph from the partition's
-// first node, marking outside nodes that depend on the partition ("tainted",
-// with the input they got it from), and fails when a partition node uses one.
-void check_no_cycle(const Graph& graph, const std::vector<Node*>& sorted, const std::set<const Node*>& in_partition,
-                    const std::string& tag) {
-  std::map<const Node*, const Node*> tainted_by;
-  bool started = false;
-  for (Node* node : graph) {
-    started = started || node == sorted.front();
-    if (!started) continue;
+// first node to its last, marking outside nodes that depend on the partition
+// ("tainted", with the input they got it from), and fails when a partition
+// node uses one.
+void check_no_cycle(const std::vector<Node*>& sorted, const NodeSet& in_partition, const std::string& tag) {
+  std::unordered_map<const Node*, const Node*> tainted_by;
+  for (Node* node = sorted.front(); node != nullptr; node = node->next()) {
     if (in_partition.count(node)) {
       for (Node* input : node->input_nodes()) {
         if (!tainted_by.count(input)) continue;
@@ -73,13 +75,12 @@ struct Boundary {
   std::vector<Node*> outputs;
 };
 
-Boundary find_boundary(const std::vector<Node*>& sorted, const std::set<const Node*>& in_partition,
-                       const std::string& tag) {
+Boundary find_boundary(const std::vector<Node*>& sorted, const NodeSet& in_partition, const std::string& tag) {
   Boundary boundary;
+  NodeSet taken;
   for (Node* node : sorted) {
     for (Node* input : node->input_nodes()) {
-      if (!in_partition.count(input) && !input->is_get_attr() &&
-          std::find(boundary.inputs.begin(), boundary.inputs.end(), input) == boundary.inputs.end()) {
+      if (!in_partition.count(input) && !input->is_get_attr() && taken.insert(input).second) {
         boundary.inputs.push_back(input);
       }
     }
@@ -100,7 +101,7 @@ Boundary find_boundary(const std::vector<Node*>& sorted, const std::set<const No
 // nodes are copied in, names and metas are kept.
 std::unique_ptr<Graph> copy_partition(const std::vector<Node*>& sorted, const Boundary& boundary) {
   auto submodule = std::make_unique<Graph>();
-  std::map<const Node*, Node*> twin;
+  std::unordered_map<const Node*, Node*> twin;
   for (Node* input : boundary.inputs) {
     Node* placeholder = submodule->placeholder(input->name(), input->meta.val);
     placeholder->meta = input->meta;
@@ -144,9 +145,8 @@ std::unique_ptr<Graph> copy_partition(const std::vector<Node*>& sorted, const Bo
 // one getitem per output taking over its uses outside, the partition's
 // operator nodes erased. Tagged placeholders stay until the program's
 // signature drops them.
-Node* replace_partition_with_call(Graph& graph, const std::vector<Node*>& sorted,
-                                  const std::set<const Node*>& in_partition, const Boundary& boundary,
-                                  const std::string& tag) {
+Node* replace_partition_with_call(Graph& graph, const std::vector<Node*>& sorted, const NodeSet& in_partition,
+                                  const Boundary& boundary, const std::string& tag) {
   Node* anchor = sorted.back()->next();
   while (anchor->is_placeholder()) anchor = anchor->next();
   Node* saved_insert_point = graph.insert_point();
@@ -173,33 +173,57 @@ Node* replace_partition_with_call(Graph& graph, const std::vector<Node*>& sorted
   return call;
 }
 
+// Whether a use of the call's results comes before them (the only uses the
+// cut can have put out of order in a sorted graph).
+bool results_used_early(const Node& call) {
+  for (const Node* item : call.users()) {
+    for (const Node* user : item->users()) {
+      if (!item->is_before(*user)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
-SubmoduleCall create_submodule_from_nodes(Graph& graph, const std::vector<Node*>& node_list, const std::string& tag) {
+namespace detail {
+
+SubmoduleCall cut_partition(Graph& graph, const std::vector<Node*>& node_list, const std::string& tag,
+                            bool graph_was_sorted) {
   if (node_list.empty()) throw AotError("create_submodule_from_nodes: no nodes carry tag '" + tag + "'");
-  std::map<const Node*, size_t> position;
-  for (Node* node : graph) position.emplace(node, position.size());
   std::vector<Node*> sorted;
-  std::set<const Node*> in_partition;
+  NodeSet in_partition;
   for (Node* node : node_list) {
-    if (!position.count(node)) throw AotError("create_submodule_from_nodes: a node of tag '" + tag + "' is not in the graph");
+    if (&node->graph() != &graph) {
+      throw AotError("create_submodule_from_nodes: a node of tag '" + tag + "' is not in the graph");
+    }
     if (node->is_output()) throw AotError("output node '" + node->name() + "' should not be tagged");
     if (in_partition.insert(node).second) sorted.push_back(node);
   }
-  std::sort(sorted.begin(), sorted.end(), [&](Node* a, Node* b) { return position[a] < position[b]; });
-  check_no_cycle(graph, sorted, in_partition, tag);
+  std::sort(sorted.begin(), sorted.end(), [](Node* a, Node* b) { return a->is_before(*b); });
+  check_no_cycle(sorted, in_partition, tag);
   const Boundary boundary = find_boundary(sorted, in_partition, tag);
   std::unique_ptr<Graph> submodule = copy_partition(sorted, boundary);
   Node* call = replace_partition_with_call(graph, sorted, in_partition, boundary, tag);
-  // Uses of the outputs may come before the call: sort as fx's legalize_graph does.
-  graph.stable_topological_sort();
+  // Uses of the outputs may come before the call: sort as fx's legalize_graph
+  // does (on a graph that was sorted and still is, that changes nothing).
+  if (!graph_was_sorted || results_used_early(*call)) graph.stable_topological_sort();
   return {std::move(submodule), call};
 }
 
-void arrange_graph_placeholders(Graph& submodule, const ExportedProgram& owning_program, const std::string& tag) {
+}  // namespace detail
+
+SubmoduleCall create_submodule_from_nodes(Graph& graph, const std::vector<Node*>& node_list, const std::string& tag) {
+  return detail::cut_partition(graph, node_list, tag, false);
+}
+
+namespace {
+
+void arrange_placeholders(Graph& submodule, const ExportedProgram& owning_program, const std::string& tag,
+                          const InputSpecIndex& specs) {
   std::vector<Node*> groups[4];  // parameters, buffers, constants, user inputs
   for (Node* node : submodule.placeholders()) {
-    const InputSpec* spec = input_spec_of(owning_program, *owning_program.graph().node(node->name()));
+    const InputSpec* spec = specs.input_spec_of(*owning_program.graph().node(node->name()));
     const bool consumed = node->meta.delegation_tag == tag && spec != nullptr;
     if (consumed && spec->kind == InputKind::Parameter) {
       groups[0].push_back(node);
@@ -217,16 +241,22 @@ void arrange_graph_placeholders(Graph& submodule, const ExportedProgram& owning_
   }
 }
 
+}  // namespace
+
+void arrange_graph_placeholders(Graph& submodule, const ExportedProgram& owning_program, const std::string& tag) {
+  arrange_placeholders(submodule, owning_program, tag, InputSpecIndex(owning_program));
+}
+
 namespace {
 
 // A placeholder tagged like the partition keeps its spec (its data moves into
 // the delegate); any other is a user input of the delegate.
 std::vector<InputSpec> new_input_specs(const ExportedProgram& original_program, const Graph& submodule,
-                                       const std::string& tag, NewSignature& result,
+                                       const std::string& tag, const InputSpecIndex& specs, NewSignature& result,
                                        std::set<std::string>& consumed_buffers) {
   std::vector<InputSpec> input_specs;
   for (Node* node : submodule.placeholders()) {
-    const InputSpec* spec = input_spec_of(original_program, *original_program.graph().node(node->name()));
+    const InputSpec* spec = specs.input_spec_of(*original_program.graph().node(node->name()));
     if (spec == nullptr) {
       const bool is_sym = std::holds_alternative<SymExpr>(node->meta.val);
       input_specs.push_back({InputKind::UserInput,
@@ -304,13 +334,12 @@ std::vector<OutputSpec> new_output_specs(const ExportedProgram& original_program
   return output_specs;
 }
 
-}  // namespace
-
-NewSignature get_new_signature(const ExportedProgram& original_program, Graph& submodule,
-                               const Node& call_module_node, const std::string& tag) {
+NewSignature new_signature(const ExportedProgram& original_program, Graph& submodule, const Node& call_module_node,
+                           const std::string& tag, const InputSpecIndex& specs) {
   NewSignature result;
   std::set<std::string> consumed_buffers;
-  std::vector<InputSpec> input_specs = new_input_specs(original_program, submodule, tag, result, consumed_buffers);
+  std::vector<InputSpec> input_specs =
+      new_input_specs(original_program, submodule, tag, specs, result, consumed_buffers);
   std::vector<OutputSpec> output_specs =
       new_output_specs(original_program, submodule, call_module_node, consumed_buffers, result);
   for (const OutputSpec& spec : original_program.graph_signature().output_specs) {
@@ -324,6 +353,13 @@ NewSignature get_new_signature(const ExportedProgram& original_program, Graph& s
   }
   result.signature = GraphSignature(std::move(input_specs), std::move(output_specs));
   return result;
+}
+
+}  // namespace
+
+NewSignature get_new_signature(const ExportedProgram& original_program, Graph& submodule,
+                               const Node& call_module_node, const std::string& tag) {
+  return new_signature(original_program, submodule, call_module_node, tag, InputSpecIndex(original_program));
 }
 
 std::vector<size_t> arrange_graph_outputs(Graph& submodule, GraphSignature& signature) {
@@ -383,11 +419,11 @@ void split_mutation_getitem(ExportedProgram& program, Node& call, size_t mutatio
 
 }  // namespace
 
-SubmoduleProgram create_exported_program_from_submodule(std::unique_ptr<Graph> submodule,
-                                                         ExportedProgram& owning_program, const std::string& tag,
-                                                         Node& call_module_node) {
-  arrange_graph_placeholders(*submodule, owning_program, tag);
-  NewSignature signature = get_new_signature(owning_program, *submodule, call_module_node, tag);
+SubmoduleProgram detail::make_submodule_program(std::unique_ptr<Graph> submodule, ExportedProgram& owning_program,
+                                                const std::string& tag, Node& call_module_node,
+                                                const InputSpecIndex& specs) {
+  arrange_placeholders(*submodule, owning_program, tag, specs);
+  NewSignature signature = new_signature(owning_program, *submodule, call_module_node, tag, specs);
   for (const auto& [mutation_index, user_index] : signature.also_returned) {
     split_mutation_getitem(owning_program, call_module_node, mutation_index, user_index,
                            signature.output_specs_to_delete);
@@ -415,10 +451,9 @@ SubmoduleProgram create_exported_program_from_submodule(std::unique_ptr<Graph> s
   return {std::move(program), std::move(signature.input_specs_to_delete), std::move(signature.output_specs_to_delete)};
 }
 
-Node* insert_lowered_submodule(ExportedProgram& owning_program, Node& call_submodule_node,
-                               std::shared_ptr<LoweredBackendModule> lowered,
-                               const std::map<std::string, InputSpec>& input_specs_to_delete,
-                               const std::map<std::string, OutputSpec>& output_specs_to_delete) {
+Node* detail::replace_with_delegate_call(ExportedProgram& owning_program, Node& call_submodule_node,
+                                         std::shared_ptr<LoweredBackendModule> lowered, const std::string& name,
+                                         int64_t debug_handle) {
   Graph& graph = owning_program.graph();
   // The call passes the delegate's user inputs, in its placeholder order.
   const ExportedProgram& delegated = lowered->original_module();
@@ -431,25 +466,35 @@ Node* insert_lowered_submodule(ExportedProgram& owning_program, Node& call_submo
     if (input == nullptr) throw AotError("delegate input '" + placeholders[i]->name() + "' is not in the program");
     inputs.push_back(input);
   }
-  int64_t largest_handle = 0;
-  for (const Node* node : graph) largest_handle = std::max(largest_handle, node->meta.debug_handle.value_or(0));
-
   Node* saved = graph.insert_point();
   graph.set_insert_point(&call_submodule_node);
-  Node* call = insert_delegate_call(owning_program, std::move(lowered), inputs);
+  Node* call = insert_delegate_call_named(owning_program, std::move(lowered), inputs, name);
   graph.set_insert_point(saved == &call_submodule_node ? nullptr : saved);
-  call->meta.debug_handle = largest_handle + 1;
+  call->meta.debug_handle = debug_handle;
   call_submodule_node.replace_all_uses_with(call);
   graph.erase_node(&call_submodule_node);
+  return call;
+}
+
+Node* insert_lowered_submodule(ExportedProgram& owning_program, Node& call_submodule_node,
+                               std::shared_ptr<LoweredBackendModule> lowered,
+                               const std::map<std::string, InputSpec>& input_specs_to_delete,
+                               const std::map<std::string, OutputSpec>& output_specs_to_delete) {
+  int64_t largest_handle = 0;
+  for (const Node* node : owning_program.graph()) {
+    largest_handle = std::max(largest_handle, node->meta.debug_handle.value_or(0));
+  }
+  if (lowered == nullptr) throw AotError("insert_delegate_call: null module");
+  Node* call = detail::replace_with_delegate_call(owning_program, call_submodule_node, std::move(lowered),
+                                                  get_lowered_module_name(owning_program), largest_handle + 1);
   unsafe_adjust_original_program(owning_program, *call, input_specs_to_delete, output_specs_to_delete);
   return call;
 }
 
-void unsafe_adjust_original_program(ExportedProgram& original_program, Node& call_delegate_node,
-                                    const std::map<std::string, InputSpec>& input_specs_to_delete,
-                                    const std::map<std::string, OutputSpec>& output_specs_to_delete) {
-  Graph& graph = original_program.graph();
-  GraphSignature& signature = original_program.graph_signature();
+void detail::drop_consumed_inputs(ExportedProgram& program, const std::map<std::string, InputSpec>& input_specs_to_delete) {
+  if (input_specs_to_delete.empty()) return;
+  Graph& graph = program.graph();
+  GraphSignature& signature = program.graph_signature();
   std::vector<InputSpec> kept_inputs;
   std::set<std::string> used_targets;
   for (const InputSpec& spec : signature.input_specs) {
@@ -458,7 +503,23 @@ void unsafe_adjust_original_program(ExportedProgram& original_program, Node& cal
     kept_inputs.push_back(spec);
   }
   signature.input_specs = std::move(kept_inputs);
+  for (Node* placeholder : graph.placeholders()) {
+    if (input_specs_to_delete.count(placeholder->name())) graph.erase_node(placeholder);
+  }
+  for (const auto& [name, spec] : input_specs_to_delete) {
+    if (used_targets.count(spec.target)) continue;
+    if (spec.in_state_dict()) {
+      program.state_dict().erase(spec.target);
+    } else {
+      program.constants().erase(spec.target);
+    }
+  }
+}
 
+void detail::drop_consumed_outputs(ExportedProgram& program, Node& call_delegate_node,
+                                   const std::map<std::string, OutputSpec>& output_specs_to_delete) {
+  Graph& graph = program.graph();
+  GraphSignature& signature = program.graph_signature();
   Node* output = graph.output_node();
   const ArgumentList& values = output->args().at(0).list();
   ArgumentList kept_values;
@@ -475,18 +536,6 @@ void unsafe_adjust_original_program(ExportedProgram& original_program, Node& cal
   output->set_args({Argument(std::move(kept_values))});
   signature.output_specs = std::move(kept_outputs);
 
-  for (Node* placeholder : graph.placeholders()) {
-    if (input_specs_to_delete.count(placeholder->name())) graph.erase_node(placeholder);
-  }
-  for (const auto& [name, spec] : input_specs_to_delete) {
-    if (used_targets.count(spec.target)) continue;
-    if (spec.in_state_dict()) {
-      original_program.state_dict().erase(spec.target);
-    } else {
-      original_program.constants().erase(spec.target);
-    }
-  }
-
   std::vector<int64_t> deleted;
   const std::vector<Node*> users = call_delegate_node.users();
   for (Node* user : users) {
@@ -501,6 +550,13 @@ void unsafe_adjust_original_program(ExportedProgram& original_program, Node& cal
     const auto below = std::lower_bound(deleted.begin(), deleted.end(), index) - deleted.begin();
     if (below > 0) user->set_arg(1, index - below);
   }
+}
+
+void unsafe_adjust_original_program(ExportedProgram& original_program, Node& call_delegate_node,
+                                    const std::map<std::string, InputSpec>& input_specs_to_delete,
+                                    const std::map<std::string, OutputSpec>& output_specs_to_delete) {
+  detail::drop_consumed_inputs(original_program, input_specs_to_delete);
+  detail::drop_consumed_outputs(original_program, call_delegate_node, output_specs_to_delete);
 }
 
 }  // namespace kiln::aot

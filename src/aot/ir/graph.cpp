@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "aot/ir/error.h"
 
@@ -14,17 +17,90 @@ std::vector<Node*> Graph::placeholders() const { return find_nodes(OpKind::Place
 
 std::vector<Node*> Graph::find_nodes(OpKind op) const {
   std::vector<Node*> found;
-  for (Node* node : *this) {
-    if (node->op() == op) found.push_back(node);
+  // Placeholders lead the graph: stop once all of them are found.
+  if (op == OpKind::Placeholder) found.reserve(placeholder_count_);
+  for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
+    if (op == OpKind::Placeholder && found.size() == placeholder_count_) break;
+    if ((*it)->op() == op) found.push_back(it->get());
   }
   return found;
 }
 
-Node* Graph::output_node() const {
-  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
-    if ((*it)->is_output()) return it->get();
+Node* Graph::output_node() const { return output_; }
+
+Node* Graph::first_non_placeholder() const {
+  if (!first_non_placeholder_valid_) {
+    first_non_placeholder_ = nullptr;
+    for (Node* node : *this) {
+      if (!node->is_placeholder()) {
+        first_non_placeholder_ = node;
+        break;
+      }
+    }
+    first_non_placeholder_valid_ = true;
   }
-  return nullptr;
+  return first_non_placeholder_;
+}
+
+namespace {
+
+// Appended nodes' order keys are spaced this far apart.
+constexpr uint64_t kOrderStep = uint64_t{1} << 20;
+constexpr int kOrderBits = 62;
+
+}  // namespace
+
+void Graph::assign_order(Node* node) {
+  auto it = node->position_;
+  const uint64_t lo = it == nodes_.begin() ? 0 : (*std::prev(it))->order_;
+  auto after = std::next(it);
+  if (after == nodes_.end()) {
+    if (lo + kOrderStep < (uint64_t{1} << kOrderBits)) {
+      node->order_ = lo + kOrderStep;
+      return;
+    }
+  } else if ((*after)->order_ > lo + 1) {
+    node->order_ = lo + ((*after)->order_ - lo) / 2;
+    return;
+  }
+  spread_orders(it);
+}
+
+void Graph::spread_orders(std::list<std::unique_ptr<Node>>::iterator around) {
+  // Order maintenance as Bender et al. ("Two simplified algorithms for
+  // maintaining order in a list"): take the aligned key range of size 2^i
+  // around the crowded spot for i = 1, 2, ... until it holds fewer than
+  // (2 / 1.4)^i nodes (sparser the larger it is), and space those nodes
+  // evenly in it. Amortized O(log n) per insertion.
+  const uint64_t anchor = around == nodes_.begin() ? 0 : (*std::prev(around))->order_;
+  auto first = around;  // the window [first, last], the new node included
+  auto last = around;
+  size_t count = 1;
+  double allowed = 1.0;
+  for (int bits = 1; bits <= kOrderBits; ++bits) {
+    allowed *= 2.0 / 1.4;
+    const uint64_t start = anchor & ~((uint64_t{1} << bits) - 1);
+    const uint64_t end = start + (uint64_t{1} << bits);  // exclusive
+    while (first != nodes_.begin() && (*std::prev(first))->order_ >= start) {
+      --first;
+      ++count;
+    }
+    while (std::next(last) != nodes_.end() && (*std::next(last))->order_ < end &&
+           (*std::next(last))->order_ >= start) {
+      ++last;
+      ++count;
+    }
+    if (static_cast<double>(count) >= allowed || count + 1 >= (uint64_t{1} << bits)) continue;
+    const uint64_t step = (uint64_t{1} << bits) / (count + 1);
+    uint64_t key = start;
+    for (auto it = first;; ++it) {
+      key += step;
+      (*it)->order_ = key;
+      if (it == last) return;
+    }
+  }
+  uint64_t key = 0;  // the whole list is crowded: space it all out again
+  for (Node* node : *this) node->order_ = key += kOrderStep;
 }
 
 Node* Graph::find_node(const std::string& name) const {
@@ -69,24 +145,40 @@ std::list<std::unique_ptr<Node>>::iterator Graph::position_of(Node* node) {
   return node->position_;
 }
 
-Node* Graph::create_node(OpKind op, const std::string& name, const std::string& target, Node* before) {
-  const std::string unique = unique_name(name);
+Node* Graph::create_node(OpKind op, const std::string& name, const std::string& target, Node* before,
+                         bool count_name) {
   auto where = before != nullptr ? position_of(before) : nodes_.end();
-  auto it = nodes_.insert(where, std::unique_ptr<Node>(new Node(this, op, unique, target)));
-  (*it)->position_ = it;
-  by_name_[unique] = it->get();
-  ++name_counters_[name];
-  return it->get();
+  // A free identifier is taken as it is, with one lookup (what unique_name
+  // would return); anything else goes through unique_name.
+  const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                          std::all_of(name.begin(), name.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                          });
+  auto slot = by_name_.end();
+  if (identifier) {
+    auto [entry, added] = by_name_.try_emplace(name, nullptr);
+    if (added) slot = entry;
+  }
+  if (slot == by_name_.end()) slot = by_name_.emplace(unique_name(name), nullptr).first;
+  auto it = nodes_.insert(where, std::unique_ptr<Node>(new Node(this, op, slot->first, target)));
+  Node* node = it->get();
+  slot->second = node;
+  node->position_ = it;
+  assign_order(node);
+  if (count_name) ++name_counters_[name];
+  if (op == OpKind::Output) output_ = node;
+  if (op == OpKind::Placeholder) {
+    ++placeholder_count_;
+  } else if (first_non_placeholder_valid_ &&
+             (first_non_placeholder_ == nullptr || node->is_before(*first_non_placeholder_))) {
+    // Every node before it is a placeholder, as all before the old first one were.
+    first_non_placeholder_ = node;
+  }
+  return node;
 }
 
 Node* Graph::placeholder(const std::string& name, ValueMeta val) {
-  Node* before = nullptr;
-  for (Node* node : *this) {
-    if (!node->is_placeholder()) {
-      before = node;
-      break;
-    }
-  }
+  Node* before = first_non_placeholder();
   Node* node = create_node(OpKind::Placeholder, name, "", before);
   node->target_ = node->name_;
   node->meta.val = std::move(val);
@@ -143,6 +235,8 @@ void Graph::move_before(Node* node, Node* anchor) {
   auto to = position_of(anchor);
   if (from == to) return;
   nodes_.splice(to, nodes_, from);
+  assign_order(node);
+  first_non_placeholder_valid_ = false;
 }
 
 void Graph::erase_node(Node* node) {
@@ -154,57 +248,111 @@ void Graph::erase_node(Node* node) {
   }
   node->unlink_inputs();
   if (insert_point_ == node) insert_point_ = nullptr;
+  if (output_ == node) output_ = nullptr;
+  if (node->is_placeholder()) --placeholder_count_;
+  if (first_non_placeholder_ == node) {
+    // Everything before it is a placeholder; so is everything up to the next non-placeholder.
+    Node* after = node->next();
+    first_non_placeholder_ = after;
+    if (after != nullptr && after->is_placeholder()) first_non_placeholder_valid_ = false;
+  }
   by_name_.erase(node->name_);
   nodes_.erase(it);
 }
 
+namespace {
+
+// Nodes with more users or inputs than this get a sorted copy of the list for
+// lint's lookups; shorter lists are scanned.
+constexpr size_t kScanLimit = 32;
+
+bool lists_once(const std::vector<Node*>& list, const Node* node,
+                std::unordered_map<const void*, std::vector<Node*>>& sorted_lists, const void* key) {
+  if (list.size() <= kScanLimit) return std::count(list.begin(), list.end(), node) == 1;
+  auto [it, added] = sorted_lists.try_emplace(key);
+  if (added) {
+    it->second = list;
+    std::sort(it->second.begin(), it->second.end());
+  }
+  const auto [from, to] = std::equal_range(it->second.begin(), it->second.end(), node);
+  return to - from == 1;
+}
+
+}  // namespace
+
 void Graph::lint() const {
-  std::set<const Node*> seen;
-  std::set<std::string> names;
+  // Order keys say whether an input comes earlier; long users lists and
+  // long input lists are sorted once for lookups.
+  std::unordered_map<const void*, std::vector<Node*>> sorted_users;
+  std::unordered_map<const void*, std::vector<Node*>> sorted_inputs;
   bool past_placeholders = false;
   const Node* output = nullptr;
   for (Node* node : *this) {
-    const std::string where = "graph lint: node '" + node->name() + "'";
-    if (&node->graph() != this) throw AotError(where + " belongs to another graph");
-    if (!names.insert(node->name()).second) throw AotError(where + ": duplicate name");
-    if (by_name_.count(node->name()) == 0 || by_name_.at(node->name()) != node) {
-      throw AotError(where + ": missing from the name table");
+    // Built only for a message: lint runs over every node of large graphs.
+    const auto where = [node] { return "graph lint: node '" + node->name() + "'"; };
+    if (&node->graph() != this) throw AotError(where() + " belongs to another graph");
+    if (auto named = by_name_.find(node->name()); named == by_name_.end() || named->second != node) {
+      // An earlier node by this name would hold the table's entry (any other
+      // earlier node by this name failed this check already).
+      if (named != by_name_.end() && &named->second->graph() == this && named->second->is_before(*node)) {
+        throw AotError(where() + ": duplicate name");
+      }
+      throw AotError(where() + ": missing from the name table");
     }
-    if (output != nullptr) throw AotError(where + " comes after the output node");
+    if (output != nullptr) throw AotError(where() + " comes after the output node");
     if (node->is_placeholder()) {
-      if (past_placeholders) throw AotError(where + ": placeholder after a non-placeholder node");
+      if (past_placeholders) throw AotError(where() + ": placeholder after a non-placeholder node");
     } else {
       past_placeholders = true;
     }
     if (node->is_output()) output = node;
-    for (Node* input : node->input_nodes()) {
-      if (&input->graph() != this || by_name_.count(input->name()) == 0 || by_name_.at(input->name()) != input) {
-        throw AotError(where + " uses '" + input->name() + "', which is not in this graph");
+    // Each reference is checked (a repeated input again: the checks give the
+    // same answer), without building the input list.
+    auto check_input = [&](Node* input) {
+      // An input of this graph that comes earlier passed the name check itself.
+      const bool earlier = &input->graph() == this && input->is_before(*node);
+      auto named = earlier ? by_name_.end() : by_name_.find(input->name());
+      if (!earlier && (&input->graph() != this || named == by_name_.end() || named->second != input)) {
+        throw AotError(where() + " uses '" + input->name() + "', which is not in this graph");
       }
-      if (!seen.count(input)) throw AotError(where + " uses '" + input->name() + "' before it is defined");
-      const auto& users = input->users();
-      if (std::count(users.begin(), users.end(), node) != 1) {
-        throw AotError(where + " is missing from the users of '" + input->name() + "'");
+      if (!earlier) throw AotError(where() + " uses '" + input->name() + "' before it is defined");
+      if (!lists_once(input->users(), node, sorted_users, input)) {
+        throw AotError(where() + " is missing from the users of '" + input->name() + "'");
       }
-    }
+    };
+    for (const Argument& arg : node->args()) for_each_node(arg, check_input);
+    for (const auto& [key, value] : node->kwargs()) for_each_node(value, check_input);
     for (Node* user : node->users()) {
-      const auto inputs = user->input_nodes();
-      if (std::find(inputs.begin(), inputs.end(), node) == inputs.end()) {
-        throw AotError(where + " lists '" + user->name() + "' as a user, but it does not use it");
+      bool uses = false;
+      const bool short_list = user->args().size() + user->kwargs().size() <= kScanLimit &&
+                              std::none_of(user->args().begin(), user->args().end(),
+                                           [](const Argument& arg) { return arg.is_list(); });
+      if (short_list) {
+        for (const Argument& arg : user->args()) uses = uses || (arg.is_node() && arg.node() == node);
+        for (const auto& [key, value] : user->kwargs()) {
+          for_each_node(value, [&](Node* input) { uses = uses || input == node; });
+        }
+      } else {
+        auto [it, added] = sorted_inputs.try_emplace(user);
+        if (added) {
+          it->second = user->input_nodes();
+          std::sort(it->second.begin(), it->second.end());
+        }
+        uses = std::binary_search(it->second.begin(), it->second.end(), node);
       }
+      if (!uses) throw AotError(where() + " lists '" + user->name() + "' as a user, but it does not use it");
     }
-    seen.insert(node);
   }
   if (output == nullptr) throw AotError("graph lint: the graph has no output node");
 }
 
 bool Graph::is_topologically_sorted() const {
-  std::set<const Node*> seen;
   for (Node* node : *this) {
-    for (Node* input : node->input_nodes()) {
-      if (!seen.count(input)) return false;
-    }
-    seen.insert(node);
+    bool sorted = true;
+    auto check = [&](Node* input) { sorted = sorted && &input->graph() == this && input->is_before(*node); };
+    for (const Argument& arg : node->args()) for_each_node(arg, check);
+    for (const auto& [key, value] : node->kwargs()) for_each_node(value, check);
+    if (!sorted) return false;
   }
   return true;
 }
@@ -248,33 +396,45 @@ void Graph::stable_topological_sort() {
   }
   if (Node* output = output_node()) order.push_back(output);
   for (Node* node : order) nodes_.splice(nodes_.end(), nodes_, node->position_);
+  uint64_t key = 0;
+  for (Node* node : *this) node->order_ = key += kOrderStep;
+  first_non_placeholder_valid_ = false;
 }
+
+namespace {
+
+Argument remapped(const Argument& arg, const std::unordered_map<const Node*, Node*>& map) {
+  if (arg.is_node()) {
+    auto it = map.find(arg.node());
+    if (it == map.end()) throw AotError("graph clone: '" + arg.node()->name() + "' is used before it is defined");
+    return Argument(it->second);
+  }
+  if (arg.is_list()) {
+    ArgumentList list;
+    list.reserve(arg.list().size());
+    for (const Argument& item : arg.list()) list.push_back(remapped(item, map));
+    return list;
+  }
+  return arg;
+}
+
+}  // namespace
 
 std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) const {
   auto copy = std::make_unique<Graph>();
-  std::map<const Node*, Node*> local_map;
-  std::map<const Node*, Node*>& map = node_map != nullptr ? *node_map : local_map;
-  std::function<Argument(const Argument&)> remap = [&](const Argument& arg) -> Argument {
-    if (arg.is_node()) {
-      auto it = map.find(arg.node());
-      if (it == map.end()) throw AotError("graph clone: '" + arg.node()->name() + "' is used before it is defined");
-      return Argument(it->second);
-    }
-    if (arg.is_list()) {
-      ArgumentList list;
-      for (const Argument& item : arg.list()) list.push_back(remap(item));
-      return list;
-    }
-    return arg;
-  };
+  std::unordered_map<const Node*, Node*> map;
+  map.reserve(size());
+  copy->by_name_.reserve(size());
   for (Node* node : *this) {
-    Node* twin = copy->create_node(node->op(), node->name(), node->target(), nullptr);
+    Node* twin = copy->create_node(node->op(), node->name(), node->target(), nullptr, false);
     if (twin->name() != node->name()) throw AotError("graph clone: name clash on '" + node->name() + "'");
     twin->meta = node->meta;
-    for (const Argument& arg : node->args()) twin->args_.push_back(remap(arg));
-    for (const auto& [key, value] : node->kwargs()) twin->kwargs_.emplace_back(key, remap(value));
+    twin->args_.reserve(node->args().size());
+    for (const Argument& arg : node->args()) twin->args_.push_back(remapped(arg, map));
+    for (const auto& [key, value] : node->kwargs()) twin->kwargs_.emplace_back(key, remapped(value, map));
     twin->link_inputs();
-    map[node] = twin;
+    map.emplace(node, twin);
+    if (node_map != nullptr) (*node_map)[node] = twin;
   }
   copy->name_counters_ = name_counters_;
   return copy;

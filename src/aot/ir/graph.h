@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "aot/ir/node.h"
@@ -94,13 +95,27 @@ class Graph {
 
  private:
   friend class Node;
-  Node* create_node(OpKind op, const std::string& name, const std::string& target, Node* before);
+  /// `count_name`: whether later names derived from `name` count this one
+  /// (clone copies the counters instead).
+  Node* create_node(OpKind op, const std::string& name, const std::string& target, Node* before,
+                    bool count_name = true);
   std::list<std::unique_ptr<Node>>::iterator position_of(Node* node);
+  /// Gives `node`, just placed in the list, an order key between its
+  /// neighbours', spreading the keys around it out first if there is no room.
+  void assign_order(Node* node);
+  void spread_orders(std::list<std::unique_ptr<Node>>::iterator around);
+  Node* first_non_placeholder() const;
 
   std::list<std::unique_ptr<Node>> nodes_;
-  std::map<std::string, Node*> by_name_;
-  std::map<std::string, int> name_counters_;
+  std::unordered_map<std::string, Node*> by_name_;
+  std::unordered_map<std::string, int> name_counters_;
   Node* insert_point_ = nullptr;
+  Node* output_ = nullptr;       // the output node, or null
+  size_t placeholder_count_ = 0;
+  // The first node that is not a placeholder (null: none); valid while
+  // first_non_placeholder_valid_, which moves clear.
+  mutable Node* first_non_placeholder_ = nullptr;
+  mutable bool first_non_placeholder_valid_ = true;
 };
 
 }  // namespace kiln::aot

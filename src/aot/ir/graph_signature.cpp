@@ -1,5 +1,8 @@
 #include "aot/ir/graph_signature.h"
 
+#include <string_view>
+#include <unordered_set>
+
 #include <set>
 
 #include "aot/ir/error.h"
@@ -165,23 +168,25 @@ std::string GraphSignature::to_string() const {
 }
 
 void GraphSignature::validate() const {
-  std::set<std::string> input_names;
-  std::set<std::string> buffer_targets;
-  std::set<std::string> user_input_names;
+  // Views of the specs' own strings, which outlive these sets.
+  std::unordered_set<std::string_view> input_names;
+  std::unordered_set<std::string_view> buffer_targets;
+  std::unordered_set<std::string_view> user_input_names;
   for (size_t i = 0; i < input_specs.size(); ++i) {
     const InputSpec& spec = input_specs[i];
-    const std::string where = "input spec " + std::to_string(i) + " ('" + spec_name(spec.arg) + "', " +
-                              aot::to_string(spec.kind) + ")";
-    if (spec.arg.names_node() && spec.arg.name.empty()) throw AotError(where + " has no name");
+    const auto where = [&] {
+      return "input spec " + std::to_string(i) + " ('" + spec_name(spec.arg) + "', " + aot::to_string(spec.kind) + ")";
+    };
+    if (spec.arg.names_node() && spec.arg.name.empty()) throw AotError(where() + " has no name");
     if (spec.arg.names_node() && !input_names.insert(spec.arg.name).second) {
-      throw AotError(where + " repeats the name of an earlier input");
+      throw AotError(where() + " repeats the name of an earlier input");
     }
     const bool needs_target = spec.kind == InputKind::Parameter || spec.kind == InputKind::Buffer ||
                               spec.kind == InputKind::ConstantTensor || spec.kind == InputKind::CustomObj;
-    if (needs_target && spec.target.empty()) throw AotError(where + " has no target");
-    if (!needs_target && !spec.target.empty()) throw AotError(where + " must not have a target");
+    if (needs_target && spec.target.empty()) throw AotError(where() + " has no target");
+    if (!needs_target && !spec.target.empty()) throw AotError(where() + " must not have a target");
     if ((spec.kind == InputKind::Buffer) != spec.persistent.has_value()) {
-      throw AotError(where + (spec.kind == InputKind::Buffer ? " needs a persistent flag"
+      throw AotError(where() + (spec.kind == InputKind::Buffer ? " needs a persistent flag"
                                                               : " must not have a persistent flag"));
     }
     if (spec.kind == InputKind::Buffer) buffer_targets.insert(spec.target);
@@ -189,22 +194,24 @@ void GraphSignature::validate() const {
   }
   for (size_t i = 0; i < output_specs.size(); ++i) {
     const OutputSpec& spec = output_specs[i];
-    const std::string where = "output spec " + std::to_string(i) + " ('" + spec_name(spec.arg) + "', " +
-                              aot::to_string(spec.kind) + ")";
+    const auto where = [&] {
+      return "output spec " + std::to_string(i) + " ('" + spec_name(spec.arg) + "', " + aot::to_string(spec.kind) +
+             ")";
+    };
     switch (spec.kind) {
       case OutputKind::BufferMutation:
         if (!buffer_targets.count(spec.target)) {
-          throw AotError(where + " mutates '" + spec.target + "', which is not a buffer input");
+          throw AotError(where() + " mutates '" + spec.target + "', which is not a buffer input");
         }
         break;
       case OutputKind::UserInputMutation:
         if (!user_input_names.count(spec.target)) {
-          throw AotError(where + " mutates '" + spec.target + "', which is not a user input");
+          throw AotError(where() + " mutates '" + spec.target + "', which is not a user input");
         }
         break;
       case OutputKind::GradientToParameter:
       case OutputKind::GradientToUserInput:
-        if (spec.target.empty()) throw AotError(where + " has no target");
+        if (spec.target.empty()) throw AotError(where() + " has no target");
         break;
       default:
         break;

@@ -1,6 +1,7 @@
 #include "aot/ir/node.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "aot/ir/error.h"
 #include "aot/ir/graph.h"
@@ -30,9 +31,18 @@ const Argument* Node::kwarg(const std::string& name) const {
 }
 
 std::vector<Node*> Node::input_nodes() const {
+  // Most nodes take a handful of inputs, which a linear scan dedupes fastest;
+  // a node taking thousands (a delegate call, the output) needs a set.
+  constexpr size_t kLinearScanLimit = 16;
   std::vector<Node*> inputs;
-  auto add = [&inputs](Node* node) {
-    if (std::find(inputs.begin(), inputs.end(), node) == inputs.end()) inputs.push_back(node);
+  std::unordered_set<Node*> seen;
+  auto add = [&](Node* node) {
+    if (inputs.size() < kLinearScanLimit) {
+      if (std::find(inputs.begin(), inputs.end(), node) == inputs.end()) inputs.push_back(node);
+      return;
+    }
+    if (seen.empty()) seen.insert(inputs.begin(), inputs.end());
+    if (seen.insert(node).second) inputs.push_back(node);
   };
   for (const Argument& arg : args_) for_each_node(arg, add);
   for (const auto& [key, value] : kwargs_) for_each_node(value, add);

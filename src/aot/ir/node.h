@@ -84,6 +84,9 @@ class Node {
   /// The node before/after this one in the graph, or null at either end.
   Node* prev() const;
   Node* next() const;
+  /// True if this node comes before `other` in their graph: O(1), from an
+  /// order key the graph keeps up to date as nodes are inserted and moved.
+  bool is_before(const Node& other) const { return order_ < other.order_; }
 
   bool is_placeholder() const { return op_ == OpKind::Placeholder; }
   bool is_call_function() const { return op_ == OpKind::CallFunction; }
@@ -113,6 +116,7 @@ class Node {
   KwargList kwargs_;
   std::vector<Node*> users_;
   std::list<std::unique_ptr<Node>>::iterator position_;
+  uint64_t order_ = 0;  // increasing along the graph's list (Graph::assign_order)
 };
 
 }  // namespace kiln::aot

@@ -2,6 +2,7 @@
 // qualified name (with close matches suggested for unknown ones).
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -24,9 +25,15 @@ constexpr OpRow kOpRows[] = {
 #undef KILN_OP
 };
 
+// Hashes std::string and std::string_view alike, so lookups need no copy.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+};
+
 struct OpTable {
   std::vector<OpSchema> schemas;
-  std::unordered_map<std::string, size_t> by_name;
+  std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> by_name;
 
   void add(OpSchema schema, size_t row) {
     const std::string name = schema.qualified_name();
@@ -113,7 +120,7 @@ std::vector<std::string> close_names(std::string_view wanted) {
 
 const OpSchema* find_op_schema(std::string_view qualified_name) {
   const OpTable& table = op_table();
-  auto it = table.by_name.find(std::string(qualified_name));
+  auto it = table.by_name.find(qualified_name);
   if (it == table.by_name.end()) {
     // "aten::relu" names the default overload, as torch.ops.aten.relu does.
     const size_t name_start = qualified_name.find("::");

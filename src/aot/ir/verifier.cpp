@@ -72,12 +72,21 @@ void check_outputs(const ExportedProgram& program) {
 // The tensor a placeholder stands for must exist and match its meta.
 void check_lifted_tensor(const Node& placeholder, const InputSpec& spec, const HostTensor* tensor,
                          const char* where) {
-  const std::string what = "placeholder '" + placeholder.name() + "' (" + to_string(spec.kind) + " '" + spec.target + "')";
-  if (tensor == nullptr) throw AotError(what + " has no tensor in the " + where);
+  const auto what = [&] {
+    return "placeholder '" + placeholder.name() + "' (" + to_string(spec.kind) + " '" + spec.target + "')";
+  };
+  if (tensor == nullptr) throw AotError(what() + " has no tensor in the " + where);
   const auto* meta = std::get_if<TensorMeta>(&placeholder.meta.val);
   if (meta == nullptr) return;
-  if (meta->dtype != tensor->dtype() || !meta->is_static() || meta->static_sizes() != tensor->sizes()) {
-    throw AotError(what + " is " + meta->to_string() + " but the " + where + " holds " + tensor->describe());
+  const auto same_sizes = [&] {
+    if (meta->sizes.size() != tensor->sizes().size()) return false;
+    for (size_t d = 0; d < meta->sizes.size(); ++d) {
+      if (meta->sizes[d].constant_value() != tensor->sizes()[d]) return false;
+    }
+    return true;
+  };
+  if (meta->dtype != tensor->dtype() || !meta->is_static() || !same_sizes()) {
+    throw AotError(what() + " is " + meta->to_string() + " but the " + where + " holds " + tensor->describe());
   }
 }
 

@@ -707,5 +707,68 @@ TEST(GraphTest, ReplaceInputWithAForeignNodeChangesNothing) {
   EXPECT_EQ(other.output_node(), nullptr);
 }
 
+// Whether is_before agrees with the list order for every pair of neighbours.
+bool order_matches_list(const Graph& graph) {
+  const Node* previous = nullptr;
+  for (const Node* node : graph) {
+    if (previous != nullptr && !previous->is_before(*node)) return false;
+    previous = node;
+  }
+  return true;
+}
+
+TEST(GraphTest, IsBeforeFollowsTheListThroughCrowdedInsertionsMovesAndSorts) {
+  Graph graph;
+  Node* x = graph.placeholder("x");
+  Node* anchor = graph.call_function("aten::relu.default", {x});
+  graph.output({anchor});
+  // Thousands of nodes inserted at one spot, and placeholders always after
+  // the last one: keys must be spread out again and again.
+  graph.set_insert_point(anchor);
+  Node* last = x;
+  for (int i = 0; i < 3000; ++i) {
+    last = graph.call_function("aten::sin.default", {last});
+    if (i % 3 == 0) graph.placeholder("p" + std::to_string(i));
+  }
+  anchor->set_arg(0, last);
+  ASSERT_TRUE(order_matches_list(graph));
+  EXPECT_TRUE(x->is_before(*anchor));
+  EXPECT_FALSE(anchor->is_before(*x));
+  // Moving placeholders one by one to just before the first call node.
+  const std::vector<Node*> placeholders = graph.placeholders();
+  Node* first_call = placeholders.back()->next();
+  for (Node* node : placeholders) graph.move_before(node, first_call);
+  ASSERT_TRUE(order_matches_list(graph));
+  EXPECT_EQ(graph.placeholders().size(), placeholders.size());
+  EXPECT_EQ(graph.placeholders().front(), placeholders.front());
+  graph.stable_topological_sort();
+  EXPECT_TRUE(order_matches_list(graph));
+  EXPECT_NO_THROW(graph.lint());
+}
+
+TEST(GraphTest, PlaceholdersGoAfterTheLastPlaceholderAfterErasuresAndMoves) {
+  Graph graph;
+  Node* a = graph.placeholder("a");
+  Node* relu = graph.call_function("aten::relu.default", {a});
+  Node* b = graph.placeholder("b");
+  EXPECT_EQ(b->next(), relu);
+  Node* sin = graph.call_function("aten::sin.default", {b});
+  graph.set_insert_point(relu);
+  Node* cos = graph.call_function("aten::cos.default", {a});  // now the first non-placeholder
+  graph.set_insert_point(nullptr);
+  Node* c = graph.placeholder("c");
+  EXPECT_EQ(c->next(), cos);
+  graph.erase_node(cos);
+  Node* d = graph.placeholder("d");
+  EXPECT_EQ(d->next(), relu);
+  graph.move_before(relu, sin);  // moves keep the answer right too
+  Node* e = graph.placeholder("e");
+  EXPECT_EQ(e->next(), relu);
+  graph.output({relu, sin});
+  EXPECT_EQ(graph.output_node()->args().size(), 1u);
+  EXPECT_EQ(graph.placeholders().size(), 5u);
+  EXPECT_TRUE(order_matches_list(graph));
+}
+
 }  // namespace
 }  // namespace kiln::aot
