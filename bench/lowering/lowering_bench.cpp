@@ -13,8 +13,10 @@
 //             that relu+sin and mul cannot share a call (a path leaves
 //             through sqrt and comes back), two partitions per layer.
 //
-// Each stage is one timed lambda over a BenchState; to add a stage (lowering
-// passes, memory planning, emission), append one entry to stages().
+// Each stage is one timed lambda over a BenchState, from building the graph
+// to the .pte bytes: to_backend, the lowering passes, memory planning (with
+// its verifier), emission and serialization. To add a stage, append one
+// entry to stages().
 #include <cstdio>
 #include <ctime>
 #include <functional>
@@ -24,6 +26,10 @@
 
 #include "aot/delegate/backend_api.h"
 #include "aot/delegate/canonical_partitioners.h"
+#include "aot/emit/emitter.h"
+#include "aot/emit/pte_writer.h"
+#include "aot/passes/lowering.h"
+#include "aot/passes/memory_planning.h"
 #include "aot/ir/graph_builder.h"
 
 namespace {
@@ -42,6 +48,11 @@ struct BenchState {
   int layers;
   std::optional<ExportedProgram> program;   // after "build"
   std::optional<ExportedProgram> lowered;   // after "to_backend"
+  std::optional<ExportedProgram> executable;  // after "passes"
+  std::vector<kiln::aot::TensorLifetime> lifetimes;
+  kiln::aot::MemoryPlan plan;               // after "plan"
+  std::optional<kiln::aot::EmitterOutput> emitted;
+  std::vector<uint8_t> bytes;               // after "serialize"
   size_t partitions = 0;
 };
 
@@ -84,8 +95,18 @@ std::vector<Stage> stages() {
       {"partition",
        [](BenchState& s) { s.partitions = partitioner.partition(*s.program).partition_tags.size(); }},
       {"to_backend", [](BenchState& s) { s.lowered.emplace(kiln::aot::to_backend(*s.program, partitioner)); }},
-      // Next stages (lowering passes, memory planning, .pte emission) go here,
-      // each reading s.lowered.
+      {"passes", [](BenchState& s) { s.executable.emplace(kiln::aot::lower_to_executable(*s.lowered)); }},
+      {"plan",
+       [](BenchState& s) {
+         s.lifetimes = kiln::aot::compute_lifetimes(*s.executable);
+         s.plan = kiln::aot::plan_memory(s.lifetimes);
+         kiln::aot::verify_memory_plan(s.lifetimes, s.plan);
+       }},
+      {"emit",
+       [](BenchState& s) {
+         s.emitted.emplace(kiln::aot::emit_program(*s.executable, kiln::aot::emitter_allocations(s.lifetimes, s.plan)));
+       }},
+      {"serialize", [](BenchState& s) { s.bytes = kiln::aot::pte::serialize_pte(s.emitted->program); }},
   };
 }
 
@@ -98,7 +119,7 @@ double cpu_ms() {
 }
 
 void run(Shape shape, int layers) {
-  BenchState state{shape, layers, std::nullopt, std::nullopt, 0};
+  BenchState state{shape, layers};
   std::string line;
   double total_ms = 0;
   size_t nodes = 0;
