@@ -130,6 +130,25 @@ TEST(Emit, OneErrorListsEveryNodeWithoutAnOutVariant) {
   }
 }
 
+// The seed's LoweredBackendModule.buffer(): the standalone program of one
+// delegate call, with the alignments asked for.
+TEST(Emit, BufferOfALoweredModuleIsItsStandaloneProgram) {
+  const LoweredBackendModule lowered = to_backend(testing::kAllOps, small_program(), {});
+  ExecutorchBackendConfig config;
+  config.serialize.segment_alignment = 256;
+  const pte::PteFile file = pte::read_pte(buffer(lowered, config));
+  const fb::ExecutionPlanT& plan = *file.program->execution_plan.at(0);
+  ASSERT_EQ(plan.delegates.size(), 1u);
+  EXPECT_EQ(plan.delegates[0]->id, testing::kAllOps);
+  ASSERT_EQ(plan.chains[0]->instructions.size(), 1u);
+  const auto* call = plan.chains[0]->instructions[0]->instr_args.AsDelegateCall();
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->args.size(), 2u);  // x, then the one user output (the buffer is the delegate's own)
+  EXPECT_EQ(file.header->segment_base_offset % 256, 0u);
+  const auto blob = file.segment(plan.delegates[0]->processed->index);
+  EXPECT_TRUE(std::equal(blob.begin(), blob.end(), lowered.processed_bytes().begin(), lowered.processed_bytes().end()));
+}
+
 // --- every fixture -----------------------------------------------------------
 
 // How a fixture is delegated before emission: not at all, in part (the
