@@ -194,8 +194,12 @@ void expect_consistent(const pte::PteFile& file) {
   for (int32_t index : plan.outputs) EXPECT_TRUE(in_range(index));
   for (size_t v = 0; v < plan.values.size(); ++v) {
     const auto& val = plan.values[v]->val;
-    if (const auto* list = val.AsIntList()) for (int64_t item : list->items) EXPECT_TRUE(is(item, fb::KernelTypes::Int)) << "v" << v;
-    if (const auto* list = val.AsTensorList()) for (int32_t item : list->items) EXPECT_TRUE(is(item, fb::KernelTypes::Tensor)) << "v" << v;
+    if (const auto* list = val.AsIntList()) {
+      for (int64_t item : list->items) EXPECT_TRUE(is(item, fb::KernelTypes::Int)) << "v" << v;
+    }
+    if (const auto* list = val.AsTensorList()) {
+      for (int32_t item : list->items) EXPECT_TRUE(is(item, fb::KernelTypes::Tensor)) << "v" << v;
+    }
     if (const auto* tensor = val.AsTensor(); tensor && tensor->allocation_info) {
       const auto& info = *tensor->allocation_info;
       ASSERT_GE(info.memory_id, 1u);
@@ -245,7 +249,9 @@ TEST_P(EmitFixtureTest, WritesAConsistentProgram) {
   for (const InputSpec& spec : program.graph_signature().input_specs) user_inputs += spec.kind == InputKind::UserInput;
   EXPECT_EQ(plan.inputs.size(), user_inputs);
   EXPECT_EQ(plan.delegates.size(), get_lowered_submodules(program).size());
-  if (p.delegation != Delegation::None) EXPECT_GT(plan.delegates.size(), 0u);
+  if (p.delegation != Delegation::None) {
+    EXPECT_GT(plan.delegates.size(), 0u);
+  }
   // Each weight's bytes are in the file, once.
   std::set<uint32_t> constants;
   for (const auto& value : plan.values) {

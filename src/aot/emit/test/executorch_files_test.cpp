@@ -126,7 +126,9 @@ TEST(ExecutorchFiles, RewrittenByKilnReadsBackEqual) {
       const auto b = rewritten.segment(s);
       EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "segment " << s;
     }
-    if (!original.header) EXPECT_EQ(rewritten.bytes.size(), original.bytes.size());
+    if (!original.header) {
+      EXPECT_EQ(rewritten.bytes.size(), original.bytes.size());
+    }
   }
 }
 
