@@ -44,8 +44,8 @@ constexpr int64_t kWidth = 8;
 enum class Shape { Chain, Branches };
 
 struct BenchState {
-  Shape shape;
-  int layers;
+  Shape shape = Shape::Chain;
+  int layers = 0;
   std::optional<ExportedProgram> program;   // after "build"
   std::optional<ExportedProgram> lowered;   // after "to_backend"
   std::optional<ExportedProgram> executable;  // after "passes"
@@ -119,7 +119,9 @@ double cpu_ms() {
 }
 
 void run(Shape shape, int layers) {
-  BenchState state{shape, layers};
+  BenchState state;
+  state.shape = shape;
+  state.layers = layers;
   std::string line;
   double total_ms = 0;
   size_t nodes = 0;
