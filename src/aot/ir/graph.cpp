@@ -11,7 +11,15 @@
 
 namespace kiln::aot {
 
-std::vector<Node*> Graph::node_list() const { return {begin(), end()}; }
+std::vector<Node*> Graph::node_list() const { return ordered(); }
+
+const std::vector<Node*>& Graph::ordered() const {
+  if (!ordered_valid_) {
+    ordered_.assign(begin(), end());
+    ordered_valid_ = true;
+  }
+  return ordered_;
+}
 
 std::vector<Node*> Graph::placeholders() const { return find_nodes(OpKind::Placeholder); }
 
@@ -19,9 +27,18 @@ std::vector<Node*> Graph::find_nodes(OpKind op) const {
   std::vector<Node*> found;
   // Placeholders lead the graph: stop once all of them are found.
   if (op == OpKind::Placeholder) found.reserve(placeholder_count_);
-  for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
-    if (op == OpKind::Placeholder && found.size() == placeholder_count_) break;
-    if ((*it)->op() == op) found.push_back(it->get());
+  auto collect = [&](auto first, auto last) {
+    for (auto it = first; it != last; ++it) {
+      if (op == OpKind::Placeholder && found.size() == placeholder_count_) break;
+      if ((*it)->op() == op) found.push_back(*it);
+    }
+  };
+  // The list is walked only if the vector is stale: rebuilding it here would
+  // make a loop that adds placeholders and looks them up quadratic.
+  if (ordered_valid_) {
+    collect(ordered_.begin(), ordered_.end());
+  } else {
+    collect(begin(), end());
   }
   return found;
 }
@@ -137,7 +154,7 @@ void Graph::rename(Node* node, const std::string& name) {
   if (by_name_.count(name)) throw AotError("cannot rename '" + node->name_ + "': name '" + name + "' is taken");
   by_name_.erase(node->name_);
   node->name_ = name;
-  by_name_[name] = node;
+  node->name_entry_ = &*by_name_.emplace(name, node).first;
 }
 
 std::list<std::unique_ptr<Node>>::iterator Graph::position_of(Node* node) {
@@ -161,8 +178,10 @@ Node* Graph::create_node(OpKind op, const std::string& name, const std::string& 
   }
   if (slot == by_name_.end()) slot = by_name_.emplace(unique_name(name), nullptr).first;
   auto it = nodes_.insert(where, std::unique_ptr<Node>(new Node(this, op, slot->first, target)));
+  list_changed();
   Node* node = it->get();
   slot->second = node;
+  node->name_entry_ = &*slot;
   node->position_ = it;
   assign_order(node);
   if (count_name) ++name_counters_[name];
@@ -235,6 +254,7 @@ void Graph::move_before(Node* node, Node* anchor) {
   auto to = position_of(anchor);
   if (from == to) return;
   nodes_.splice(to, nodes_, from);
+  list_changed();
   assign_order(node);
   first_non_placeholder_valid_ = false;
 }
@@ -258,6 +278,7 @@ void Graph::erase_node(Node* node) {
   }
   by_name_.erase(node->name_);
   nodes_.erase(it);
+  list_changed();
 }
 
 namespace {
@@ -287,11 +308,16 @@ void Graph::lint() const {
   std::unordered_map<const void*, std::vector<Node*>> sorted_inputs;
   bool past_placeholders = false;
   const Node* output = nullptr;
-  for (Node* node : *this) {
+  for (Node* node : ordered()) {
     // Built only for a message: lint runs over every node of large graphs.
     const auto where = [node] { return "graph lint: node '" + node->name() + "'"; };
     if (&node->graph() != this) throw AotError(where() + " belongs to another graph");
-    if (auto named = by_name_.find(node->name()); named == by_name_.end() || named->second != node) {
+    // The node's own entry, if it still names it and points at it, is the
+    // one the table holds for its name (names are the table's keys).
+    const auto* entry = node->name_entry_;
+    const bool listed = entry != nullptr && entry->second == node && entry->first == node->name();
+    if (auto named = listed ? by_name_.end() : by_name_.find(node->name());
+        !listed && (named == by_name_.end() || named->second != node)) {
       // An earlier node by this name would hold the table's entry (any other
       // earlier node by this name failed this check already).
       if (named != by_name_.end() && &named->second->graph() == this && named->second->is_before(*node)) {
@@ -347,7 +373,7 @@ void Graph::lint() const {
 }
 
 bool Graph::is_topologically_sorted() const {
-  for (Node* node : *this) {
+  for (Node* node : ordered()) {
     bool sorted = true;
     auto check = [&](Node* input) { sorted = sorted && &input->graph() == this && input->is_before(*node); };
     for (const Argument& arg : node->args()) for_each_node(arg, check);
@@ -396,6 +422,7 @@ void Graph::stable_topological_sort() {
   }
   if (Node* output = output_node()) order.push_back(output);
   for (Node* node : order) nodes_.splice(nodes_.end(), nodes_, node->position_);
+  list_changed();
   uint64_t key = 0;
   for (Node* node : *this) node->order_ = key += kOrderStep;
   first_non_placeholder_valid_ = false;
@@ -425,7 +452,8 @@ std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) cons
   std::unordered_map<const Node*, Node*> map;
   map.reserve(size());
   copy->by_name_.reserve(size());
-  for (Node* node : *this) {
+  copy->ordered_.reserve(size());
+  for (Node* node : ordered()) {
     Node* twin = copy->create_node(node->op(), node->name(), node->target(), nullptr, false);
     if (twin->name() != node->name()) throw AotError("graph clone: name clash on '" + node->name() + "'");
     twin->meta = node->meta;
@@ -435,7 +463,10 @@ std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) cons
     twin->link_inputs();
     map.emplace(node, twin);
     if (node_map != nullptr) (*node_map)[node] = twin;
+    copy->ordered_.push_back(twin);
   }
+  // Every twin went to the end of the list, in this order.
+  copy->ordered_valid_ = true;
   copy->name_counters_ = name_counters_;
   return copy;
 }
