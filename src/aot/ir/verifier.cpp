@@ -124,8 +124,9 @@ void check_weights(const ExportedProgram& program, const std::vector<const Node*
   }
 }
 
-void check_get_attr(const ExportedProgram& program, const Node& node) {
-  if (program.find_attribute(node.target()) != nullptr) return;
+// The attribute a get_attr fetches; throws AotError if the program has none.
+const ModuleAttribute* check_get_attr(const ExportedProgram& program, const Node& node) {
+  if (const auto attribute = program.find_attribute(node.target())) return attribute.get();
   std::string known;
   for (const auto& [name, attribute] : program.attributes()) known += (known.empty() ? "" : ", ") + name;
   throw AotError("get_attr node '" + node.name() + "' fetches '" + node.target() +
@@ -134,21 +135,24 @@ void check_get_attr(const ExportedProgram& program, const Node& node) {
 
 // executorch_call_delegate(lowered_module, *inputs): the module comes from a
 // get_attr, and the inputs are as many as the delegate's user inputs.
-void check_call_delegate(const ExportedProgram& program, const Node& node) {
-  const std::string where = "node '" + node.name() + "' (" + kCallDelegate + ")";
+// `fetched` is the attribute `fetched_by` fetches (check_get_attr found it),
+// which spares a lookup when that is this call's module.
+void check_call_delegate(const ExportedProgram& program, const Node& node, const Node* fetched_by,
+                         const ModuleAttribute* fetched) {
+  const auto where = [&node] { return "node '" + node.name() + "' (" + kCallDelegate + ")"; };
   if (node.args().empty() || !node.args()[0].is_node() || !node.args()[0].node()->is_get_attr()) {
-    throw AotError(where + ": its first argument must be a get_attr of a lowered module");
+    throw AotError(where() + ": its first argument must be a get_attr of a lowered module");
   }
-  if (!node.kwargs().empty()) throw AotError(where + " takes no keyword arguments");
+  if (!node.kwargs().empty()) throw AotError(where() + " takes no keyword arguments");
   const Node& module = *node.args()[0].node();
-  const auto attribute = program.find_attribute(module.target());
+  const ModuleAttribute* attribute = &module == fetched_by ? fetched : program.find_attribute(module.target()).get();
   if (attribute == nullptr) return;  // check_get_attr names it
   size_t user_inputs = 0;
   for (const InputSpec& spec : attribute->delegated_program().graph_signature().input_specs) {
     if (spec.kind == InputKind::UserInput) ++user_inputs;
   }
   if (node.args().size() - 1 != user_inputs) {
-    throw AotError(where + " passes " + std::to_string(node.args().size() - 1) + " inputs to '" + module.target() +
+    throw AotError(where() + " passes " + std::to_string(node.args().size() - 1) + " inputs to '" + module.target() +
                    "', which takes " + std::to_string(user_inputs));
   }
 }
@@ -165,11 +169,16 @@ void Verifier::check(const ExportedProgram& program) const {
   check_placeholders(program, placeholders);
   check_outputs(program);
   check_weights(program, placeholders);
+  const Node* last_get_attr = nullptr;
+  const ModuleAttribute* last_attribute = nullptr;
   for (const Node* node : nodes) {
-    if (node->is_get_attr()) check_get_attr(program, *node);
+    if (node->is_get_attr()) {
+      last_attribute = check_get_attr(program, *node);
+      last_get_attr = node;
+    }
     if (!node->is_call_function()) continue;
     check_op(*node);
-    if (node->target() == kCallDelegate) check_call_delegate(program, *node);
+    if (node->target() == kCallDelegate) check_call_delegate(program, *node, last_get_attr, last_attribute);
   }
   for (const auto& [symbol, range] : program.range_constraints()) {
     if (range.max && *range.max < range.min) {
