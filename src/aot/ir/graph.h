@@ -110,6 +110,10 @@ class Graph {
   /// overlap, where each step of a list walk waits for the one before.
   const std::vector<Node*>& ordered() const;
   void list_changed() { ordered_valid_ = false; }
+  /// lint as a yes/no, cheaper on large graphs; false sends lint to
+  /// lint_reporting, which finds and names the first node at fault.
+  bool lint_quick() const;
+  void lint_reporting() const;
 
   std::list<std::unique_ptr<Node>> nodes_;
   std::unordered_map<std::string, Node*> by_name_;
