@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <unordered_map>
@@ -475,11 +476,42 @@ void Graph::stable_topological_sort() {
 
 namespace {
 
-Argument remapped(const Argument& arg, const std::unordered_map<const Node*, Node*>& map) {
+// Each node of a graph being cloned -> its twin: open addressing in one
+// array, as a hash map with a heap node per entry costs clone an allocation
+// and a cache miss more per node on large graphs.
+class TwinTable {
+ public:
+  explicit TwinTable(size_t count) {
+    while ((size_t{1} << bits_) < 2 * count) ++bits_;
+    slots_.resize(size_t{1} << bits_);
+  }
+  void add(const Node* node, Node* twin) {
+    size_t i = slot(node);
+    while (slots_[i].first != nullptr) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = {node, twin};
+  }
+  /// The twin of `node`, or null if it has none yet.
+  Node* find(const Node* node) const {
+    for (size_t i = slot(node);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].first == node) return slots_[i].second;
+      if (slots_[i].first == nullptr) return nullptr;
+    }
+  }
+
+ private:
+  size_t slot(const Node* node) const {
+    // Fibonacci hashing of the address.
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(node) * uint64_t{0x9E3779B97F4A7C15}) >> (64 - bits_));
+  }
+  int bits_ = 4;
+  std::vector<std::pair<const Node*, Node*>> slots_;
+};
+
+Argument remapped(const Argument& arg, const TwinTable& map) {
   if (arg.is_node()) {
-    auto it = map.find(arg.node());
-    if (it == map.end()) throw AotError("graph clone: '" + arg.node()->name() + "' is used before it is defined");
-    return Argument(it->second);
+    Node* twin = map.find(arg.node());
+    if (twin == nullptr) throw AotError("graph clone: '" + arg.node()->name() + "' is used before it is defined");
+    return Argument(twin);
   }
   if (arg.is_list()) {
     ArgumentList list;
@@ -494,8 +526,7 @@ Argument remapped(const Argument& arg, const std::unordered_map<const Node*, Nod
 
 std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) const {
   auto copy = std::make_unique<Graph>();
-  std::unordered_map<const Node*, Node*> map;
-  map.reserve(size());
+  TwinTable map(size());
   copy->by_name_.reserve(size());
   copy->ordered_.reserve(size());
   for (Node* node : ordered()) {
@@ -506,7 +537,7 @@ std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) cons
     for (const Argument& arg : node->args()) twin->args_.push_back(remapped(arg, map));
     for (const auto& [key, value] : node->kwargs()) twin->kwargs_.emplace_back(key, remapped(value, map));
     twin->link_inputs();
-    map.emplace(node, twin);
+    map.add(node, twin);
     if (node_map != nullptr) (*node_map)[node] = twin;
     copy->ordered_.push_back(twin);
   }
