@@ -123,14 +123,19 @@ std::set<std::string> maybe_duplicate_constant_nodes(ExportedProgram& program, c
 
 ExportedProgram to_backend(const ExportedProgram& edge_program, const Partitioner& partitioner,
                            ToBackendReport* report) {
+  // Verified once: its copy, and the partitioner's copy of that, are valid
+  // too (tags are not verified).
   edge_program.verify();
-  ExportedProgram owning = copy_for_partitioning(edge_program);
+  ExportedProgram owning = edge_program.copy_of_verified();
   // Tags left by an earlier lowering must not leak into this one.
   for (Node* node : owning.graph()) {
     node->meta.delegation_tag.clear();
     node->meta.no_copy = false;
   }
-  PartitionResult result = partitioner.partition(owning);
+  PartitionResult result = [&] {
+    const detail::VerifiedForPartitioning verified(owning);
+    return partitioner.partition(owning);
+  }();
   const std::string who = "partitioner " + partitioner.name();
   if (const std::string difference = graph_difference(owning, result.tagged_exported_program); !difference.empty()) {
     throw AotError(who + " must only tag nodes, but it changed the program: " + difference);

@@ -10,7 +10,22 @@ std::vector<std::string> Partitioner::ops_to_not_decompose(const ExportedProgram
   return {};
 }
 
+namespace {
+
+// The program of the innermost live VerifiedForPartitioning, or null.
+thread_local const ExportedProgram* verified_for_partitioning = nullptr;
+
+}  // namespace
+
+detail::VerifiedForPartitioning::VerifiedForPartitioning(const ExportedProgram& program)
+    : previous_(verified_for_partitioning) {
+  verified_for_partitioning = &program;
+}
+
+detail::VerifiedForPartitioning::~VerifiedForPartitioning() { verified_for_partitioning = previous_; }
+
 ExportedProgram copy_for_partitioning(const ExportedProgram& program) {
+  if (&program == verified_for_partitioning) return program.copy_of_verified();
   return ExportedProgram(program.graph().clone(), program.graph_signature(), program.state_dict(),
                          program.range_constraints(), program.module_call_graph(), program.constants(),
                          program.dialect(), program.attributes());

@@ -59,6 +59,24 @@ class Partitioner {
 /// attributes shared.
 ExportedProgram copy_for_partitioning(const ExportedProgram& program);
 
+namespace detail {
+
+/// While alive, copy_for_partitioning takes `program` as valid and does not
+/// verify its copies again: to_backend has just verified the program it
+/// hands its partitioner (which sees it const).
+class VerifiedForPartitioning {
+ public:
+  explicit VerifiedForPartitioning(const ExportedProgram& program);
+  ~VerifiedForPartitioning();
+  VerifiedForPartitioning(const VerifiedForPartitioning&) = delete;
+  VerifiedForPartitioning& operator=(const VerifiedForPartitioning&) = delete;
+
+ private:
+  const ExportedProgram* previous_;
+};
+
+}  // namespace detail
+
 /// The input spec of `placeholder`, or null if it is not a placeholder of `program`.
 const InputSpec* input_spec_of(const ExportedProgram& program, const Node& placeholder);
 /// True for the placeholder of a parameter, buffer or lifted tensor constant.

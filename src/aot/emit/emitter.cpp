@@ -55,6 +55,7 @@ class MethodEmitter {
 
   void emit() {
     collect_mutations();
+    values_.reserve(program_.graph().size());  // no rehash of a large program's values
     method_.chains.push_back(std::make_unique<fb::ChainT>());
     chain_ = method_.chains.back().get();
     size_t placeholder_index = 0;

@@ -12,6 +12,16 @@ ExportedProgram::ExportedProgram(std::unique_ptr<Graph> graph, GraphSignature si
                                  RangeConstraints range_constraints,
                                  std::vector<ModuleCallEntry> module_call_graph, ConstantMap constants,
                                  std::string dialect, ModuleAttributes attributes)
+    : ExportedProgram(Unverified{}, std::move(graph), std::move(signature), std::move(state_dict),
+                      std::move(range_constraints), std::move(module_call_graph), std::move(constants),
+                      std::move(dialect), std::move(attributes)) {
+  verify();
+}
+
+ExportedProgram::ExportedProgram(Unverified, std::unique_ptr<Graph> graph, GraphSignature signature,
+                                 StateDict state_dict, RangeConstraints range_constraints,
+                                 std::vector<ModuleCallEntry> module_call_graph, ConstantMap constants,
+                                 std::string dialect, ModuleAttributes attributes)
     : graph_(std::move(graph)),
       signature_(std::move(signature)),
       state_dict_(std::move(state_dict)),
@@ -24,7 +34,6 @@ ExportedProgram::ExportedProgram(std::unique_ptr<Graph> graph, GraphSignature si
   for (const auto& [name, attribute] : attributes_) {
     if (attribute == nullptr) throw AotError("module attribute '" + name + "' is null");
   }
-  verify();
 }
 
 const ModuleAttribute& ExportedProgram::attribute(const std::string& name) const {
@@ -118,6 +127,11 @@ ExportedProgram ExportedProgram::deep_copy() const {
   for (const auto& [name, attribute] : attributes_) attributes.emplace(name, attribute->clone());
   return ExportedProgram(graph_->clone(), signature_, std::move(state_dict), range_constraints_,
                          module_call_graph_, std::move(constants), dialect_, std::move(attributes));
+}
+
+ExportedProgram ExportedProgram::copy_of_verified() const {
+  return ExportedProgram(Unverified{}, graph_->clone(), signature_, state_dict_, range_constraints_,
+                         module_call_graph_, constants_, dialect_, attributes_);
 }
 
 std::vector<size_t> delegate_call_output_indices(const ExportedProgram& delegated) {

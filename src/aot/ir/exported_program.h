@@ -109,11 +109,20 @@ class ExportedProgram {
   /// A copy that shares nothing: graph, metadata, tensor data (tensors that
   /// shared storage share it in the copy too) and module attributes.
   ExportedProgram deep_copy() const;
+  /// A copy with the graph cloned and everything else copied (tensors and
+  /// module attributes shared), not verified again: for a program its caller
+  /// has just verified, as a clone of a valid program is valid.
+  ExportedProgram copy_of_verified() const;
 
   /// Readable text like torch's `print(exported_program)`.
   std::string to_string() const;
 
  private:
+  struct Unverified {};
+  ExportedProgram(Unverified, std::unique_ptr<Graph> graph, GraphSignature signature, StateDict state_dict,
+                  RangeConstraints range_constraints, std::vector<ModuleCallEntry> module_call_graph,
+                  ConstantMap constants, std::string dialect, ModuleAttributes attributes);
+
   std::unique_ptr<Graph> graph_;
   GraphSignature signature_;
   StateDict state_dict_;

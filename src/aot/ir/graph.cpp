@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <unordered_map>
@@ -11,7 +12,15 @@
 
 namespace kiln::aot {
 
-std::vector<Node*> Graph::node_list() const { return {begin(), end()}; }
+std::vector<Node*> Graph::node_list() const { return ordered(); }
+
+const std::vector<Node*>& Graph::ordered() const {
+  if (!ordered_valid_) {
+    ordered_.assign(begin(), end());
+    ordered_valid_ = true;
+  }
+  return ordered_;
+}
 
 std::vector<Node*> Graph::placeholders() const { return find_nodes(OpKind::Placeholder); }
 
@@ -19,9 +28,18 @@ std::vector<Node*> Graph::find_nodes(OpKind op) const {
   std::vector<Node*> found;
   // Placeholders lead the graph: stop once all of them are found.
   if (op == OpKind::Placeholder) found.reserve(placeholder_count_);
-  for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
-    if (op == OpKind::Placeholder && found.size() == placeholder_count_) break;
-    if ((*it)->op() == op) found.push_back(it->get());
+  auto collect = [&](auto first, auto last) {
+    for (auto it = first; it != last; ++it) {
+      if (op == OpKind::Placeholder && found.size() == placeholder_count_) break;
+      if ((*it)->op() == op) found.push_back(*it);
+    }
+  };
+  // The list is walked only if the vector is stale: rebuilding it here would
+  // make a loop that adds placeholders and looks them up quadratic.
+  if (ordered_valid_) {
+    collect(ordered_.begin(), ordered_.end());
+  } else {
+    collect(begin(), end());
   }
   return found;
 }
@@ -137,7 +155,7 @@ void Graph::rename(Node* node, const std::string& name) {
   if (by_name_.count(name)) throw AotError("cannot rename '" + node->name_ + "': name '" + name + "' is taken");
   by_name_.erase(node->name_);
   node->name_ = name;
-  by_name_[name] = node;
+  node->name_entry_ = &*by_name_.emplace(name, node).first;
 }
 
 std::list<std::unique_ptr<Node>>::iterator Graph::position_of(Node* node) {
@@ -161,8 +179,10 @@ Node* Graph::create_node(OpKind op, const std::string& name, const std::string& 
   }
   if (slot == by_name_.end()) slot = by_name_.emplace(unique_name(name), nullptr).first;
   auto it = nodes_.insert(where, std::unique_ptr<Node>(new Node(this, op, slot->first, target)));
+  list_changed();
   Node* node = it->get();
   slot->second = node;
+  node->name_entry_ = &*slot;
   node->position_ = it;
   assign_order(node);
   if (count_name) ++name_counters_[name];
@@ -235,6 +255,7 @@ void Graph::move_before(Node* node, Node* anchor) {
   auto to = position_of(anchor);
   if (from == to) return;
   nodes_.splice(to, nodes_, from);
+  list_changed();
   assign_order(node);
   first_non_placeholder_valid_ = false;
 }
@@ -258,6 +279,7 @@ void Graph::erase_node(Node* node) {
   }
   by_name_.erase(node->name_);
   nodes_.erase(it);
+  list_changed();
 }
 
 namespace {
@@ -281,17 +303,67 @@ bool lists_once(const std::vector<Node*>& list, const Node* node,
 }  // namespace
 
 void Graph::lint() const {
+  if (!lint_quick()) lint_reporting();
+}
+
+bool Graph::lint_quick() const {
+  // lint_reporting's checks, but the users lists are checked by counting:
+  // each use of an input is listed once in its users (checked per use), so
+  // the users lists hold nothing more iff their lengths add up to the number
+  // of distinct (input, user) pairs. This spares reading every user's
+  // arguments again.
+  std::unordered_map<const void*, std::vector<Node*>> sorted_users;
+  std::vector<Node*> inputs;  // the current node's inputs
+  size_t pairs = 0;
+  size_t listed = 0;
+  bool past_placeholders = false;
+  const Node* output = nullptr;
+  for (Node* node : ordered()) {
+    if (&node->graph() != this || output != nullptr) return false;
+    // The graph sets a node's name and its table entry together (create_node,
+    // rename): an entry that points back at the node, with a name as long,
+    // is the table's entry for the node's name.
+    const auto* entry = node->name_entry_;
+    if (entry == nullptr || entry->second != node || entry->first.size() != node->name().size()) return false;
+    if (node->is_placeholder() && past_placeholders) return false;
+    past_placeholders = past_placeholders || !node->is_placeholder();
+    if (node->is_output()) output = node;
+    bool ok = true;
+    inputs.clear();
+    auto check_input = [&](Node* input) {
+      ok = ok && &input->graph() == this && input->is_before(*node) &&
+           lists_once(input->users(), node, sorted_users, input);
+      inputs.push_back(input);
+    };
+    for (const Argument& arg : node->args()) for_each_node(arg, check_input);
+    for (const auto& [key, value] : node->kwargs()) for_each_node(value, check_input);
+    if (!ok) return false;
+    std::sort(inputs.begin(), inputs.end());
+    pairs += static_cast<size_t>(std::unique(inputs.begin(), inputs.end()) - inputs.begin());
+    listed += node->users().size();
+  }
+  return output != nullptr && pairs == listed;
+}
+
+void Graph::lint_reporting() const {
   // Order keys say whether an input comes earlier; long users lists and
   // long input lists are sorted once for lookups.
   std::unordered_map<const void*, std::vector<Node*>> sorted_users;
   std::unordered_map<const void*, std::vector<Node*>> sorted_inputs;
   bool past_placeholders = false;
   const Node* output = nullptr;
-  for (Node* node : *this) {
+  for (Node* node : ordered()) {
     // Built only for a message: lint runs over every node of large graphs.
     const auto where = [node] { return "graph lint: node '" + node->name() + "'"; };
     if (&node->graph() != this) throw AotError(where() + " belongs to another graph");
-    if (auto named = by_name_.find(node->name()); named == by_name_.end() || named->second != node) {
+    // The node's own entry, if it still points at it, is the one the table
+    // holds for its name: the graph sets a node's name and its entry together
+    // (create_node, rename), so the lengths are compared, not the text,
+    // which would cost two more cache misses per node on a large graph.
+    const auto* entry = node->name_entry_;
+    const bool listed = entry != nullptr && entry->second == node && entry->first.size() == node->name().size();
+    if (auto named = listed ? by_name_.end() : by_name_.find(node->name());
+        !listed && (named == by_name_.end() || named->second != node)) {
       // An earlier node by this name would hold the table's entry (any other
       // earlier node by this name failed this check already).
       if (named != by_name_.end() && &named->second->graph() == this && named->second->is_before(*node)) {
@@ -347,7 +419,7 @@ void Graph::lint() const {
 }
 
 bool Graph::is_topologically_sorted() const {
-  for (Node* node : *this) {
+  for (Node* node : ordered()) {
     bool sorted = true;
     auto check = [&](Node* input) { sorted = sorted && &input->graph() == this && input->is_before(*node); };
     for (const Argument& arg : node->args()) for_each_node(arg, check);
@@ -396,6 +468,7 @@ void Graph::stable_topological_sort() {
   }
   if (Node* output = output_node()) order.push_back(output);
   for (Node* node : order) nodes_.splice(nodes_.end(), nodes_, node->position_);
+  list_changed();
   uint64_t key = 0;
   for (Node* node : *this) node->order_ = key += kOrderStep;
   first_non_placeholder_valid_ = false;
@@ -403,11 +476,42 @@ void Graph::stable_topological_sort() {
 
 namespace {
 
-Argument remapped(const Argument& arg, const std::unordered_map<const Node*, Node*>& map) {
+// Each node of a graph being cloned -> its twin: open addressing in one
+// array, as a hash map with a heap node per entry costs clone an allocation
+// and a cache miss more per node on large graphs.
+class TwinTable {
+ public:
+  explicit TwinTable(size_t count) {
+    while ((size_t{1} << bits_) < 2 * count) ++bits_;
+    slots_.resize(size_t{1} << bits_);
+  }
+  void add(const Node* node, Node* twin) {
+    size_t i = slot(node);
+    while (slots_[i].first != nullptr) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = {node, twin};
+  }
+  /// The twin of `node`, or null if it has none yet.
+  Node* find(const Node* node) const {
+    for (size_t i = slot(node);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].first == node) return slots_[i].second;
+      if (slots_[i].first == nullptr) return nullptr;
+    }
+  }
+
+ private:
+  size_t slot(const Node* node) const {
+    // Fibonacci hashing of the address.
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(node) * uint64_t{0x9E3779B97F4A7C15}) >> (64 - bits_));
+  }
+  int bits_ = 4;
+  std::vector<std::pair<const Node*, Node*>> slots_;
+};
+
+Argument remapped(const Argument& arg, const TwinTable& map) {
   if (arg.is_node()) {
-    auto it = map.find(arg.node());
-    if (it == map.end()) throw AotError("graph clone: '" + arg.node()->name() + "' is used before it is defined");
-    return Argument(it->second);
+    Node* twin = map.find(arg.node());
+    if (twin == nullptr) throw AotError("graph clone: '" + arg.node()->name() + "' is used before it is defined");
+    return Argument(twin);
   }
   if (arg.is_list()) {
     ArgumentList list;
@@ -422,10 +526,10 @@ Argument remapped(const Argument& arg, const std::unordered_map<const Node*, Nod
 
 std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) const {
   auto copy = std::make_unique<Graph>();
-  std::unordered_map<const Node*, Node*> map;
-  map.reserve(size());
+  TwinTable map(size());
   copy->by_name_.reserve(size());
-  for (Node* node : *this) {
+  copy->ordered_.reserve(size());
+  for (Node* node : ordered()) {
     Node* twin = copy->create_node(node->op(), node->name(), node->target(), nullptr, false);
     if (twin->name() != node->name()) throw AotError("graph clone: name clash on '" + node->name() + "'");
     twin->meta = node->meta;
@@ -433,9 +537,12 @@ std::unique_ptr<Graph> Graph::clone(std::map<const Node*, Node*>* node_map) cons
     for (const Argument& arg : node->args()) twin->args_.push_back(remapped(arg, map));
     for (const auto& [key, value] : node->kwargs()) twin->kwargs_.emplace_back(key, remapped(value, map));
     twin->link_inputs();
-    map.emplace(node, twin);
+    map.add(node, twin);
     if (node_map != nullptr) (*node_map)[node] = twin;
+    copy->ordered_.push_back(twin);
   }
+  // Every twin went to the end of the list, in this order.
+  copy->ordered_valid_ = true;
   copy->name_counters_ = name_counters_;
   return copy;
 }

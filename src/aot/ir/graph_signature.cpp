@@ -172,6 +172,7 @@ void GraphSignature::validate() const {
   std::unordered_set<std::string_view> input_names;
   std::unordered_set<std::string_view> buffer_targets;
   std::unordered_set<std::string_view> user_input_names;
+  input_names.reserve(input_specs.size());
   for (size_t i = 0; i < input_specs.size(); ++i) {
     const InputSpec& spec = input_specs[i];
     const auto where = [&] {

@@ -117,6 +117,9 @@ class Node {
   std::vector<Node*> users_;
   std::list<std::unique_ptr<Node>>::iterator position_;
   uint64_t order_ = 0;  // increasing along the graph's list (Graph::assign_order)
+  // This node's entry in its graph's name table (set by the graph), which
+  // lint checks without a lookup.
+  const std::pair<const std::string, Node*>* name_entry_ = nullptr;
 };
 
 }  // namespace kiln::aot

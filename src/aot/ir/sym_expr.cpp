@@ -17,6 +17,30 @@ struct SymExpr::Node {
   std::vector<SymExpr> args;
 };
 
+namespace {
+
+std::shared_ptr<const SymExpr::Node> new_constant(int64_t value) {
+  auto node = std::make_shared<SymExpr::Node>();
+  node->value = value;
+  return node;
+}
+
+// The shared constant nodes, for kFirstShared .. kFirstShared + kSharedCount - 1.
+constexpr int64_t kFirstShared = -16;
+constexpr int64_t kSharedCount = 4096 + 16;
+
+const std::vector<std::shared_ptr<const SymExpr::Node>>& shared_constants() {
+  static const std::vector<std::shared_ptr<const SymExpr::Node>> nodes = [] {
+    std::vector<std::shared_ptr<const SymExpr::Node>> made;
+    made.reserve(kSharedCount);
+    for (int64_t i = 0; i < kSharedCount; ++i) made.push_back(new_constant(kFirstShared + i));
+    return made;
+  }();
+  return nodes;
+}
+
+}  // namespace
+
 // Builds nodes; the only place that sees SymExpr's private constructor.
 struct SymExprBuilder {
   static SymExpr make(SymExpr::Kind kind, std::vector<SymExpr> args) {
@@ -26,9 +50,13 @@ struct SymExprBuilder {
     return SymExpr(std::move(node));
   }
   static SymExpr make_constant(int64_t value) {
-    auto node = std::make_shared<SymExpr::Node>();
-    node->value = value;
-    return SymExpr(std::move(node));
+    // Nodes are immutable, so the small constants every shape is made of
+    // share one node each: a large program's metas then hold no node per
+    // size and stride, and reading them misses the cache less.
+    if (value >= kFirstShared && value < kFirstShared + kSharedCount) {
+      return SymExpr(shared_constants()[static_cast<size_t>(value - kFirstShared)]);
+    }
+    return SymExpr(new_constant(value));
   }
   static SymExpr make_symbol(std::string name) {
     auto node = std::make_shared<SymExpr::Node>();

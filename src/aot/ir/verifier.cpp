@@ -1,5 +1,7 @@
 #include "aot/ir/verifier.h"
 
+#include <vector>
+
 #include "aot/ir/error.h"
 #include "aot/ir/exported_program.h"
 #include "aot/ir/memory_ops.h"
@@ -13,19 +15,27 @@ bool is_builtin_op(const std::string& target) {
 
 const char* Verifier::dialect() const { return kAtenDialect; }
 
+namespace {
+
+// The schema of the op `node` calls; throws AotError if there is none.
+const OpSchema& known_op_schema(const Node& node) {
+  const OpSchema* schema = find_op_schema(node.target());
+  if (schema == nullptr) throw AotError("node '" + node.name() + "' calls unknown op '" + node.target() + "'");
+  return *schema;
+}
+
+}  // namespace
+
 void Verifier::check_op(const Node& node) const {
   if (is_builtin_op(node.target())) return;
-  if (find_op_schema(node.target()) == nullptr) {
-    throw AotError("node '" + node.name() + "' calls unknown op '" + node.target() + "'");
-  }
+  known_op_schema(node);
 }
 
 const char* EdgeVerifier::dialect() const { return kEdgeDialect; }
 
 void EdgeVerifier::check_op(const Node& node) const {
-  Verifier::check_op(node);
   if (is_builtin_op(node.target())) return;
-  const OpSchema* schema = find_op_schema(node.target());
+  const OpSchema* schema = &known_op_schema(node);
   // The executable form (memory_ops.h) calls out variants and writes
   // mutations back with copy_.
   if (!schema->is_canonical() && !schema->is_out_variant() && node.target() != kCopyInPlace) {
@@ -36,8 +46,18 @@ void EdgeVerifier::check_op(const Node& node) const {
 
 namespace {
 
-void check_placeholders(const ExportedProgram& program) {
-  const auto placeholders = program.graph().placeholders();
+// The placeholders lead the graph (lint checked it): `nodes` up to the first
+// other node.
+std::vector<const Node*> leading_placeholders(const std::vector<Node*>& nodes) {
+  std::vector<const Node*> placeholders;
+  for (const Node* node : nodes) {
+    if (!node->is_placeholder()) break;
+    placeholders.push_back(node);
+  }
+  return placeholders;
+}
+
+void check_placeholders(const ExportedProgram& program, const std::vector<const Node*>& placeholders) {
   const auto& specs = program.graph_signature().input_specs;
   if (placeholders.size() != specs.size()) {
     throw AotError("the graph has " + std::to_string(placeholders.size()) + " placeholders but the signature has " +
@@ -90,8 +110,7 @@ void check_lifted_tensor(const Node& placeholder, const InputSpec& spec, const H
   }
 }
 
-void check_weights(const ExportedProgram& program) {
-  const auto placeholders = program.graph().placeholders();
+void check_weights(const ExportedProgram& program, const std::vector<const Node*>& placeholders) {
   const auto& specs = program.graph_signature().input_specs;
   for (size_t i = 0; i < specs.size(); ++i) {
     const InputSpec& spec = specs[i];
@@ -105,8 +124,9 @@ void check_weights(const ExportedProgram& program) {
   }
 }
 
-void check_get_attr(const ExportedProgram& program, const Node& node) {
-  if (program.find_attribute(node.target()) != nullptr) return;
+// The attribute a get_attr fetches; throws AotError if the program has none.
+const ModuleAttribute* check_get_attr(const ExportedProgram& program, const Node& node) {
+  if (const auto attribute = program.find_attribute(node.target())) return attribute.get();
   std::string known;
   for (const auto& [name, attribute] : program.attributes()) known += (known.empty() ? "" : ", ") + name;
   throw AotError("get_attr node '" + node.name() + "' fetches '" + node.target() +
@@ -115,21 +135,24 @@ void check_get_attr(const ExportedProgram& program, const Node& node) {
 
 // executorch_call_delegate(lowered_module, *inputs): the module comes from a
 // get_attr, and the inputs are as many as the delegate's user inputs.
-void check_call_delegate(const ExportedProgram& program, const Node& node) {
-  const std::string where = "node '" + node.name() + "' (" + kCallDelegate + ")";
+// `fetched` is the attribute `fetched_by` fetches (check_get_attr found it),
+// which spares a lookup when that is this call's module.
+void check_call_delegate(const ExportedProgram& program, const Node& node, const Node* fetched_by,
+                         const ModuleAttribute* fetched) {
+  const auto where = [&node] { return "node '" + node.name() + "' (" + kCallDelegate + ")"; };
   if (node.args().empty() || !node.args()[0].is_node() || !node.args()[0].node()->is_get_attr()) {
-    throw AotError(where + ": its first argument must be a get_attr of a lowered module");
+    throw AotError(where() + ": its first argument must be a get_attr of a lowered module");
   }
-  if (!node.kwargs().empty()) throw AotError(where + " takes no keyword arguments");
+  if (!node.kwargs().empty()) throw AotError(where() + " takes no keyword arguments");
   const Node& module = *node.args()[0].node();
-  const auto attribute = program.find_attribute(module.target());
+  const ModuleAttribute* attribute = &module == fetched_by ? fetched : program.find_attribute(module.target()).get();
   if (attribute == nullptr) return;  // check_get_attr names it
   size_t user_inputs = 0;
   for (const InputSpec& spec : attribute->delegated_program().graph_signature().input_specs) {
     if (spec.kind == InputKind::UserInput) ++user_inputs;
   }
   if (node.args().size() - 1 != user_inputs) {
-    throw AotError(where + " passes " + std::to_string(node.args().size() - 1) + " inputs to '" + module.target() +
+    throw AotError(where() + " passes " + std::to_string(node.args().size() - 1) + " inputs to '" + module.target() +
                    "', which takes " + std::to_string(user_inputs));
   }
 }
@@ -139,14 +162,23 @@ void check_call_delegate(const ExportedProgram& program, const Node& node) {
 void Verifier::check(const ExportedProgram& program) const {
   program.graph().lint();
   program.graph_signature().validate();
-  check_placeholders(program);
+  // One walk of the graph's list for all the checks below: on a large graph
+  // each step of a walk is a cache miss that waits for the one before.
+  const std::vector<Node*> nodes = program.graph().node_list();
+  const std::vector<const Node*> placeholders = leading_placeholders(nodes);
+  check_placeholders(program, placeholders);
   check_outputs(program);
-  check_weights(program);
-  for (const Node* node : program.graph()) {
-    if (node->is_get_attr()) check_get_attr(program, *node);
+  check_weights(program, placeholders);
+  const Node* last_get_attr = nullptr;
+  const ModuleAttribute* last_attribute = nullptr;
+  for (const Node* node : nodes) {
+    if (node->is_get_attr()) {
+      last_attribute = check_get_attr(program, *node);
+      last_get_attr = node;
+    }
     if (!node->is_call_function()) continue;
     check_op(*node);
-    if (node->target() == kCallDelegate) check_call_delegate(program, *node);
+    if (node->target() == kCallDelegate) check_call_delegate(program, *node, last_get_attr, last_attribute);
   }
   for (const auto& [symbol, range] : program.range_constraints()) {
     if (range.max && *range.max < range.min) {

@@ -129,22 +129,24 @@ class UpperBound {
 
 // The bytes of `meta` with each dim at its upper bound.
 int64_t planned_bytes(const TensorMeta& meta, const Node& node, const RangeConstraints& ranges) {
-  const std::string where = "cannot plan memory for node '" + node.name() + "' (" + node.target() + " " +
-                            meta.to_string() + "): ";
+  // Built only for a message: every tensor of large programs passes here.
+  const auto where = [&] {
+    return "cannot plan memory for node '" + node.name() + "' (" + node.target() + " " + meta.to_string() + "): ";
+  };
   int64_t bytes = static_cast<int64_t>(runtime::element_size(meta.dtype));
-  if (bytes == 0) throw AotError(where + "its dtype has no element size");
+  if (bytes == 0) throw AotError(where() + "its dtype has no element size");
   for (size_t d = 0; d < meta.sizes.size(); ++d) {
     UpperBound bound(ranges);
     const int64_t upper = bound.of(meta.sizes[d]).hi;
     if (upper == Interval::kPosInf) {
-      throw AotError(where + (bound.overflowed() ? "dim " + std::to_string(d) + " (" + meta.sizes[d].to_string() +
+      throw AotError(where() + (bound.overflowed() ? "dim " + std::to_string(d) + " (" + meta.sizes[d].to_string() +
                                                        ") overflows int64 at its upper bound"
                                                  : "unbounded dynamic size: dim " + std::to_string(d) + " (" +
                                                        meta.sizes[d].to_string() +
                                                        ") has no upper bound in the range constraints"));
     }
     if (__builtin_mul_overflow(bytes, std::max<int64_t>(upper, 0), &bytes)) {
-      throw AotError(where + "its size in bytes overflows int64");
+      throw AotError(where() + "its size in bytes overflows int64");
     }
   }
   return bytes;
@@ -161,6 +163,7 @@ class LifetimeBuilder {
   }
 
   std::vector<TensorLifetime> build() {
+    aliases_.reserve(program_.graph().size());  // no rehash on large programs
     int64_t step = 0;
     for (const Node* node : program_.graph()) {
       use_inputs(*node, step);

@@ -434,6 +434,34 @@ TEST(GraphTest, LintAcceptsAWellFormedGraph) {
   EXPECT_TRUE(chain.graph.is_topologically_sorted());
 }
 
+// The nodes as the list holds them, walked one by one.
+std::vector<Node*> walked(const Graph& graph) {
+  std::vector<Node*> nodes;
+  for (Node* node : graph) nodes.push_back(node);
+  return nodes;
+}
+
+TEST(GraphTest, NodeListFollowsEveryChangeAfterASnapshot) {
+  Chain chain;
+  ASSERT_EQ(chain.graph.node_list(), walked(chain.graph));
+  chain.graph.move_before(chain.c, chain.a);
+  EXPECT_EQ(chain.graph.node_list(), walked(chain.graph));
+  EXPECT_EQ(chain.graph.node_list()[1], chain.c);
+  chain.graph.set_insert_point(chain.b);
+  Node* d = neg(chain.graph, chain.a, "d");
+  EXPECT_EQ(chain.graph.node_list(), walked(chain.graph));
+  chain.graph.erase_node(d);
+  Node* y = chain.graph.placeholder("y");
+  EXPECT_EQ(chain.graph.node_list(), walked(chain.graph));
+  EXPECT_EQ(chain.graph.placeholders(), (std::vector<Node*>{chain.x, y}));
+  chain.graph.rename(chain.a, "renamed");
+  EXPECT_NO_THROW(chain.graph.lint());
+  EXPECT_EQ(chain.graph.find_node("renamed"), chain.a);
+  const std::unique_ptr<Graph> copy = chain.graph.clone();
+  EXPECT_EQ(copy->node_list(), walked(*copy));
+  EXPECT_NO_THROW(copy->lint());
+}
+
 TEST(GraphTest, LintCatchesAUseBeforeItsDefinition) {
   Chain chain;
   chain.graph.move_before(chain.b, chain.a);
