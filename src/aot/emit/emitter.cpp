@@ -23,6 +23,19 @@ namespace {
 
 std::string where_of(const Node& node) { return "node '" + node.name() + "' (" + node.target() + ")"; }
 
+// Where a value comes from, for error messages, which are built only when
+// one is thrown: a node, and maybe which of its arguments.
+struct Where {
+  const Node* node = nullptr;
+  const std::string* argument = nullptr;
+  const char* what = nullptr;  // instead of a node: "the graph's output"
+
+  std::string text() const {
+    if (what != nullptr) return what;
+    return where_of(*node) + (argument != nullptr ? " argument '" + *argument + "'" : "");
+  }
+};
+
 template <typename T>
 fb::EValueT make_value(T&& payload) {
   fb::EValueT value;
@@ -115,12 +128,14 @@ class MethodEmitter {
     return literal({4, 0, v}, make_value(std::move(payload)));
   }
 
-  fb::TensorT tensor_of(const TensorMeta& meta, const std::string& where) {
+  fb::TensorT tensor_of(const TensorMeta& meta, const Node& node) {
     fb::TensorT tensor;
     tensor.scalar_type = static_cast<fb::ScalarType>(meta.dtype);
-    for (int64_t size : upper_bound_sizes(meta, program_.range_constraints(), where)) {
+    const std::vector<int64_t> sizes = meta.is_static() ? meta.static_sizes()
+                                                        : upper_bound_sizes(meta, program_.range_constraints(), where_of(node));
+    for (int64_t size : sizes) {
       if (size > std::numeric_limits<int32_t>::max()) {
-        throw AotError(where + ": size " + std::to_string(size) + " of " + meta.to_string() +
+        throw AotError(where_of(node) + ": size " + std::to_string(size) + " of " + meta.to_string() +
                        " does not fit the format's 32-bit sizes");
       }
       tensor.sizes.push_back(static_cast<int32_t>(size));
@@ -143,7 +158,7 @@ class MethodEmitter {
   // A tensor that must live in planned memory: a node (or element
   // `output_index` of one) the plan has to place.
   int32_t planned_tensor(const Node& node, const TensorMeta& meta, int64_t output_index = -1) {
-    fb::TensorT tensor = tensor_of(meta, where_of(node));
+    fb::TensorT tensor = tensor_of(meta, node);
     place(tensor, node, output_index);
     if (!tensor.allocation_info) throw AotError(where_of(node) + ": the memory plan gives this tensor no place");
     return add_value(make_value(std::move(tensor)));
@@ -188,7 +203,7 @@ class MethodEmitter {
     const TensorMeta& meta = node.meta.tensor();
     const HostTensor* data = program_.find_lifted_tensor(spec);
     if (data == nullptr) throw AotError(where + ": " + to_string(spec.kind) + " '" + spec.target + "' has no data");
-    fb::TensorT tensor = tensor_of(meta, where);
+    fb::TensorT tensor = tensor_of(meta, node);
     if (spec.kind == InputKind::Buffer && mutated_buffers_.count(spec.target)) {
       // A buffer the program writes: planned memory with its initial value
       // in the mutable data segment, so that the first run sees it.
@@ -209,10 +224,10 @@ class MethodEmitter {
   int32_t user_input(const Node& node, const InputSpec& spec) {
     if (std::holds_alternative<SymExpr>(node.meta.val)) return add_value(make_value(int_payload(0)));
     if (!std::holds_alternative<TensorMeta>(node.meta.val)) {
-      if (spec.arg.kind == ArgumentSpec::Kind::Constant) return emit_literal(spec.arg.constant_value, where_of(node));
+      if (spec.arg.kind == ArgumentSpec::Kind::Constant) return emit_literal(spec.arg.constant_value, Where{&node});
       throw AotError(where_of(node) + ": a user input must be a tensor or an int");
     }
-    fb::TensorT tensor = tensor_of(node.meta.tensor(), where_of(node));
+    fb::TensorT tensor = tensor_of(node.meta.tensor(), node);
     place(tensor, node);  // unplanned inputs get their data at run time
     return add_value(make_value(std::move(tensor)));
   }
@@ -248,12 +263,12 @@ class MethodEmitter {
   void emit_view(const Node& node) {
     const std::string where = where_of(node);
     if (node.args().empty() || !node.args()[0].is_node()) throw AotError(where + ": memory.view needs a base");
-    const int32_t base = single_value(*node.args()[0].node(), where);
+    const int32_t base = single_value(*node.args()[0].node(), Where{&node});
     const auto* base_tensor = method_.values[static_cast<size_t>(base)]->val.AsTensor();
     if (base_tensor == nullptr || !base_tensor->allocation_info) {
       throw AotError(where + ": the base of a memory.view must be a planned tensor");
     }
-    fb::TensorT tensor = tensor_of(node.meta.tensor(), where);
+    fb::TensorT tensor = tensor_of(node.meta.tensor(), node);
     tensor.allocation_info = std::make_unique<fb::AllocationDetailsT>(*base_tensor->allocation_info);
     values_[&node] = {add_value(make_value(std::move(tensor)))};
   }
@@ -270,26 +285,28 @@ class MethodEmitter {
       values_[&node] = {planned_tensor(node, node.meta.tensor())};
       return;
     }
-    const auto& items = values_of(*source, where_of(node));
+    const auto& items = values_of(*source, Where{&node});
     if (index < 0 || static_cast<size_t>(index) >= items.size()) {
       throw AotError(where_of(node) + ": getitem index " + std::to_string(index) + " is out of range");
     }
     values_[&node] = {items[static_cast<size_t>(index)]};
   }
 
-  const std::vector<int32_t>& values_of(const Node& node, const std::string& where) {
+  const std::vector<int32_t>& values_of(const Node& node, const Where& where) {
     auto it = values_.find(&node);
-    if (it == values_.end()) throw AotError(where + ": uses '" + node.name() + "', which has no value yet");
+    if (it == values_.end()) throw AotError(where.text() + ": uses '" + node.name() + "', which has no value yet");
     return it->second;
   }
 
-  int32_t single_value(const Node& node, const std::string& where) {
+  int32_t single_value(const Node& node, const Where& where) {
     const auto& items = values_of(node, where);
-    if (items.size() != 1) throw AotError(where + ": '" + node.name() + "' has several outputs (take one with getitem)");
+    if (items.size() != 1) {
+      throw AotError(where.text() + ": '" + node.name() + "' has several outputs (take one with getitem)");
+    }
     return items[0];
   }
 
-  int32_t emit_literal(const Argument& arg, const std::string& where) {
+  int32_t emit_literal(const Argument& arg, const Where& where) {
     if (arg.is_none()) return null_value();
     if (arg.is_int()) return int_value(arg.to_int());
     if (arg.is_double()) return double_value(arg.to_double());
@@ -303,10 +320,10 @@ class MethodEmitter {
       if (auto number = c10_memory_format(*format)) return int_value(*number);
     }
     if (std::holds_alternative<Device>(arg.value)) return null_value();
-    throw AotError(where + ": cannot write the argument " + to_string(arg) + " to a .pte");
+    throw AotError(where.text() + ": cannot write the argument " + to_string(arg) + " to a .pte");
   }
 
-  int32_t emit_argument(const Argument& arg, const SchemaType& type, const std::string& where) {
+  int32_t emit_argument(const Argument& arg, const SchemaType& type, const Where& where) {
     using Kind = SchemaType::Kind;
     if (arg.is_node()) return single_value(*arg.node(), where);
     if (arg.is_none() && type.kind == Kind::Tensor && !type.optional && !type.is_list) return empty_tensor();
@@ -317,7 +334,7 @@ class MethodEmitter {
       for (const Argument& item : items) {
         if (item.is_none() && type.list_of_optional) ids.push_back(-1);
         else if (item.is_node()) ids.push_back(single_value(*item.node(), where));
-        else throw AotError(where + ": a tensor list holds " + to_string(item));
+        else throw AotError(where.text() + ": a tensor list holds " + to_string(item));
       }
       if (type.list_of_optional) {
         fb::OptionalTensorListT list;
@@ -331,7 +348,7 @@ class MethodEmitter {
     if (type.kind == Kind::Float || type.kind == Kind::SymFloat) {
       fb::DoubleListT list;
       for (const Argument& item : items) {
-        if (!item.is_int() && !item.is_double()) throw AotError(where + ": a float list holds " + to_string(item));
+        if (!item.is_int() && !item.is_double()) throw AotError(where.text() + ": a float list holds " + to_string(item));
         list.items.push_back(item.is_int() ? static_cast<double>(item.to_int()) : item.to_double());
       }
       return add_value(make_value(std::move(list)));
@@ -339,7 +356,7 @@ class MethodEmitter {
     if (type.kind == Kind::Bool) {
       fb::BoolListT list;
       for (const Argument& item : items) {
-        if (!item.is_bool()) throw AotError(where + ": a bool list holds " + to_string(item));
+        if (!item.is_bool()) throw AotError(where.text() + ": a bool list holds " + to_string(item));
         list.items.push_back(item.to_bool());
       }
       return add_value(make_value(std::move(list)));
@@ -350,7 +367,7 @@ class MethodEmitter {
     for (const Argument& item : items) {
       if (item.is_node()) list.items.push_back(single_value(*item.node(), where));
       else if (item.is_int()) list.items.push_back(int_value(item.to_int()));
-      else throw AotError(where + ": an int list holds " + to_string(item));
+      else throw AotError(where.text() + ": an int list holds " + to_string(item));
     }
     return add_value(make_value(std::move(list)));
   }
@@ -394,11 +411,11 @@ class MethodEmitter {
     std::vector<int32_t> written;
     for (size_t i = 0; i < schema->arguments.size(); ++i) {
       const SchemaArgument& param = schema->arguments[i];
-      const int32_t id = emit_argument(bound[i], param.type, where + " argument '" + param.name + "'");
+      const int32_t id = emit_argument(bound[i], param.type, Where{&node, &param.name});
       call.args.push_back(id);
       if (param.is_out) {
         if (bound[i].is_list()) {
-          for (const Argument& item : bound[i].list()) outs.push_back(single_value(*item.node(), where));
+          for (const Argument& item : bound[i].list()) outs.push_back(single_value(*item.node(), Where{&node}));
         } else {
           outs.push_back(id);
         }
@@ -471,7 +488,7 @@ class MethodEmitter {
 
     for (size_t i = 1; i < node.args().size(); ++i) {
       const Argument& arg = node.args()[i];
-      call.args.push_back(arg.is_node() ? single_value(*arg.node(), where) : emit_literal(arg, where));
+      call.args.push_back(arg.is_node() ? single_value(*arg.node(), Where{&node}) : emit_literal(arg, Where{&node}));
     }
     // The outputs: each taken by a getitem, which the plan placed.
     const auto* metas = std::get_if<std::vector<TensorMeta>>(&node.meta.val);
@@ -521,8 +538,8 @@ class MethodEmitter {
       // A buffer's new value was written back into the buffer by the program.
       if (kind == OutputKind::BufferMutation || kind == OutputKind::Token) continue;
       const Argument& result = results[i];
-      method_.outputs.push_back(result.is_node() ? single_value(*result.node(), "the graph's output")
-                                                 : emit_literal(result, "the graph's output"));
+      const Where where{nullptr, nullptr, "the graph's output"};
+      method_.outputs.push_back(result.is_node() ? single_value(*result.node(), where) : emit_literal(result, where));
     }
   }
 

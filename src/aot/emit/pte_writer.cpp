@@ -62,7 +62,8 @@ std::vector<uint8_t> build_flatbuffer(const fb::ProgramT& program, const std::ve
   for (const auto& plan : program.execution_plan) plans.push_back(fb::ExecutionPlan::Pack(builder, plan.get()));
   std::vector<flatbuffers::Offset<fb::BackendDelegateInlineData>> delegates;
   for (Bytes blob : inline_delegates) {
-    builder.ForceVectorAlignment(blob.size(), 1, delegate_alignment);
+    // PreAlign, not ForceVectorAlignment, which caps alignments at 32.
+    builder.PreAlign(blob.size(), delegate_alignment);
     auto data = builder.CreateVector(blob.data(), blob.size());
     delegates.push_back(fb::CreateBackendDelegateInlineData(builder, data));
   }

