@@ -34,24 +34,33 @@ std::string tag_text(const std::string& tag) { return tag.empty() ? "None" : tag
 
 }  // namespace
 
+namespace detail {
+
+std::string mixed_tag_message(const Node& constant, const std::string& tag, const Node& user) {
+  return "constant data node (" + constant.name() + ") is tagged with (" + tag + ") but has user (" + user.name() +
+         ") which has tag (" + tag_text(user.meta.delegation_tag) + ")";
+}
+
+void check_tagged_node(const Node& node, const std::string& tag, const InputSpecIndex& specs) {
+  if (node.is_output()) throw AotError("output node " + node.name() + " should not be tagged");
+  if (!node.is_placeholder()) return;
+  if (!specs.is_lifted_tensor(node)) {
+    throw AotError("placeholder node for non-params, non-buffer, and non-tensor constants should not be tagged: " +
+                   node.name());
+  }
+  for (const Node* user : node.users()) {
+    if (user->meta.delegation_tag != tag) throw AotError(mixed_tag_message(node, tag, *user));
+  }
+}
+
+}  // namespace detail
+
 std::vector<Node*> get_node_list_with_same_tag(const ExportedProgram& program, const std::string& tag) {
   const InputSpecIndex specs(program);
   std::vector<Node*> nodes;
   for (Node* node : program.graph()) {
     if (node->meta.delegation_tag != tag) continue;
-    if (node->is_output()) throw AotError("output node " + node->name() + " should not be tagged");
-    if (node->is_placeholder()) {
-      if (!specs.is_lifted_tensor(*node)) {
-        throw AotError("placeholder node for non-params, non-buffer, and non-tensor constants should not be tagged: " +
-                       node->name());
-      }
-      for (const Node* user : node->users()) {
-        if (user->meta.delegation_tag != tag) {
-          throw AotError("constant data node (" + node->name() + ") is tagged with (" + tag + ") but has user (" +
-                         user->name() + ") which has tag (" + tag_text(user->meta.delegation_tag) + ")");
-        }
-      }
-    }
+    detail::check_tagged_node(*node, tag, specs);
     nodes.push_back(node);
   }
   return nodes;
@@ -96,9 +105,7 @@ std::set<std::string> maybe_duplicate_constant_nodes(ExportedProgram& program, c
     if (node->meta.delegation_tag != tag || !specs.is_lifted_tensor(*node)) continue;
     for (const Node* user : node->users()) {
       if (user->meta.delegation_tag == tag) continue;
-      const std::string where = "constant data node (" + node->name() + ") is tagged with (" + tag +
-                                ") but has user (" + user->name() + ") which has tag (" +
-                                tag_text(user->meta.delegation_tag) + ")";
+      const std::string where = detail::mixed_tag_message(*node, tag, *user);
       if (node->meta.no_copy) throw AotError(where + ", and it is marked no_copy");
       if (specs.is_mutated_buffer(*node)) {
         throw AotError(where + "; it is a mutated buffer, which cannot be copied");

@@ -15,6 +15,14 @@
 
 namespace kiln::aot::detail {
 
+/// "constant data node (c) is tagged with (t) but has user (u) which has tag (v)".
+std::string mixed_tag_message(const Node& constant, const std::string& tag, const Node& user);
+
+/// What get_node_list_with_same_tag requires of a node tagged `tag`: it is
+/// not the output, and a tagged placeholder is a parameter, buffer or
+/// constant whose users all carry the tag. Throws AotError otherwise.
+void check_tagged_node(const Node& node, const std::string& tag, const InputSpecIndex& specs);
+
 /// create_submodule_from_nodes. With `graph_was_sorted` (the caller knows the
 /// graph was topologically sorted) it sorts the graph again only if a use of
 /// the partition's results now comes before them; the result is the same.

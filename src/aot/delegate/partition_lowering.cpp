@@ -17,6 +17,7 @@
 
 #include "aot/delegate/backend_api.h"
 #include "aot/delegate/lowering_steps.h"
+#include "aot/ir/pass_manager.h"
 #include "aot/ir/error.h"
 
 namespace kiln::aot::detail {
@@ -27,24 +28,6 @@ constexpr const char* kModulePrefix = "lowered_module_";
 
 bool may_be_module_name(const std::string& name) { return name.rfind(kModulePrefix, 0) == 0; }
 
-std::string tag_text(const std::string& tag) { return tag.empty() ? "None" : tag; }
-
-// Sets the output specs' names from the output node (what
-// update_signature_from_graph changes after a cut: the placeholders stay).
-void sync_output_specs(ExportedProgram& program) {
-  GraphSignature& signature = program.graph_signature();
-  const Node* output = program.graph().output_node();
-  if (output == nullptr) throw AotError("the graph lost its output node");
-  const ArgumentList& values = output->args().at(0).list();
-  if (values.size() != signature.output_specs.size()) {
-    throw AotError("the number of outputs changed from " + std::to_string(signature.output_specs.size()) + " to " +
-                   std::to_string(values.size()));
-  }
-  for (size_t i = 0; i < values.size(); ++i) {
-    OutputSpec& spec = signature.output_specs[i];
-    if (spec.arg.names_node() && values[i].is_node()) spec.arg.name = values[i].node()->name();
-  }
-}
 
 class PartitionLowering {
  public:
@@ -76,20 +59,7 @@ class PartitionLowering {
       if (node != nullptr && node->meta.delegation_tag == tag) nodes.push_back(node);
     }
     std::sort(nodes.begin(), nodes.end(), [](Node* a, Node* b) { return a->is_before(*b); });
-    for (Node* node : nodes) {
-      if (node->is_output()) throw AotError("output node " + node->name() + " should not be tagged");
-      if (!node->is_placeholder()) continue;
-      if (!specs_.is_lifted_tensor(*node)) {
-        throw AotError("placeholder node for non-params, non-buffer, and non-tensor constants should not be tagged: " +
-                       node->name());
-      }
-      for (const Node* user : node->users()) {
-        if (user->meta.delegation_tag != tag) {
-          throw AotError("constant data node (" + node->name() + ") is tagged with (" + tag + ") but has user (" +
-                         user->name() + ") which has tag (" + tag_text(user->meta.delegation_tag) + ")");
-        }
-      }
-    }
+    for (Node* node : nodes) check_tagged_node(*node, tag, specs_);
     return nodes;
   }
 
@@ -105,7 +75,7 @@ class PartitionLowering {
       }
     }
     SubmoduleCall fused = cut_partition(owning_.graph(), nodes, tag, true);
-    sync_output_specs(owning_);
+    update_output_specs_from_graph(owning_);  // a cut leaves the placeholders as they were
     SubmoduleProgram submodule =
         make_submodule_program(std::move(fused.submodule), owning_, tag, *fused.call_module_node, specs_);
     auto lowered = std::make_shared<LoweredBackendModule>(
@@ -236,9 +206,7 @@ bool duplicate_shared_constants(ExportedProgram& program,
     if (found == shared.end()) continue;
     std::vector<std::string> candidates;
     for (const Shared& constant : found->second) {
-      const std::string where = "constant data node (" + constant.node->name() + ") is tagged with (" + tag +
-                                ") but has user (" + constant.user->name() + ") which has tag (" +
-                                tag_text(constant.user->meta.delegation_tag) + ")";
+      const std::string where = mixed_tag_message(*constant.node, tag, *constant.user);
       if (constant.node->meta.no_copy) throw AotError(where + ", and it is marked no_copy");
       if (constant.mutated) throw AotError(where + "; it is a mutated buffer, which cannot be copied");
       candidates.push_back(constant.node->name());

@@ -23,6 +23,11 @@ void update_signature_from_graph(ExportedProgram& program) {
     if (arg.name != placeholders[i]->name()) renamed[arg.name] = placeholders[i]->name();
     arg.name = placeholders[i]->name();
   }
+  update_output_specs_from_graph(program, renamed);
+}
+
+void update_output_specs_from_graph(ExportedProgram& program, const std::map<std::string, std::string>& renamed_inputs) {
+  GraphSignature& signature = program.graph_signature();
   const Node* output = program.graph().output_node();
   if (output == nullptr) throw AotError("the graph lost its output node");
   const ArgumentList& values = output->args().at(0).list();
@@ -33,7 +38,8 @@ void update_signature_from_graph(ExportedProgram& program) {
   for (size_t i = 0; i < values.size(); ++i) {
     OutputSpec& spec = signature.output_specs[i];
     if (spec.arg.names_node() && values[i].is_node()) spec.arg.name = values[i].node()->name();
-    if (spec.kind == OutputKind::UserInputMutation && renamed.count(spec.target)) spec.target = renamed[spec.target];
+    if (spec.kind != OutputKind::UserInputMutation) continue;
+    if (auto renamed = renamed_inputs.find(spec.target); renamed != renamed_inputs.end()) spec.target = renamed->second;
   }
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ Pass graph_pass(std::string name, std::function<bool(Graph&)> run);
 /// `_get_updated_graph_signature`). Throws AotError if a pass changed the
 /// number of placeholders or outputs.
 void update_signature_from_graph(ExportedProgram& program);
+/// The output half of update_signature_from_graph: each output spec names
+/// the node now in its position; a user-input mutation follows its input's
+/// rename (old placeholder name -> new).
+void update_output_specs_from_graph(ExportedProgram& program,
+                                    const std::map<std::string, std::string>& renamed_inputs = {});
 
 class PassManager {
  public:
