@@ -7,8 +7,8 @@
 #include "aot/interpreter/kernel_call.h"
 #include "aot/ir/error.h"
 #include "aot/ir/memory_ops.h"
-#include "aot/passes/lowering.h"
 #include "aot/ir/schema_binding.h"
+#include "aot/passes/lowering.h"
 
 namespace kiln::aot {
 

@@ -29,15 +29,31 @@
 //    itself, `copy_ = aten::copy_.default(target_placeholder, value)` sits just
 //    before the output node, and the graph output (and its output spec) names
 //    the copy_ node. copy_ is the one in-place call of the form: it writes
-//    into the buffer's or the input's own memory and returns it. The emitter
-//    writes it as a KernelCall of `aten::copy_` (self, src, non_blocking,
-//    return slot = self); it leaves BUFFER_MUTATION outputs out of the plan's
-//    outputs (ExecuTorch's _remove_non_user_outputs) and keeps
-//    USER_INPUT_MUTATION outputs, which name the input's own value. The memory
-//    planner gives a mutated buffer memory that lives for the whole program.
+//    into the buffer's or the input's own memory and returns it. ExecuTorch
+//    1.5 (checked with to_executorch() on a buffer `add_` and an input `mul_`)
+//    emits it as a KernelCall of operator {name "aten::copy_", overload ""}
+//    with args [self, src, non_blocking (a Bool value), self]: the return slot
+//    is self's own value, not a new one. Its plan's outputs leave the
+//    BUFFER_MUTATION outputs out (_remove_non_user_outputs) and keep the
+//    USER_INPUT_MUTATION ones, which are the input's own value id (the input
+//    is both in plan.inputs and plan.outputs). The memory planner gives a
+//    mutated buffer memory that lives for the whole program (ExecuTorch plans
+//    it and stores no initial data unless the buffer is marked et_init_buffer).
 //    The interpreter runs the copy_ into the tensors it was given, so a
 //    buffer's new value lands in the state dict's storage and an input's in
 //    the caller's tensor; the mutation outputs need no further write-back.
+//
+// For example (lower_to_executable of `count += x @ w.T; return count * 2`):
+//   alloc: "f32[3, 3]" = memory.alloc()
+//   permute: "f32[3, 3]" = torch.ops.aten.permute_copy.out(p_w, [1, 0], out = alloc)
+//   alloc_1: "f32[2, 3]" = memory.alloc()
+//   mm: "f32[2, 3]" = torch.ops.aten.mm.out(x, permute, out = alloc_1)
+//   alloc_2: "f32[2, 3]" = memory.alloc()
+//   add: "f32[2, 3]" = torch.ops.aten.add.out(b_count, mm, out = alloc_2)
+//   alloc_3: "f32[2, 3]" = memory.alloc()
+//   mul: "f32[2, 3]" = torch.ops.aten.mul.out(add, c_lifted_tensor_0, out = alloc_3)
+//   copy_: "f32[2, 3]" = torch.ops.aten.copy_.default(b_count, add)
+//   return (copy_, mul)          # copy_: BUFFER_MUTATION target='count'
 #pragma once
 
 namespace kiln::aot {
