@@ -35,7 +35,8 @@ void check_placement(const TensorLifetime& record, const TensorPlacement& placem
     throw AotError(what + " is in arena " + std::to_string(placement.arena) + " but the plan has " +
                    std::to_string(plan.arena_sizes.size()) + " arenas");
   }
-  if (placement.offset < 0 || placement.offset % plan.alignment != 0) {
+  if (placement.offset < 0) throw AotError(what + " is at a negative offset");
+  if (placement.offset % plan.alignment != 0) {
     throw AotError(what + " is at an offset that is not a multiple of the alignment " + std::to_string(plan.alignment));
   }
   const int64_t arena_size = plan.arena_sizes[placement.arena];

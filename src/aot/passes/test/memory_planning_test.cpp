@@ -281,6 +281,8 @@ TEST(MemoryPlanVerifyTest, CatchesOverlapOutOfArenaAndMisalignment) {
               ::testing::ThrowsMessage<AotError>(HasSubstr("'b' (bytes [40, 72), steps [2, 4]) is at an offset that is not a multiple of the alignment 16")));
   EXPECT_THAT([&] { verify_memory_plan(records, hand_plan({64}, {{0, 0}, {1, 0}, {0, 0}})); },
               ::testing::ThrowsMessage<AotError>(HasSubstr("is in arena 1 but the plan has 1 arenas")));
+  EXPECT_THAT([&] { verify_memory_plan(records, hand_plan({64}, {{0, -16}, {0, 32}, {0, 0}})); },
+              ::testing::ThrowsMessage<AotError>(HasSubstr("'a' (bytes [-16, 16), steps [0, 2]) is at a negative offset")));
   EXPECT_THROW(verify_memory_plan(records, hand_plan({64}, {{0, 0}})), AotError);
 }
 
