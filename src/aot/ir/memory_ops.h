@@ -37,8 +37,10 @@
 //    BUFFER_MUTATION outputs out (_remove_non_user_outputs) and keep the
 //    USER_INPUT_MUTATION ones, which are the input's own value id (the input
 //    is both in plan.inputs and plan.outputs). The memory planner gives a
-//    mutated buffer memory that lives for the whole program (ExecuTorch plans
-//    it and stores no initial data unless the buffer is marked et_init_buffer).
+//    mutated buffer memory that lives for the whole program. ExecuTorch
+//    stores no initial data for it unless the buffer is marked
+//    et_init_buffer; Kiln's emitter always stores it, in the mutable data
+//    segment, so the first run starts from the buffer's exported value.
 //    The interpreter runs the copy_ into the tensors it was given, so a
 //    buffer's new value lands in the state dict's storage and an input's in
 //    the caller's tensor; the mutation outputs need no further write-back.
@@ -59,8 +61,8 @@
 namespace kiln::aot {
 
 /// `alloc = memory.alloc()`: a call_function with no arguments whose meta.val
-/// (a TensorMeta) is the tensor to allocate: dtype, sizes (symbolic sizes are
-/// planned at their upper bound) and dim order. The memory planner gives it
+/// (a TensorMeta) is the tensor to allocate: dtype and sizes (symbolic sizes
+/// are planned at their upper bound); it is contiguous. The memory planner gives it
 /// its place; the interpreter allocates it; the emitter writes it as a tensor
 /// value with allocation info.
 inline constexpr const char* kMemoryAlloc = "memory.alloc";
