@@ -161,4 +161,13 @@ HostTensor ramp(const std::vector<int64_t>& sizes, float start, float step) {
   return t;
 }
 
+std::vector<std::vector<std::string>> names_of(const std::vector<std::vector<Node*>>& groups) {
+  std::vector<std::vector<std::string>> names;
+  for (const auto& group : groups) {
+    auto& item = names.emplace_back();
+    for (const Node* node : group) item.push_back(node->name());
+  }
+  return names;
+}
+
 }  // namespace kiln::aot::testing

@@ -35,6 +35,9 @@ inline const char* kEveryOther = "EveryOtherBackend";
 /// The blob of a test backend, as text.
 std::string blob_text(const LoweredBackendModule& module);
 
+/// The names of the nodes of each group, for comparing partitions.
+std::vector<std::vector<std::string>> names_of(const std::vector<std::vector<Node*>>& groups);
+
 /// A partitioner that tags a copy of the program with `tag_nodes` and
 /// declares `tags`.
 class FunctionPartitioner : public Partitioner {

@@ -12,20 +12,12 @@ namespace {
 using testing::expect_error;
 using testing::expect_same_behaviour;
 using testing::FunctionPartitioner;
+using testing::names_of;
 using testing::ramp;
 using testing::tag_nodes;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-std::vector<std::vector<std::string>> names_of(const std::vector<std::vector<Node*>>& groups) {
-  std::vector<std::vector<std::string>> names;
-  for (const auto& group : groups) {
-    auto& item = names.emplace_back();
-    for (const Node* node : group) item.push_back(node->name());
-  }
-  return names;
-}
 
 // max_pool2d_with_indices(x, [2, 2]) on f32[1, 2, 4, 4], its meta set by hand.
 Node* max_pool(GraphBuilder& b, Node* x) {

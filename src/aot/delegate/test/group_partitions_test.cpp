@@ -10,6 +10,8 @@
 namespace kiln::aot {
 namespace {
 
+using testing::names_of;
+
 // The grouping as it was: each candidate merge checked by walking the graph
 // between the union's first and last node.
 class ReferenceGrouping {
@@ -92,15 +94,6 @@ class ReferenceGrouping {
   std::vector<std::vector<size_t>> members_;  // by group id, positions sorted; empty once merged away
 };
 
-
-std::vector<std::vector<std::string>> names_of(const std::vector<std::vector<Node*>>& groups) {
-  std::vector<std::vector<std::string>> names;
-  for (const auto& group : groups) {
-    auto& item = names.emplace_back();
-    for (const Node* node : group) item.push_back(node->name());
-  }
-  return names;
-}
 
 // `size` call nodes, each using one to three earlier nodes (sometimes the same
 // one twice); every node without users is returned.
