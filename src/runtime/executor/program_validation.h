@@ -1,0 +1,35 @@
+// The consistency checks Program::load runs under InternalConsistency
+// verification, after the flatbuffer verifier: what a Method will index or
+// size without checking again.
+//
+// - every value, operator, delegate, chain, input and output index in range;
+// - every tensor: a known dtype, sizes >= 0, a dim order that is a
+//   permutation of its rank, a byte count that does not overflow, and data
+//   that exists (a constant buffer index in range, an allocation inside a
+//   declared planned buffer, or neither for a caller-provided tensor);
+// - list items pointing at values of the right kind;
+// - segments inside the file, the constant segment's offsets inside it,
+//   delegate data references in range, named data pointing at a segment.
+#pragma once
+
+#include <cstddef>
+
+#include "runtime/core/error.h"
+
+namespace executorch_flatbuffer {
+struct Program;
+}
+
+namespace kiln::runtime {
+
+struct ProgramLayout {
+  size_t file_size;            ///< bytes the loader holds
+  size_t segment_base_offset;  ///< where segment offsets count from (0: no segments)
+  size_t segment_data_size;    ///< bytes of segment data the header declares (0: unknown)
+};
+
+/// InvalidProgram (with a log line naming the field and index) on the first
+/// inconsistency found.
+[[nodiscard]] Error validate_program(const executorch_flatbuffer::Program* program, const ProgramLayout& layout);
+
+}  // namespace kiln::runtime
