@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 
-.PHONY: all build deps demo test test-sanitize fuzz clean bench-lowering
+.PHONY: all build deps demo test test-sanitize fuzz clean bench-lowering size
 
 all: build
 
@@ -50,5 +50,11 @@ bench-lowering: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln_lowering_bench
 	$(BUILD_DIR)/bin/kiln_lowering_bench
 
+# Stripped sizes of a minimal app on the runtime core + executor, and with the
+# portable kernels (MinSizeRel, in $(SIZE_DIR)).
+SIZE_DIR ?= build-size
+size: deps
+	JOBS=$(JOBS) bash tools/size/size.sh $(SIZE_DIR)
+
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR) $(SIZE_DIR)

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""Kiln's .pte against ExecuTorch's: the proof that Kiln writes files ExecuTorch runs.
+"""Kiln's .pte against ExecuTorch's, on both runtimes: the proof that Kiln writes files ExecuTorch
+runs and that Kiln's runtime runs the files ExecuTorch writes.
 
 For every program in tests/fixtures/manifest.json (model.pt2 and model.core.pt2), torchvision's
-ResNet-18 and MobileNetV2 (random weights, exported into a temporary directory) and a model whose
-buffer is a shift register:
+ResNet-18, MobileNetV2 and a small VisionTransformer (random weights, exported into a temporary
+directory), a model whose buffer is a shift register and one whose buffer accumulates (run twice):
   Kiln half:  `kiln lower X.pt2 -o X.pte` (portable kernels only, timed), the file loaded and run
               with executorch.runtime, its outputs compared with PyTorch's, its size and its
               memory-planned bytes (non_const_buffer_sizes read with ExecuTorch's deserializer).
   ET half:    ExecuTorch's own to_edge(...).to_executorch() of the same program (timed), the same
               run and comparison, its size and planned bytes, and `kiln inspect ET.pte` (must exit 0).
-Prints a markdown table, then each failure by row, and exits 1 if any row failed.
+  Runtimes:   both .pte files also run on Kiln's runtime through `kiln run --inputs --output
+              --iterations` (kiln_runtime.py) and are compared with PyTorch; the same .pte must give
+              the same outputs on the two runtimes. Load and median execute times of every pair.
+Prints two markdown tables (lowering; runtimes), then each failure by row, and exits 1 if any failed.
 
 A row fails when a half cannot lower, load or run the model, or an output differs from PyTorch's
 by more than 1e-4 of the output's scale (its largest magnitude; exact for integer outputs).
@@ -36,6 +40,9 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "fixtures"))
 from pte_facts import method_facts  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from kiln_runtime import run_on_kiln, runtime_difference  # noqa: E402
 
 TOLERANCE = 1e-4
 KILN_TIMEOUT_SECONDS = 600
@@ -88,6 +95,26 @@ class ShiftRegister(torch.nn.Module):
         return self.history.sum(0) * 0.25
 
 
+class Accumulator(torch.nn.Module):
+    """A buffer that adds up its inputs (add_ into a buffer); run twice on one input."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(2, 8))
+
+    def forward(self, x):
+        self.total.add_(x)
+        return self.total * 2.0
+
+
+def small_vit():
+    """torchvision's VisionTransformer at a small size (vit_b_16's layers and ops, 1/12 the depth)."""
+    from torchvision.models.vision_transformer import VisionTransformer
+
+    return VisionTransformer(image_size=64, patch_size=16, num_layers=2, num_heads=4, hidden_dim=64,
+                             mlp_dim=128, num_classes=10)
+
+
 def exported_subject(name, module, example, calls, workdir):
     """Exports module to workdir/<name>.pt2 and records PyTorch's outputs for each call."""
     module.eval()
@@ -112,9 +139,13 @@ def built_subjects(workdir):
         "resnet18", torchvision.models.resnet18(weights=None), image, [image], workdir)
     yield "mobilenet_v2", lambda: exported_subject(
         "mobilenet_v2", torchvision.models.mobilenet_v2(weights=None), image, [image], workdir)
+    small_image = torch.randn(1, 3, 64, 64)
+    yield "vit_small", lambda: exported_subject("vit_small", small_vit(), small_image, [small_image], workdir)
     steps = [torch.randn(1, 8) for _ in range(3)]
     yield "shift_register", lambda: exported_subject(
         "shift_register", ShiftRegister(), steps[0], steps, workdir)
+    step = torch.randn(2, 8)
+    yield "accumulator", lambda: exported_subject("accumulator", Accumulator(), step, [step, step], workdir)
 
 
 # ---------------------------------------------------------------- running a .pte
@@ -126,6 +157,11 @@ def mutated_user_inputs(pt2):
     names = [s.arg.name for s in signature.input_specs if s.kind.name == "USER_INPUT"]
     return [names.index(s.target) for s in signature.output_specs
             if s.kind.name == "USER_INPUT_MUTATION"]
+
+
+def mutates_buffers(pt2):
+    signature = torch.export.load(pt2).graph_signature
+    return any(s.kind.name == "BUFFER_MUTATION" for s in signature.output_specs)
 
 
 def expected_outputs(expected, mutated):
@@ -145,31 +181,44 @@ def output_error(want, got):
     return error / scale if scale > 0 else error
 
 
-def run_pte(data, subject, mutated):
-    """Loads the .pte bytes with ExecuTorch's runtime, runs every case, returns the worst error."""
+def run_pte(data, subject, mutated, stateful, iterations):
+    """Loads the .pte bytes with ExecuTorch's runtime and runs every case. Returns the worst error,
+    case 0's outputs, the load time and the median execute time (of the cases for a stateful
+    subject; else of `iterations` more calls on case 0)."""
     from executorch.runtime import Runtime
 
+    start = time.perf_counter()
     method = Runtime.get().load_program(data).load_method("forward")
-    worst = 0.0
+    load = time.perf_counter() - start
+    worst, first, times = 0.0, None, []
     for index, (inputs, expected) in enumerate(subject.cases):
+        start = time.perf_counter()
         outputs = method.execute([t.clone() for t in inputs])
+        times.append(time.perf_counter() - start)
+        first = first if first is not None else [t.clone() for t in outputs]
         wanted = expected_outputs(expected, mutated)
         if len(outputs) != len(wanted):
             raise RuntimeError(f"case {index}: {len(outputs)} outputs, PyTorch has {len(wanted)}")
         for want, got in zip(wanted, outputs):
             worst = max(worst, output_error(want, got))
-    return worst
+    if not stateful:
+        times = []
+        for _ in range(iterations):
+            start = time.perf_counter()
+            method.execute([t.clone() for t in subject.cases[0][0]])
+            times.append(time.perf_counter() - start)
+    return {"error": worst, "outputs": first, "load": load, "execute": float(np.median(times))}
 
 
 def runtime_worker(connection):
     """Runs .pte files sent over the connection until it is closed (see RuntimeWorker)."""
     while True:
         try:
-            data, subject, mutated = connection.recv()
+            data, subject, mutated, stateful, iterations = connection.recv()
         except EOFError:
             return
         try:
-            connection.send(("ok", run_pte(data, subject, mutated)))
+            connection.send(("ok", run_pte(data, subject, mutated, stateful, iterations)))
         except Exception as exc:  # the runtime raises RuntimeError with ET's error code
             connection.send(("error", first_line(exc)))
 
@@ -198,12 +247,12 @@ class RuntimeWorker:
             self.process.join()
         self.process = self.connection = None
 
-    def run(self, data, subject, mutated):
-        """The worst error of the .pte on the subject's cases; RuntimeError if it fails."""
+    def run(self, data, subject, mutated, stateful, iterations):
+        """run_pte's result for the .pte on the subject's cases; RuntimeError if it fails."""
         if self.process is None or not self.process.is_alive():
             self.stop()
             self.start()
-        self.connection.send((data, subject, mutated))
+        self.connection.send((data, subject, mutated, stateful, iterations))
         if not self.connection.poll(self.timeout_seconds):
             self.stop()
             raise RuntimeError(f"the runtime did not finish in {self.timeout_seconds} s")
@@ -229,6 +278,9 @@ class Half:
         self.size = self.planned = self.seconds = self.error = None
         self.runs = None  # None: not tried (--skip-kiln); False: lowering or running failed
         self.failure = None
+        self.pte = None  # the written .pte's path
+        self.et_runtime = None  # run_pte's result on ExecuTorch's runtime
+        self.kiln_runtime = None  # kiln_runtime.RuntimeRun on Kiln's runtime
 
     def fail(self, message):
         self.failure = self.failure or message
@@ -238,9 +290,10 @@ def planned_bytes(data):
     return sum(method_facts(data)["memory_planned_buffer_sizes"])
 
 
-def check_run(worker, half, data, subject, mutated):
+def check_run(worker, half, data, subject, mutated, options):
     try:
-        half.error = worker.run(data, subject, mutated)
+        half.et_runtime = worker.run(data, subject, mutated, options.stateful, options.iterations)
+        half.error = half.et_runtime["error"]
         half.runs = True
     except Exception as exc:  # the runtime raises RuntimeError with ET's error code
         half.fail(f"does not run on ExecuTorch: {first_line(exc)}")
@@ -265,7 +318,7 @@ def run_kiln(kiln, arguments):
     return done.returncode, done.stdout, done.stderr, time.perf_counter() - start
 
 
-def kiln_half(worker, kiln, subject, mutated, workdir, repeat):
+def kiln_half(worker, kiln, subject, mutated, workdir, repeat, options):
     half = Half()
     half.runs = False
     output = workdir / f"{subject.name}.kiln.pte"
@@ -287,12 +340,12 @@ def kiln_half(worker, kiln, subject, mutated, workdir, repeat):
         half.fail(f"kiln lower exited 0 but wrote no {output.name}")
         return half
     data = output.read_bytes()
-    half.size = len(data)
+    half.size, half.pte = len(data), output
     try:
         half.planned = planned_bytes(data)
     except Exception as exc:
         half.fail(f"ExecuTorch's deserializer rejects Kiln's .pte: {first_line(exc)}")
-    check_run(worker, half, data, subject, mutated)
+    check_run(worker, half, data, subject, mutated, options)
     return half
 
 
@@ -319,7 +372,7 @@ def et_lower(pt2):
     return data, time.perf_counter() - start
 
 
-def et_half(worker, subject, mutated, workdir, repeat):
+def et_half(worker, subject, mutated, workdir, repeat, options):
     half = Half()
     half.runs = False
     try:
@@ -331,8 +384,8 @@ def et_half(worker, subject, mutated, workdir, repeat):
         return half, None
     path = workdir / f"{subject.name}.et.pte"
     path.write_bytes(data)
-    half.size, half.planned = len(data), planned_bytes(data)
-    check_run(worker, half, data, subject, mutated)
+    half.size, half.planned, half.pte = len(data), planned_bytes(data), path
+    check_run(worker, half, data, subject, mutated, options)
     return half, path
 
 
@@ -388,6 +441,27 @@ HEADER = ("| model | .pte size Kiln / ET | planned bytes Kiln / ET | lowering ti
           "|---|---|---|---|---|---|---|---|")
 
 
+RUNTIME_HEADER = ("| model | .pte | runtime | load | execute (median) | max error vs PyTorch "
+                  "| vs the other runtime | what ran |\n|---|---|---|---|---|---|---|---|")
+
+
+def runtime_rows(name, half, pte_label):
+    """Two rows for one .pte: on ExecuTorch's runtime and on Kiln's."""
+    et, kiln = half.et_runtime, half.kiln_runtime
+    difference = runtime_difference(et["outputs"] if et else None, kiln.outputs if kiln else None)
+    rows = [f"| {name} | {pte_label} | ExecuTorch | {ms_fine(et and et['load'])} "
+            f"| {ms_fine(et and et['execute'])} | {err(et and et['error'])} | - | cases in one method |"]
+    if kiln is not None:
+        outcome = err(kiln.error) if kiln.failure is None else f"FAIL: {kiln.failure}"
+        rows.append(f"| {name} | {pte_label} | Kiln | {ms_fine(kiln.load)} | {ms_fine(kiln.execute)} "
+                    f"| {outcome} | {err(difference)} | {kiln.note} |")
+    return rows, difference
+
+
+def ms_fine(seconds):
+    return "-" if seconds is None else f"{seconds * 1000:.3f} ms"
+
+
 def parse_arguments():
     parser = argparse.ArgumentParser(
         description="Lower Kiln's fixtures, ResNet-18, MobileNetV2 and a buffer-mutating model with "
@@ -397,11 +471,15 @@ def parse_arguments():
                         help="the kiln binary (default: build/bin/kiln)")
     parser.add_argument("--only", default="",
                         help="comma-separated names to run: a fixture name (both IR levels), "
-                             "resnet18, mobilenet_v2 or shift_register")
+                             "resnet18, mobilenet_v2, vit_small, shift_register or accumulator")
     parser.add_argument("--skip-kiln", action="store_true",
                         help="run only ExecuTorch's half (the exit status then reflects it alone)")
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
                         help="lower N times with each tool and report the fastest (default 1)")
+    parser.add_argument("--iterations", type=int, default=5, metavar="N",
+                        help="timed calls per .pte on each runtime (stateless subjects; default 5)")
+    parser.add_argument("--skip-kiln-runtime", action="store_true",
+                        help="do not run the .pte files on Kiln's runtime (kiln run)")
     parser.add_argument("--keep", metavar="DIR",
                         help="write the .pt2 and .pte files here instead of a temporary directory")
     return parser.parse_args()
@@ -417,24 +495,56 @@ def selected(subjects, only):
     return chosen
 
 
+class RunOptions:
+    def __init__(self, stateful, iterations):
+        self.stateful, self.iterations = stateful, iterations
+
+
+def on_kiln_runtime(arguments, half, subject, mutated, stateful, workdir):
+    """Runs the half's .pte on Kiln's runtime; returns the failures it found."""
+    if half.pte is None:
+        return []
+    half.kiln_runtime = run_on_kiln(
+        arguments.kiln, half.pte, subject, lambda expected: expected_outputs(expected, mutated), output_error,
+        stateful, workdir, arguments.iterations, RUN_TIMEOUT_SECONDS)
+    if half.kiln_runtime.failure is not None:
+        return [f"does not run on Kiln's runtime: {half.kiln_runtime.failure}"]
+    if half.kiln_runtime.error > TOLERANCE:
+        return [f"on Kiln's runtime, differs from PyTorch by {half.kiln_runtime.error:.3g} of the output's scale"]
+    return []
+
+
 def run_all(arguments, workdir, worker):
     subjects = selected(list(fixture_subjects()) + list(built_subjects(workdir)), arguments.only)
     warm_up_executorch()
-    rows, failures = [], []
+    rows, runtime_table, failures = [], [], []
     for _, make in subjects:
         subject = make()
         print(f"... {subject.name}", file=sys.stderr, flush=True)
         mutated = mutated_user_inputs(subject.pt2)
+        options = RunOptions(mutates_buffers(subject.pt2), arguments.iterations)
         kiln = (Half() if arguments.skip_kiln
-                else kiln_half(worker, arguments.kiln, subject, mutated, workdir, arguments.repeat))
-        et, et_pte = et_half(worker, subject, mutated, workdir, arguments.repeat)
+                else kiln_half(worker, arguments.kiln, subject, mutated, workdir, arguments.repeat, options))
+        et, et_pte = et_half(worker, subject, mutated, workdir, arguments.repeat, options)
         inspect = None
         if et_pte is not None and not arguments.skip_kiln:
             inspect = kiln_inspects(arguments.kiln, et_pte, kiln)
         rows.append(table_row(subject.name, kiln, et, inspect))
         failures += [f"- {subject.name}: Kiln: {kiln.failure}"] if kiln.failure else []
         failures += [f"- {subject.name}: ET: {et.failure}"] if et.failure else []
-    return rows, failures
+        if arguments.skip_kiln_runtime:
+            continue
+        for half, label in ((kiln, "Kiln"), (et, "ET")):
+            found = on_kiln_runtime(arguments, half, subject, mutated, options.stateful, workdir)
+            failures += [f"- {subject.name}: {label}.pte: {failure}" for failure in found]
+            if half.et_runtime is None and half.kiln_runtime is None:
+                continue
+            half_rows, difference = runtime_rows(subject.name, half, label)
+            runtime_table += half_rows
+            if difference is not None and difference > TOLERANCE:
+                failures.append(f"- {subject.name}: {label}.pte: the two runtimes differ by {difference:.3g} "
+                                "of the output's scale")
+    return rows, runtime_table, failures
 
 
 def main():
@@ -444,11 +554,15 @@ def main():
         workdir.mkdir(parents=True, exist_ok=True)
         worker = RuntimeWorker(RUN_TIMEOUT_SECONDS)
         try:
-            rows, failures = run_all(arguments, workdir, worker)
+            rows, runtime_table, failures = run_all(arguments, workdir, worker)
         finally:
             worker.stop()
     print(HEADER)
     print("\n".join(rows))
+    if runtime_table:
+        print()
+        print(RUNTIME_HEADER)
+        print("\n".join(runtime_table))
     if failures:
         print(f"\n{len(failures)} failure(s):")
         print("\n".join(failures))

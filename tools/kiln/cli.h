@@ -8,6 +8,7 @@
 
 #include "aot/emit/to_executorch.h"
 #include "aot/ir/exported_program.h"
+#include "aot/ir/value.h"
 
 namespace kiln::cli {
 
@@ -50,5 +51,9 @@ void print_delegation_demo(const aot::ExportedProgram& program);
 /// and, with `print_memory`, the memory plan's summary.
 void print_executorch_program(const aot::ExecutorchProgram& result, bool print_memory);
 int run_ops(Args args);
+
+/// Prints "label: f32[2, 3]  min=.. max=.. mean=.." and the first values (or
+/// the value itself when it is not a tensor).
+void print_output(const std::string& label, const aot::Value& value);
 
 }  // namespace kiln::cli

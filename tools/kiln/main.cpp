@@ -20,14 +20,15 @@ Usage: kiln <command> [options]
 Commands:
   inspect    print a .pt2 program (graph, signature, weights, range constraints)
              or a .pte program (segments, values, instructions, memory plan)
-  run        run a .pt2 program on inputs from an .npz file (reference interpreter)
+  run        run a .pt2 program on inputs from an .npz file (reference
+             interpreter), or a .pte program on Kiln's runtime (timed)
   lower      split a .pt2 program across backends and show what went where;
              with -o, write it as a .pte program (ExecuTorch's format)
   ops        list the ops Kiln knows: core ATen or not, out variant, the
              portable kernel's dtypes, the backends that run them
   demo       build the seed model (ConvReLUTanModel) in C++, print the program,
-             run it on the reference interpreter, and print the output's shape,
-             a checksum and the time
+             run it on the reference interpreter, lower it to a .pte, run that
+             on Kiln's runtime and compare the two outputs
   version    print Kiln's version
   help       print this help
 

@@ -1,8 +1,14 @@
 // kiln run: a .pt2 program on inputs from an .npz, through the reference
-// interpreter; prints the outputs and optionally saves them as an .npz.
+// interpreter, or a .pte program on Kiln's runtime (run_pte.cpp); prints the
+// outputs and optionally saves them as an .npz. Which one is picked from the
+// file's first bytes (a zip archive or a .pte identifier), else its extension.
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "aot/import/npz.h"
@@ -11,30 +17,74 @@
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/decompose.h"
 #include "cli.h"
+#include "run_pte.h"
 
 namespace kiln::cli {
 
 namespace {
 
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
+       kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N]
 
-Runs a program saved by torch.export.save through Kiln's reference interpreter
-(the portable kernels) and prints each output's shape and statistics. A
-program in the training IR (what torch.export.export returns) is first
-decomposed to core ATen, as run_decompositions() would.
+A .pt2 (a program saved by torch.export.save) runs through Kiln's reference
+interpreter (the portable kernels); a program in the training IR (what
+torch.export.export returns) is first decomposed to core ATen, as
+run_decompositions() would. Its inputs are the program's user inputs,
+flattened as torch.export flattens them (args, then kwargs, depth first). In
+the .npz, name them either by position as np.savez(f, a, b) does (arr_0,
+arr_1, ...) or by the names the program gives them (see 'kiln inspect': the
+USER_INPUT lines).
 
-The inputs are the program's user inputs, flattened as torch.export flattens
-them (args, then kwargs, depth first). In the .npz, name them either by
-position as np.savez(f, a, b) does (arr_0, arr_1, ...) or by the names the
-program gives them (see 'kiln inspect': the USER_INPUT lines).
+A .pte (ExecuTorch's format, written by 'kiln lower -o' or by ExecuTorch's
+to_executorch()) runs on Kiln's runtime: the file is mapped and fully
+verified, the method 'forward' (else the program's only method) is loaded
+with the portable kernels and the demo backends, its planned memory
+malloc'd. Its inputs are the method's inputs in order (arr_0, arr_1, ... or
+the archive's order); each must have the dtype and rank the method gives it,
+and its sizes (a dynamic input may be smaller, up to the planned bounds).
+Without --inputs every input is ones at its planned shape. Prints each
+output, the load time and the median, min and max execute time.
+Which kind a file is comes from its first bytes (a zip archive, or the .pte
+identifier at byte 4), else from its extension.
 
 Options:
-  --inputs FILE   the .npz holding the inputs (required)
-  --output FILE   write the results to this .npz: output_<i> for each flattened
-                  output, input_<i> for each user input and buffer:<name> for
-                  each buffer after the call (so in-place updates show)
-  --model NAME    the program to run when the archive holds several
+  --inputs FILE     the .npz holding the inputs (required for a .pt2)
+  --output FILE     write the results to this .npz: output_<i> for each
+                    flattened output; for a .pt2 also input_<i> for each user
+                    input and buffer:<name> for each buffer after the call (so
+                    in-place updates show); for a .pte, the outputs of the
+                    last call (the method's outputs, mutated inputs first)
+  --model NAME      (.pt2) the program to run when the archive holds several
+  --iterations N    (.pte) calls to time, 1 to 100000 (default 1); each call
+                    sets the inputs again, and buffers keep their state from
+                    call to call
+  --warmup N        (.pte) untimed calls before those, 0 to 100000 (default 0)
 )";
+
+enum class FileKind { Pt2, Pte };
+
+/// A .pt2 starts as a zip archive ("PK\x03\x04"); a .pte has its flatbuffer
+/// identifier "ET" + two digits at byte 4. Otherwise the extension decides.
+FileKind file_kind(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw aot::AotError(path + ": cannot open (" + std::strerror(errno) + ")");
+  char head[8] = {};
+  file.read(head, sizeof head);
+  const std::streamsize got = file.gcount();
+  if (got >= 4 && std::memcmp(head, "PK\x03\x04", 4) == 0) return FileKind::Pt2;
+  if (got >= 8 && head[4] == 'E' && head[5] == 'T' && std::isdigit(static_cast<unsigned char>(head[6])) &&
+      std::isdigit(static_cast<unsigned char>(head[7]))) {
+    return FileKind::Pte;
+  }
+  const auto ends_with = [&](const char* suffix) {
+    const size_t n = std::strlen(suffix);
+    return path.size() >= n && path.compare(path.size() - n, n, suffix) == 0;
+  };
+  if (ends_with(".pte")) return FileKind::Pte;
+  if (ends_with(".pt2")) return FileKind::Pt2;
+  throw aot::AotError(path + " is neither a .pt2 archive (a zip file) nor a .pte program (identifier 'ET' and "
+                      "two digits at byte 4)");
+}
 
 std::vector<aot::Value> order_inputs(const aot::ExportedProgram& program,
                                      std::vector<std::pair<std::string, aot::HostTensor>> arrays,
@@ -67,6 +117,8 @@ std::vector<aot::Value> order_inputs(const aot::ExportedProgram& program,
   return leaves;
 }
 
+}  // namespace
+
 void print_output(const std::string& label, const aot::Value& value) {
   const auto* tensor = std::get_if<aot::HostTensor>(&value);
   if (tensor == nullptr) {
@@ -87,10 +139,9 @@ void print_output(const std::string& label, const aot::Value& value) {
   std::printf("%s]\n", values.size() > 8 ? ", ..." : "");
 }
 
-}  // namespace
-
 int run_run(Args args) {
   std::string path, inputs_path, output_path, model;
+  int64_t iterations = -1, warmup = -1;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -102,14 +153,30 @@ int run_run(Args args) {
       output_path = args.value(arg);
     } else if (arg == "--model") {
       model = args.value(arg);
+    } else if (arg == "--iterations") {
+      iterations = parse_integer(arg, args.value(arg), 1, 100000);
+    } else if (arg == "--warmup") {
+      warmup = parse_integer(arg, args.value(arg), 0, 100000);
     } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
       path = arg;
     } else {
       args.unknown(arg);
     }
   }
-  if (path.empty()) throw UsageError("'kiln run' needs a .pt2 file");
-  if (inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz");
+  if (path.empty()) throw UsageError("'kiln run' needs a .pt2 or .pte file");
+
+  if (file_kind(path) == FileKind::Pte) {
+    if (!model.empty()) throw UsageError("--model applies to .pt2 archives; " + path + " is a .pte program");
+    PteRunOptions options{path, inputs_path, output_path, 1, 0};
+    if (iterations >= 0) options.iterations = static_cast<int>(iterations);
+    if (warmup >= 0) options.warmup = static_cast<int>(warmup);
+    return run_pte(options);
+  }
+  if (iterations >= 0 || warmup >= 0) {
+    throw UsageError(std::string(iterations >= 0 ? "--iterations" : "--warmup") +
+                     " applies to .pte programs (Kiln's runtime); " + path + " is a .pt2 archive");
+  }
+  if (inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz for a .pt2 program");
 
   aot::ExportedProgram program = aot::load_pt2(path, model);
   if (program.dialect() == aot::kTrainingDialect) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The kiln tool's contract with its users: exit codes, help and error text.
-# Usage: cli_test.sh path/to/kiln path/to/repository
+# Usage: cli_test.sh path/to/kiln path/to/repository path/to/npz_compare
 set -u
 kiln="$1"
 fixtures="$2/tests/fixtures"
+npz_compare="$3"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 failures=0
@@ -59,6 +60,8 @@ expect "inspect an unknown model name" 1 "the archive has no program 'other' (it
 
 # run
 expect "run help" 0 "Usage: kiln run MODEL.pt2 --inputs INPUTS.npz" -- run --help
+expect "run help tells of .pte" 0 "kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N]" -- run --help
+expect "run needs a file" 2 "'kiln run' needs a .pt2 or .pte file" -- run --inputs "$fixtures/mlp/case0.inputs.npz"
 expect "run needs inputs" 2 "'kiln run' needs --inputs FILE.npz" -- run "$fixtures/mlp/model.core.pt2"
 expect "run prints outputs" 0 "output_0: f32[2, 4]" -- run "$fixtures/mlp/model.core.pt2" --inputs "$fixtures/mlp/case0.inputs.npz"
 expect "run the training IR (decomposed first)" 0 "output_0: f32[2, 10]" -- run "$fixtures/small_cnn/model.pt2" --inputs "$fixtures/small_cnn/case0.inputs.npz"
@@ -68,6 +71,98 @@ expect "run wrong input count" 1 "holds 1 arrays, but the program takes 2 user i
 expect "run wrong input rank" 1 "input 'x' (args[0]) must have 2 dimensions (f32[2, 16]), got 4 (f32[1, 3, 32, 32])" -- run "$fixtures/mlp/model.core.pt2" --inputs "$fixtures/conv_relu_tan/case0.inputs.npz"
 expect "run wrong static size" 1 "input 'x' (args[0]) dim 1 must be 8 (f32[s77, 8]), got 4 (f32[3, 4])" -- run "$fixtures/dynamic_batch/model.core.pt2" --inputs "$fixtures/buffer_mutation/case0.inputs.npz"
 expect "run inputs not an npz" 1 "not a zip archive" -- run "$fixtures/mlp/model.core.pt2" --inputs "$scratch/text.pt2"
+
+# run on .pte: Kiln's runtime
+# compare NAME ACTUAL.npz EXPECTED.npz [ACTUAL_KEY=EXPECTED_KEY ...]: npz_compare must pass.
+compare() {
+  local name="$1"
+  shift
+  local output
+  if output=$("$npz_compare" "$@" 2>&1); then
+    passes=$((passes + 1))
+  else
+    echo "FAIL $name: outputs differ from the expected ones:"; echo "$output"
+    failures=$((failures + 1))
+  fi
+}
+pte="$fixtures/pte"
+# ExecuTorch-written programs (tests/fixtures/pte, manifest.json); the two-call ones run twice and
+# their second output is compared (buffer state carries over from call to call).
+for name in add linear small_conv_net input_mutation two_outputs dynamic_batch; do
+  expect "run ExecuTorch's $name.pte" 0 "wrote $scratch/et_$name.npz" -- \
+    run "$pte/$name.pte" --inputs "$pte/$name.inputs.npz" --output "$scratch/et_$name.npz"
+  compare "ExecuTorch's $name.pte on Kiln's runtime" "$scratch/et_$name.npz" "$pte/$name.expected.npz"
+done
+for name in buffer_mutation buffer_init; do
+  expect "run ExecuTorch's $name.pte twice" 0 "wrote $scratch/et_$name.npz" -- \
+    run "$pte/$name.pte" --inputs "$pte/$name.inputs.npz" --output "$scratch/et_$name.npz" --iterations 2
+  compare "ExecuTorch's $name.pte, second call" "$scratch/et_$name.npz" "$pte/$name.expected.npz" output_0=call1_output_0
+done
+expect "run a warm-up call first" 0 "execute: median" -- \
+  run "$pte/buffer_mutation.pte" --inputs "$pte/buffer_mutation.inputs.npz" --output "$scratch/warm.npz" --warmup 1
+compare "a warm-up call carries the state too" "$scratch/warm.npz" "$pte/buffer_mutation.expected.npz" output_0=call1_output_0
+expect "run prints the .pte's output" 0 "output_0: f32[1, 5]" -- run "$pte/small_conv_net.pte" --inputs "$pte/small_conv_net.inputs.npz"
+expect "run prints the load time" 0 "load: " -- run "$pte/add.pte" --inputs "$pte/add.inputs.npz"
+expect "run prints the execute times" 0 "over 3 iterations (1 warm-up)" -- run "$pte/add.pte" --iterations 3 --warmup 1
+expect "run a dynamic input at its own size" 0 "output_0: f32[3, 3]" -- run "$pte/dynamic_batch.pte" --inputs "$pte/dynamic_batch.inputs.npz"
+expect "run without inputs says so" 0 "no --inputs: every input is ones at its planned shape" -- run "$pte/add.pte"
+expect "run without inputs adds ones" 0 "output_0: f32[2, 3]  min=2 max=2 mean=2" -- run "$pte/add.pte"
+# Kiln-written programs: kiln lower, then kiln run, against PyTorch's outputs. A mutated user input
+# is the method's first output.
+for name in mlp conv_relu_tan dynamic_batch split_cast text_model decoder2d; do
+  expect "lower $name for the runtime" 0 "Wrote $scratch/kiln_$name.pte" -- lower "$fixtures/$name/model.core.pt2" -o "$scratch/kiln_$name.pte"
+  expect "run Kiln's $name.pte" 0 "wrote $scratch/kiln_$name.npz" -- \
+    run "$scratch/kiln_$name.pte" --inputs "$fixtures/$name/case0.inputs.npz" --output "$scratch/kiln_$name.npz"
+done
+compare "Kiln's mlp.pte" "$scratch/kiln_mlp.npz" "$fixtures/mlp/case0.expected.npz" output_0=output_0
+compare "Kiln's conv_relu_tan.pte" "$scratch/kiln_conv_relu_tan.npz" "$fixtures/conv_relu_tan/case0.expected.npz" output_0=output_0
+compare "Kiln's dynamic_batch.pte" "$scratch/kiln_dynamic_batch.npz" "$fixtures/dynamic_batch/case0.expected.npz" output_0=output_0
+compare "Kiln's split_cast.pte" "$scratch/kiln_split_cast.npz" "$fixtures/split_cast/case0.expected.npz" \
+  output_0=output_0 output_1=output_1 output_2=output_2
+compare "Kiln's text_model.pte" "$scratch/kiln_text_model.npz" "$fixtures/text_model/case0.expected.npz" \
+  output_0=output_0 output_1=output_1
+compare "Kiln's decoder2d.pte" "$scratch/kiln_decoder2d.npz" "$fixtures/decoder2d/case0.expected.npz" \
+  output_0=output_0 output_1=output_1
+expect "lower input_mutation for the runtime" 0 "Wrote $scratch/kiln_input_mutation.pte" -- \
+  lower "$fixtures/input_mutation/model.core.pt2" -o "$scratch/kiln_input_mutation.pte"
+expect "run Kiln's input_mutation.pte" 0 "2 outputs" -- run "$scratch/kiln_input_mutation.pte" \
+  --inputs "$fixtures/input_mutation/case0.inputs.npz" --output "$scratch/kiln_input_mutation.npz"
+compare "Kiln's input_mutation.pte" "$scratch/kiln_input_mutation.npz" "$fixtures/input_mutation/case0.expected.npz" \
+  output_0=input_0 output_1=output_0
+expect "lower buffer_mutation for the runtime" 0 "Wrote $scratch/kiln_buffer_mutation.pte" -- \
+  lower "$fixtures/buffer_mutation/model.core.pt2" -o "$scratch/kiln_buffer_mutation.pte"
+expect "run Kiln's buffer_mutation.pte" 0 "wrote" -- run "$scratch/kiln_buffer_mutation.pte" \
+  --inputs "$fixtures/buffer_mutation/case0.inputs.npz" --output "$scratch/kiln_buffer_mutation.npz"
+compare "Kiln's buffer_mutation.pte" "$scratch/kiln_buffer_mutation.npz" "$fixtures/buffer_mutation/case0.expected.npz" \
+  output_0=output_0
+# Bad input to kiln run on a .pte: each is named.
+expect "run .pte wrong input count" 1 "add.inputs.npz holds 2 arrays, but the program takes 1 inputs" -- \
+  run "$pte/linear.pte" --inputs "$pte/add.inputs.npz"
+expect "run .pte wrong dtype" 1 "input 0 must be f32 (f32[2, 8]), got i64 (i64[2, 7])" -- \
+  run "$pte/linear.pte" --inputs "$fixtures/text_model/case0.inputs.npz"
+expect "run .pte wrong rank" 1 "input 0 must have 2 dimensions (f32[2, 8]), got 4 (f32[1, 3, 8, 8])" -- \
+  run "$pte/linear.pte" --inputs "$pte/small_conv_net.inputs.npz"
+expect "run .pte wrong static size" 1 "input 0 dim 1 must be 8 (f32[2, 8]), got 3 (f32[2, 3])" -- \
+  run "$pte/linear.pte" --inputs "$pte/two_outputs.inputs.npz"
+expect "run .pte dynamic size past its bound" 1 "input 0 dim 1 must be at most 4 (f32[8, 4] are the planned upper bounds), got 16 (f32[2, 16])" -- \
+  run "$pte/dynamic_batch.pte" --inputs "$fixtures/mlp/case0.inputs.npz"
+expect "run a missing .pte" 1 "nonexistent.pte: cannot open" -- run "$scratch/nonexistent.pte"
+head -c 1000 "$pte/small_conv_net.pte" > "$scratch/truncated_net.pte"
+expect "run a truncated .pte" 1 "truncated_net.pte' is not a program Kiln can load: InvalidProgram" -- run "$scratch/truncated_net.pte"
+head -c 6 "$pte/add.pte" > "$scratch/tiny.pte"
+expect "run a 6-byte .pte" 1 "tiny.pte' is not a program Kiln can load" -- run "$scratch/tiny.pte"
+echo "neither" > "$scratch/model.bin"
+expect "run a file of neither kind" 1 "model.bin is neither a .pt2 archive (a zip file) nor a .pte program" -- run "$scratch/model.bin"
+expect "run .pte zero iterations" 2 "--iterations expects an integer from 1 to 100000, got '0'" -- run "$pte/add.pte" --iterations 0
+expect "run .pte negative warm-up" 2 "--warmup expects an integer from 0 to 100000, got '-1'" -- run "$pte/add.pte" --warmup -1
+expect "run .pte iterations without a value" 2 "--iterations needs a value" -- run "$pte/add.pte" --iterations
+expect "run .pte unknown flag" 2 "unknown option '--fast' for 'kiln run'" -- run "$pte/add.pte" --fast
+expect "run .pte with --model" 2 "--model applies to .pt2 archives" -- run "$pte/add.pte" --model other
+expect "run .pt2 with --iterations" 2 "--iterations applies to .pte programs" -- \
+  run "$fixtures/mlp/model.core.pt2" --inputs "$fixtures/mlp/case0.inputs.npz" --iterations 2
+expect "run .pte to an unwritable output" 1 "$scratch/no/such/dir/out.npz" -- \
+  run "$pte/add.pte" --output "$scratch/no/such/dir/out.npz"
+expect "demo runs the .pte on the runtime" 0 "runtime vs interpreter: max abs difference" -- demo --batch 1 --size 8 --quiet
 
 # lower
 expect "help lists lower" 0 "lower      split a .pt2 program across backends" -- help

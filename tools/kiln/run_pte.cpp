@@ -1,0 +1,487 @@
+// kiln run on a .pte: the program loaded (mmap, full verification) and run on
+// Kiln's runtime with the portable kernels and the demo backends. The tool
+// mallocs what the runtime asks for: the planned arenas MethodMeta lists, a
+// method allocator (grown until Method::load fits) and a temp allocator.
+//
+// Inputs come from an .npz and are checked against MethodMeta here, so a wrong
+// dtype, rank, shape or count is named before the runtime sees it; without
+// --inputs every input is ones at its planned shape. Prints each output as
+// the .pt2 path does, the load time and the execute times.
+#include "run_pte.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aot/import/npz.h"
+#include "aot/ir/error.h"
+#include "cli.h"
+#include "kernels/portable/register.h"
+#include "runtime/core/evalue.h"
+#include "runtime/core/hierarchical_allocator.h"
+#include "runtime/core/log.h"
+#include "runtime/core/memory_allocator.h"
+#include "runtime/executor/memory_manager.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+#include "runtime/loader/buffer_data_loader.h"
+#include "runtime/loader/mmap_data_loader.h"
+
+namespace kiln::cli {
+
+namespace {
+
+using runtime::Error;
+using runtime::ScalarType;
+using runtime::Tag;
+using runtime::TensorInfo;
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------- runtime log
+
+/// The last Error line the runtime logged, so that a failure's message says
+/// what the runtime saw (the runtime explains every error with one line).
+std::string g_last_runtime_error;
+
+void capture_log(runtime::LogLevel level, const char* message) {
+  if (level == runtime::LogLevel::Error) {
+    g_last_runtime_error = message;
+  } else if (level == runtime::LogLevel::Info) {
+    std::fprintf(stderr, "kiln runtime: %s\n", message);
+  }
+}
+
+/// Restores the default sink when the command ends (an error is thrown).
+struct LogCapture {
+  LogCapture() : previous(runtime::set_log_sink(capture_log)) { g_last_runtime_error.clear(); }
+  ~LogCapture() { runtime::set_log_sink(previous); }
+  runtime::LogSink previous;
+};
+
+/// Throws AotError "<what>: <Error name>: <the runtime's log line>".
+[[noreturn]] void fail(const std::string& what, Error error) {
+  std::string message = what + ": " + runtime::to_string(error);
+  if (!g_last_runtime_error.empty()) message += ": " + g_last_runtime_error;
+  throw aot::AotError(message);
+}
+
+void check(Error error, const std::string& what) {
+  if (error != Error::Ok) fail(what, error);
+}
+
+double milliseconds_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// ---------------------------------------------------------------- memory
+
+/// Everything the method's memory manager points into, malloc'd by the tool.
+struct MethodMemory {
+  std::vector<std::vector<uint8_t>> planned;
+  std::vector<runtime::Span<uint8_t>> planned_spans;
+  std::unique_ptr<runtime::HierarchicalAllocator> planned_memory;
+  std::vector<uint8_t> method_pool;
+  std::unique_ptr<runtime::MemoryAllocator> method_allocator;
+  std::vector<uint8_t> temp_pool;
+  std::unique_ptr<runtime::MemoryAllocator> temp_allocator;
+  std::unique_ptr<runtime::MemoryManager> manager;
+};
+
+constexpr size_t kTempBytes = size_t{16} << 20;
+constexpr size_t kFirstMethodPoolBytes = size_t{256} << 10;
+constexpr size_t kMaxMethodPoolBytes = size_t{1} << 31;
+
+void allocate_planned(const runtime::MethodMeta& meta, MethodMemory& memory) {
+  for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
+    auto size = meta.memory_planned_buffer_size(i);
+    if (!size.ok()) fail("planned buffer " + std::to_string(i), size.error());
+    if (*size < 0) throw aot::AotError("planned buffer " + std::to_string(i) + " has a negative size");
+    memory.planned.emplace_back(static_cast<size_t>(*size));
+  }
+  for (auto& buffer : memory.planned) memory.planned_spans.emplace_back(buffer.data(), buffer.size());
+  memory.planned_memory = std::make_unique<runtime::HierarchicalAllocator>(
+      runtime::Span<runtime::Span<uint8_t>>(memory.planned_spans.data(), memory.planned_spans.size()));
+  memory.temp_pool.resize(kTempBytes);
+  memory.temp_allocator =
+      std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(kTempBytes), memory.temp_pool.data());
+}
+
+/// Sizes the method allocator for the method (starting small, doubling while
+/// Method::load reports MemoryAllocationFailed) and loads it.
+runtime::Method load_method(const runtime::Program& program, const char* name, MethodMemory& memory) {
+  for (size_t bytes = kFirstMethodPoolBytes;; bytes *= 2) {
+    memory.method_pool.assign(bytes, 0);
+    memory.method_allocator =
+        std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(bytes), memory.method_pool.data());
+    memory.manager = std::make_unique<runtime::MemoryManager>(
+        memory.method_allocator.get(), memory.planned_memory.get(), memory.temp_allocator.get());
+    g_last_runtime_error.clear();
+    auto method = program.load_method(name, memory.manager.get());
+    if (method.ok()) return std::move(method.get());
+    if (method.error() != Error::MemoryAllocationFailed || bytes * 2 > kMaxMethodPoolBytes) {
+      fail(std::string("cannot load method '") + name + "'", method.error());
+    }
+  }
+}
+
+// ---------------------------------------------------------------- inputs
+
+/// A tensor input: the host data and the metadata a runtime Tensor points at.
+struct InputTensor {
+  aot::HostTensor host;
+  std::vector<runtime::SizesType> sizes;
+  std::vector<runtime::DimOrderType> dim_order;
+  std::vector<runtime::StridesType> strides;
+  std::unique_ptr<runtime::TensorImpl> impl;
+};
+
+struct Inputs {
+  std::vector<std::unique_ptr<InputTensor>> tensors;
+  std::vector<runtime::EValue> values;
+};
+
+template <typename T>
+std::string join(runtime::Span<const T> items) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i) text += (i ? ", " : "") + std::to_string(items[i]);
+  return text;
+}
+
+std::string describe_info(const TensorInfo& info) {
+  return std::string(runtime::short_name(info.scalar_type())) + "[" + join(info.sizes()) + "]";
+}
+
+std::string describe_sizes(const aot::HostTensor& tensor) { return tensor.describe(); }
+
+/// Throws unless `tensor` fits input `index` of the method (dtype, rank, and
+/// sizes: equal for a static input, at most the planned bound for a dynamic one).
+void check_input(size_t index, const TensorInfo& info, const aot::HostTensor& tensor) {
+  const std::string name = "input " + std::to_string(index);
+  if (tensor.dtype() != info.scalar_type()) {
+    throw aot::AotError(name + " must be " + runtime::short_name(info.scalar_type()) + " (" + describe_info(info) +
+                        "), got " + runtime::short_name(tensor.dtype()) + " (" + describe_sizes(tensor) + ")");
+  }
+  if (tensor.rank() != info.sizes().size()) {
+    throw aot::AotError(name + " must have " + std::to_string(info.sizes().size()) + " dimensions (" +
+                        describe_info(info) + "), got " + std::to_string(tensor.rank()) + " (" +
+                        describe_sizes(tensor) + ")");
+  }
+  const bool dynamic = info.shape_dynamism() != runtime::TensorShapeDynamism::Static;
+  for (size_t d = 0; d < tensor.rank(); ++d) {
+    const int64_t want = info.sizes()[d];
+    const int64_t got = tensor.sizes()[d];
+    if (!dynamic && got != want) {
+      throw aot::AotError(name + " dim " + std::to_string(d) + " must be " + std::to_string(want) + " (" +
+                          describe_info(info) + "), got " + std::to_string(got) + " (" + describe_sizes(tensor) +
+                          ")");
+    }
+    if (dynamic && got > want) {
+      throw aot::AotError(name + " dim " + std::to_string(d) + " must be at most " + std::to_string(want) + " (" +
+                          describe_info(info) + " are the planned upper bounds), got " + std::to_string(got) +
+                          " (" + describe_sizes(tensor) + ")");
+    }
+  }
+  if (!runtime::is_contiguous_dim_order(info.dim_order())) {
+    throw aot::AotError(name + " has dim order [" + join(info.dim_order()) +
+                        "]; kiln run passes .npz arrays in the contiguous order only");
+  }
+}
+
+/// A runtime tensor over `host`'s bytes (contiguous), kept alive by the entry.
+std::unique_ptr<InputTensor> wrap(aot::HostTensor host, const TensorInfo& info) {
+  auto input = std::make_unique<InputTensor>();
+  input->host = host.is_contiguous() ? std::move(host) : host.clone();
+  for (int64_t size : input->host.sizes()) input->sizes.push_back(static_cast<runtime::SizesType>(size));
+  input->dim_order.assign(info.dim_order().begin(), info.dim_order().end());
+  input->strides.resize(input->sizes.size());
+  check(runtime::compute_strides({input->sizes.data(), input->sizes.size()},
+                                 {input->dim_order.data(), input->dim_order.size()},
+                                 {input->strides.data(), input->strides.size()}),
+        "strides of an input");
+  input->impl = std::make_unique<runtime::TensorImpl>(
+      input->host.dtype(), static_cast<ssize_t>(input->sizes.size()), input->sizes.data(), input->host.data(),
+      input->dim_order.data(), input->strides.data(), runtime::TensorShapeDynamism::Static);
+  return input;
+}
+
+/// Ones of the input's dtype at its planned sizes.
+aot::HostTensor ones(const TensorInfo& info) {
+  std::vector<int64_t> sizes(info.sizes().begin(), info.sizes().end());
+  aot::HostTensor tensor = aot::HostTensor::zeros(info.scalar_type(), sizes);
+  const size_t width = runtime::element_size(info.scalar_type());
+  std::vector<uint8_t> one(width, 0);
+  switch (info.scalar_type()) {
+    case ScalarType::Float: { const float v = 1; std::memcpy(one.data(), &v, width); break; }
+    case ScalarType::Double: { const double v = 1; std::memcpy(one.data(), &v, width); break; }
+    case ScalarType::Half: one = {0x00, 0x3c}; break;
+    case ScalarType::BFloat16: one = {0x80, 0x3f}; break;
+    default: one[0] = 1; break;  // integers (little endian) and bool
+  }
+  auto* data = static_cast<uint8_t*>(tensor.data());
+  for (int64_t i = 0; i < tensor.numel(); ++i) std::memcpy(data + i * width, one.data(), width);
+  return tensor;
+}
+
+/// A prim input from a 0-dim array of the .npz.
+runtime::EValue prim_input(size_t index, Tag tag, const aot::HostTensor& tensor) {
+  const std::string name = "input " + std::to_string(index);
+  if (tensor.rank() != 0) {
+    throw aot::AotError(name + " is " + runtime::to_string(tag) + ", so its array must have 0 dimensions, got " +
+                        tensor.describe());
+  }
+  const double value = tensor.to_doubles().at(0);
+  switch (tag) {
+    case Tag::Int: return runtime::EValue(static_cast<int64_t>(value));
+    case Tag::Double: return runtime::EValue(value);
+    case Tag::Bool: return runtime::EValue(value != 0);
+    default:
+      throw aot::AotError(name + " is a " + runtime::to_string(tag) + ", which kiln run cannot pass from an .npz");
+  }
+}
+
+/// The .npz arrays in input order: arr_0 ... arr_<n-1>, or the archive's order.
+std::vector<aot::HostTensor> order_arrays(std::vector<std::pair<std::string, aot::HostTensor>> arrays,
+                                          size_t count, const std::string& path) {
+  if (arrays.size() != count) {
+    throw aot::AotError(path + " holds " + std::to_string(arrays.size()) + " arrays, but the program takes " +
+                        std::to_string(count) + " inputs");
+  }
+  const bool positional = std::all_of(arrays.begin(), arrays.end(),
+                                      [](const auto& array) { return array.first.rfind("arr_", 0) == 0; });
+  std::vector<aot::HostTensor> ordered(count);
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    size_t index = i;
+    if (positional) {
+      const std::string digits = arrays[i].first.substr(4);
+      const bool numeric = !digits.empty() && digits.size() < 9 &&
+                           std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+      index = numeric ? std::stoul(digits) : count;
+      if (index >= count || ordered[index].defined()) {
+        throw aot::AotError(path + ": array '" + arrays[i].first + "' matches no input (expected arr_0 ... arr_" +
+                            std::to_string(count - 1) + ")");
+      }
+    }
+    ordered[index] = std::move(arrays[i].second);
+  }
+  return ordered;
+}
+
+Inputs make_inputs(const runtime::MethodMeta& meta, const std::string& inputs_path) {
+  const size_t count = meta.num_inputs();
+  std::vector<aot::HostTensor> arrays;
+  if (!inputs_path.empty()) arrays = order_arrays(aot::read_npz(inputs_path), count, inputs_path);
+  Inputs inputs;
+  for (size_t i = 0; i < count; ++i) {
+    auto tag = meta.input_tag(i);
+    if (!tag.ok()) fail("input " + std::to_string(i), tag.error());
+    if (*tag == Tag::None) {
+      inputs.values.emplace_back();
+      continue;
+    }
+    if (*tag != Tag::Tensor) {
+      if (inputs_path.empty()) {
+        throw aot::AotError("input " + std::to_string(i) + " is a " + runtime::to_string(*tag) +
+                            "; pass it with --inputs (a 0-dim array)");
+      }
+      inputs.values.push_back(prim_input(i, *tag, arrays[i]));
+      continue;
+    }
+    auto info = meta.input_tensor_meta(i);
+    if (!info.ok()) fail("input " + std::to_string(i), info.error());
+    aot::HostTensor host = inputs_path.empty() ? ones(*info) : std::move(arrays[i]);
+    check_input(i, *info, host);
+    inputs.tensors.push_back(wrap(std::move(host), *info));
+    inputs.values.emplace_back(runtime::Tensor(inputs.tensors.back()->impl.get()));
+  }
+  return inputs;
+}
+
+void apply_inputs(runtime::Method& method, const Inputs& inputs) {
+  for (size_t i = 0; i < inputs.values.size(); ++i) {
+    g_last_runtime_error.clear();
+    check(method.set_input(inputs.values[i], i), "input " + std::to_string(i));
+  }
+}
+
+// ---------------------------------------------------------------- outputs
+
+/// A contiguous host copy of a runtime value (a tensor, or a prim as a 0-dim array).
+aot::Value to_host(const runtime::EValue& value) {
+  switch (value.tag()) {
+    case Tag::Tensor: {
+      const runtime::Tensor tensor = value.toTensor();
+      auto storage = aot::Storage::allocate(tensor.nbytes());
+      if (tensor.nbytes() != 0) std::memcpy(storage->data, tensor.const_data_ptr(), tensor.nbytes());
+      std::vector<int64_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
+      std::vector<int64_t> strides(tensor.strides().begin(), tensor.strides().end());
+      return aot::HostTensor(tensor.scalar_type(), sizes, strides, 0, storage).clone();
+    }
+    case Tag::Int: return value.toInt();
+    case Tag::Double: return value.toDouble();
+    case Tag::Bool: return value.toBool();
+    case Tag::None: return aot::None{};
+    default: return std::string("<") + runtime::to_string(value.tag()) + ">";
+  }
+}
+
+aot::HostTensor as_array(const aot::Value& value) {
+  if (const auto* tensor = std::get_if<aot::HostTensor>(&value)) return *tensor;
+  if (const auto* v = std::get_if<int64_t>(&value)) return aot::HostTensor::from_vector<int64_t>({}, {*v});
+  if (const auto* v = std::get_if<double>(&value)) return aot::HostTensor::from_vector<double>({}, {*v});
+  if (const auto* v = std::get_if<bool>(&value)) return aot::HostTensor::from_vector<bool>({}, {*v});
+  return {};
+}
+
+void print_times(const std::vector<double>& times, int warmup) {
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  std::printf("execute: median %.3f ms, min %.3f ms, max %.3f ms over %zu iteration%s (%d warm-up)\n", median,
+              sorted.front(), sorted.back(), n, n == 1 ? "" : "s", warmup);
+}
+
+const char* method_to_run(const runtime::Program& program) {
+  if (program.method_meta("forward").ok()) return "forward";
+  g_last_runtime_error.clear();
+  auto name = program.get_method_name(0);
+  if (!name.ok()) fail("the program has no method", name.error());
+  return *name;
+}
+
+void register_kernels() {
+  check(kernels::portable::register_portable_kernels(), "registering the portable kernels");
+}
+
+}  // namespace
+
+/// A program loaded on the runtime with its method and the memory behind it.
+/// Never moved once built (the method points at the program and the memory).
+struct RuntimeSession::State {
+  std::unique_ptr<runtime::DataLoader> loader;
+  std::optional<runtime::Program> program;
+  const char* method_name = nullptr;
+  MethodMemory memory;
+  std::optional<runtime::Method> method;
+  Inputs inputs;
+};
+
+RuntimeSession::RuntimeSession(std::unique_ptr<runtime::DataLoader> loader, const std::string& label)
+    : state_(std::make_unique<State>()) {
+  LogCapture log;
+  register_kernels();
+  const auto start = Clock::now();
+  state_->loader = std::move(loader);
+  auto program = runtime::Program::load(state_->loader.get(), runtime::Program::Verification::InternalConsistency);
+  if (!program.ok()) fail("'" + label + "' is not a program Kiln can load", program.error());
+  state_->program.emplace(std::move(program.get()));
+  state_->method_name = method_to_run(*state_->program);
+  auto meta = state_->program->method_meta(state_->method_name);
+  if (!meta.ok()) fail(std::string("method '") + state_->method_name + "'", meta.error());
+  allocate_planned(*meta, state_->memory);
+  state_->method.emplace(load_method(*state_->program, state_->method_name, state_->memory));
+  load_ms_ = milliseconds_since(start);
+}
+
+RuntimeSession::~RuntimeSession() = default;
+
+std::unique_ptr<RuntimeSession> RuntimeSession::from_file(const std::string& path) {
+  LogCapture log;
+  auto loader = runtime::MmapDataLoader::from(path.c_str());
+  if (!loader.ok()) fail(path + ": cannot open", loader.error());
+  return std::make_unique<RuntimeSession>(std::make_unique<runtime::MmapDataLoader>(std::move(loader.get())), path);
+}
+
+std::unique_ptr<RuntimeSession> RuntimeSession::from_bytes(const void* data, size_t size, const std::string& label) {
+  return std::make_unique<RuntimeSession>(std::make_unique<runtime::BufferDataLoader>(data, size), label);
+}
+
+const char* RuntimeSession::method_name() const { return state_->method_name; }
+runtime::MethodMeta RuntimeSession::method_meta() const { return state_->method->method_meta(); }
+
+size_t RuntimeSession::planned_bytes() const {
+  size_t total = 0;
+  for (const auto& buffer : state_->memory.planned) total += buffer.size();
+  return total;
+}
+
+void RuntimeSession::set_inputs_from(const std::string& inputs_path) {
+  state_->inputs = make_inputs(method_meta(), inputs_path);
+}
+
+void RuntimeSession::set_inputs(std::vector<aot::HostTensor> tensors) {
+  const runtime::MethodMeta meta = method_meta();
+  if (tensors.size() != meta.num_inputs()) {
+    throw aot::AotError(std::to_string(tensors.size()) + " inputs given, but the method takes " +
+                        std::to_string(meta.num_inputs()));
+  }
+  LogCapture log;
+  Inputs inputs;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    auto info = meta.input_tensor_meta(i);
+    if (!info.ok()) fail("input " + std::to_string(i), info.error());
+    check_input(i, *info, tensors[i]);
+    inputs.tensors.push_back(wrap(std::move(tensors[i]), *info));
+    inputs.values.emplace_back(runtime::Tensor(inputs.tensors.back()->impl.get()));
+  }
+  state_->inputs = std::move(inputs);
+}
+
+double RuntimeSession::execute() {
+  LogCapture log;
+  apply_inputs(*state_->method, state_->inputs);
+  g_last_runtime_error.clear();
+  const auto start = Clock::now();
+  const Error error = state_->method->execute();
+  const double took = milliseconds_since(start);
+  ++calls_;
+  if (error != Error::Ok) fail("execute (call " + std::to_string(calls_) + ")", error);
+  return took;
+}
+
+std::vector<aot::Value> RuntimeSession::outputs() const {
+  std::vector<aot::Value> outputs;
+  for (size_t i = 0; i < state_->method->outputs_size(); ++i) outputs.push_back(to_host(state_->method->get_output(i)));
+  return outputs;
+}
+
+int run_pte(const PteRunOptions& options) {
+  std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
+  const runtime::MethodMeta meta = session->method_meta();
+  std::printf("program: %s, method '%s': %zu inputs, %zu outputs, %zu instructions, %zu planned bytes\n",
+              options.path.c_str(), session->method_name(), meta.num_inputs(), meta.num_outputs(),
+              meta.num_instructions(), session->planned_bytes());
+  std::printf("load: %.3f ms (mmap, verification, method load)\n", session->load_ms());
+
+  session->set_inputs_from(options.inputs_path);
+  if (options.inputs_path.empty()) std::printf("no --inputs: every input is ones at its planned shape\n");
+
+  std::vector<double> times;
+  for (int i = 0; i < options.warmup + options.iterations; ++i) {
+    const double took = session->execute();
+    if (i >= options.warmup) times.push_back(took);
+  }
+
+  const std::vector<aot::Value> outputs = session->outputs();
+  std::printf("%zu output%s\n", outputs.size(), outputs.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < outputs.size(); ++i) print_output("output_" + std::to_string(i), outputs[i]);
+  print_times(times, options.warmup);
+
+  if (!options.output_path.empty()) {
+    std::vector<std::pair<std::string, aot::HostTensor>> arrays;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      aot::HostTensor array = as_array(outputs[i]);
+      if (array.defined()) arrays.emplace_back("output_" + std::to_string(i), array);
+    }
+    aot::write_npz(options.output_path, arrays);
+    std::printf("wrote %s\n", options.output_path.c_str());
+  }
+  return 0;
+}
+
+}  // namespace kiln::cli
