@@ -4,7 +4,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:-$root/build-size}
-cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DKILN_BUILD_TESTS=OFF \
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DKILN_BUILD_TESTS=OFF "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS="-ffunction-sections -fdata-sections" >/dev/null
 cmake --build "$dir" -j "${JOBS:-2}" --target kiln_size_minimal kiln_size_portable
 echo
