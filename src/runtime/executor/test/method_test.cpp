@@ -241,6 +241,7 @@ TEST_P(KilnFixtureTest, RunsWithTheInterpretersAndPyTorchsResults) {
   aot::ExportedProgram reference = load_fixture(p.fixture, p.file);  // its state advances with the cases
   const auto* plan_inputs = loaded->plan()->inputs();
   const auto* plan_outputs = loaded->plan()->outputs();
+  size_t compared = 0;
   for (const std::string& name : p.cases) {
     SCOPED_TRACE(p.fixture + "/" + p.file + " " + name);
     const aot::testing::CaseResult expected_run = aot::testing::run_case(reference, p.fixture, name);
@@ -250,7 +251,7 @@ TEST_P(KilnFixtureTest, RunsWithTheInterpretersAndPyTorchsResults) {
     // The plan lists mutated user inputs first, then the user outputs.
     ASSERT_GE(outputs.size(), expected_run.outputs.size());
     const size_t first_user = outputs.size() - expected_run.outputs.size();
-    for (size_t i = 0; i < expected_run.outputs.size(); ++i) {
+    for (size_t i = 0; i < expected_run.outputs.size(); ++i, ++compared) {
       expect_matches(outputs[first_user + i], expected_run.outputs[i], "output " + std::to_string(i) + " vs interpreter");
       expect_matches(outputs[first_user + i], expected.at("output_" + std::to_string(i)),
                      "output " + std::to_string(i) + " vs PyTorch");
@@ -266,6 +267,7 @@ TEST_P(KilnFixtureTest, RunsWithTheInterpretersAndPyTorchsResults) {
       if (it != expected.end()) expect_matches(tensor, it->second, "buffer " + fqn);
     }
   }
+  EXPECT_GT(compared, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, KilnFixtureTest, ::testing::ValuesIn(fixture_programs()), [](const auto& info) {
@@ -471,10 +473,11 @@ TEST(MethodMemory, TooFewOrTooSmallPlannedBuffersAreInvalidArgument) {
 std::vector<uint8_t> with_renamed_operators(const std::string& file,
                                             const std::vector<std::pair<size_t, std::string>>& renames) {
   aot::pte::PteFile original = aot::pte::read_pte_file(kPteDir + file);
+  const std::vector<uint64_t> offsets = original.program->constant_segment->offsets;
+  const auto constants = offsets.size() > 1 ? original.segment(original.program->constant_segment->segment_index)
+                                            : std::span<const uint8_t>();
   aot::pte::PteProgram input;
   input.program = std::move(*original.program);
-  const auto& offsets = input.program.constant_segment->offsets;
-  const auto constants = original.segment(input.program.constant_segment->segment_index);
   for (size_t i = 1; i < offsets.size(); ++i) {
     const size_t end = i + 1 < offsets.size() ? offsets[i + 1] : constants.size();
     input.constant_data.push_back(constants.subspan(offsets[i], end - offsets[i]));
@@ -578,32 +581,69 @@ class CountingBackend final : public BackendInterface {
   int refuse_init = 0;
 };
 
-CountingBackend& every_other_backend() {
-  static CountingBackend backend;
-  static const bool registered = [] {
-    EXPECT_EQ(register_backend({aot::testing::kEveryOther, &backend}), Error::Ok);
-    return true;
-  }();
-  (void)registered;
-  return backend;
+/// The counting backend registered under `name` (once per name).
+CountingBackend& counting_backend(const char* name) {
+  static std::map<std::string, std::unique_ptr<CountingBackend>> backends;
+  auto& backend = backends[name];
+  if (backend == nullptr) {
+    backend = std::make_unique<CountingBackend>();
+    EXPECT_EQ(register_backend({name, backend.get()}), Error::Ok);
+  }
+  return *backend;
 }
 
-std::vector<uint8_t> delegated_mlp(const aot::Partitioner& partitioner) {
+/// mlp lowered with `partitioner`; each delegate's backend id replaced by
+/// `backend_id` if it is not empty.
+std::vector<uint8_t> delegated_mlp(const aot::Partitioner& partitioner, const std::string& backend_id = "") {
   const aot::ExportedProgram program = aot::to_backend(load_fixture("mlp", "model.core.pt2"), partitioner);
-  return aot::to_executorch(program).buffer;
+  aot::ExecutorchProgram lowered = aot::to_executorch(program);
+  if (backend_id.empty()) return lowered.buffer;
+  for (auto& delegate : lowered.emitted.program.program.execution_plan[0]->delegates) delegate->id = backend_id;
+  return aot::pte::serialize_pte(lowered.emitted.program);
+}
+
+void set_inputs_of_ones(const LoadedProgram& program, Method& method, std::vector<std::unique_ptr<InputTensor>>& owned) {
+  const auto* plan = program.plan();
+  for (size_t i = 0; i < method.inputs_size(); ++i) {
+    const fb::Tensor* t = plan->values()->Get(plan->inputs()->Get(i))->val_as_Tensor();
+    ASSERT_NE(t, nullptr);
+    const std::vector<int64_t> sizes(t->sizes()->begin(), t->sizes()->end());
+    owned.push_back(std::make_unique<InputTensor>(filled(static_cast<ScalarType>(t->scalar_type()), sizes, 1.0f)));
+    ASSERT_EQ(method.set_input(owned.back()->value(), i), Error::Ok);
+  }
 }
 
 TEST(MethodDelegates, AnUnregisteredBackendIsNotFoundAndNamed) {
-  const auto program = load_program(delegated_mlp(aot::AllNodePartitioner(aot::testing::kAllOps)));
+  const auto program = load_program(delegated_mlp(aot::AllNodePartitioner(aot::testing::kAllOps), "NoSuchBackend"));
   ASSERT_NE(program, nullptr);
   Memory memory(*program);
   LogCapture log;
   EXPECT_EQ(load_method(*program, memory).error(), Error::NotFound);
-  EXPECT_THAT(log.text(), HasSubstr("backend 'AllOpsBackend' is not registered"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate 0: backend 'NoSuchBackend' is not registered"));
 }
 
-TEST(MethodDelegates, EachIsInitialisedRunAndDestroyedOnce) {
-  CountingBackend& backend = every_other_backend();
+TEST(MethodDelegates, ADelegateCallRunsItsBackend) {
+  CountingBackend& backend = counting_backend(aot::testing::kAllOps);
+  const auto program = load_program(delegated_mlp(aot::AllNodePartitioner(aot::testing::kAllOps)));
+  ASSERT_NE(program, nullptr);
+  backend = CountingBackend();
+  {
+    Memory memory(*program);
+    Result<Method> method = load_method(*program, memory);
+    ASSERT_TRUE(method.ok()) << to_string(method.error());
+    EXPECT_EQ(backend.inits, 1);
+    std::vector<std::unique_ptr<InputTensor>> inputs;
+    set_inputs_of_ones(*program, *method, inputs);
+    EXPECT_EQ(method->execute(), Error::Ok);
+    EXPECT_EQ(method->execute(), Error::Ok);
+    EXPECT_EQ(backend.executes, 2);
+    EXPECT_EQ(backend.destroys, 0);
+  }
+  EXPECT_EQ(backend.destroys, 1);
+}
+
+TEST(MethodDelegates, EachIsInitialisedOnceAndDestroyedWithTheMethod) {
+  CountingBackend& backend = counting_backend(aot::testing::kEveryOther);
   const auto program = load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther)));
   ASSERT_NE(program, nullptr);
   const size_t delegates = program->plan()->delegates()->size();
@@ -614,23 +654,14 @@ TEST(MethodDelegates, EachIsInitialisedRunAndDestroyedOnce) {
     Result<Method> method = load_method(*program, memory);
     ASSERT_TRUE(method.ok()) << to_string(method.error());
     EXPECT_EQ(backend.inits, static_cast<int>(delegates));
-    std::vector<std::unique_ptr<InputTensor>> inputs;
-    const auto* plan = program->plan();
-    for (size_t i = 0; i < method->inputs_size(); ++i) {
-      const fb::Tensor* t = plan->values()->Get(plan->inputs()->Get(i))->val_as_Tensor();
-      inputs.push_back(std::make_unique<InputTensor>(
-          filled(static_cast<ScalarType>(t->scalar_type()), std::vector<int64_t>(t->sizes()->begin(), t->sizes()->end()), 0.5f)));
-      ASSERT_EQ(method->set_input(inputs.back()->value(), i), Error::Ok);
-    }
-    EXPECT_EQ(method->execute(), Error::Ok);
-    EXPECT_EQ(backend.executes, static_cast<int>(delegates));
+    Method moved(std::move(method.get()));  // the handles move with the method, destroyed once
     EXPECT_EQ(backend.destroys, 0);
   }
   EXPECT_EQ(backend.destroys, static_cast<int>(delegates));
 }
 
 TEST(MethodDelegates, AFailedLoadDestroysWhatWasInitialised) {
-  CountingBackend& backend = every_other_backend();
+  CountingBackend& backend = counting_backend(aot::testing::kEveryOther);
   const auto program = load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther)));
   ASSERT_NE(program, nullptr);
   backend = CountingBackend();
