@@ -1,5 +1,6 @@
 // kiln run on a .pte: the program loaded (mmap, full verification) and run on
-// Kiln's runtime with the portable kernels and the demo backends. The tool
+// Kiln's runtime with the portable and prim kernels (kiln_kernels_registered)
+// and the demo backends. The tool
 // mallocs what the runtime asks for: the planned arenas MethodMeta lists, a
 // method allocator (grown until Method::load fits) and a temp allocator.
 //
@@ -21,7 +22,6 @@
 #include "aot/import/npz.h"
 #include "aot/ir/error.h"
 #include "cli.h"
-#include "kernels/portable/register.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/hierarchical_allocator.h"
 #include "runtime/core/log.h"
@@ -85,9 +85,9 @@ struct MethodMemory {
   std::vector<std::vector<uint8_t>> planned;
   std::vector<runtime::Span<uint8_t>> planned_spans;
   std::unique_ptr<runtime::HierarchicalAllocator> planned_memory;
-  std::vector<uint8_t> method_pool;
+  std::unique_ptr<uint8_t[]> method_pool;  ///< uninitialized, as the runtime expects
   std::unique_ptr<runtime::MemoryAllocator> method_allocator;
-  std::vector<uint8_t> temp_pool;
+  std::unique_ptr<uint8_t[]> temp_pool;
   std::unique_ptr<runtime::MemoryAllocator> temp_allocator;
   std::unique_ptr<runtime::MemoryManager> manager;
 };
@@ -106,18 +106,18 @@ void allocate_planned(const runtime::MethodMeta& meta, MethodMemory& memory) {
   for (auto& buffer : memory.planned) memory.planned_spans.emplace_back(buffer.data(), buffer.size());
   memory.planned_memory = std::make_unique<runtime::HierarchicalAllocator>(
       runtime::Span<runtime::Span<uint8_t>>(memory.planned_spans.data(), memory.planned_spans.size()));
-  memory.temp_pool.resize(kTempBytes);
+  memory.temp_pool.reset(new uint8_t[kTempBytes]);
   memory.temp_allocator =
-      std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(kTempBytes), memory.temp_pool.data());
+      std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(kTempBytes), memory.temp_pool.get());
 }
 
 /// Sizes the method allocator for the method (starting small, doubling while
 /// Method::load reports MemoryAllocationFailed) and loads it.
 runtime::Method load_method(const runtime::Program& program, const char* name, MethodMemory& memory) {
   for (size_t bytes = kFirstMethodPoolBytes;; bytes *= 2) {
-    memory.method_pool.assign(bytes, 0);
+    memory.method_pool.reset(new uint8_t[bytes]);
     memory.method_allocator =
-        std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(bytes), memory.method_pool.data());
+        std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(bytes), memory.method_pool.get());
     memory.manager = std::make_unique<runtime::MemoryManager>(
         memory.method_allocator.get(), memory.planned_memory.get(), memory.temp_allocator.get());
     g_last_runtime_error.clear();
@@ -354,10 +354,6 @@ const char* method_to_run(const runtime::Program& program) {
   return *name;
 }
 
-void register_kernels() {
-  check(kernels::portable::register_portable_kernels(), "registering the portable kernels");
-}
-
 }  // namespace
 
 /// A program loaded on the runtime with its method and the memory behind it.
@@ -374,12 +370,12 @@ struct RuntimeSession::State {
 RuntimeSession::RuntimeSession(std::unique_ptr<runtime::DataLoader> loader, const std::string& label)
     : state_(std::make_unique<State>()) {
   LogCapture log;
-  register_kernels();
   const auto start = Clock::now();
   state_->loader = std::move(loader);
   auto program = runtime::Program::load(state_->loader.get(), runtime::Program::Verification::InternalConsistency);
   if (!program.ok()) fail("'" + label + "' is not a program Kiln can load", program.error());
   state_->program.emplace(std::move(program.get()));
+  program_load_ms_ = milliseconds_since(start);
   state_->method_name = method_to_run(*state_->program);
   auto meta = state_->program->method_meta(state_->method_name);
   if (!meta.ok()) fail(std::string("method '") + state_->method_name + "'", meta.error());
@@ -456,7 +452,8 @@ int run_pte(const PteRunOptions& options) {
   std::printf("program: %s, method '%s': %zu inputs, %zu outputs, %zu instructions, %zu planned bytes\n",
               options.path.c_str(), session->method_name(), meta.num_inputs(), meta.num_outputs(),
               meta.num_instructions(), session->planned_bytes());
-  std::printf("load: %.3f ms (mmap, verification, method load)\n", session->load_ms());
+  std::printf("load: %.3f ms (program %.3f ms: mapping and full verification; method %.3f ms)\n",
+              session->load_ms(), session->program_load_ms(), session->load_ms() - session->program_load_ms());
 
   session->set_inputs_from(options.inputs_path);
   if (options.inputs_path.empty()) std::printf("no --inputs: every input is ones at its planned shape\n");

@@ -45,6 +45,8 @@ class RuntimeSession {
   size_t planned_bytes() const;
   /// Program load + method load, in milliseconds.
   double load_ms() const { return load_ms_; }
+  /// Program::load alone (from_file: the file is mapped before), in milliseconds.
+  double program_load_ms() const { return program_load_ms_; }
 
   /// The inputs for every following execute: from an .npz (arr_<i> or the
   /// archive's order), or ones at the planned shapes when `inputs_path` is
@@ -61,6 +63,7 @@ class RuntimeSession {
   struct State;
   std::unique_ptr<State> state_;
   double load_ms_ = 0;
+  double program_load_ms_ = 0;
   size_t calls_ = 0;
 };
 
