@@ -16,5 +16,7 @@ for app in kiln_size_minimal kiln_size_portable; do
   bytes=$(stat -c %s "$dir/bin/$app.stripped")
   awk -v app="$app" -v bytes="$bytes" 'BEGIN { printf "  %-20s %8d bytes (%.1f KB)\n", app, bytes, bytes / 1024 }'
 done
+echo
+size "$dir/bin/kiln_size_minimal.stripped" "$dir/bin/kiln_size_portable.stripped"
 echo "  (kiln_size_minimal: runtime core + executor + buffer loader, no kernels;"
 echo "   kiln_size_portable: the same plus every portable kernel)"
