@@ -44,13 +44,14 @@ using Clock = std::chrono::steady_clock;
 
 // ---------------------------------------------------------------- runtime log
 
-/// The last Error line the runtime logged, so that a failure's message says
-/// what the runtime saw (the runtime explains every error with one line).
-std::string g_last_runtime_error;
+/// The Error lines the runtime logged since the last clear, so that a
+/// failure's message says what the runtime saw (the runtime explains every
+/// error with one line; a load with missing kernels logs one per kernel).
+std::vector<std::string> g_runtime_errors;
 
 void capture_log(runtime::LogLevel level, const char* message) {
   if (level == runtime::LogLevel::Error) {
-    g_last_runtime_error = message;
+    if (g_runtime_errors.size() < 64) g_runtime_errors.emplace_back(message);
   } else if (level == runtime::LogLevel::Info) {
     std::fprintf(stderr, "kiln runtime: %s\n", message);
   }
@@ -58,15 +59,17 @@ void capture_log(runtime::LogLevel level, const char* message) {
 
 /// Restores the default sink when the command ends (an error is thrown).
 struct LogCapture {
-  LogCapture() : previous(runtime::set_log_sink(capture_log)) { g_last_runtime_error.clear(); }
+  LogCapture() : previous(runtime::set_log_sink(capture_log)) { g_runtime_errors.clear(); }
   ~LogCapture() { runtime::set_log_sink(previous); }
   runtime::LogSink previous;
 };
 
-/// Throws AotError "<what>: <Error name>: <the runtime's log line>".
+/// Throws AotError "<what>: <Error name>: <the runtime's last log line>",
+/// followed by the lines it logged before that one, one per line.
 [[noreturn]] void fail(const std::string& what, Error error) {
   std::string message = what + ": " + runtime::to_string(error);
-  if (!g_last_runtime_error.empty()) message += ": " + g_last_runtime_error;
+  if (!g_runtime_errors.empty()) message += ": " + g_runtime_errors.back();
+  for (size_t i = 0; i + 1 < g_runtime_errors.size(); ++i) message += "\n    " + g_runtime_errors[i];
   throw aot::AotError(message);
 }
 
@@ -120,7 +123,7 @@ runtime::Method load_method(const runtime::Program& program, const char* name, M
         std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(bytes), memory.method_pool.get());
     memory.manager = std::make_unique<runtime::MemoryManager>(
         memory.method_allocator.get(), memory.planned_memory.get(), memory.temp_allocator.get());
-    g_last_runtime_error.clear();
+    g_runtime_errors.clear();
     auto method = program.load_method(name, memory.manager.get());
     if (method.ok()) return std::move(method.get());
     if (method.error() != Error::MemoryAllocationFailed || bytes * 2 > kMaxMethodPoolBytes) {
@@ -303,7 +306,7 @@ Inputs make_inputs(const runtime::MethodMeta& meta, const std::string& inputs_pa
 
 void apply_inputs(runtime::Method& method, const Inputs& inputs) {
   for (size_t i = 0; i < inputs.values.size(); ++i) {
-    g_last_runtime_error.clear();
+    g_runtime_errors.clear();
     check(method.set_input(inputs.values[i], i), "input " + std::to_string(i));
   }
 }
@@ -348,7 +351,7 @@ void print_times(const std::vector<double>& times, int warmup) {
 
 const char* method_to_run(const runtime::Program& program) {
   if (program.method_meta("forward").ok()) return "forward";
-  g_last_runtime_error.clear();
+  g_runtime_errors.clear();
   auto name = program.get_method_name(0);
   if (!name.ok()) fail("the program has no method", name.error());
   return *name;
@@ -431,7 +434,7 @@ void RuntimeSession::set_inputs(std::vector<aot::HostTensor> tensors) {
 double RuntimeSession::execute() {
   LogCapture log;
   apply_inputs(*state_->method, state_->inputs);
-  g_last_runtime_error.clear();
+  g_runtime_errors.clear();
   const auto start = Clock::now();
   const Error error = state_->method->execute();
   const double took = milliseconds_since(start);
