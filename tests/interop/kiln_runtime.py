@@ -50,7 +50,10 @@ def kiln_run(kiln, pte, inputs_npz, output_npz, iterations, warmup, timeout):
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"kiln run did not finish in {timeout} s") from None
     if done.returncode != 0:
-        raise RuntimeError(f"kiln run exited {done.returncode}: {first_line(done.stderr or done.stdout)}")
+        lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+        # The first line says what failed; the indented ones after it name each cause (e.g. every
+        # missing kernel).
+        raise RuntimeError(f"kiln run exited {done.returncode}: {' / '.join(lines[:6]) or 'no message'}")
     load, execute = LOAD_LINE.search(done.stdout), EXECUTE_LINE.search(done.stdout)
     if load is None or execute is None:
         raise RuntimeError("kiln run printed no load or execute time")
