@@ -48,7 +48,9 @@ Error allocation_failed(const DemoHandle& handle, const char* what, size_t bytes
 Error allocate_values(MemoryAllocator* allocator, DemoHandle* handle) {
   const DemoProgram& program = handle->program;
   handle->values = allocator->allocateList<float*>(program.num_values());
-  if (handle->values == nullptr) return allocation_failed(*handle, "the value table", sizeof(float*) * program.num_values());
+  if (handle->values == nullptr) {
+    return allocation_failed(*handle, "the value table", sizeof(float*) * program.num_values());
+  }
   handle->constants = allocator->allocateList<FreeableBuffer>(program.num_constants());
   if (handle->constants == nullptr) {
     return allocation_failed(*handle, "the constant table", sizeof(FreeableBuffer) * program.num_constants());

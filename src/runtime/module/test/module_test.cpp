@@ -80,7 +80,8 @@ TEST_P(ModuleForwardTest, RunsAFixtureWithTheInterpretersResults) {
   EXPECT_NE(module.method("forward"), nullptr);
 }
 
-INSTANTIATE_TEST_SUITE_P(LoadModes, ModuleForwardTest, ::testing::Values(Module::LoadMode::Mmap, Module::LoadMode::File),
+INSTANTIATE_TEST_SUITE_P(LoadModes, ModuleForwardTest,
+                         ::testing::Values(Module::LoadMode::Mmap, Module::LoadMode::File),
                          [](const auto& info) { return info.param == Module::LoadMode::Mmap ? "Mmap" : "File"; });
 
 TEST(ModuleTest, AMissingFileIsNotFound) {
@@ -118,7 +119,9 @@ TEST(ModuleTest, AnUnknownMethodIsNotFound) {
 
 TEST(ModuleTest, WrongInputsAreRefused) {
   Module module(mlp_pte_path());
+  LogCapture log;
   EXPECT_EQ(module.forward({}).error(), Error::InvalidArgument);
+  EXPECT_THAT(log.lines(), HasSubstr("0 inputs given, the method takes 1"));
 }
 
 TEST(MallocMemoryAllocatorTest, AlignsEveryBlockAndFreesThemAll) {
