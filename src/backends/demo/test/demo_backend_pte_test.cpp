@@ -126,6 +126,8 @@ struct FixtureFile {
   std::string file;
 };
 
+void PrintTo(const FixtureFile& f, std::ostream* out) { *out << f.fixture << "/" << f.file; }
+
 std::vector<FixtureFile> fixture_files() {
   std::vector<FixtureFile> result;
   for (const auto& fixture : aot::testing::fixture_manifest().at("fixtures")) {

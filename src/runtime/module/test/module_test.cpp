@@ -10,9 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "aot/delegate/backend_api.h"
+#include "aot/delegate/canonical_partitioners.h"
 #include "aot/emit/to_executorch.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/import/testing/golden_fixtures.h"
+#include "aot/ir/graph_builder.h"
 #include "runtime/backend/test/backend_test_util.h"
 #include "runtime/module/malloc_memory_allocator.h"
 #include "runtime/module/module.h"
@@ -83,6 +86,43 @@ TEST_P(ModuleForwardTest, RunsAFixtureWithTheInterpretersResults) {
 INSTANTIATE_TEST_SUITE_P(LoadModes, ModuleForwardTest,
                          ::testing::Values(Module::LoadMode::Mmap, Module::LoadMode::File),
                          [](const auto& info) { return info.param == Module::LoadMode::Mmap ? "Mmap" : "File"; });
+
+HostTensor ramp(const std::vector<int64_t>& sizes, float start, float step) {
+  HostTensor t = HostTensor::zeros(aot::ScalarType::Float, sizes);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = start + step * static_cast<float>(i);
+  return t;
+}
+
+// relu(x * w) @ m + 1: the elementwise ops on DemoBackend (w in the file's
+// named data), the mm on the portable kernels. Module's teardown destroys the
+// delegates (unmapping their named data) before it frees their memory.
+TEST(ModuleTest, RunsAProgramWithDemoBackendDelegates) {
+  aot::GraphBuilder b;
+  aot::Node* x = b.input("x", aot::f32({2, 3}));
+  aot::Node* w = b.parameter("w", ramp({2, 3}, -1.0f, 0.5f));
+  aot::Node* m = b.parameter("m", ramp({3, 3}, 0.25f, -0.125f));
+  aot::Node* y = b.call("aten::relu", {b.call("aten::mul.Tensor", {x, w})});
+  b.output({b.call("aten::add.Tensor", {b.call("aten::mm", {y, m}), 1.0})});
+  aot::ExportedProgram program = aot::to_backend(std::move(b).build(), aot::CapabilityPartitioner("DemoBackend"));
+  ASSERT_EQ(aot::get_lowered_backend_modules(program).size(), 2u);
+  const std::string path = write_temp_file("module_test_demo.pte", aot::to_executorch(program).buffer);
+
+  const HostTensor input = ramp({2, 3}, -0.75f, 0.5f);
+  const aot::PyTree expected = aot::call_program(program, aot::PyTree::tuple({aot::PyTree::make_leaf(input)}));
+  for (Module::LoadMode mode : {Module::LoadMode::Mmap, Module::LoadMode::File}) {
+    Module module(path, mode);
+    ASSERT_EQ(module.load(), Error::Ok);
+    EXPECT_GT(module.program()->get_num_keys(), 0u);
+    Result<MethodMeta> meta = module.method_meta("forward");
+    ASSERT_TRUE(meta.ok());
+    EXPECT_TRUE(meta->uses_backend("DemoBackend"));
+    const OwnedTensor tensor(input);
+    Result<std::vector<EValue>> outputs = module.forward({tensor.value()});
+    ASSERT_TRUE(outputs.ok()) << to_string(outputs.error());
+    ASSERT_EQ(outputs->size(), 1u);
+    aot::testing::expect_close(testing::to_host((*outputs)[0], "output"), std::get<HostTensor>(expected.leaf), "output");
+  }
+}
 
 TEST(ModuleTest, AMissingFileIsNotFound) {
   const std::string path = ::testing::TempDir() + "module_test_no_such_file.pte";
