@@ -65,6 +65,7 @@ class RuntimeRunner {
   }
 
   const runtime::Program& program() const { return *program_; }
+  size_t method_bytes_used() const { return method_allocator_.used_size(); }
 
   /// Runs one call; every output as a HostTensor.
   std::vector<HostTensor> run(const std::vector<aot::Value>& inputs) {
@@ -155,7 +156,9 @@ TEST_P(DemoBackendPteTest, RunsOnTheRuntimeWithTheInterpretersResults) {
   const bool dynamic = p.fixture == "dynamic_batch" || p.fixture == "conv1d_net";
   EXPECT_EQ(delegates > 0, !dynamic) << delegates << " delegates";
 
-  // Case after case on one method: mutated buffers carry over on both sides.
+  // Case after case on one method: mutated buffers carry over on both sides,
+  // and nothing is taken from the method allocator after load.
+  const size_t loaded_bytes = runner.method_bytes_used();
   const auto& fixtures = aot::testing::fixture_manifest().at("fixtures");
   const auto fixture =
       std::find_if(fixtures.begin(), fixtures.end(), [&](const auto& f) { return f.at("name") == p.fixture; });
@@ -169,6 +172,7 @@ TEST_P(DemoBackendPteTest, RunsOnTheRuntimeWithTheInterpretersResults) {
       aot::testing::expect_close(actual[i], expected[i], p.fixture + " " + name + " output " + std::to_string(i));
     }
   }
+  EXPECT_EQ(runner.method_bytes_used(), loaded_bytes);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, DemoBackendPteTest, ::testing::ValuesIn(fixture_files()), [](const auto& info) {
