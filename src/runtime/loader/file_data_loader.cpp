@@ -41,6 +41,11 @@ Result<FileDataLoader> FileDataLoader::from(const char* path, size_t alignment) 
     ::close(fd);
     return Error::AccessFailed;
   }
+  if (!S_ISREG(st.st_mode)) {
+    KILN_LOG(Error, "FileDataLoader: '%s' is not a regular file", path);
+    ::close(fd);
+    return Error::AccessFailed;
+  }
   return FileDataLoader(fd, static_cast<size_t>(st.st_size), alignment);
 }
 

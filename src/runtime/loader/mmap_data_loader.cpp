@@ -48,6 +48,11 @@ Result<MmapDataLoader> MmapDataLoader::from(const char* path) {
     ::close(fd);
     return Error::AccessFailed;
   }
+  if (!S_ISREG(st.st_mode)) {
+    KILN_LOG(Error, "MmapDataLoader: '%s' is not a regular file", path);
+    ::close(fd);
+    return Error::AccessFailed;
+  }
   return MmapDataLoader(fd, static_cast<size_t>(st.st_size), static_cast<size_t>(page_size));
 }
 
