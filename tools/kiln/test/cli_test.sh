@@ -135,6 +135,14 @@ expect "run Kiln's buffer_mutation.pte" 0 "wrote" -- run "$scratch/kiln_buffer_m
   --inputs "$fixtures/buffer_mutation/case0.inputs.npz" --output "$scratch/kiln_buffer_mutation.npz"
 compare "Kiln's buffer_mutation.pte" "$scratch/kiln_buffer_mutation.npz" "$fixtures/buffer_mutation/case0.expected.npz" \
   output_0=output_0
+# Kiln-written programs with DemoBackend delegates: the blobs run on DemoBackend's runtime half.
+for name in buffer_mutation small_cnn mlp; do
+  expect "lower $name to DemoBackend" 0 "Wrote $scratch/demo_$name.pte" -- \
+    lower "$fixtures/$name/model.core.pt2" --backend DemoBackend -o "$scratch/demo_$name.pte"
+  expect "run $name's DemoBackend .pte" 0 "wrote $scratch/demo_$name.npz" -- \
+    run "$scratch/demo_$name.pte" --inputs "$fixtures/$name/case0.inputs.npz" --output "$scratch/demo_$name.npz"
+  compare "$name's DemoBackend .pte" "$scratch/demo_$name.npz" "$fixtures/$name/case0.expected.npz" output_0=output_0
+done
 # Bad input to kiln run on a .pte: each is named.
 expect "run .pte wrong input count" 1 "add.inputs.npz holds 2 arrays, but the program takes 1 inputs" -- \
   run "$pte/linear.pte" --inputs "$pte/add.inputs.npz"
