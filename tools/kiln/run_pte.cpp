@@ -159,20 +159,18 @@ std::string describe_info(const TensorInfo& info) {
   return std::string(runtime::short_name(info.scalar_type())) + "[" + join(info.sizes()) + "]";
 }
 
-std::string describe_sizes(const aot::HostTensor& tensor) { return tensor.describe(); }
-
 /// Throws unless `tensor` fits input `index` of the method (dtype, rank, and
 /// sizes: equal for a static input, at most the planned bound for a dynamic one).
 void check_input(size_t index, const TensorInfo& info, const aot::HostTensor& tensor) {
   const std::string name = "input " + std::to_string(index);
   if (tensor.dtype() != info.scalar_type()) {
     throw aot::AotError(name + " must be " + runtime::short_name(info.scalar_type()) + " (" + describe_info(info) +
-                        "), got " + runtime::short_name(tensor.dtype()) + " (" + describe_sizes(tensor) + ")");
+                        "), got " + runtime::short_name(tensor.dtype()) + " (" + tensor.describe() + ")");
   }
   if (tensor.rank() != info.sizes().size()) {
     throw aot::AotError(name + " must have " + std::to_string(info.sizes().size()) + " dimensions (" +
                         describe_info(info) + "), got " + std::to_string(tensor.rank()) + " (" +
-                        describe_sizes(tensor) + ")");
+                        tensor.describe() + ")");
   }
   const bool dynamic = info.shape_dynamism() != runtime::TensorShapeDynamism::Static;
   for (size_t d = 0; d < tensor.rank(); ++d) {
@@ -180,13 +178,13 @@ void check_input(size_t index, const TensorInfo& info, const aot::HostTensor& te
     const int64_t got = tensor.sizes()[d];
     if (!dynamic && got != want) {
       throw aot::AotError(name + " dim " + std::to_string(d) + " must be " + std::to_string(want) + " (" +
-                          describe_info(info) + "), got " + std::to_string(got) + " (" + describe_sizes(tensor) +
+                          describe_info(info) + "), got " + std::to_string(got) + " (" + tensor.describe() +
                           ")");
     }
     if (dynamic && got > want) {
       throw aot::AotError(name + " dim " + std::to_string(d) + " must be at most " + std::to_string(want) + " (" +
                           describe_info(info) + " are the planned upper bounds), got " + std::to_string(got) +
-                          " (" + describe_sizes(tensor) + ")");
+                          " (" + tensor.describe() + ")");
     }
   }
   if (!runtime::is_contiguous_dim_order(info.dim_order())) {
@@ -274,10 +272,11 @@ std::vector<aot::HostTensor> order_arrays(std::vector<std::pair<std::string, aot
   return ordered;
 }
 
-Inputs make_inputs(const runtime::MethodMeta& meta, const std::string& inputs_path) {
+/// The method's inputs from `arrays` (one per input, in order; checked), or
+/// ones at the planned shapes when `arrays` is empty.
+Inputs make_inputs(const runtime::MethodMeta& meta, std::vector<aot::HostTensor> arrays) {
   const size_t count = meta.num_inputs();
-  std::vector<aot::HostTensor> arrays;
-  if (!inputs_path.empty()) arrays = order_arrays(aot::read_npz(inputs_path), count, inputs_path);
+  const bool given = !arrays.empty();
   Inputs inputs;
   for (size_t i = 0; i < count; ++i) {
     auto tag = meta.input_tag(i);
@@ -287,7 +286,7 @@ Inputs make_inputs(const runtime::MethodMeta& meta, const std::string& inputs_pa
       continue;
     }
     if (*tag != Tag::Tensor) {
-      if (inputs_path.empty()) {
+      if (!given) {
         throw aot::AotError("input " + std::to_string(i) + " is a " + runtime::to_string(*tag) +
                             "; pass it with --inputs (a 0-dim array)");
       }
@@ -296,7 +295,7 @@ Inputs make_inputs(const runtime::MethodMeta& meta, const std::string& inputs_pa
     }
     auto info = meta.input_tensor_meta(i);
     if (!info.ok()) fail("input " + std::to_string(i), info.error());
-    aot::HostTensor host = inputs_path.empty() ? ones(*info) : std::move(arrays[i]);
+    aot::HostTensor host = given ? std::move(arrays[i]) : ones(*info);
     check_input(i, *info, host);
     inputs.tensors.push_back(wrap(std::move(host), *info));
     inputs.values.emplace_back(runtime::Tensor(inputs.tensors.back()->impl.get()));
@@ -410,25 +409,21 @@ size_t RuntimeSession::planned_bytes() const {
 }
 
 void RuntimeSession::set_inputs_from(const std::string& inputs_path) {
-  state_->inputs = make_inputs(method_meta(), inputs_path);
+  LogCapture log;
+  const runtime::MethodMeta meta = method_meta();
+  std::vector<aot::HostTensor> arrays;
+  if (!inputs_path.empty()) arrays = order_arrays(aot::read_npz(inputs_path), meta.num_inputs(), inputs_path);
+  state_->inputs = make_inputs(meta, std::move(arrays));
 }
 
 void RuntimeSession::set_inputs(std::vector<aot::HostTensor> tensors) {
+  LogCapture log;
   const runtime::MethodMeta meta = method_meta();
   if (tensors.size() != meta.num_inputs()) {
     throw aot::AotError(std::to_string(tensors.size()) + " inputs given, but the method takes " +
                         std::to_string(meta.num_inputs()));
   }
-  LogCapture log;
-  Inputs inputs;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    auto info = meta.input_tensor_meta(i);
-    if (!info.ok()) fail("input " + std::to_string(i), info.error());
-    check_input(i, *info, tensors[i]);
-    inputs.tensors.push_back(wrap(std::move(tensors[i]), *info));
-    inputs.values.emplace_back(runtime::Tensor(inputs.tensors.back()->impl.get()));
-  }
-  state_->inputs = std::move(inputs);
+  state_->inputs = make_inputs(meta, std::move(tensors));
 }
 
 double RuntimeSession::execute() {

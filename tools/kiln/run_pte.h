@@ -52,7 +52,7 @@ class RuntimeSession {
   /// archive's order), or ones at the planned shapes when `inputs_path` is
   /// empty. Checked against MethodMeta (dtype, rank, sizes, count).
   void set_inputs_from(const std::string& inputs_path);
-  /// The inputs from tensors (all inputs must be tensors).
+  /// The inputs from host tensors, one per input in order (checked as above).
   void set_inputs(std::vector<aot::HostTensor> tensors);
   /// Sets the inputs, runs the method once; returns the execute time in ms.
   double execute();
