@@ -25,10 +25,10 @@ struct PteRunOptions {
 /// Loads, runs and prints; throws AotError naming what was wrong.
 int run_pte(const PteRunOptions& options);
 
-/// A .pte loaded on the runtime (full verification, the portable kernels
-/// registered), its method ('forward', else the only one) loaded into
-/// malloc'd memory. Every failure throws AotError with the runtime's Error
-/// and the line it logged.
+/// A .pte loaded on the runtime (full verification; the portable and prim
+/// kernels and DemoBackend are linked in), its method ('forward', else the
+/// first one) loaded into malloc'd memory. Every failure throws AotError with
+/// the runtime's Error and the lines it logged.
 class RuntimeSession {
  public:
   static std::unique_ptr<RuntimeSession> from_file(const std::string& path);

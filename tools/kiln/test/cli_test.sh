@@ -154,6 +154,7 @@ expect "run .pte wrong static size" 1 "input 0 dim 1 must be 8 (f32[2, 8]), got 
   run "$pte/linear.pte" --inputs "$pte/two_outputs.inputs.npz"
 expect "run .pte dynamic size past its bound" 1 "input 0 dim 1 must be at most 4 (f32[8, 4] are the planned upper bounds), got 16 (f32[2, 16])" -- \
   run "$pte/dynamic_batch.pte" --inputs "$fixtures/mlp/case0.inputs.npz"
+expect "run .pte inputs not an npz" 1 "not a zip archive" -- run "$pte/add.pte" --inputs "$scratch/text.pt2"
 expect "run a missing .pte" 1 "nonexistent.pte: cannot open" -- run "$scratch/nonexistent.pte"
 head -c 1000 "$pte/small_conv_net.pte" > "$scratch/truncated_net.pte"
 expect "run a truncated .pte" 1 "truncated_net.pte' is not a program Kiln can load: InvalidProgram" -- run "$scratch/truncated_net.pte"
