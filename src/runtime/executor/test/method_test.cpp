@@ -356,6 +356,35 @@ TEST(MethodState, BufferMutationPersistsAcrossExecutes) {
   expect_matches(second[0], expected.at("call1_output_0"), "second call");
 }
 
+TEST(MethodState, ExecuteTakesNoMethodMemoryAndLeavesTheTempAllocatorEmpty) {
+  ExecutorchFile file("small_conv_net.pte");
+  ASSERT_TRUE(file.method);
+  const std::vector<HostTensor> x = npz_tensors(kPteDir + "small_conv_net.inputs.npz");
+  const size_t method_bytes = file.memory->method_allocator->used_size();
+  for (int call = 0; call < 3; ++call) {
+    run(*file.method, x);
+    EXPECT_EQ(file.memory->method_allocator->used_size(), method_bytes);
+    EXPECT_EQ(file.memory->temp_allocator->used_size(), 0u);
+  }
+}
+
+TEST(MethodState, AMutatedInputIsAnOutputAndTheCallersTensorIsUntouched) {
+  ExecutorchFile file("input_mutation.pte");  // x.add_(y); return x * 2 -> outputs (x after, x * 2)
+  ASSERT_TRUE(file.method);
+  InputTensor x(filled(ScalarType::Float, {2, 3}, 1.0f));
+  InputTensor y(filled(ScalarType::Float, {2, 3}, 2.0f));
+  ASSERT_EQ(file.method->set_input(x.value(), 0), Error::Ok);
+  ASSERT_EQ(file.method->set_input(y.value(), 1), Error::Ok);
+  ASSERT_EQ(file.method->execute(), Error::Ok);
+  ASSERT_EQ(file.method->outputs_size(), 2u);
+  EXPECT_EQ(to_host(file.method->get_output(0).toTensor()).to_doubles(), std::vector<double>(6, 3.0));
+  EXPECT_EQ(to_host(file.method->get_output(1).toTensor()).to_doubles(), std::vector<double>(6, 6.0));
+  EXPECT_EQ(to_host(x.value().toTensor()).to_doubles(), std::vector<double>(6, 1.0));  // copied in, not aliased
+  EValue outputs[2];
+  ASSERT_EQ(file.method->get_outputs(outputs, 2), Error::Ok);
+  EXPECT_EQ(outputs[1].toTensor().const_data_ptr(), file.method->get_output(1).toTensor().const_data_ptr());
+}
+
 // ---- dynamic shapes and bad inputs ------------------------------------------------
 
 TEST(MethodInputs, DynamicBatchWithinBoundsResizesTheOutput) {
