@@ -192,6 +192,11 @@ Error parse_tensor(const fb::Tensor* t, size_t index, const TensorSource& source
       return Error::InvalidProgram;
     }
   }
+  if (nbytes / element_size(type) > static_cast<size_t>(INT32_MAX)) {
+    KILN_LOG(Error, "Method::load: value %zu: tensor of %zu elements is too large (strides are 32-bit)", index,
+             nbytes / element_size(type));
+    return Error::NotSupported;
+  }
   MemoryAllocator* allocator = source.method_allocator;
   // A static tensor's shape never changes: it stays in the flatbuffer.
   auto* sizes = const_cast<SizesType*>(dim == 0 ? nullptr : t->sizes()->data());

@@ -9,6 +9,8 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -77,11 +79,12 @@ struct LoadedProgram {
   size_t num_planned() const { return plan()->non_const_buffer_sizes()->size() - 1; }
 };
 
-std::unique_ptr<LoadedProgram> load_program(std::vector<uint8_t> bytes) {
+std::unique_ptr<LoadedProgram> load_program(std::vector<uint8_t> bytes,
+                                            Program::Verification verification = Program::Verification::InternalConsistency) {
   auto loaded = std::make_unique<LoadedProgram>();
   loaded->bytes = std::move(bytes);
   loaded->loader = std::make_unique<BufferDataLoader>(loaded->bytes.data(), loaded->bytes.size());
-  Result<Program> program = Program::load(loaded->loader.get(), Program::Verification::InternalConsistency);
+  Result<Program> program = Program::load(loaded->loader.get(), verification);
   if (!program.ok()) {
     ADD_FAILURE() << "Program::load: " << to_string(program.error());
     return nullptr;
@@ -498,9 +501,8 @@ TEST(MethodMemory, TooFewOrTooSmallPlannedBuffersAreInvalidArgument) {
 
 // ---- kernels --------------------------------------------------------------------
 
-/// `file` from tests/fixtures/pte with operator `index` renamed, re-serialized.
-std::vector<uint8_t> with_renamed_operators(const std::string& file,
-                                            const std::vector<std::pair<size_t, std::string>>& renames) {
+/// `file` from tests/fixtures/pte, changed by `edit`, re-serialized.
+std::vector<uint8_t> rewritten(const std::string& file, const std::function<void(fb::ExecutionPlanT&)>& edit) {
   aot::pte::PteFile original = aot::pte::read_pte_file(kPteDir + file);
   const std::vector<uint64_t> offsets = original.program->constant_segment->offsets;
   const auto constants = offsets.size() > 1 ? original.segment(original.program->constant_segment->segment_index)
@@ -511,12 +513,54 @@ std::vector<uint8_t> with_renamed_operators(const std::string& file,
     const size_t end = i + 1 < offsets.size() ? offsets[i + 1] : constants.size();
     input.constant_data.push_back(constants.subspan(offsets[i], end - offsets[i]));
   }
-  for (const auto& [index, name] : renames) {
-    auto& op = *input.program.execution_plan[0]->operators.at(index);
-    op.name = name.substr(0, name.find('.'));
-    op.overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
-  }
+  edit(*input.program.execution_plan[0]);
   return aot::pte::serialize_pte(input);
+}
+
+/// `file` with operator `index` renamed ("ns::op.overload").
+std::vector<uint8_t> with_renamed_operators(const std::string& file,
+                                            const std::vector<std::pair<size_t, std::string>>& renames) {
+  return rewritten(file, [&](fb::ExecutionPlanT& plan) {
+    for (const auto& [index, name] : renames) {
+      auto& op = *plan.operators.at(index);
+      op.name = name.substr(0, name.find('.'));
+      op.overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
+    }
+  });
+}
+
+TEST(MethodInputs, APrimInputMustEqualTheProgramsValue) {
+  // add.pte's alpha, Int(1), made a third input.
+  const auto program = load_program(rewritten("add.pte", [](fb::ExecutionPlanT& plan) {
+    for (size_t v = 0; v < plan.values.size(); ++v) {
+      if (plan.values[v]->val.AsInt() != nullptr) plan.inputs.push_back(static_cast<int32_t>(v));
+    }
+    ASSERT_EQ(plan.inputs.size(), 3u);
+  }));
+  ASSERT_NE(program, nullptr);
+  Memory memory(*program);
+  Result<Method> method = load_method(*program, memory);
+  ASSERT_TRUE(method.ok());
+  LogCapture log;
+  EXPECT_EQ(method->set_input(EValue(int64_t{2}), 2), Error::InvalidArgument);
+  EXPECT_THAT(log.text(), HasSubstr("input 2 must equal the Int the program was exported with"));
+  EXPECT_EQ(method->set_input(EValue(1.0), 2), Error::InvalidArgument);
+  EXPECT_EQ(method->set_input(EValue(int64_t{1}), 2), Error::Ok);
+}
+
+TEST(MethodMemory, APlannedTensorOutsideItsArenaIsInvalidArgument) {
+  // small_conv_net's arena is 3456 bytes; move the input (value 9) to its end.
+  const auto program = load_program(rewritten("small_conv_net.pte",
+                                              [](fb::ExecutionPlanT& plan) {
+                                                plan.values.at(9)->val.AsTensor()->allocation_info->memory_offset_low =
+                                                    3400;
+                                              }),
+                                    Program::Verification::Minimal);
+  ASSERT_NE(program, nullptr);
+  Memory memory(*program);
+  LogCapture log;
+  EXPECT_EQ(load_method(*program, memory).error(), Error::InvalidArgument);
+  EXPECT_THAT(log.text(), HasSubstr("value 9: 768 bytes at offset 3400 of planned buffer 1 do not fit"));
 }
 
 TEST(MethodKernels, EveryMissingKernelIsLoggedBeforeOperatorMissing) {
