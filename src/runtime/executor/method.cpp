@@ -802,8 +802,12 @@ Error Method::set_input(const EValue& input, size_t index) {
     return Error::InvalidArgument;
   }
   const int32_t value_index = plan_->inputs()->Get(static_cast<flatbuffers::uoffset_t>(index));
-  if (values_[value_index].isTensor()) {
-    const fb::Tensor* declared = plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index))->val_as_Tensor();
+  const fb::Tensor* declared = plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index))->val_as_Tensor();
+  if (declared != nullptr) {
+    if (!values_[value_index].isTensor()) {  // a MoveCall put something else there
+      KILN_LOG(Error, "Method::set_input: input %zu no longer holds its tensor", index);
+      return Error::InvalidState;
+    }
     KILN_TRY(set_tensor_input(input, index, declared, values_[value_index].toTensor()));
   } else {
     KILN_TRY(check_prim_input(input, index, values_[value_index]));
@@ -901,12 +905,12 @@ Error Method::set_output_data_ptr(void* buffer, size_t size, size_t output_index
     return Error::InvalidArgument;
   }
   const int32_t value_index = plan_->outputs()->Get(static_cast<flatbuffers::uoffset_t>(output_index));
-  if (!values_[value_index].isTensor()) {
+  const fb::Tensor* declared = plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index))->val_as_Tensor();
+  if (declared == nullptr || !values_[value_index].isTensor()) {
     KILN_LOG(Error, "Method::set_output_data_ptr: output %zu is a %s, not a Tensor", output_index,
              to_string(values_[value_index].tag()));
     return Error::InvalidArgument;
   }
-  const fb::Tensor* declared = plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index))->val_as_Tensor();
   if (declared->allocation_info() != nullptr || declared->data_buffer_idx() != 0) {
     KILN_LOG(Error, "Method::set_output_data_ptr: output %zu is memory planned or constant; its data stays where it is",
              output_index);

@@ -548,6 +548,38 @@ TEST(MethodInputs, APrimInputMustEqualTheProgramsValue) {
   EXPECT_EQ(method->set_input(EValue(int64_t{1}), 2), Error::Ok);
 }
 
+TEST(MethodInputs, UnplannedInputsAreSharedAndUnplannedOutputsWrittenWhereTheCallerSays) {
+  // add.pte with input 0 (value 0) and the output (value 2) left out of the plan.
+  const auto program = load_program(rewritten("add.pte", [](fb::ExecutionPlanT& plan) {
+    plan.values.at(0)->val.AsTensor()->allocation_info.reset();
+    plan.values.at(2)->val.AsTensor()->allocation_info.reset();
+  }));
+  ASSERT_NE(program, nullptr);
+  Memory memory(*program);
+  Result<Method> method = load_method(*program, memory);
+  ASSERT_TRUE(method.ok());
+  InputTensor x(filled(ScalarType::Float, {2, 3}, 1.0f));
+  InputTensor y(filled(ScalarType::Float, {2, 3}, 2.0f));
+  ASSERT_EQ(method->set_input(x.value(), 0), Error::Ok);
+  ASSERT_EQ(method->set_input(y.value(), 1), Error::Ok);
+  EXPECT_EQ(method->get_input(0).toTensor().const_data_ptr(), x.value().toTensor().const_data_ptr());  // shared
+  EXPECT_NE(method->get_input(1).toTensor().const_data_ptr(), y.value().toTensor().const_data_ptr());  // copied
+  LogCapture log;
+  EXPECT_EQ(method->execute(), Error::InvalidArgument);  // the output has nowhere to go yet
+  float out[6] = {};
+  EXPECT_EQ(method->set_output_data_ptr(out, 5 * sizeof(float), 0), Error::InvalidArgument);
+  EXPECT_THAT(log.text(), HasSubstr("output 0 needs 24 bytes, the buffer has 20"));
+  ASSERT_EQ(method->set_output_data_ptr(out, sizeof out, 0), Error::Ok);
+  ASSERT_EQ(method->execute(), Error::Ok);
+  EXPECT_EQ(std::vector<float>(out, out + 6), std::vector<float>(6, 3.0f));
+  EXPECT_EQ(method->set_output_data_ptr(out, sizeof out, 1), Error::InvalidArgument);
+
+  ExecutorchFile planned("add.pte");
+  ASSERT_TRUE(planned.method);
+  EXPECT_EQ(planned.method->set_output_data_ptr(out, sizeof out, 0), Error::InvalidState);
+  EXPECT_THAT(log.text(), HasSubstr("output 0 is memory planned"));
+}
+
 TEST(MethodMemory, APlannedTensorOutsideItsArenaIsInvalidArgument) {
   // small_conv_net's arena is 3456 bytes; move the input (value 9) to its end.
   const auto program = load_program(rewritten("small_conv_net.pte",
