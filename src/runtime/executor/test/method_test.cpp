@@ -699,12 +699,18 @@ CountingBackend& counting_backend(const char* name) {
 
 /// mlp lowered with `partitioner`; each delegate's backend id replaced by
 /// `backend_id` if it is not empty.
-std::vector<uint8_t> delegated_mlp(const aot::Partitioner& partitioner, const std::string& backend_id = "") {
+/// `inline_blobs`: the blobs stay in the flatbuffer instead of segments.
+std::vector<uint8_t> delegated_mlp(const aot::Partitioner& partitioner, const std::string& backend_id = "",
+                                   bool inline_blobs = false) {
   const aot::ExportedProgram program = aot::to_backend(load_fixture("mlp", "model.core.pt2"), partitioner);
   aot::ExecutorchProgram lowered = aot::to_executorch(program);
-  if (backend_id.empty()) return lowered.buffer;
-  for (auto& delegate : lowered.emitted.program.program.execution_plan[0]->delegates) delegate->id = backend_id;
-  return aot::pte::serialize_pte(lowered.emitted.program);
+  if (backend_id.empty() && !inline_blobs) return lowered.buffer;
+  for (auto& delegate : lowered.emitted.program.program.execution_plan[0]->delegates) {
+    if (!backend_id.empty()) delegate->id = backend_id;
+  }
+  aot::pte::SerializeOptions options;
+  options.extract_delegate_segments = !inline_blobs;
+  return aot::pte::serialize_pte(lowered.emitted.program, options);
 }
 
 void set_inputs_of_ones(const LoadedProgram& program, Method& method, std::vector<std::unique_ptr<InputTensor>>& owned) {
@@ -727,24 +733,29 @@ TEST(MethodDelegates, AnUnregisteredBackendIsNotFoundAndNamed) {
   EXPECT_THAT(log.text(), HasSubstr("delegate 0: backend 'NoSuchBackend' is not registered"));
 }
 
-TEST(MethodDelegates, ADelegateCallRunsItsBackend) {
+TEST(MethodDelegates, ADelegateCallRunsItsBackendWithItsBlobInASegmentOrInline) {
   CountingBackend& backend = counting_backend(aot::testing::kAllOps);
-  const auto program = load_program(delegated_mlp(aot::AllNodePartitioner(aot::testing::kAllOps)));
-  ASSERT_NE(program, nullptr);
-  backend = CountingBackend();
-  {
-    Memory memory(*program);
-    Result<Method> method = load_method(*program, memory);
-    ASSERT_TRUE(method.ok()) << to_string(method.error());
-    EXPECT_EQ(backend.inits, 1);
-    std::vector<std::unique_ptr<InputTensor>> inputs;
-    set_inputs_of_ones(*program, *method, inputs);
-    EXPECT_EQ(method->execute(), Error::Ok);
-    EXPECT_EQ(method->execute(), Error::Ok);
-    EXPECT_EQ(backend.executes, 2);
-    EXPECT_EQ(backend.destroys, 0);
+  for (const bool inline_blobs : {false, true}) {
+    SCOPED_TRACE(inline_blobs ? "inline" : "segment");
+    const auto program = load_program(delegated_mlp(aot::AllNodePartitioner(aot::testing::kAllOps), "", inline_blobs));
+    ASSERT_NE(program, nullptr);
+    ASSERT_EQ(program->plan()->delegates()->Get(0)->processed()->location(),
+              inline_blobs ? fb::DataLocation::INLINE : fb::DataLocation::SEGMENT);
+    backend = CountingBackend();
+    {
+      Memory memory(*program);
+      Result<Method> method = load_method(*program, memory);
+      ASSERT_TRUE(method.ok()) << to_string(method.error());
+      EXPECT_EQ(backend.inits, 1);
+      std::vector<std::unique_ptr<InputTensor>> inputs;
+      set_inputs_of_ones(*program, *method, inputs);
+      EXPECT_EQ(method->execute(), Error::Ok);
+      EXPECT_EQ(method->execute(), Error::Ok);
+      EXPECT_EQ(backend.executes, 2);
+      EXPECT_EQ(backend.destroys, 0);
+    }
+    EXPECT_EQ(backend.destroys, 1);
   }
-  EXPECT_EQ(backend.destroys, 1);
 }
 
 TEST(MethodDelegates, EachIsInitialisedOnceAndDestroyedWithTheMethod) {
