@@ -661,7 +661,7 @@ TEST(MethodKernels, AKernelFailureNamesTheInstructionAndOperator) {
 /// destroy; refuses the init numbered `refuse_init` (1-based; 0 never).
 class CountingBackend final : public BackendInterface {
  public:
-  bool is_available() const override { return true; }
+  bool is_available() const override { return available; }
   Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
                                Span<const CompileSpec>) const override {
     ++inits;
@@ -684,6 +684,7 @@ class CountingBackend final : public BackendInterface {
   }
   mutable int inits = 0, executes = 0, destroys = 0;
   int refuse_init = 0;
+  bool available = true;
 };
 
 /// The counting backend registered under `name` (once per name).
@@ -774,6 +775,20 @@ TEST(MethodDelegates, EachIsInitialisedOnceAndDestroyedWithTheMethod) {
     EXPECT_EQ(backend.destroys, 0);
   }
   EXPECT_EQ(backend.destroys, static_cast<int>(delegates));
+}
+
+TEST(MethodDelegates, AnUnavailableBackendIsNotSupportedAndNamed) {
+  CountingBackend& backend = counting_backend(aot::testing::kEveryOther);
+  const auto program = load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther)));
+  ASSERT_NE(program, nullptr);
+  backend = CountingBackend();
+  backend.available = false;
+  Memory memory(*program);
+  LogCapture log;
+  EXPECT_EQ(load_method(*program, memory).error(), Error::NotSupported);
+  EXPECT_THAT(log.text(), HasSubstr("delegate 0: backend 'EveryOtherBackend' is not available on this machine"));
+  EXPECT_EQ(backend.inits, 0);
+  backend = CountingBackend();
 }
 
 TEST(MethodDelegates, AFailedLoadDestroysWhatWasInitialised) {
