@@ -580,6 +580,124 @@ TEST(MethodInputs, UnplannedInputsAreSharedAndUnplannedOutputsWrittenWhereTheCal
   EXPECT_THAT(log.text(), HasSubstr("output 0 is memory planned"));
 }
 
+// ---- control instructions (add.pte: values 0 and 1 the inputs, 2 the output) ----
+
+template <typename T>
+std::unique_ptr<fb::InstructionT> instruction(T args) {
+  auto result = std::make_unique<fb::InstructionT>();
+  result->instr_args.Set(std::move(args));
+  return result;
+}
+
+/// add.pte whose chain is `make(plan, add)`, where `add` is its one kernel
+/// call; a Bool value of `flag` is appended as the last value.
+std::vector<uint8_t> add_with_chain(
+    bool flag, const std::function<void(fb::ExecutionPlanT&, std::unique_ptr<fb::InstructionT>, int32_t)>& make) {
+  return rewritten("add.pte", [&](fb::ExecutionPlanT& plan) {
+    auto value = std::make_unique<fb::EValueT>();
+    fb::BoolT b;
+    b.bool_val = flag;
+    value->val.Set(b);
+    plan.values.push_back(std::move(value));
+    auto& instructions = plan.chains.at(0)->instructions;
+    std::unique_ptr<fb::InstructionT> add = std::move(instructions.at(0));
+    instructions.clear();
+    make(plan, std::move(add), static_cast<int32_t>(plan.values.size() - 1));
+  });
+}
+
+struct ControlRun {
+  Error error;
+  std::vector<double> output;
+  const void* output_data;
+};
+
+ControlRun run_control(const std::vector<uint8_t>& bytes) {
+  const auto program = load_program(bytes);
+  if (program == nullptr) return {Error::InvalidProgram, {}, nullptr};
+  Memory memory(*program);
+  Result<Method> method = load_method(*program, memory);
+  if (!method.ok()) return {method.error(), {}, nullptr};
+  InputTensor x(filled(ScalarType::Float, {2, 3}, 1.0f));
+  InputTensor y(filled(ScalarType::Float, {2, 3}, 2.0f));
+  EXPECT_EQ(method->set_input(x.value(), 0), Error::Ok);
+  EXPECT_EQ(method->set_input(y.value(), 1), Error::Ok);
+  const Error error = method->execute();
+  const Tensor out = method->get_output(0).toTensor();
+  return {error, out.const_data_ptr() == nullptr ? std::vector<double>{} : to_host(out).to_doubles(),
+          out.const_data_ptr()};
+}
+
+TEST(MethodInstructions, JumpFalseSkipsWhenTheConditionIsFalse) {
+  for (const bool flag : {true, false}) {
+    // 0: jump to 2 unless flag; 1: add; (2: the end)
+    const ControlRun run = run_control(add_with_chain(flag, [](fb::ExecutionPlanT& plan, auto add, int32_t cond) {
+      fb::JumpFalseCallT jump;
+      jump.cond_value_index = cond;
+      jump.destination_instruction = 1;
+      auto& instructions = plan.chains.at(0)->instructions;
+      instructions.push_back(instruction(jump));
+      instructions.push_back(std::move(add));
+      fb::FreeCallT nothing;  // a free of a non-tensor changes nothing
+      nothing.value_index = cond;
+      instructions.push_back(instruction(nothing));
+      instructions.at(0)->instr_args.AsJumpFalseCall()->destination_instruction = 2;
+    }));
+    EXPECT_EQ(run.error, Error::Ok);
+    EXPECT_EQ(run.output, std::vector<double>(6, flag ? 3.0 : 0.0)) << flag;  // planned memory starts zeroed
+  }
+}
+
+TEST(MethodInstructions, MoveAndFree) {
+  const ControlRun moved = run_control(add_with_chain(true, [](fb::ExecutionPlanT& plan, auto, int32_t) {
+    fb::MoveCallT move;
+    move.move_from = 1;  // y
+    move.move_to = 2;    // the output
+    plan.chains.at(0)->instructions.push_back(instruction(move));
+  }));
+  EXPECT_EQ(moved.error, Error::Ok);
+  EXPECT_EQ(moved.output, std::vector<double>(6, 2.0));
+
+  const ControlRun freed = run_control(add_with_chain(true, [](fb::ExecutionPlanT& plan, auto add, int32_t) {
+    plan.chains.at(0)->instructions.push_back(std::move(add));
+    fb::FreeCallT free;
+    free.value_index = 2;
+    plan.chains.at(0)->instructions.push_back(instruction(free));
+  }));
+  EXPECT_EQ(freed.error, Error::Ok);
+  EXPECT_EQ(freed.output_data, nullptr);
+}
+
+TEST(MethodInstructions, AJumpOutOfTheChainOrAnEndlessLoopIsInvalidProgram) {
+  LogCapture log;
+  const ControlRun out_of_range = run_control(add_with_chain(false, [](fb::ExecutionPlanT& plan, auto, int32_t cond) {
+    fb::JumpFalseCallT jump;
+    jump.cond_value_index = cond;
+    jump.destination_instruction = 5;
+    plan.chains.at(0)->instructions.push_back(instruction(jump));
+  }));
+  EXPECT_EQ(out_of_range.error, Error::InvalidProgram);
+  EXPECT_THAT(log.text(), HasSubstr("instruction 0 jumps to 5, out of range (1 instructions)"));
+
+  const ControlRun endless = run_control(add_with_chain(false, [](fb::ExecutionPlanT& plan, auto, int32_t cond) {
+    fb::JumpFalseCallT jump;
+    jump.cond_value_index = cond;
+    jump.destination_instruction = 0;
+    plan.chains.at(0)->instructions.push_back(instruction(jump));
+  }));
+  EXPECT_EQ(endless.error, Error::InvalidProgram);
+  EXPECT_THAT(log.text(), HasSubstr("chain 0 ran 10000000 instructions without ending"));
+
+  const ControlRun not_a_bool = run_control(add_with_chain(false, [](fb::ExecutionPlanT& plan, auto, int32_t) {
+    fb::JumpFalseCallT jump;
+    jump.cond_value_index = 0;  // x, a float tensor
+    jump.destination_instruction = 0;
+    plan.chains.at(0)->instructions.push_back(instruction(jump));
+  }));
+  EXPECT_EQ(not_a_bool.error, Error::InvalidProgram);
+  EXPECT_THAT(log.text(), HasSubstr("instruction 0 jumps on a Tensor, not a Bool or a Bool tensor"));
+}
+
 TEST(MethodMemory, APlannedTensorOutsideItsArenaIsInvalidArgument) {
   // small_conv_net's arena is 3456 bytes; move the input (value 9) to its end.
   const auto program = load_program(rewritten("small_conv_net.pte",
