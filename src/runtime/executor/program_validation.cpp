@@ -20,16 +20,6 @@ namespace fb = executorch_flatbuffer;
 
 namespace {
 
-template <typename T>
-size_t size_of(const flatbuffers::Vector<T>* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
-
-template <typename T>
-auto at(const flatbuffers::Vector<T>* vector, size_t i) {
-  return vector->Get(static_cast<flatbuffers::uoffset_t>(i));
-}
-
 Error reject(const char* format, ...) __attribute__((format(printf, 1, 2)));
 Error reject(const char* format, ...) {
   char message[440];
