@@ -26,6 +26,9 @@ struct FileLayout {
   size_t segment_base_offset = 0;
   size_t segment_data_size = 0;
   bool has_header = false;
+
+  /// Segments can be located only through a header that gives their base.
+  bool has_segments() const { return has_header && segment_base_offset != 0; }
 };
 
 Error check_identifier(const uint8_t* head) {
@@ -182,11 +185,12 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
   KILN_TRY(check_root_offset(data, layout.program_size));
   if (verification == Verification::InternalConsistency) {
     KILN_TRY(verify_flatbuffer(data, layout.program_size));
-    const ProgramLayout checked{layout.file_size, layout.has_header ? layout.segment_base_offset : 0,
+    const ProgramLayout checked{layout.file_size, layout.has_segments() ? layout.segment_base_offset : 0,
                                 layout.segment_data_size};
     KILN_TRY(validate_program(fb::GetProgram(data), checked));
   }
-  Program program(loader, std::move(program_data), fb::GetProgram(data), layout.segment_base_offset, layout.has_header);
+  Program program(loader, std::move(program_data), fb::GetProgram(data), layout.segment_base_offset,
+                  layout.has_segments());
   KILN_TRY(program.load_constant_segment());
   return Result<Program>(std::move(program));
 }
@@ -296,7 +300,7 @@ Result<Program::FileRange> Program::segment_range(size_t segment_index) const {
   }
   if (segment->size() == 0) return FileRange{0, 0};
   if (!has_segments_) {
-    KILN_LOG(Error, "Program: segment %zu has %" PRIu64 " bytes but the file has no extended header to locate it",
+    KILN_LOG(Error, "Program: segment %zu has %" PRIu64 " bytes but the file has no segment base (extended header) to locate it",
              segment_index, segment->size());
     return Error::InvalidProgram;
   }

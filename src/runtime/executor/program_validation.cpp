@@ -64,7 +64,7 @@ class ProgramValidator {
       }
       if (segment->size() == 0) continue;
       if (layout_.segment_base_offset == 0) {
-        return reject("segments[%zu] has %" PRIu64 " bytes but the file has no extended header to locate it", s,
+        return reject("segments[%zu] has %" PRIu64 " bytes but the file has no segment base (extended header) to locate it", s,
                       segment->size());
       }
       if (layout_.segment_data_size != 0 && end > layout_.segment_data_size) {

@@ -133,26 +133,37 @@ TEST(BadHead, ExtendedHeaderFields) {
     set_header_field(bytes, field, value, width);
     return load(bytes, Verification::Minimal);
   };
-  EXPECT_REFUSED(with(4, 16, 4), InvalidProgram, "extended header length 16 is below the minimum 24");
-  EXPECT_REFUSED(with(8, good.size() + 1), InvalidProgram, "program_size 1681 is outside");
-  EXPECT_REFUSED(with(8, 20), InvalidProgram, "program_size 20 is outside");
-  EXPECT_REFUSED(with(8, UINT64_MAX), InvalidProgram, "program_size 18446744073709551615 is outside");
-  EXPECT_REFUSED(with(16, 1000), InvalidProgram, "segment_base_offset 1000 is inside the flatbuffer");
-  EXPECT_REFUSED(with(24, 145), InvalidProgram, "segment data [1536, +145) ends past the 1680-byte file");
-  EXPECT_REFUSED(with(16, UINT64_MAX - 10), InvalidProgram, "ends past the 1680-byte file");
+  using pte::kHeaderLengthField, pte::kHeaderProgramSizeField, pte::kHeaderSegmentBaseOffsetField,
+      pte::kHeaderSegmentDataSizeField;
+  EXPECT_REFUSED(with(kHeaderLengthField, 16, 4), InvalidProgram, "extended header length 16 is below the minimum 24");
+  EXPECT_REFUSED(with(kHeaderProgramSizeField, good.size() + 1), InvalidProgram, "program_size 1681 is outside");
+  EXPECT_REFUSED(with(kHeaderProgramSizeField, 20), InvalidProgram, "program_size 20 is outside");
+  EXPECT_REFUSED(with(kHeaderProgramSizeField, UINT64_MAX), InvalidProgram, "program_size 18446744073709551615 is outside");
+  EXPECT_REFUSED(with(kHeaderSegmentBaseOffsetField, 1000), InvalidProgram, "segment_base_offset 1000 is inside the flatbuffer");
+  EXPECT_REFUSED(with(kHeaderSegmentDataSizeField, 145), InvalidProgram, "segment data [1536, +145) ends past the 1680-byte file");
+  EXPECT_REFUSED(with(kHeaderSegmentBaseOffsetField, UINT64_MAX - 10), InvalidProgram, "ends past the 1680-byte file");
   // The length may be larger than written (a newer header), and 24 (before segment_data_size).
-  EXPECT_EQ(with(4, 40, 4).error, Error::Ok);
-  EXPECT_EQ(with(4, 24, 4).error, Error::Ok);
+  EXPECT_EQ(with(kHeaderLengthField, 40, 4).error, Error::Ok);
+  EXPECT_EQ(with(kHeaderLengthField, 24, 4).error, Error::Ok);
 }
 
 TEST(BadHead, HeaderOfAnOldFileWithoutSegmentDataSize) {
   // segment_data_size 0 (ExecuTorch before 1.0): the segments' own ranges are still checked.
   std::vector<uint8_t> bytes = fixture("linear.pte");
-  set_header_field(bytes, 24, 0);
+  set_header_field(bytes, pte::kHeaderSegmentDataSizeField, 0);
   EXPECT_EQ(load(bytes).error, Error::Ok);
   bytes.resize(bytes.size() - 1);
   EXPECT_REFUSED(load(bytes, Verification::Minimal), InvalidProgram, "segment 0 [1536, +144) ends past the 1679-byte file");
   EXPECT_REFUSED(load(bytes), InvalidProgram, "segments[0] [0, 144) from segment base 1536 ends past the 1679-byte file");
+}
+
+TEST(BadHead, SegmentsWithoutASegmentBase) {
+  std::vector<uint8_t> bytes = fixture("linear.pte");
+  set_header_field(bytes, pte::kHeaderSegmentBaseOffsetField, 0);
+  set_header_field(bytes, pte::kHeaderSegmentDataSizeField, 0);
+  EXPECT_REFUSED(load(bytes, Verification::Minimal), InvalidProgram,
+                 "segment 0 has 144 bytes but the file has no segment base");
+  EXPECT_REFUSED(load(bytes), InvalidProgram, "segments[0] has 144 bytes but the file has no segment base");
 }
 
 TEST(BadHead, RootOffsetOutsideTheFlatbuffer) {
