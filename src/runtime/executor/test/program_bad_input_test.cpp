@@ -103,12 +103,16 @@ INSTANTIATE_TEST_SUITE_P(EtFiles, TruncatedTest, ::testing::ValuesIn(kEtFiles), 
   return name.substr(0, name.find('.'));
 });
 
-TEST(TruncatedKilnFile, EveryCutIsRefused) {
-  const std::vector<uint8_t> bytes = testing::demo_program_with_named_data();
-  ASSERT_TRUE(has_header(bytes));
-  for (size_t cut : cuts_of(bytes)) {
-    const Outcome outcome = load(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut)));
-    EXPECT_EQ(outcome.error, Error::InvalidProgram) << "cut at " << cut << "\n" << outcome.log;
+TEST(TruncatedKilnFiles, EveryCutIsRefused) {
+  std::vector<std::vector<uint8_t>> files = {testing::demo_program_with_named_data()};
+  for (const auto& [fixture, file] : testing::fixture_program_files()) {
+    files.push_back(testing::kiln_program(fixture, file, false).buffer);
+  }
+  for (const std::vector<uint8_t>& bytes : files) {
+    for (size_t cut : cuts_of(bytes)) {
+      const Outcome outcome = load(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut)));
+      EXPECT_EQ(outcome.error, Error::InvalidProgram) << "cut at " << cut << " of " << bytes.size() << "\n" << outcome.log;
+    }
   }
 }
 
@@ -183,28 +187,8 @@ TEST(BadHead, GarbledTablesFailTheVerifier) {
 
 // --- corrupted programs -----------------------------------------------------------
 
-/// `bytes` with its flatbuffer unpacked, changed by `mutate`, packed again and
-/// put back in front of the original segments (at the next 128-byte boundary).
 std::vector<uint8_t> corrupt(const std::vector<uint8_t>& bytes, const std::function<void(fb::ProgramT&)>& mutate) {
-  const aot::pte::PteFile file = aot::pte::read_pte(bytes);
-  fb::ProgramT program = *file.program;
-  mutate(program);
-  flatbuffers::FlatBufferBuilder builder;
-  builder.Finish(fb::Program::Pack(builder, &program), fb::ProgramIdentifier());
-  std::vector<uint8_t> out(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
-  if (!file.header) return out;
-  // Insert the header after the first 8 bytes; the root offset moves with the tables.
-  uint8_t header_bytes[pte::kHeaderLength] = {};
-  out.insert(out.begin() + pte::kHeaderOffset, header_bytes, header_bytes + pte::kHeaderLength);
-  pte::write_le(out.data(), pte::read_le(out.data(), 4) + pte::kHeaderLength, 4);
-  pte::ExtendedHeader header;
-  header.program_size = out.size();
-  header.segment_base_offset = (out.size() + 127) / 128 * 128;
-  header.segment_data_size = file.header->segment_data_size;
-  pte::encode_header(header, out.data() + pte::kHeaderOffset);
-  out.resize(header.segment_base_offset, 0);
-  out.insert(out.end(), bytes.begin() + static_cast<std::ptrdiff_t>(file.header->segment_base_offset), bytes.end());
-  return out;
+  return testing::repack(bytes, mutate);
 }
 
 fb::ExecutionPlanT& plan_of(fb::ProgramT& program) { return *program.execution_plan.at(0); }
