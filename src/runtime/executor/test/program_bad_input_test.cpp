@@ -399,5 +399,81 @@ TEST_F(CorruptedDelegateTest, NamedDataSegmentOutOfRange) {
   EXPECT_TRUE(log.contains("segment 99 is out of range")) << log.text();
 }
 
+// --- random damage ----------------------------------------------------------------
+
+/// Reads everything a Method would read from an accepted program: method
+/// names, every input and output's meta, planned buffer sizes, and each
+/// tensor's constant or initial value. Returns how many reads succeeded.
+size_t read_everything(const Program& program) {
+  size_t reads = 0;
+  for (size_t m = 0; m < program.num_methods(); ++m) {
+    Result<const char*> name = program.get_method_name(m);
+    if (!name.ok()) continue;
+    Result<MethodMeta> meta = program.method_meta(*name);
+    if (!meta.ok()) continue;
+    for (size_t i = 0; i < meta->num_inputs(); ++i) reads += meta->input_tensor_meta(i).ok();
+    for (size_t i = 0; i < meta->num_outputs(); ++i) reads += meta->output_tensor_meta(i).ok();
+    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) reads += meta->memory_planned_buffer_size(i).ok();
+    reads += meta->num_backends() + meta->num_instructions();
+  }
+  const fb::ExecutionPlan* plan = program.flatbuffer_program()->execution_plan()->Get(0);
+  for (const fb::EValue* value : *plan->values()) {
+    const fb::Tensor* tensor = value->val_as_Tensor();
+    if (tensor == nullptr || tensor->data_buffer_idx() == 0) continue;
+    size_t nbytes = element_size(static_cast<ScalarType>(tensor->scalar_type()));
+    for (int32_t size : *tensor->sizes()) nbytes *= static_cast<size_t>(size);
+    if (tensor->allocation_info() == nullptr) {
+      reads += program.get_constant_buffer_data(tensor->data_buffer_idx(), nbytes).ok();
+    } else {
+      std::vector<uint8_t> initial(nbytes);
+      reads += program.load_mutable_subsegment_into(0, tensor->data_buffer_idx(), nbytes, initial.data()) == Error::Ok;
+    }
+  }
+  for (size_t k = 0; k < program.get_num_keys(); ++k) {
+    Result<const char*> key = program.get_key(k);
+    if (key.ok()) reads += program.get_data(*key).ok();
+  }
+  return reads;
+}
+
+// Flips a few bytes of each file at a time (a fixed sequence, so a failure
+// repeats): full verification either refuses the result with a logged error
+// or accepts a program that can be read through without a fault. The
+// sanitizer and valgrind runs of this test are what catch a stray read.
+TEST(RandomDamage, IsRefusedOrReadsSafely) {
+  std::vector<std::vector<uint8_t>> files;
+  for (const char* name : kEtFiles) files.push_back(fixture(name));
+  files.push_back(testing::demo_program_with_named_data());
+  uint64_t state = 0x9E3779B97F4A7C15u;
+  const auto next = [&state] {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  size_t refused = 0;
+  size_t accepted = 0;
+  for (const std::vector<uint8_t>& original : files) {
+    for (int round = 0; round < 300; ++round) {
+      std::vector<uint8_t> bytes = original;
+      const uint32_t flips = 1 + next() % 4;
+      for (uint32_t f = 0; f < flips; ++f) bytes[next() % bytes.size()] ^= static_cast<uint8_t>(1 + next() % 255);
+      BufferDataLoader loader(bytes.data(), bytes.size());
+      LogCapture log;
+      Result<Program> program = Program::load(&loader, Verification::InternalConsistency);
+      if (!program.ok()) {
+        ++refused;
+        EXPECT_FALSE(log.errors().empty()) << "refused with " << runtime::to_string(program.error()) << " but no log line";
+        continue;
+      }
+      ++accepted;
+      read_everything(*program);
+    }
+  }
+  RecordProperty("refused", static_cast<int>(refused));
+  RecordProperty("accepted", static_cast<int>(accepted));
+  // Both outcomes occur (damage in constant bytes or padding is harmless).
+  EXPECT_GT(refused, 0u);
+  EXPECT_GT(accepted, 0u);
+}
+
 }  // namespace
 }  // namespace kiln::runtime
