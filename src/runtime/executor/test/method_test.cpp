@@ -612,8 +612,9 @@ struct ControlRun {
   const void* output_data;
 };
 
-ControlRun run_control(const std::vector<uint8_t>& bytes) {
-  const auto program = load_program(bytes);
+ControlRun run_control(const std::vector<uint8_t>& bytes,
+                       Program::Verification verification = Program::Verification::InternalConsistency) {
+  const auto program = load_program(bytes, verification);
   if (program == nullptr) return {Error::InvalidProgram, {}, nullptr};
   Memory memory(*program);
   Result<Method> method = load_method(*program, memory);
@@ -675,7 +676,7 @@ TEST(MethodInstructions, AJumpOutOfTheChainOrAnEndlessLoopIsInvalidProgram) {
     jump.cond_value_index = cond;
     jump.destination_instruction = 5;
     plan.chains.at(0)->instructions.push_back(instruction(jump));
-  }));
+  }), Program::Verification::Minimal);  // full verification would refuse it before Method sees it
   EXPECT_EQ(out_of_range.error, Error::InvalidProgram);
   EXPECT_THAT(log.text(), HasSubstr("instruction 0 jumps to 5, out of range (1 instructions)"));
 
