@@ -1,51 +1,29 @@
 #include "aot/emit/pte_format.h"
 
-#include <cstring>
 #include <string>
 
 #include "aot/ir/error.h"
 
 namespace kiln::aot::pte {
 
-namespace {
-
-void put_le(std::vector<uint8_t>& out, uint64_t value, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) out.push_back(static_cast<uint8_t>(value >> (8 * i)));
-}
-
-uint64_t get_le(std::span<const uint8_t> in, size_t at, size_t bytes) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < bytes; ++i) value |= static_cast<uint64_t>(in[at + i]) << (8 * i);
-  return value;
-}
-
-}  // namespace
-
 std::vector<uint8_t> encode_header(const ExtendedHeader& header) {
-  std::vector<uint8_t> out(kHeaderMagic, kHeaderMagic + 4);
-  put_le(out, kHeaderLength, 4);
-  put_le(out, header.program_size, 8);
-  put_le(out, header.segment_base_offset, 8);
-  put_le(out, header.segment_data_size, 8);
+  std::vector<uint8_t> out(kHeaderLength);
+  runtime::pte::encode_header(header, out.data());
   return out;
 }
 
 std::optional<ExtendedHeader> parse_header(std::span<const uint8_t> file) {
-  if (file.size() < kNumHeadBytes) {
-    throw AotError("the file is " + std::to_string(file.size()) + " bytes, too short for a .pte program (at least " +
-                   std::to_string(kNumHeadBytes) + ")");
-  }
-  if (std::memcmp(file.data() + kHeaderOffset, kHeaderMagic, 4) != 0) return std::nullopt;
   ExtendedHeader header;
-  header.length = static_cast<uint32_t>(get_le(file, kHeaderOffset + 4, 4));
-  if (header.length < kMinHeaderLength) {
-    throw AotError("the extended header's length is " + std::to_string(header.length) + ", less than " +
-                   std::to_string(kMinHeaderLength));
+  switch (runtime::pte::parse_header(file.data(), file.size(), &header)) {
+    case runtime::pte::HeaderStatus::Present: return header;
+    case runtime::pte::HeaderStatus::NotPresent: return std::nullopt;
+    case runtime::pte::HeaderStatus::ShortData:
+      throw AotError("the file is " + std::to_string(file.size()) + " bytes, too short for a .pte program (at least " +
+                     std::to_string(kNumHeadBytes) + ")");
+    case runtime::pte::HeaderStatus::BadLength: break;
   }
-  header.program_size = get_le(file, kHeaderOffset + 8, 8);
-  header.segment_base_offset = get_le(file, kHeaderOffset + 16, 8);
-  if (header.length >= kHeaderLength) header.segment_data_size = get_le(file, kHeaderOffset + 24, 8);
-  return header;
+  throw AotError("the extended header's length is " + std::to_string(header.length) + ", less than " +
+                 std::to_string(kMinHeaderLength));
 }
 
 uint64_t align_up(uint64_t value, uint64_t alignment) {

@@ -25,12 +25,31 @@ void lt_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
 void ge_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
 void le_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
 void neg_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// Int-only floordiv and mod (ExecuTorch's .int overloads).
+void floordiv_int(KernelRuntimeContext& ctx, Span<EValue*> args);
+void mod_int(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sym_max_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sym_min_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// [a, result]: a float rounded to an Int (an Int passes through).
+void ceil_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void round_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void trunc_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sym_int_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// [a, result] -> Double.
+void sym_float_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// [a (Bool), result] -> Bool.
+void sym_not_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// [b (Bool), t, f, result] -> t if b else f.
+void sym_ite_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // tensor_ops.cpp
 /// aten::sym_size.int: [self, dim, result] -> Int.
 void sym_size_int(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::sym_numel: [self, result] -> Int.
 void sym_numel(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::_local_scalar_dense: [self (one element), result] -> Int, Double
+/// or Bool by self's dtype.
+void local_scalar_dense(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// executorch_prim::et_view.default: [self, size, out]; out takes self's data
 /// and `size` (one entry may be -1: inferred).
 void et_view(KernelRuntimeContext& ctx, Span<EValue*> args);

@@ -3,10 +3,13 @@
 // ops ExecuTorch-written programs call that the portable library lacks.
 //
 // - scalar ops on symbolic ints and floats: executorch_prim::{add, sub, mul,
-//   floordiv, truediv, mod, eq, gt, lt, ge, le, neg}.Scalar (Python's rules:
-//   int op int stays int, floor division and modulo round toward -inf, a
-//   float on either side gives a float; comparisons give a Bool);
-// - sizes: aten::sym_size.int, aten::sym_numel;
+//   floordiv, truediv, mod, eq, gt, lt, ge, le, neg, sym_max, sym_min, ceil,
+//   round, trunc, sym_int, sym_float, sym_not, sym_ite}.Scalar and
+//   {floordiv, mod}.int (Python's rules: int op int stays int, floor
+//   division and modulo round toward -inf, a float on either side gives a
+//   float; comparisons give a Bool);
+// - sizes and scalars: aten::sym_size.int, aten::sym_numel,
+//   aten::_local_scalar_dense;
 // - views and copies: executorch_prim::et_view.default (a view sharing the
 //   base's bytes, resized at run time), aten::copy_ (the write-back of a
 //   mutated buffer or input, broadcasting and casting as torch's copy_),

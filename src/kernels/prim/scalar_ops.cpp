@@ -1,6 +1,7 @@
 // executorch_prim::*.Scalar: arithmetic on the symbolic ints (and floats) a
 // program computes at run time, with Python's rules. A Bool operand counts as
-// an int, as in Python. Int arithmetic wraps instead of overflowing.
+// an int, as in Python. Int arithmetic wraps instead of overflowing; a float
+// converted to an int (ceil, round, trunc, sym_int) must fit in int64.
 #include <cmath>
 #include <cstdint>
 
@@ -92,6 +93,29 @@ bool check_divisor(KernelRuntimeContext& ctx, const char* op, const Number& b) {
   return false;
 }
 
+// [a, result] with `a` read; false (the context failed) on a bad argument.
+bool read_unary(KernelRuntimeContext& ctx, const char* op, Span<EValue*> args, Number* a) {
+  return check_count(ctx, op, args, 2) && args[1] != nullptr && read_number(ctx, op, args[0], "a", a);
+}
+
+// A float rounded by `round` to an int, as math.ceil / round / math.trunc
+// return ints; fails for NaN, infinities and values past int64.
+template <typename Round>
+void float_to_int(KernelRuntimeContext& ctx, const char* op, Span<EValue*> args, Round round) {
+  Number a;
+  if (!read_unary(ctx, op, args, &a)) return;
+  if (a.is_int) {
+    *args[1] = EValue(a.i);
+    return;
+  }
+  const double rounded = round(a.d);
+  if (!(rounded >= -9223372036854775808.0 && rounded < 9223372036854775808.0)) {
+    ctx.fail(Error::InvalidArgument, "%s: %g does not fit in an int", op, a.d);
+    return;
+  }
+  *args[1] = EValue(static_cast<int64_t>(rounded));
+}
+
 }  // namespace
 
 void add_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
@@ -152,6 +176,81 @@ void neg_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
   Number a;
   if (!check_count(ctx, kOp, args, 2) || args[1] == nullptr || !read_number(ctx, kOp, args[0], "a", &a)) return;
   *args[1] = a.is_int ? EValue(wrap_sub(0, a.i)) : EValue(-a.d);
+}
+
+void floordiv_int(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  constexpr const char* kOp = "executorch_prim::floordiv.int";
+  Number a, b;
+  if (!read_binary(ctx, kOp, args, &a, &b) || !check_divisor(ctx, kOp, b)) return;
+  if (!a.is_int || !b.is_int) {
+    ctx.fail(Error::InvalidArgument, "%s: both operands must be ints", kOp);
+    return;
+  }
+  *args[2] = EValue(floor_div(a.i, b.i));
+}
+
+void mod_int(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  constexpr const char* kOp = "executorch_prim::mod.int";
+  Number a, b;
+  if (!read_binary(ctx, kOp, args, &a, &b) || !check_divisor(ctx, kOp, b)) return;
+  if (!a.is_int || !b.is_int) {
+    ctx.fail(Error::InvalidArgument, "%s: both operands must be ints", kOp);
+    return;
+  }
+  *args[2] = EValue(floor_mod(a.i, b.i));
+}
+
+void sym_max_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  arithmetic(ctx, "executorch_prim::sym_max.Scalar", args, [](int64_t a, int64_t b) { return a > b ? a : b; },
+             [](double a, double b) { return std::fmax(a, b); });
+}
+
+void sym_min_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  arithmetic(ctx, "executorch_prim::sym_min.Scalar", args, [](int64_t a, int64_t b) { return a < b ? a : b; },
+             [](double a, double b) { return std::fmin(a, b); });
+}
+
+void ceil_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  float_to_int(ctx, "executorch_prim::ceil.Scalar", args, [](double v) { return std::ceil(v); });
+}
+
+void round_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  // Python's round: halves go to the even neighbour (the default FP mode).
+  float_to_int(ctx, "executorch_prim::round.Scalar", args, [](double v) { return std::nearbyint(v); });
+}
+
+void trunc_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  float_to_int(ctx, "executorch_prim::trunc.Scalar", args, [](double v) { return std::trunc(v); });
+}
+
+void sym_int_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  float_to_int(ctx, "executorch_prim::sym_int.Scalar", args, [](double v) { return std::trunc(v); });
+}
+
+void sym_float_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  Number a;
+  if (!read_unary(ctx, "executorch_prim::sym_float.Scalar", args, &a)) return;
+  *args[1] = EValue(a.d);
+}
+
+void sym_not_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  constexpr const char* kOp = "executorch_prim::sym_not.Scalar";
+  if (!check_count(ctx, kOp, args, 2) || args[1] == nullptr) return;
+  if (args[0] == nullptr || !args[0]->isBool()) {
+    ctx.fail(Error::InvalidArgument, "%s: 'a' must be a Bool", kOp);
+    return;
+  }
+  *args[1] = EValue(!args[0]->toBool());
+}
+
+void sym_ite_scalar(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  constexpr const char* kOp = "executorch_prim::sym_ite.Scalar";
+  if (!check_count(ctx, kOp, args, 4) || args[3] == nullptr) return;
+  if (args[0] == nullptr || !args[0]->isBool() || args[1] == nullptr || args[2] == nullptr) {
+    ctx.fail(Error::InvalidArgument, "%s: 'b' must be a Bool and 't', 'f' values", kOp);
+    return;
+  }
+  *args[3] = args[0]->toBool() ? *args[1] : *args[2];
 }
 
 }  // namespace kiln::kernels::prim

@@ -66,6 +66,36 @@ void sym_numel(KernelRuntimeContext& ctx, Span<EValue*> args) {
   *args[1] = EValue(static_cast<int64_t>(self.numel()));
 }
 
+void local_scalar_dense(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::_local_scalar_dense", args);
+  Tensor self;
+  if (!a.check_count(1) || !a.tensor(0, "self", &self)) return;
+  if (self.numel() != 1) {
+    a.fail(Error::InvalidArgument, "'self' has %zd elements, expected one", self.numel());
+    return;
+  }
+  const ScalarType type = self.scalar_type();
+  if (type == ScalarType::Bool) {
+    *args[1] = EValue(*self.const_data_ptr<bool>());
+    return;
+  }
+  if (!portable::util::is_convertible(type)) {
+    a.fail(Error::NotSupported, "'self' has dtype %s", runtime::to_string(type));
+    return;
+  }
+  // One element converted to int64 or double, as the convert helpers cast.
+  const int64_t one[1] = {1};
+  if (runtime::is_floating_type(type)) {
+    double value = 0;
+    portable::util::convert_block(one, 1, &value, ScalarType::Double, one, self.const_data_ptr(), type, one);
+    *args[1] = EValue(value);
+  } else {
+    int64_t value = 0;
+    portable::util::convert_block(one, 1, &value, ScalarType::Long, one, self.const_data_ptr(), type, one);
+    *args[1] = EValue(value);
+  }
+}
+
 void et_view(KernelRuntimeContext& ctx, Span<EValue*> args) {
   KernelArgs a(ctx, "executorch_prim::et_view.default", args);
   Tensor self, out;

@@ -1,10 +1,13 @@
 // How the program's flatbuffer values read as runtime values: the Tag of an
-// EValue's union type, and a tensor's element count and byte count computed
-// without overflow. Shared by MethodMeta, the program validation and Method.
+// EValue's union type, a tensor's element count and byte count computed
+// without overflow, and null-tolerant vector access. Shared by Program,
+// MethodMeta, the program validation and Method.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include <flatbuffers/flatbuffers.h>
 
 #include "runtime/core/evalue.h"
 #include "runtime/core/scalar_type.h"
@@ -14,6 +17,18 @@ enum class KernelTypes : uint8_t;
 }
 
 namespace kiln::runtime {
+
+/// The length of a flatbuffer vector, 0 when it is absent.
+template <typename T>
+size_t size_of(const flatbuffers::Vector<T>* vector) {
+  return vector == nullptr ? 0 : vector->size();
+}
+
+/// Element `i` of a flatbuffer vector (present, and `i` in range).
+template <typename T>
+auto at(const flatbuffers::Vector<T>* vector, size_t i) {
+  return vector->Get(static_cast<flatbuffers::uoffset_t>(i));
+}
 
 /// The runtime Tag of a value of union type `type`; false for NONE or a
 /// type this runtime does not know.

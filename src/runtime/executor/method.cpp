@@ -16,6 +16,7 @@
 #include <new>
 
 #include "runtime/core/log.h"
+#include "runtime/executor/flatbuffer_values.h"
 #include "runtime/executor/program.h"
 #include "schema/program_generated.h"
 
@@ -52,11 +53,6 @@ constexpr size_t kMaxInstructionsPerExecute = 10000000;
 /// Kernel keys are made from at most this many tensor arguments (more: the
 /// fallback kernel only).
 constexpr size_t kMaxKeyedTensors = 32;
-
-template <typename T>
-size_t length(const flatbuffers::Vector<T>* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
 
 /// `count` Ts from the method allocator, logged when it is full.
 template <typename T>
@@ -178,19 +174,24 @@ Error parse_tensor(const fb::Tensor* t, size_t index, const TensorSource& source
              index, static_cast<int>(dynamism));
     return Error::NotSupported;
   }
-  const size_t dim = length(t->sizes());
-  if (t->sizes() == nullptr || length(t->dim_order()) != dim) {
+  const size_t dim = size_of(t->sizes());
+  if (t->sizes() == nullptr || size_of(t->dim_order()) != dim) {
     KILN_LOG(Error, "Method::load: value %zu: tensor has %zu sizes and %zu dim order entries", index, dim,
-             length(t->dim_order()));
+             size_of(t->dim_order()));
     return Error::InvalidProgram;
   }
   size_t nbytes = element_size(type);
   for (size_t d = 0; d < dim; ++d) {
-    const int32_t size = t->sizes()->Get(static_cast<flatbuffers::uoffset_t>(d));
+    const int32_t size = at(t->sizes(), d);
     if (size < 0 || __builtin_mul_overflow(nbytes, static_cast<size_t>(size), &nbytes) || nbytes > SIZE_MAX / 2) {
       KILN_LOG(Error, "Method::load: value %zu: tensor size %d of dim %zu is negative or overflows", index, size, d);
       return Error::InvalidProgram;
     }
+  }
+  if (nbytes / element_size(type) > static_cast<size_t>(INT32_MAX)) {
+    KILN_LOG(Error, "Method::load: value %zu: tensor of %zu elements is too large (strides are 32-bit)", index,
+             nbytes / element_size(type));
+    return Error::NotSupported;
   }
   MemoryAllocator* allocator = source.method_allocator;
   // A static tensor's shape never changes: it stays in the flatbuffer.
@@ -220,13 +221,13 @@ Error parse_tensor(const fb::Tensor* t, size_t index, const TensorSource& source
 template <typename T, typename Index>
 Error parse_boxed_list(const flatbuffers::Vector<Index>* items, size_t index, EValue* values, size_t num_values,
                        EValue* none, MemoryAllocator* allocator, BoxedEvalueList<T>** out) {
-  const size_t n = length(items);
+  const size_t n = size_of(items);
   EValue** wrapped = nullptr;
   T* unwrapped = nullptr;
   KILN_TRY(allocate_list(allocator, n, "list items", &wrapped));
   KILN_TRY(allocate_list(allocator, n, "list items", &unwrapped));
   for (size_t i = 0; i < n; ++i) {
-    const int64_t item = static_cast<int64_t>(items->Get(static_cast<flatbuffers::uoffset_t>(i)));
+    const int64_t item = static_cast<int64_t>(at(items, i));
     new (&unwrapped[i]) T();
     if (item == -1 && none != nullptr) {
       wrapped[i] = none;
@@ -247,7 +248,7 @@ Error parse_boxed_list(const flatbuffers::Vector<Index>* items, size_t index, EV
 /// Every list item is a value of the kind its list holds (checked once all
 /// values exist, so an item may name a later value).
 Error check_list_items(const fb::ExecutionPlan* plan, const EValue* values) {
-  for (size_t i = 0; i < length(plan->values()); ++i) {
+  for (size_t i = 0; i < size_of(plan->values()); ++i) {
     const EValue& value = values[i];
     if (!value.isIntList() && !value.isTensorList() && !value.isListOptionalTensor()) continue;
     if (!value.isWellFormedList()) {
@@ -269,11 +270,11 @@ bool check_value_index(int64_t index, size_t num_values, size_t chain, size_t in
 /// An instruction's arguments as EValue pointers, in the method allocator.
 Error argument_array(const flatbuffers::Vector<int32_t>* indices, EValue* values, size_t num_values,
                      MemoryAllocator* allocator, size_t chain, size_t instruction, Span<EValue*>* out) {
-  const size_t n = length(indices);
+  const size_t n = size_of(indices);
   EValue** args = nullptr;
   KILN_TRY(allocate_list(allocator, n, "instruction arguments", &args));
   for (size_t i = 0; i < n; ++i) {
-    const int32_t index = indices->Get(static_cast<flatbuffers::uoffset_t>(i));
+    const int32_t index = at(indices, i);
     if (!check_value_index(index, num_values, chain, instruction)) return Error::InvalidProgram;
     args[i] = &values[index];
   }
@@ -336,7 +337,7 @@ Error Method::init() {
 
 Error Method::check_planned_memory() const {
   const auto* sizes = plan_->non_const_buffer_sizes();
-  const size_t needed = length(sizes) > 1 ? length(sizes) - 1 : 0;  // id 0 is reserved
+  const size_t needed = size_of(sizes) > 1 ? size_of(sizes) - 1 : 0;  // id 0 is reserved
   const HierarchicalAllocator* planned = memory_manager_->planned_memory();
   const size_t given = planned == nullptr ? 0 : planned->num_buffers();
   if (given < needed) {
@@ -344,7 +345,7 @@ Error Method::check_planned_memory() const {
     return Error::InvalidArgument;
   }
   for (size_t i = 0; i < needed; ++i) {
-    const int64_t size = sizes->Get(static_cast<flatbuffers::uoffset_t>(i + 1));
+    const int64_t size = at(sizes, i + 1);
     if (size < 0) {
       KILN_LOG(Error, "Method::load: planned buffer %zu has negative size %lld", i, static_cast<long long>(size));
       return Error::InvalidProgram;
@@ -361,14 +362,14 @@ Error Method::check_planned_memory() const {
 Error Method::parse_values() {
   MemoryAllocator* allocator = memory_manager_->method_allocator();
   const auto* values = plan_->values();
-  const size_t n = length(values);
+  const size_t n = size_of(values);
   KILN_TRY(allocate_list(allocator, n, "values", &values_));
   for (size_t i = 0; i < n; ++i) new (&values_[i]) EValue();
   num_values_ = n;
   EValue* none = nullptr;  // what a None item of an optional tensor list points at
   const TensorSource source{allocator, memory_manager_->planned_memory(), program_};
   for (size_t i = 0; i < n; ++i) {
-    const fb::EValue* value = values->Get(static_cast<flatbuffers::uoffset_t>(i));
+    const fb::EValue* value = at(values, i);
     const fb::KernelTypes kind = value == nullptr ? fb::KernelTypes::NONE : value->val_type();
     switch (kind) {
       case fb::KernelTypes::Null: break;
@@ -394,13 +395,13 @@ Error Method::parse_values() {
       }
       case fb::KernelTypes::DoubleList: {
         const auto* items = value->val_as_DoubleList()->items();
-        values_[i] = EValue(Span<const double>(items == nullptr ? nullptr : items->data(), length(items)));
+        values_[i] = EValue(Span<const double>(items == nullptr ? nullptr : items->data(), size_of(items)));
         break;
       }
       case fb::KernelTypes::BoolList: {
         const auto* items = value->val_as_BoolList()->items();
         const bool* data = items == nullptr ? nullptr : reinterpret_cast<const bool*>(items->data());
-        values_[i] = EValue(Span<const bool>(data, length(items)));
+        values_[i] = EValue(Span<const bool>(data, size_of(items)));
         break;
       }
       case fb::KernelTypes::TensorList: {
@@ -429,8 +430,8 @@ Error Method::parse_values() {
 
 Error Method::check_inputs_and_outputs() {
   for (const auto* list : {plan_->inputs(), plan_->outputs()}) {
-    for (size_t i = 0; i < length(list); ++i) {
-      const int32_t index = list->Get(static_cast<flatbuffers::uoffset_t>(i));
+    for (size_t i = 0; i < size_of(list); ++i) {
+      const int32_t index = at(list, i);
       if (index < 0 || static_cast<size_t>(index) >= num_values_) {
         KILN_LOG(Error, "Method::load: %s %zu is value %d, out of range (%zu values)",
                  list == plan_->inputs() ? "input" : "output", i, index, num_values_);
@@ -445,12 +446,12 @@ Error Method::check_inputs_and_outputs() {
 
 Error Method::init_delegates() {
   const auto* delegates = plan_->delegates();
-  const size_t n = length(delegates);
+  const size_t n = size_of(delegates);
   MemoryAllocator* allocator = memory_manager_->method_allocator();
   KILN_TRY(allocate_list(allocator, n, "delegates", &delegates_));
   const char* method_name = plan_->name() == nullptr ? "" : plan_->name()->c_str();
   for (size_t i = 0; i < n; ++i) {
-    const fb::BackendDelegate* delegate = delegates->Get(static_cast<flatbuffers::uoffset_t>(i));
+    const fb::BackendDelegate* delegate = at(delegates, i);
     if (delegate == nullptr || delegate->id() == nullptr || delegate->processed() == nullptr) {
       KILN_LOG(Error, "Method::load: delegate %zu has no backend id or no processed data", i);
       return Error::InvalidProgram;
@@ -490,17 +491,17 @@ Error Method::init_delegates() {
 
 Error Method::compile_specs(const fb::BackendDelegate* delegate, size_t index, Span<const CompileSpec>* out) const {
   const auto* specs = delegate->compile_specs();
-  const size_t n = length(specs);
+  const size_t n = size_of(specs);
   CompileSpec* array = nullptr;
   KILN_TRY(allocate_list(memory_manager_->method_allocator(), n, "compile specs", &array));
   for (size_t i = 0; i < n; ++i) {
-    const fb::CompileSpec* spec = specs->Get(static_cast<flatbuffers::uoffset_t>(i));
+    const fb::CompileSpec* spec = at(specs, i);
     if (spec == nullptr || spec->key() == nullptr) {
       KILN_LOG(Error, "Method::load: delegate %zu: compile spec %zu has no key", index, i);
       return Error::InvalidProgram;
     }
     const auto* value = spec->value();
-    array[i] = CompileSpec{spec->key()->c_str(), SizedBuffer{value == nullptr ? nullptr : value->data(), length(value)}};
+    array[i] = CompileSpec{spec->key()->c_str(), SizedBuffer{value == nullptr ? nullptr : value->data(), size_of(value)}};
   }
   *out = Span<const CompileSpec>(array, n);
   return Error::Ok;
@@ -511,12 +512,12 @@ Error Method::processed_data(const fb::BackendDelegate* delegate, size_t index, 
   const char* id = delegate->id()->c_str();
   if (reference->location() == fb::DataLocation::INLINE) {
     const auto* inline_data = program_->flatbuffer_program()->backend_delegate_data();
-    if (reference->index() >= length(inline_data) || inline_data->Get(reference->index())->data() == nullptr) {
+    if (reference->index() >= size_of(inline_data) || at(inline_data, reference->index())->data() == nullptr) {
       KILN_LOG(Error, "Method::load: delegate %zu ('%s'): inline data %u is not in the program (%zu entries)", index,
-               id, reference->index(), length(inline_data));
+               id, reference->index(), size_of(inline_data));
       return Error::InvalidProgram;
     }
-    const auto* data = inline_data->Get(reference->index())->data();
+    const auto* data = at(inline_data, reference->index())->data();
     *out = FreeableBuffer(data->data(), data->size(), nullptr);
     return Error::Ok;
   }
@@ -536,14 +537,14 @@ Error Method::processed_data(const fb::BackendDelegate* delegate, size_t index, 
 
 Error Method::resolve_kernel(const fb::KernelCall* call, size_t instruction, Instruction* out, size_t* missing) const {
   const auto* operators = plan_->operators();
-  if (call->op_index() < 0 || static_cast<size_t>(call->op_index()) >= length(operators)) {
+  if (call->op_index() < 0 || static_cast<size_t>(call->op_index()) >= size_of(operators)) {
     KILN_LOG(Error, "Method::load: instruction %zu calls operator %d, out of range (%zu operators)", instruction,
-             call->op_index(), length(operators));
+             call->op_index(), size_of(operators));
     return Error::InvalidProgram;
   }
   out->op_index = static_cast<uint32_t>(call->op_index());
   char name[256];
-  if (!operator_name(operators->Get(out->op_index), name, sizeof name)) {
+  if (!operator_name(at(operators, out->op_index), name, sizeof name)) {
     KILN_LOG(Error, "Method::load: operator %u has no name or too long a name", out->op_index);
     return Error::InvalidProgram;
   }
@@ -632,17 +633,16 @@ Error Method::prepare_instruction(const fb::Instruction* instruction, size_t cha
 Error Method::prepare_chains() {
   MemoryAllocator* allocator = memory_manager_->method_allocator();
   const auto* chains = plan_->chains();
-  KILN_TRY(allocate_list(allocator, length(chains), "chains", &chains_));
+  KILN_TRY(allocate_list(allocator, size_of(chains), "chains", &chains_));
   size_t missing = 0;
-  for (size_t c = 0; c < length(chains); ++c) {
-    const fb::Chain* chain = chains->Get(static_cast<flatbuffers::uoffset_t>(c));
+  for (size_t c = 0; c < size_of(chains); ++c) {
+    const fb::Chain* chain = at(chains, c);
     const auto* instructions = chain == nullptr ? nullptr : chain->instructions();
-    const size_t n = length(instructions);
+    const size_t n = size_of(instructions);
     chains_[c] = Chain{nullptr, n};
     KILN_TRY(allocate_list(allocator, n, "instructions", &chains_[c].instructions));
     for (size_t i = 0; i < n; ++i) {
-      KILN_TRY(prepare_instruction(instructions->Get(static_cast<flatbuffers::uoffset_t>(i)), c, i, n,
-                                   &chains_[c].instructions[i], &missing));
+      KILN_TRY(prepare_instruction(at(instructions, i), c, i, n, &chains_[c].instructions[i], &missing));
     }
     num_chains_ = c + 1;
   }
@@ -695,7 +695,7 @@ Error Method::execute_instruction(const Instruction& instruction, size_t index, 
       instruction.kernel(context, instruction.args);
       if (context.failure_state() == Error::Ok) return Error::Ok;
       char name[256];
-      if (!operator_name(plan_->operators()->Get(instruction.op_index), name, sizeof name)) name[0] = '\0';
+      if (!operator_name(at(plan_->operators(), instruction.op_index), name, sizeof name)) name[0] = '\0';
       KILN_LOG(Error, "Method::execute: instruction %zu (%s) failed: %s (%s)", index, name,
                context.failure_message()[0] != '\0' ? context.failure_message() : "no message",
                to_string(context.failure_state()));
@@ -751,18 +751,18 @@ Error Method::jump_condition(const EValue& value, size_t index, bool* condition)
 
 // ---- inputs and outputs ------------------------------------------------------
 
-size_t Method::inputs_size() const { return length(plan_->inputs()); }
+size_t Method::inputs_size() const { return size_of(plan_->inputs()); }
 
-size_t Method::outputs_size() const { return length(plan_->outputs()); }
+size_t Method::outputs_size() const { return size_of(plan_->outputs()); }
 
 const EValue& Method::get_input(size_t index) const {
   KILN_CHECK(index < inputs_size());
-  return values_[plan_->inputs()->Get(static_cast<flatbuffers::uoffset_t>(index))];
+  return values_[at(plan_->inputs(), index)];
 }
 
 const EValue& Method::get_output(size_t index) const {
   KILN_CHECK(index < outputs_size());
-  return values_[plan_->outputs()->Get(static_cast<flatbuffers::uoffset_t>(index))];
+  return values_[at(plan_->outputs(), index)];
 }
 
 Error Method::get_outputs(EValue* outputs, size_t size) const {
@@ -796,9 +796,13 @@ Error Method::set_input(const EValue& input, size_t index) {
     KILN_LOG(Error, "Method::set_input: input %zu is out of range (the method has %zu inputs)", index, inputs_size());
     return Error::InvalidArgument;
   }
-  const int32_t value_index = plan_->inputs()->Get(static_cast<flatbuffers::uoffset_t>(index));
-  if (values_[value_index].isTensor()) {
-    const fb::Tensor* declared = plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index))->val_as_Tensor();
+  const int32_t value_index = at(plan_->inputs(), index);
+  const fb::Tensor* declared = at(plan_->values(), value_index)->val_as_Tensor();
+  if (declared != nullptr) {
+    if (!values_[value_index].isTensor()) {  // a MoveCall put something else there
+      KILN_LOG(Error, "Method::set_input: input %zu no longer holds its tensor", index);
+      return Error::InvalidState;
+    }
     KILN_TRY(set_tensor_input(input, index, declared, values_[value_index].toTensor()));
   } else {
     KILN_TRY(check_prim_input(input, index, values_[value_index]));
@@ -895,13 +899,13 @@ Error Method::set_output_data_ptr(void* buffer, size_t size, size_t output_index
              output_index, outputs_size());
     return Error::InvalidArgument;
   }
-  const int32_t value_index = plan_->outputs()->Get(static_cast<flatbuffers::uoffset_t>(output_index));
-  if (!values_[value_index].isTensor()) {
+  const int32_t value_index = at(plan_->outputs(), output_index);
+  const fb::Tensor* declared = at(plan_->values(), value_index)->val_as_Tensor();
+  if (declared == nullptr || !values_[value_index].isTensor()) {
     KILN_LOG(Error, "Method::set_output_data_ptr: output %zu is a %s, not a Tensor", output_index,
              to_string(values_[value_index].tag()));
     return Error::InvalidArgument;
   }
-  const fb::Tensor* declared = plan_->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index))->val_as_Tensor();
   if (declared->allocation_info() != nullptr || declared->data_buffer_idx() != 0) {
     KILN_LOG(Error, "Method::set_output_data_ptr: output %zu is memory planned or constant; its data stays where it is",
              output_index);
@@ -910,7 +914,7 @@ Error Method::set_output_data_ptr(void* buffer, size_t size, size_t output_index
   const Tensor tensor = values_[value_index].toTensor();
   // A dynamic output may grow up to its declared (upper-bound) sizes.
   size_t needed = tensor.element_size();
-  for (size_t d = 0; d < length(declared->sizes()); ++d) needed *= static_cast<size_t>(declared->sizes()->Get(d));
+  for (size_t d = 0; d < size_of(declared->sizes()); ++d) needed *= static_cast<size_t>(at(declared->sizes(), d));
   if (buffer == nullptr || size < needed) {
     KILN_LOG(Error, "Method::set_output_data_ptr: output %zu needs %zu bytes, the buffer has %zu", output_index,
              needed, buffer == nullptr ? 0 : size);

@@ -15,11 +15,6 @@ namespace fb = executorch_flatbuffer;
 
 namespace {
 
-template <typename T>
-size_t size_of(const flatbuffers::Vector<T>* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
-
 /// The value that entry `index` of `io` (the plan's inputs or outputs) names.
 Result<const fb::EValue*> io_value(const fb::ExecutionPlan* plan, const flatbuffers::Vector<int32_t>* io, size_t index,
                                    const char* what) {
@@ -27,14 +22,14 @@ Result<const fb::EValue*> io_value(const fb::ExecutionPlan* plan, const flatbuff
     KILN_LOG(Error, "MethodMeta: %s %zu is out of range (the method has %zu)", what, index, size_of(io));
     return Error::InvalidArgument;
   }
-  const int32_t value_index = io->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const int32_t value_index = at(io, index);
   const size_t num_values = size_of(plan->values());
   if (value_index < 0 || static_cast<size_t>(value_index) >= num_values) {
     KILN_LOG(Error, "MethodMeta: %s %zu names value %d, out of range (the method has %zu values)", what, index,
              value_index, num_values);
     return Error::InvalidProgram;
   }
-  const fb::EValue* value = plan->values()->Get(static_cast<flatbuffers::uoffset_t>(value_index));
+  const fb::EValue* value = at(plan->values(), value_index);
   if (value == nullptr) {
     KILN_LOG(Error, "MethodMeta: %s %zu names value %d, which is missing", what, index, value_index);
     return Error::InvalidProgram;
@@ -118,7 +113,7 @@ Result<int64_t> MethodMeta::memory_planned_buffer_size(size_t index) const {
              num_memory_planned_buffers());
     return Error::InvalidArgument;
   }
-  const int64_t size = plan_->non_const_buffer_sizes()->Get(static_cast<flatbuffers::uoffset_t>(index + 1));
+  const int64_t size = at(plan_->non_const_buffer_sizes(), index + 1);
   if (size < 0) {
     KILN_LOG(Error, "MethodMeta: planned buffer %zu has negative size %lld", index, static_cast<long long>(size));
     return Error::InvalidProgram;
@@ -130,7 +125,7 @@ namespace {
 
 /// The id of delegate `i`, or null when the delegate or its id is missing.
 const char* delegate_id(const fb::ExecutionPlan* plan, size_t i) {
-  const fb::BackendDelegate* delegate = plan->delegates()->Get(static_cast<flatbuffers::uoffset_t>(i));
+  const fb::BackendDelegate* delegate = at(plan->delegates(), i);
   return delegate == nullptr || delegate->id() == nullptr ? nullptr : delegate->id()->c_str();
 }
 
@@ -175,7 +170,7 @@ bool MethodMeta::uses_backend(const char* backend_name) const {
 size_t MethodMeta::num_instructions() const {
   size_t count = 0;
   for (size_t c = 0; c < size_of(plan_->chains()); ++c) {
-    const fb::Chain* chain = plan_->chains()->Get(static_cast<flatbuffers::uoffset_t>(c));
+    const fb::Chain* chain = at(plan_->chains(), c);
     if (chain != nullptr) count += size_of(chain->instructions());
   }
   return count;

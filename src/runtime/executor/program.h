@@ -40,7 +40,12 @@ class Program final : public NamedDataMap {
   /// Loads the program through `loader`, which must outlive the Program.
   /// @retval InvalidProgram the bytes are not a valid program (the log says
   ///   what: bad identifier, truncated, index out of range, ...).
-  /// @retval NotSupported a version or feature this runtime does not read.
+  /// @retval NotSupported a version or feature this runtime does not read
+  ///   (an "ET" identifier other than "ET12").
+  /// @retval InvalidArgument no loader, or the flatbuffer's bytes as loaded
+  ///   are not 16-byte aligned (pte::kSchemaMaxAlignment).
+  /// A loader's own error (AccessFailed, MemoryAllocationFailed) is returned
+  /// as it is.
   [[nodiscard]] static Result<Program> load(DataLoader* loader, Verification verification = Verification::Minimal);
 
   Program(Program&&) noexcept;

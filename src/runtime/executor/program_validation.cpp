@@ -20,16 +20,6 @@ namespace fb = executorch_flatbuffer;
 
 namespace {
 
-template <typename T>
-size_t size_of(const flatbuffers::Vector<T>* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
-
-template <typename T>
-auto at(const flatbuffers::Vector<T>* vector, size_t i) {
-  return vector->Get(static_cast<flatbuffers::uoffset_t>(i));
-}
-
 Error reject(const char* format, ...) __attribute__((format(printf, 1, 2)));
 Error reject(const char* format, ...) {
   char message[440];
@@ -74,7 +64,7 @@ class ProgramValidator {
       }
       if (segment->size() == 0) continue;
       if (layout_.segment_base_offset == 0) {
-        return reject("segments[%zu] has %" PRIu64 " bytes but the file has no extended header to locate it", s,
+        return reject("segments[%zu] has %" PRIu64 " bytes but the file has no segment base (extended header) to locate it", s,
                       segment->size());
       }
       if (layout_.segment_data_size != 0 && end > layout_.segment_data_size) {

@@ -23,12 +23,21 @@ inline constexpr uint32_t kHeaderLength = 32;     ///< what is written; readers 
 inline constexpr uint32_t kMinHeaderLength = 24;  ///< magic, length, program_size, segment_base_offset
 inline constexpr size_t kNumHeadBytes = 64;       ///< bytes a reader needs to probe a file
 
+// Where each field of the extended header is, from the header's start.
+inline constexpr size_t kHeaderMagicField = 0;              ///< 4 bytes, kHeaderMagic
+inline constexpr size_t kHeaderLengthField = 4;             ///< u32
+inline constexpr size_t kHeaderProgramSizeField = 8;        ///< u64
+inline constexpr size_t kHeaderSegmentBaseOffsetField = 16;  ///< u64
+inline constexpr size_t kHeaderSegmentDataSizeField = 24;    ///< u64, only when length >= 32
+
 inline constexpr size_t kDefaultSegmentAlignment = 128;
 inline constexpr size_t kDefaultConstantTensorAlignment = 16;
 inline constexpr size_t kDefaultDelegateAlignment = 16;
 /// The largest force_align in the schema: the inserted header is padded to
-/// (a multiple of) it so that force-aligned vectors stay aligned. The
-/// runtime also wants the flatbuffer to start at this alignment.
+/// (a multiple of) it so that force-aligned vectors stay aligned. Kiln's
+/// runtime wants the flatbuffer's first byte at this alignment (ExecuTorch's
+/// asks alignof(std::max_align_t), which is 16 on 64-bit hosts too), so that
+/// inline constants and delegate data are aligned in memory as in the file.
 inline constexpr size_t kSchemaMaxAlignment = 16;
 
 /// The extended header's fields (all little-endian on the wire).
@@ -60,11 +69,11 @@ inline void write_le(uint8_t* out, uint64_t value, size_t bytes) {
 /// Writes the header's kHeaderLength bytes at `out` (the length field is
 /// always written as kHeaderLength).
 inline void encode_header(const ExtendedHeader& header, uint8_t* out) {
-  std::memcpy(out, kHeaderMagic, 4);
-  write_le(out + 4, kHeaderLength, 4);
-  write_le(out + 8, header.program_size, 8);
-  write_le(out + 16, header.segment_base_offset, 8);
-  write_le(out + 24, header.segment_data_size, 8);
+  std::memcpy(out + kHeaderMagicField, kHeaderMagic, 4);
+  write_le(out + kHeaderLengthField, kHeaderLength, 4);
+  write_le(out + kHeaderProgramSizeField, header.program_size, 8);
+  write_le(out + kHeaderSegmentBaseOffsetField, header.segment_base_offset, 8);
+  write_le(out + kHeaderSegmentDataSizeField, header.segment_data_size, 8);
 }
 
 enum class HeaderStatus : uint8_t {
@@ -78,16 +87,16 @@ enum class HeaderStatus : uint8_t {
 inline HeaderStatus parse_header(const uint8_t* data, size_t size, ExtendedHeader* out) {
   if (size < kNumHeadBytes) return HeaderStatus::ShortData;
   const uint8_t* header = data + kHeaderOffset;
-  if (std::memcmp(header, kHeaderMagic, 4) != 0) return HeaderStatus::NotPresent;
+  if (std::memcmp(header + kHeaderMagicField, kHeaderMagic, 4) != 0) return HeaderStatus::NotPresent;
   ExtendedHeader parsed;
-  parsed.length = static_cast<uint32_t>(read_le(header + 4, 4));
+  parsed.length = static_cast<uint32_t>(read_le(header + kHeaderLengthField, 4));
   if (parsed.length < kMinHeaderLength) {
     *out = parsed;
     return HeaderStatus::BadLength;
   }
-  parsed.program_size = read_le(header + 8, 8);
-  parsed.segment_base_offset = read_le(header + 16, 8);
-  if (parsed.length >= kHeaderLength) parsed.segment_data_size = read_le(header + 24, 8);
+  parsed.program_size = read_le(header + kHeaderProgramSizeField, 8);
+  parsed.segment_base_offset = read_le(header + kHeaderSegmentBaseOffsetField, 8);
+  if (parsed.length >= kHeaderLength) parsed.segment_data_size = read_le(header + kHeaderSegmentDataSizeField, 8);
   *out = parsed;
   return HeaderStatus::Present;
 }

@@ -1,7 +1,5 @@
 #include "runtime/loader/file_data_loader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +7,7 @@
 #include <cstring>
 
 #include "runtime/core/log.h"
+#include "runtime/loader/file_util.h"
 
 namespace kiln::runtime {
 
@@ -21,32 +20,14 @@ void free_heap_copy(void* /*context*/, void* data, size_t /*size*/) { std::free(
 }  // namespace
 
 Result<FileDataLoader> FileDataLoader::from(const char* path, size_t alignment) {
-  if (path == nullptr) {
-    KILN_LOG(Error, "FileDataLoader: no path given");
-    return Error::InvalidArgument;
-  }
   if (!is_power_of_two(alignment)) {
     KILN_LOG(Error, "FileDataLoader: alignment %zu is not a power of two", alignment);
     return Error::InvalidArgument;
   }
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int open_errno = errno;
-    KILN_LOG(Error, "FileDataLoader: cannot open '%s': %s", path, std::strerror(open_errno));
-    return open_errno == ENOENT ? Error::NotFound : Error::AccessFailed;
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || st.st_size < 0) {
-    KILN_LOG(Error, "FileDataLoader: cannot size '%s': %s", path, std::strerror(errno));
-    ::close(fd);
-    return Error::AccessFailed;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    KILN_LOG(Error, "FileDataLoader: '%s' is not a regular file", path);
-    ::close(fd);
-    return Error::AccessFailed;
-  }
-  return FileDataLoader(fd, static_cast<size_t>(st.st_size), alignment);
+  int fd = -1;
+  size_t size = 0;
+  KILN_TRY(loader_detail::open_regular_file("FileDataLoader", path, &fd, &size));
+  return FileDataLoader(fd, size, alignment);
 }
 
 FileDataLoader::FileDataLoader(FileDataLoader&& other) noexcept

@@ -1,8 +1,6 @@
 #include "runtime/loader/mmap_data_loader.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/core/log.h"
+#include "runtime/loader/file_util.h"
 
 namespace kiln::runtime {
 
@@ -27,33 +26,15 @@ void unmap_pages(void* context, void* data, size_t size) {
 }  // namespace
 
 Result<MmapDataLoader> MmapDataLoader::from(const char* path) {
-  if (path == nullptr) {
-    KILN_LOG(Error, "MmapDataLoader: no path given");
-    return Error::InvalidArgument;
-  }
   const long page_size = ::sysconf(_SC_PAGESIZE);
   if (page_size <= 0 || (page_size & (page_size - 1)) != 0) {
     KILN_LOG(Error, "MmapDataLoader: unusable page size %ld", page_size);
     return Error::AccessFailed;
   }
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int open_errno = errno;
-    KILN_LOG(Error, "MmapDataLoader: cannot open '%s': %s", path, std::strerror(open_errno));
-    return open_errno == ENOENT ? Error::NotFound : Error::AccessFailed;
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || st.st_size < 0) {
-    KILN_LOG(Error, "MmapDataLoader: cannot size '%s': %s", path, std::strerror(errno));
-    ::close(fd);
-    return Error::AccessFailed;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    KILN_LOG(Error, "MmapDataLoader: '%s' is not a regular file", path);
-    ::close(fd);
-    return Error::AccessFailed;
-  }
-  return MmapDataLoader(fd, static_cast<size_t>(st.st_size), static_cast<size_t>(page_size));
+  int fd = -1;
+  size_t size = 0;
+  KILN_TRY(loader_detail::open_regular_file("MmapDataLoader", path, &fd, &size));
+  return MmapDataLoader(fd, size, static_cast<size_t>(page_size));
 }
 
 MmapDataLoader::MmapDataLoader(MmapDataLoader&& other) noexcept

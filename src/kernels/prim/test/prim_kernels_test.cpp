@@ -130,6 +130,46 @@ TEST(PrimKernels, NegKeepsTheKind) {
   EXPECT_EQ(doubles[1].toDouble(), -2.5);
 }
 
+TEST(PrimKernels, RoundingToIntsAndTheOtherSymOps) {
+  const auto unary = [](const char* op, EValue a) {
+    std::vector<EValue> values = {a, EValue()};
+    const KernelRuntimeContext ctx = call(op, values);
+    EXPECT_EQ(ctx.failure_state(), Error::Ok) << op << ": " << ctx.failure_message();
+    return values[1];
+  };
+  EXPECT_EQ(unary("executorch_prim::ceil.Scalar", EValue(2.1)).toInt(), 3);
+  EXPECT_EQ(unary("executorch_prim::ceil.Scalar", EValue(int64_t{4})).toInt(), 4);
+  EXPECT_EQ(unary("executorch_prim::round.Scalar", EValue(2.5)).toInt(), 2);  // half to even, as Python
+  EXPECT_EQ(unary("executorch_prim::round.Scalar", EValue(3.5)).toInt(), 4);
+  EXPECT_EQ(unary("executorch_prim::trunc.Scalar", EValue(-2.7)).toInt(), -2);
+  EXPECT_EQ(unary("executorch_prim::sym_int.Scalar", EValue(7.9)).toInt(), 7);
+  EXPECT_EQ(unary("executorch_prim::sym_float.Scalar", EValue(int64_t{3})).toDouble(), 3.0);
+  EXPECT_EQ(unary("executorch_prim::sym_not.Scalar", EValue(true)).toBool(), false);
+  EXPECT_EQ(int_result("executorch_prim::sym_max.Scalar", 3, 9), 9);
+  EXPECT_EQ(int_result("executorch_prim::sym_min.Scalar", 3, 9), 3);
+  EXPECT_EQ(int_result("executorch_prim::floordiv.int", -9, 4), -3);
+  EXPECT_EQ(int_result("executorch_prim::mod.int", -9, 4), 3);
+  std::vector<EValue> ite = {EValue(false), EValue(int64_t{1}), EValue(int64_t{2}), EValue()};
+  EXPECT_EQ(call("executorch_prim::sym_ite.Scalar", ite).failure_state(), Error::Ok);
+  EXPECT_EQ(ite[3].toInt(), 2);
+  std::vector<EValue> huge = {EValue(1e30), EValue()};
+  EXPECT_EQ(call("executorch_prim::ceil.Scalar", huge).failure_state(), Error::InvalidArgument);
+}
+
+TEST(PrimKernels, LocalScalarDenseReadsTheOneElement) {
+  TestTensor f = make_tensor<float>({1}, {2.5f});
+  std::vector<EValue> values = {EValue(f.tensor()), EValue()};
+  ASSERT_EQ(call("aten::_local_scalar_dense", values).failure_state(), Error::Ok);
+  EXPECT_EQ(values[1].toDouble(), 2.5);
+  TestTensor i = make_tensor<int32_t>({}, {-7});
+  values = {EValue(i.tensor()), EValue()};
+  ASSERT_EQ(call("aten::_local_scalar_dense", values).failure_state(), Error::Ok);
+  EXPECT_EQ(values[1].toInt(), -7);
+  TestTensor two = zeros<float>({2});
+  values = {EValue(two.tensor()), EValue()};
+  EXPECT_EQ(call("aten::_local_scalar_dense", values).failure_state(), Error::InvalidArgument);
+}
+
 TEST(PrimKernels, BadOperandsFailNamingTheOp) {
   std::vector<EValue> by_zero = {EValue(int64_t{1}), EValue(int64_t{0}), EValue()};
   KernelRuntimeContext ctx = call("executorch_prim::floordiv.Scalar", by_zero);

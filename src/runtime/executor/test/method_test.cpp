@@ -9,6 +9,8 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -77,11 +79,12 @@ struct LoadedProgram {
   size_t num_planned() const { return plan()->non_const_buffer_sizes()->size() - 1; }
 };
 
-std::unique_ptr<LoadedProgram> load_program(std::vector<uint8_t> bytes) {
+std::unique_ptr<LoadedProgram> load_program(std::vector<uint8_t> bytes,
+                                            Program::Verification verification = Program::Verification::InternalConsistency) {
   auto loaded = std::make_unique<LoadedProgram>();
   loaded->bytes = std::move(bytes);
   loaded->loader = std::make_unique<BufferDataLoader>(loaded->bytes.data(), loaded->bytes.size());
-  Result<Program> program = Program::load(loaded->loader.get(), Program::Verification::InternalConsistency);
+  Result<Program> program = Program::load(loaded->loader.get(), verification);
   if (!program.ok()) {
     ADD_FAILURE() << "Program::load: " << to_string(program.error());
     return nullptr;
@@ -356,6 +359,35 @@ TEST(MethodState, BufferMutationPersistsAcrossExecutes) {
   expect_matches(second[0], expected.at("call1_output_0"), "second call");
 }
 
+TEST(MethodState, ExecuteTakesNoMethodMemoryAndLeavesTheTempAllocatorEmpty) {
+  ExecutorchFile file("small_conv_net.pte");
+  ASSERT_TRUE(file.method);
+  const std::vector<HostTensor> x = npz_tensors(kPteDir + "small_conv_net.inputs.npz");
+  const size_t method_bytes = file.memory->method_allocator->used_size();
+  for (int call = 0; call < 3; ++call) {
+    run(*file.method, x);
+    EXPECT_EQ(file.memory->method_allocator->used_size(), method_bytes);
+    EXPECT_EQ(file.memory->temp_allocator->used_size(), 0u);
+  }
+}
+
+TEST(MethodState, AMutatedInputIsAnOutputAndTheCallersTensorIsUntouched) {
+  ExecutorchFile file("input_mutation.pte");  // x.add_(y); return x * 2 -> outputs (x after, x * 2)
+  ASSERT_TRUE(file.method);
+  InputTensor x(filled(ScalarType::Float, {2, 3}, 1.0f));
+  InputTensor y(filled(ScalarType::Float, {2, 3}, 2.0f));
+  ASSERT_EQ(file.method->set_input(x.value(), 0), Error::Ok);
+  ASSERT_EQ(file.method->set_input(y.value(), 1), Error::Ok);
+  ASSERT_EQ(file.method->execute(), Error::Ok);
+  ASSERT_EQ(file.method->outputs_size(), 2u);
+  EXPECT_EQ(to_host(file.method->get_output(0).toTensor()).to_doubles(), std::vector<double>(6, 3.0));
+  EXPECT_EQ(to_host(file.method->get_output(1).toTensor()).to_doubles(), std::vector<double>(6, 6.0));
+  EXPECT_EQ(to_host(x.value().toTensor()).to_doubles(), std::vector<double>(6, 1.0));  // copied in, not aliased
+  EValue outputs[2];
+  ASSERT_EQ(file.method->get_outputs(outputs, 2), Error::Ok);
+  EXPECT_EQ(outputs[1].toTensor().const_data_ptr(), file.method->get_output(1).toTensor().const_data_ptr());
+}
+
 // ---- dynamic shapes and bad inputs ------------------------------------------------
 
 TEST(MethodInputs, DynamicBatchWithinBoundsResizesTheOutput) {
@@ -469,9 +501,8 @@ TEST(MethodMemory, TooFewOrTooSmallPlannedBuffersAreInvalidArgument) {
 
 // ---- kernels --------------------------------------------------------------------
 
-/// `file` from tests/fixtures/pte with operator `index` renamed, re-serialized.
-std::vector<uint8_t> with_renamed_operators(const std::string& file,
-                                            const std::vector<std::pair<size_t, std::string>>& renames) {
+/// `file` from tests/fixtures/pte, changed by `edit`, re-serialized.
+std::vector<uint8_t> rewritten(const std::string& file, const std::function<void(fb::ExecutionPlanT&)>& edit) {
   aot::pte::PteFile original = aot::pte::read_pte_file(kPteDir + file);
   const std::vector<uint64_t> offsets = original.program->constant_segment->offsets;
   const auto constants = offsets.size() > 1 ? original.segment(original.program->constant_segment->segment_index)
@@ -482,12 +513,205 @@ std::vector<uint8_t> with_renamed_operators(const std::string& file,
     const size_t end = i + 1 < offsets.size() ? offsets[i + 1] : constants.size();
     input.constant_data.push_back(constants.subspan(offsets[i], end - offsets[i]));
   }
-  for (const auto& [index, name] : renames) {
-    auto& op = *input.program.execution_plan[0]->operators.at(index);
-    op.name = name.substr(0, name.find('.'));
-    op.overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
-  }
+  edit(*input.program.execution_plan[0]);
   return aot::pte::serialize_pte(input);
+}
+
+/// `file` with operator `index` renamed ("ns::op.overload").
+std::vector<uint8_t> with_renamed_operators(const std::string& file,
+                                            const std::vector<std::pair<size_t, std::string>>& renames) {
+  return rewritten(file, [&](fb::ExecutionPlanT& plan) {
+    for (const auto& [index, name] : renames) {
+      auto& op = *plan.operators.at(index);
+      op.name = name.substr(0, name.find('.'));
+      op.overload = name.find('.') == std::string::npos ? "" : name.substr(name.find('.') + 1);
+    }
+  });
+}
+
+TEST(MethodInputs, APrimInputMustEqualTheProgramsValue) {
+  // add.pte's alpha, Int(1), made a third input.
+  const auto program = load_program(rewritten("add.pte", [](fb::ExecutionPlanT& plan) {
+    for (size_t v = 0; v < plan.values.size(); ++v) {
+      if (plan.values[v]->val.AsInt() != nullptr) plan.inputs.push_back(static_cast<int32_t>(v));
+    }
+    ASSERT_EQ(plan.inputs.size(), 3u);
+  }));
+  ASSERT_NE(program, nullptr);
+  Memory memory(*program);
+  Result<Method> method = load_method(*program, memory);
+  ASSERT_TRUE(method.ok());
+  LogCapture log;
+  EXPECT_EQ(method->set_input(EValue(int64_t{2}), 2), Error::InvalidArgument);
+  EXPECT_THAT(log.text(), HasSubstr("input 2 must equal the Int the program was exported with"));
+  EXPECT_EQ(method->set_input(EValue(1.0), 2), Error::InvalidArgument);
+  EXPECT_EQ(method->set_input(EValue(int64_t{1}), 2), Error::Ok);
+}
+
+TEST(MethodInputs, UnplannedInputsAreSharedAndUnplannedOutputsWrittenWhereTheCallerSays) {
+  // add.pte with input 0 (value 0) and the output (value 2) left out of the plan.
+  const auto program = load_program(rewritten("add.pte", [](fb::ExecutionPlanT& plan) {
+    plan.values.at(0)->val.AsTensor()->allocation_info.reset();
+    plan.values.at(2)->val.AsTensor()->allocation_info.reset();
+  }));
+  ASSERT_NE(program, nullptr);
+  Memory memory(*program);
+  Result<Method> method = load_method(*program, memory);
+  ASSERT_TRUE(method.ok());
+  InputTensor x(filled(ScalarType::Float, {2, 3}, 1.0f));
+  InputTensor y(filled(ScalarType::Float, {2, 3}, 2.0f));
+  ASSERT_EQ(method->set_input(x.value(), 0), Error::Ok);
+  ASSERT_EQ(method->set_input(y.value(), 1), Error::Ok);
+  EXPECT_EQ(method->get_input(0).toTensor().const_data_ptr(), x.value().toTensor().const_data_ptr());  // shared
+  EXPECT_NE(method->get_input(1).toTensor().const_data_ptr(), y.value().toTensor().const_data_ptr());  // copied
+  LogCapture log;
+  EXPECT_EQ(method->execute(), Error::InvalidArgument);  // the output has nowhere to go yet
+  float out[6] = {};
+  EXPECT_EQ(method->set_output_data_ptr(out, 5 * sizeof(float), 0), Error::InvalidArgument);
+  EXPECT_THAT(log.text(), HasSubstr("output 0 needs 24 bytes, the buffer has 20"));
+  ASSERT_EQ(method->set_output_data_ptr(out, sizeof out, 0), Error::Ok);
+  ASSERT_EQ(method->execute(), Error::Ok);
+  EXPECT_EQ(std::vector<float>(out, out + 6), std::vector<float>(6, 3.0f));
+  EXPECT_EQ(method->set_output_data_ptr(out, sizeof out, 1), Error::InvalidArgument);
+
+  ExecutorchFile planned("add.pte");
+  ASSERT_TRUE(planned.method);
+  EXPECT_EQ(planned.method->set_output_data_ptr(out, sizeof out, 0), Error::InvalidState);
+  EXPECT_THAT(log.text(), HasSubstr("output 0 is memory planned"));
+}
+
+// ---- control instructions (add.pte: values 0 and 1 the inputs, 2 the output) ----
+
+template <typename T>
+std::unique_ptr<fb::InstructionT> instruction(T args) {
+  auto result = std::make_unique<fb::InstructionT>();
+  result->instr_args.Set(std::move(args));
+  return result;
+}
+
+/// add.pte whose chain is `make(plan, add)`, where `add` is its one kernel
+/// call; a Bool value of `flag` is appended as the last value.
+std::vector<uint8_t> add_with_chain(
+    bool flag, const std::function<void(fb::ExecutionPlanT&, std::unique_ptr<fb::InstructionT>, int32_t)>& make) {
+  return rewritten("add.pte", [&](fb::ExecutionPlanT& plan) {
+    auto value = std::make_unique<fb::EValueT>();
+    fb::BoolT b;
+    b.bool_val = flag;
+    value->val.Set(b);
+    plan.values.push_back(std::move(value));
+    auto& instructions = plan.chains.at(0)->instructions;
+    std::unique_ptr<fb::InstructionT> add = std::move(instructions.at(0));
+    instructions.clear();
+    make(plan, std::move(add), static_cast<int32_t>(plan.values.size() - 1));
+  });
+}
+
+struct ControlRun {
+  Error error;
+  std::vector<double> output;
+  const void* output_data;
+};
+
+ControlRun run_control(const std::vector<uint8_t>& bytes,
+                       Program::Verification verification = Program::Verification::InternalConsistency) {
+  const auto program = load_program(bytes, verification);
+  if (program == nullptr) return {Error::InvalidProgram, {}, nullptr};
+  Memory memory(*program);
+  Result<Method> method = load_method(*program, memory);
+  if (!method.ok()) return {method.error(), {}, nullptr};
+  InputTensor x(filled(ScalarType::Float, {2, 3}, 1.0f));
+  InputTensor y(filled(ScalarType::Float, {2, 3}, 2.0f));
+  EXPECT_EQ(method->set_input(x.value(), 0), Error::Ok);
+  EXPECT_EQ(method->set_input(y.value(), 1), Error::Ok);
+  const Error error = method->execute();
+  const Tensor out = method->get_output(0).toTensor();
+  return {error, out.const_data_ptr() == nullptr ? std::vector<double>{} : to_host(out).to_doubles(),
+          out.const_data_ptr()};
+}
+
+TEST(MethodInstructions, JumpFalseSkipsWhenTheConditionIsFalse) {
+  for (const bool flag : {true, false}) {
+    // 0: jump to 2 unless flag; 1: add; (2: the end)
+    const ControlRun run = run_control(add_with_chain(flag, [](fb::ExecutionPlanT& plan, auto add, int32_t cond) {
+      fb::JumpFalseCallT jump;
+      jump.cond_value_index = cond;
+      jump.destination_instruction = 1;
+      auto& instructions = plan.chains.at(0)->instructions;
+      instructions.push_back(instruction(jump));
+      instructions.push_back(std::move(add));
+      fb::FreeCallT nothing;  // a free of a non-tensor changes nothing
+      nothing.value_index = cond;
+      instructions.push_back(instruction(nothing));
+      instructions.at(0)->instr_args.AsJumpFalseCall()->destination_instruction = 2;
+    }));
+    EXPECT_EQ(run.error, Error::Ok);
+    EXPECT_EQ(run.output, std::vector<double>(6, flag ? 3.0 : 0.0)) << flag;  // planned memory starts zeroed
+  }
+}
+
+TEST(MethodInstructions, MoveAndFree) {
+  const ControlRun moved = run_control(add_with_chain(true, [](fb::ExecutionPlanT& plan, auto, int32_t) {
+    fb::MoveCallT move;
+    move.move_from = 1;  // y
+    move.move_to = 2;    // the output
+    plan.chains.at(0)->instructions.push_back(instruction(move));
+  }));
+  EXPECT_EQ(moved.error, Error::Ok);
+  EXPECT_EQ(moved.output, std::vector<double>(6, 2.0));
+
+  const ControlRun freed = run_control(add_with_chain(true, [](fb::ExecutionPlanT& plan, auto add, int32_t) {
+    plan.chains.at(0)->instructions.push_back(std::move(add));
+    fb::FreeCallT free;
+    free.value_index = 2;
+    plan.chains.at(0)->instructions.push_back(instruction(free));
+  }));
+  EXPECT_EQ(freed.error, Error::Ok);
+  EXPECT_EQ(freed.output_data, nullptr);
+}
+
+TEST(MethodInstructions, AJumpOutOfTheChainOrAnEndlessLoopIsInvalidProgram) {
+  LogCapture log;
+  const ControlRun out_of_range = run_control(add_with_chain(false, [](fb::ExecutionPlanT& plan, auto, int32_t cond) {
+    fb::JumpFalseCallT jump;
+    jump.cond_value_index = cond;
+    jump.destination_instruction = 5;
+    plan.chains.at(0)->instructions.push_back(instruction(jump));
+  }), Program::Verification::Minimal);  // full verification would refuse it before Method sees it
+  EXPECT_EQ(out_of_range.error, Error::InvalidProgram);
+  EXPECT_THAT(log.text(), HasSubstr("instruction 0 jumps to 5, out of range (1 instructions)"));
+
+  const ControlRun endless = run_control(add_with_chain(false, [](fb::ExecutionPlanT& plan, auto, int32_t cond) {
+    fb::JumpFalseCallT jump;
+    jump.cond_value_index = cond;
+    jump.destination_instruction = 0;
+    plan.chains.at(0)->instructions.push_back(instruction(jump));
+  }));
+  EXPECT_EQ(endless.error, Error::InvalidProgram);
+  EXPECT_THAT(log.text(), HasSubstr("chain 0 ran 10000000 instructions without ending"));
+
+  const ControlRun not_a_bool = run_control(add_with_chain(false, [](fb::ExecutionPlanT& plan, auto, int32_t) {
+    fb::JumpFalseCallT jump;
+    jump.cond_value_index = 0;  // x, a float tensor
+    jump.destination_instruction = 0;
+    plan.chains.at(0)->instructions.push_back(instruction(jump));
+  }));
+  EXPECT_EQ(not_a_bool.error, Error::InvalidProgram);
+  EXPECT_THAT(log.text(), HasSubstr("instruction 0 jumps on a Tensor, not a Bool or a Bool tensor"));
+}
+
+TEST(MethodMemory, APlannedTensorOutsideItsArenaIsInvalidArgument) {
+  // small_conv_net's arena is 3456 bytes; move the input (value 9) to its end.
+  const auto program = load_program(rewritten("small_conv_net.pte",
+                                              [](fb::ExecutionPlanT& plan) {
+                                                plan.values.at(9)->val.AsTensor()->allocation_info->memory_offset_low =
+                                                    3400;
+                                              }),
+                                    Program::Verification::Minimal);
+  ASSERT_NE(program, nullptr);
+  Memory memory(*program);
+  LogCapture log;
+  EXPECT_EQ(load_method(*program, memory).error(), Error::InvalidArgument);
+  EXPECT_THAT(log.text(), HasSubstr("value 9: 768 bytes at offset 3400 of planned buffer 1 do not fit"));
 }
 
 TEST(MethodKernels, EveryMissingKernelIsLoggedBeforeOperatorMissing) {
@@ -556,7 +780,7 @@ TEST(MethodKernels, AKernelFailureNamesTheInstructionAndOperator) {
 /// destroy; refuses the init numbered `refuse_init` (1-based; 0 never).
 class CountingBackend final : public BackendInterface {
  public:
-  bool is_available() const override { return true; }
+  bool is_available() const override { return available; }
   Result<DelegateHandle*> init(BackendInitContext& context, FreeableBuffer* processed,
                                Span<const CompileSpec>) const override {
     ++inits;
@@ -579,6 +803,7 @@ class CountingBackend final : public BackendInterface {
   }
   mutable int inits = 0, executes = 0, destroys = 0;
   int refuse_init = 0;
+  bool available = true;
 };
 
 /// The counting backend registered under `name` (once per name).
@@ -594,12 +819,18 @@ CountingBackend& counting_backend(const char* name) {
 
 /// mlp lowered with `partitioner`; each delegate's backend id replaced by
 /// `backend_id` if it is not empty.
-std::vector<uint8_t> delegated_mlp(const aot::Partitioner& partitioner, const std::string& backend_id = "") {
+/// `inline_blobs`: the blobs stay in the flatbuffer instead of segments.
+std::vector<uint8_t> delegated_mlp(const aot::Partitioner& partitioner, const std::string& backend_id = "",
+                                   bool inline_blobs = false) {
   const aot::ExportedProgram program = aot::to_backend(load_fixture("mlp", "model.core.pt2"), partitioner);
   aot::ExecutorchProgram lowered = aot::to_executorch(program);
-  if (backend_id.empty()) return lowered.buffer;
-  for (auto& delegate : lowered.emitted.program.program.execution_plan[0]->delegates) delegate->id = backend_id;
-  return aot::pte::serialize_pte(lowered.emitted.program);
+  if (backend_id.empty() && !inline_blobs) return lowered.buffer;
+  for (auto& delegate : lowered.emitted.program.program.execution_plan[0]->delegates) {
+    if (!backend_id.empty()) delegate->id = backend_id;
+  }
+  aot::pte::SerializeOptions options;
+  options.extract_delegate_segments = !inline_blobs;
+  return aot::pte::serialize_pte(lowered.emitted.program, options);
 }
 
 void set_inputs_of_ones(const LoadedProgram& program, Method& method, std::vector<std::unique_ptr<InputTensor>>& owned) {
@@ -622,24 +853,29 @@ TEST(MethodDelegates, AnUnregisteredBackendIsNotFoundAndNamed) {
   EXPECT_THAT(log.text(), HasSubstr("delegate 0: backend 'NoSuchBackend' is not registered"));
 }
 
-TEST(MethodDelegates, ADelegateCallRunsItsBackend) {
+TEST(MethodDelegates, ADelegateCallRunsItsBackendWithItsBlobInASegmentOrInline) {
   CountingBackend& backend = counting_backend(aot::testing::kAllOps);
-  const auto program = load_program(delegated_mlp(aot::AllNodePartitioner(aot::testing::kAllOps)));
-  ASSERT_NE(program, nullptr);
-  backend = CountingBackend();
-  {
-    Memory memory(*program);
-    Result<Method> method = load_method(*program, memory);
-    ASSERT_TRUE(method.ok()) << to_string(method.error());
-    EXPECT_EQ(backend.inits, 1);
-    std::vector<std::unique_ptr<InputTensor>> inputs;
-    set_inputs_of_ones(*program, *method, inputs);
-    EXPECT_EQ(method->execute(), Error::Ok);
-    EXPECT_EQ(method->execute(), Error::Ok);
-    EXPECT_EQ(backend.executes, 2);
-    EXPECT_EQ(backend.destroys, 0);
+  for (const bool inline_blobs : {false, true}) {
+    SCOPED_TRACE(inline_blobs ? "inline" : "segment");
+    const auto program = load_program(delegated_mlp(aot::AllNodePartitioner(aot::testing::kAllOps), "", inline_blobs));
+    ASSERT_NE(program, nullptr);
+    ASSERT_EQ(program->plan()->delegates()->Get(0)->processed()->location(),
+              inline_blobs ? fb::DataLocation::INLINE : fb::DataLocation::SEGMENT);
+    backend = CountingBackend();
+    {
+      Memory memory(*program);
+      Result<Method> method = load_method(*program, memory);
+      ASSERT_TRUE(method.ok()) << to_string(method.error());
+      EXPECT_EQ(backend.inits, 1);
+      std::vector<std::unique_ptr<InputTensor>> inputs;
+      set_inputs_of_ones(*program, *method, inputs);
+      EXPECT_EQ(method->execute(), Error::Ok);
+      EXPECT_EQ(method->execute(), Error::Ok);
+      EXPECT_EQ(backend.executes, 2);
+      EXPECT_EQ(backend.destroys, 0);
+    }
+    EXPECT_EQ(backend.destroys, 1);
   }
-  EXPECT_EQ(backend.destroys, 1);
 }
 
 TEST(MethodDelegates, EachIsInitialisedOnceAndDestroyedWithTheMethod) {
@@ -658,6 +894,20 @@ TEST(MethodDelegates, EachIsInitialisedOnceAndDestroyedWithTheMethod) {
     EXPECT_EQ(backend.destroys, 0);
   }
   EXPECT_EQ(backend.destroys, static_cast<int>(delegates));
+}
+
+TEST(MethodDelegates, AnUnavailableBackendIsNotSupportedAndNamed) {
+  CountingBackend& backend = counting_backend(aot::testing::kEveryOther);
+  const auto program = load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther)));
+  ASSERT_NE(program, nullptr);
+  backend = CountingBackend();
+  backend.available = false;
+  Memory memory(*program);
+  LogCapture log;
+  EXPECT_EQ(load_method(*program, memory).error(), Error::NotSupported);
+  EXPECT_THAT(log.text(), HasSubstr("delegate 0: backend 'EveryOtherBackend' is not available on this machine"));
+  EXPECT_EQ(backend.inits, 0);
+  backend = CountingBackend();
 }
 
 TEST(MethodDelegates, AFailedLoadDestroysWhatWasInitialised) {

@@ -103,12 +103,16 @@ INSTANTIATE_TEST_SUITE_P(EtFiles, TruncatedTest, ::testing::ValuesIn(kEtFiles), 
   return name.substr(0, name.find('.'));
 });
 
-TEST(TruncatedKilnFile, EveryCutIsRefused) {
-  const std::vector<uint8_t> bytes = testing::demo_program_with_named_data();
-  ASSERT_TRUE(has_header(bytes));
-  for (size_t cut : cuts_of(bytes)) {
-    const Outcome outcome = load(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut)));
-    EXPECT_EQ(outcome.error, Error::InvalidProgram) << "cut at " << cut << "\n" << outcome.log;
+TEST(TruncatedKilnFiles, EveryCutIsRefused) {
+  std::vector<std::vector<uint8_t>> files = {testing::demo_program_with_named_data()};
+  for (const auto& [fixture, file] : testing::fixture_program_files()) {
+    files.push_back(testing::kiln_program(fixture, file, false).buffer);
+  }
+  for (const std::vector<uint8_t>& bytes : files) {
+    for (size_t cut : cuts_of(bytes)) {
+      const Outcome outcome = load(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut)));
+      EXPECT_EQ(outcome.error, Error::InvalidProgram) << "cut at " << cut << " of " << bytes.size() << "\n" << outcome.log;
+    }
   }
 }
 
@@ -133,26 +137,37 @@ TEST(BadHead, ExtendedHeaderFields) {
     set_header_field(bytes, field, value, width);
     return load(bytes, Verification::Minimal);
   };
-  EXPECT_REFUSED(with(4, 16, 4), InvalidProgram, "extended header length 16 is below the minimum 24");
-  EXPECT_REFUSED(with(8, good.size() + 1), InvalidProgram, "program_size 1681 is outside");
-  EXPECT_REFUSED(with(8, 20), InvalidProgram, "program_size 20 is outside");
-  EXPECT_REFUSED(with(8, UINT64_MAX), InvalidProgram, "program_size 18446744073709551615 is outside");
-  EXPECT_REFUSED(with(16, 1000), InvalidProgram, "segment_base_offset 1000 is inside the flatbuffer");
-  EXPECT_REFUSED(with(24, 145), InvalidProgram, "segment data [1536, +145) ends past the 1680-byte file");
-  EXPECT_REFUSED(with(16, UINT64_MAX - 10), InvalidProgram, "ends past the 1680-byte file");
+  using pte::kHeaderLengthField, pte::kHeaderProgramSizeField, pte::kHeaderSegmentBaseOffsetField,
+      pte::kHeaderSegmentDataSizeField;
+  EXPECT_REFUSED(with(kHeaderLengthField, 16, 4), InvalidProgram, "extended header length 16 is below the minimum 24");
+  EXPECT_REFUSED(with(kHeaderProgramSizeField, good.size() + 1), InvalidProgram, "program_size 1681 is outside");
+  EXPECT_REFUSED(with(kHeaderProgramSizeField, 20), InvalidProgram, "program_size 20 is outside");
+  EXPECT_REFUSED(with(kHeaderProgramSizeField, UINT64_MAX), InvalidProgram, "program_size 18446744073709551615 is outside");
+  EXPECT_REFUSED(with(kHeaderSegmentBaseOffsetField, 1000), InvalidProgram, "segment_base_offset 1000 is inside the flatbuffer");
+  EXPECT_REFUSED(with(kHeaderSegmentDataSizeField, 145), InvalidProgram, "segment data [1536, +145) ends past the 1680-byte file");
+  EXPECT_REFUSED(with(kHeaderSegmentBaseOffsetField, UINT64_MAX - 10), InvalidProgram, "ends past the 1680-byte file");
   // The length may be larger than written (a newer header), and 24 (before segment_data_size).
-  EXPECT_EQ(with(4, 40, 4).error, Error::Ok);
-  EXPECT_EQ(with(4, 24, 4).error, Error::Ok);
+  EXPECT_EQ(with(kHeaderLengthField, 40, 4).error, Error::Ok);
+  EXPECT_EQ(with(kHeaderLengthField, 24, 4).error, Error::Ok);
 }
 
 TEST(BadHead, HeaderOfAnOldFileWithoutSegmentDataSize) {
   // segment_data_size 0 (ExecuTorch before 1.0): the segments' own ranges are still checked.
   std::vector<uint8_t> bytes = fixture("linear.pte");
-  set_header_field(bytes, 24, 0);
+  set_header_field(bytes, pte::kHeaderSegmentDataSizeField, 0);
   EXPECT_EQ(load(bytes).error, Error::Ok);
   bytes.resize(bytes.size() - 1);
   EXPECT_REFUSED(load(bytes, Verification::Minimal), InvalidProgram, "segment 0 [1536, +144) ends past the 1679-byte file");
   EXPECT_REFUSED(load(bytes), InvalidProgram, "segments[0] [0, 144) from segment base 1536 ends past the 1679-byte file");
+}
+
+TEST(BadHead, SegmentsWithoutASegmentBase) {
+  std::vector<uint8_t> bytes = fixture("linear.pte");
+  set_header_field(bytes, pte::kHeaderSegmentBaseOffsetField, 0);
+  set_header_field(bytes, pte::kHeaderSegmentDataSizeField, 0);
+  EXPECT_REFUSED(load(bytes, Verification::Minimal), InvalidProgram,
+                 "segment 0 has 144 bytes but the file has no segment base");
+  EXPECT_REFUSED(load(bytes), InvalidProgram, "segments[0] has 144 bytes but the file has no segment base");
 }
 
 TEST(BadHead, RootOffsetOutsideTheFlatbuffer) {
@@ -172,28 +187,8 @@ TEST(BadHead, GarbledTablesFailTheVerifier) {
 
 // --- corrupted programs -----------------------------------------------------------
 
-/// `bytes` with its flatbuffer unpacked, changed by `mutate`, packed again and
-/// put back in front of the original segments (at the next 128-byte boundary).
 std::vector<uint8_t> corrupt(const std::vector<uint8_t>& bytes, const std::function<void(fb::ProgramT&)>& mutate) {
-  const aot::pte::PteFile file = aot::pte::read_pte(bytes);
-  fb::ProgramT program = *file.program;
-  mutate(program);
-  flatbuffers::FlatBufferBuilder builder;
-  builder.Finish(fb::Program::Pack(builder, &program), fb::ProgramIdentifier());
-  std::vector<uint8_t> out(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
-  if (!file.header) return out;
-  // Insert the header after the first 8 bytes; the root offset moves with the tables.
-  uint8_t header_bytes[pte::kHeaderLength] = {};
-  out.insert(out.begin() + pte::kHeaderOffset, header_bytes, header_bytes + pte::kHeaderLength);
-  pte::write_le(out.data(), pte::read_le(out.data(), 4) + pte::kHeaderLength, 4);
-  pte::ExtendedHeader header;
-  header.program_size = out.size();
-  header.segment_base_offset = (out.size() + 127) / 128 * 128;
-  header.segment_data_size = file.header->segment_data_size;
-  pte::encode_header(header, out.data() + pte::kHeaderOffset);
-  out.resize(header.segment_base_offset, 0);
-  out.insert(out.end(), bytes.begin() + static_cast<std::ptrdiff_t>(file.header->segment_base_offset), bytes.end());
-  return out;
+  return testing::repack(bytes, mutate);
 }
 
 fb::ExecutionPlanT& plan_of(fb::ProgramT& program) { return *program.execution_plan.at(0); }
@@ -402,6 +397,82 @@ TEST_F(CorruptedDelegateTest, NamedDataSegmentOutOfRange) {
   LogCapture log;
   EXPECT_EQ(program->get_data("w").error(), Error::InvalidProgram);
   EXPECT_TRUE(log.contains("segment 99 is out of range")) << log.text();
+}
+
+// --- random damage ----------------------------------------------------------------
+
+/// Reads everything a Method would read from an accepted program: method
+/// names, every input and output's meta, planned buffer sizes, and each
+/// tensor's constant or initial value. Returns how many reads succeeded.
+size_t read_everything(const Program& program) {
+  size_t reads = 0;
+  for (size_t m = 0; m < program.num_methods(); ++m) {
+    Result<const char*> name = program.get_method_name(m);
+    if (!name.ok()) continue;
+    Result<MethodMeta> meta = program.method_meta(*name);
+    if (!meta.ok()) continue;
+    for (size_t i = 0; i < meta->num_inputs(); ++i) reads += meta->input_tensor_meta(i).ok();
+    for (size_t i = 0; i < meta->num_outputs(); ++i) reads += meta->output_tensor_meta(i).ok();
+    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) reads += meta->memory_planned_buffer_size(i).ok();
+    reads += meta->num_backends() + meta->num_instructions();
+  }
+  const fb::ExecutionPlan* plan = program.flatbuffer_program()->execution_plan()->Get(0);
+  for (const fb::EValue* value : *plan->values()) {
+    const fb::Tensor* tensor = value->val_as_Tensor();
+    if (tensor == nullptr || tensor->data_buffer_idx() == 0) continue;
+    size_t nbytes = element_size(static_cast<ScalarType>(tensor->scalar_type()));
+    for (int32_t size : *tensor->sizes()) nbytes *= static_cast<size_t>(size);
+    if (tensor->allocation_info() == nullptr) {
+      reads += program.get_constant_buffer_data(tensor->data_buffer_idx(), nbytes).ok();
+    } else {
+      std::vector<uint8_t> initial(nbytes);
+      reads += program.load_mutable_subsegment_into(0, tensor->data_buffer_idx(), nbytes, initial.data()) == Error::Ok;
+    }
+  }
+  for (size_t k = 0; k < program.get_num_keys(); ++k) {
+    Result<const char*> key = program.get_key(k);
+    if (key.ok()) reads += program.get_data(*key).ok();
+  }
+  return reads;
+}
+
+// Flips a few bytes of each file at a time (a fixed sequence, so a failure
+// repeats): full verification either refuses the result with a logged error
+// or accepts a program that can be read through without a fault. The
+// sanitizer and valgrind runs of this test are what catch a stray read.
+TEST(RandomDamage, IsRefusedOrReadsSafely) {
+  std::vector<std::vector<uint8_t>> files;
+  for (const char* name : kEtFiles) files.push_back(fixture(name));
+  files.push_back(testing::demo_program_with_named_data());
+  uint64_t state = 0x9E3779B97F4A7C15u;
+  const auto next = [&state] {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  size_t refused = 0;
+  size_t accepted = 0;
+  for (const std::vector<uint8_t>& original : files) {
+    for (int round = 0; round < 300; ++round) {
+      std::vector<uint8_t> bytes = original;
+      const uint32_t flips = 1 + next() % 4;
+      for (uint32_t f = 0; f < flips; ++f) bytes[next() % bytes.size()] ^= static_cast<uint8_t>(1 + next() % 255);
+      BufferDataLoader loader(bytes.data(), bytes.size());
+      LogCapture log;
+      Result<Program> program = Program::load(&loader, Verification::InternalConsistency);
+      if (!program.ok()) {
+        ++refused;
+        EXPECT_FALSE(log.errors().empty()) << "refused with " << runtime::to_string(program.error()) << " but no log line";
+        continue;
+      }
+      ++accepted;
+      read_everything(*program);
+    }
+  }
+  RecordProperty("refused", static_cast<int>(refused));
+  RecordProperty("accepted", static_cast<int>(accepted));
+  // Both outcomes occur (damage in constant bytes or padding is harmless).
+  EXPECT_GT(refused, 0u);
+  EXPECT_GT(accepted, 0u);
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -17,12 +16,10 @@
 #include "aot/delegate/test/delegate_test_util.h"
 #include "aot/emit/pte_reader.h"
 #include "aot/emit/to_executorch.h"
-#include "aot/import/pt2_reader.h"
-#include "aot/import/testing/golden_fixtures.h"
-#include "aot/passes/decompose.h"
 #include "runtime/core/test/log_capture.h"
 #include "runtime/executor/program.h"
 #include "runtime/executor/test/program_test_util.h"
+#include "runtime/executor/test/recording_loader.h"
 #include "runtime/loader/buffer_data_loader.h"
 #include "schema/program_generated.h"
 
@@ -228,28 +225,18 @@ void PrintTo(const KilnParam& p, std::ostream* out) { *out << p.fixture << "/" <
 
 std::vector<KilnParam> kiln_params() {
   std::vector<KilnParam> params;
-  for (const auto& fixture : aot::testing::fixture_manifest().at("fixtures")) {
-    for (const auto& [file, unused] : fixture.at("programs").items()) {
-      for (Delegation d : {Delegation::None, Delegation::Whole}) {
-        for (Verification v : {Verification::Minimal, Verification::InternalConsistency}) {
-          for (LoaderKind k : kAllLoaderKinds) params.push_back({fixture.at("name"), file, d, v, k});
-        }
+  for (const auto& [fixture, file] : testing::fixture_program_files()) {
+    for (Delegation d : {Delegation::None, Delegation::Whole}) {
+      for (Verification v : {Verification::Minimal, Verification::InternalConsistency}) {
+        for (LoaderKind k : kAllLoaderKinds) params.push_back({fixture, file, d, v, k});
       }
     }
   }
   return params;
 }
 
-/// The fixture lowered and written by Kiln (made once per fixture and delegation).
 const aot::ExecutorchProgram& kiln_program(const std::string& fixture, const std::string& file, Delegation d) {
-  static std::map<std::string, aot::ExecutorchProgram> cache;
-  const std::string key = fixture + "/" + file + (d == Delegation::Whole ? "/whole" : "");
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  aot::ExportedProgram program = aot::load_pt2(aot::testing::kFixtures + fixture + "/" + file);
-  if (program.dialect() == aot::kTrainingDialect) program = aot::transform(program, {aot::decompose_to_core_aten()});
-  if (d == Delegation::Whole) program = aot::to_backend(program, aot::AllNodePartitioner(aot::testing::kAllOps));
-  return cache.emplace(key, aot::to_executorch(program)).first->second;
+  return testing::kiln_program(fixture, file, d == Delegation::Whole);
 }
 
 class KilnFixtureTest : public ::testing::TestWithParam<KilnParam> {};
@@ -359,6 +346,76 @@ TEST_P(NamedDataTest, GivesTheDelegateWeightsByKey) {
 
 INSTANTIATE_TEST_SUITE_P(Loaders, NamedDataTest, ::testing::ValuesIn(kAllLoaderKinds),
                          [](const auto& info) { return std::string(testing::to_string(info.param)); });
+
+// --- the deprecated inline constant buffers ------------------------------------
+
+// A program whose constants are in Program.constant_buffer (as ExecuTorch
+// wrote them before the constant segment): linear.pte with its two
+// constants moved inline and the constant segment emptied.
+TEST(InlineConstants, AreServedFromTheFlatbuffer) {
+  const std::vector<uint8_t> original = testing::read_file_bytes(kPteFixtures + "linear.pte");
+  const aot::pte::PteFile file = aot::pte::read_pte(original);
+  const std::vector<uint8_t> bytes = testing::repack(original, [&](fb::ProgramT& p) {
+    p.constant_buffer.clear();
+    p.constant_buffer.emplace_back(new fb::BufferT);
+    for (uint32_t index : {1u, 2u}) {
+      const auto data = file.constant(index, index == 1 ? 128 : 16);
+      p.constant_buffer.emplace_back(new fb::BufferT);
+      p.constant_buffer.back()->storage.assign(data.begin(), data.end());
+    }
+    p.constant_segment->offsets = {0};
+  });
+  for (LoaderKind kind : kAllLoaderKinds) {
+    std::unique_ptr<DataLoader> loader = testing::make_loader(kind, bytes);
+    Result<Program> program = Program::load(loader.get(), Verification::InternalConsistency);
+    ASSERT_TRUE(program.ok()) << testing::to_string(kind);
+    for (uint32_t index : {1u, 2u}) {
+      const size_t nbytes = index == 1 ? 128 : 16;
+      Result<const void*> data = program->get_constant_buffer_data(index, nbytes);
+      ASSERT_TRUE(data.ok());
+      EXPECT_EQ(std::memcmp(*data, file.constant(index, nbytes).data(), nbytes), 0) << index;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(*data) % 16, 0u) << "storage is force_align 16";
+    }
+    LogCapture log;
+    EXPECT_EQ(program->get_constant_buffer_data(2, 17).error(), Error::InvalidArgument);
+    EXPECT_TRUE(log.contains("constant 2: 17 bytes asked, the inline constant buffer has 16")) << log.text();
+    EXPECT_EQ(program->get_constant_buffer_data(3, 1).error(), Error::InvalidArgument);
+    EXPECT_TRUE(log.contains("constant 3 is out of range (the program has 3 inline constant buffers")) << log.text();
+  }
+}
+
+// --- what Program asks of its loader ---------------------------------------------
+
+TEST(ProgramLoader, AsksForEachPieceWithItsSegmentInfo) {
+  const std::vector<uint8_t> bytes = testing::read_file_bytes(kPteFixtures + "buffer_init.pte");
+  testing::RecordingLoader loader(bytes);
+  Result<Program> program = Program::load(&loader, Verification::InternalConsistency);
+  ASSERT_TRUE(program.ok());
+  // The head, the flatbuffer, the constant segment (segment 0).
+  EXPECT_EQ(loader.requests, (std::vector<std::string>{"load Program 0", "load Program 0", "load Constant 0"}));
+  float initial = 0;
+  ASSERT_EQ(program->load_mutable_subsegment_into(0, 1, sizeof initial, &initial), Error::Ok);
+  EXPECT_EQ(loader.requests.back(), "load_into Mutable 1");
+
+  const std::vector<uint8_t> demo = testing::demo_program_with_named_data();
+  testing::RecordingLoader demo_loader(demo);
+  Result<Program> demo_program = Program::load(&demo_loader);
+  ASSERT_TRUE(demo_program.ok());
+  ASSERT_TRUE(demo_program->get_data("w").ok());
+  EXPECT_THAT(demo_loader.requests.back(), ::testing::StartsWith("load External "));
+}
+
+TEST(ProgramLoader, ALoaderFailureIsReturnedAsItIs) {
+  const std::vector<uint8_t> bytes = testing::read_file_bytes(kPteFixtures + "linear.pte");
+  for (size_t fail_after = 0; fail_after < 3; ++fail_after) {
+    testing::RecordingLoader loader(bytes);
+    loader.fail_after = fail_after;
+    EXPECT_EQ(Program::load(&loader).error(), Error::AccessFailed) << "failing after " << fail_after << " loads";
+  }
+  testing::RecordingLoader loader(bytes);
+  loader.fail_after = 3;
+  EXPECT_TRUE(Program::load(&loader).ok());
+}
 
 // --- lookups out of range -----------------------------------------------------
 

@@ -3,10 +3,8 @@
 // whose end overflows), zero-copy for buffers, aligned copies for files,
 // page mappings for mmap that go away when freed.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -45,6 +43,18 @@ class TempFile {
  private:
   std::string path_;
 };
+
+/// True if /proc/self/maps lists a mapping that holds `address`.
+bool is_mapped(uintptr_t address) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    const uintptr_t start = std::stoull(line.substr(0, line.find('-')), nullptr, 16);
+    const uintptr_t end = std::stoull(line.substr(line.find('-') + 1), nullptr, 16);
+    if (address >= start && address < end) return true;
+  }
+  return false;
+}
 
 /// Every loader agrees on these: exact bytes inside, InvalidArgument outside.
 void expect_reads_ranges(const DataLoader& loader, const std::vector<uint8_t>& bytes) {
@@ -146,11 +156,9 @@ TEST(MmapDataLoader, MapsAnyRangeAndUnmapsOnFree) {
   ASSERT_TRUE(loaded.ok());
   const uintptr_t start = reinterpret_cast<uintptr_t>(loaded->data()) & ~(page - 1);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(loaded->data()) - start, 5u) << "the offset within its page is kept";
-  EXPECT_EQ(::msync(reinterpret_cast<void*>(start), page, MS_ASYNC), 0) << "the page is mapped";
+  EXPECT_TRUE(is_mapped(start)) << "the page is mapped";
   loaded->Free();
-  errno = 0;
-  EXPECT_EQ(::msync(reinterpret_cast<void*>(start), page, MS_ASYNC), -1) << "the page is still mapped after Free";
-  EXPECT_EQ(errno, ENOMEM);
+  EXPECT_FALSE(is_mapped(start)) << "the page is still mapped after Free";
 }
 
 TEST(MmapDataLoader, StillMapsAfterAMove) {
