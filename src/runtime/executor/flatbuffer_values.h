@@ -20,13 +20,13 @@ namespace kiln::runtime {
 
 /// The length of a flatbuffer vector, 0 when it is absent.
 template <typename T>
-size_t fb_size(const flatbuffers::Vector<T>* vector) {
+size_t size_of(const flatbuffers::Vector<T>* vector) {
   return vector == nullptr ? 0 : vector->size();
 }
 
 /// Element `i` of a flatbuffer vector (present, and `i` in range).
 template <typename T>
-auto fb_at(const flatbuffers::Vector<T>* vector, size_t i) {
+auto at(const flatbuffers::Vector<T>* vector, size_t i) {
   return vector->Get(static_cast<flatbuffers::uoffset_t>(i));
 }
 

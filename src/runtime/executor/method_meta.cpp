@@ -18,18 +18,18 @@ namespace {
 /// The value that entry `index` of `io` (the plan's inputs or outputs) names.
 Result<const fb::EValue*> io_value(const fb::ExecutionPlan* plan, const flatbuffers::Vector<int32_t>* io, size_t index,
                                    const char* what) {
-  if (index >= fb_size(io)) {
-    KILN_LOG(Error, "MethodMeta: %s %zu is out of range (the method has %zu)", what, index, fb_size(io));
+  if (index >= size_of(io)) {
+    KILN_LOG(Error, "MethodMeta: %s %zu is out of range (the method has %zu)", what, index, size_of(io));
     return Error::InvalidArgument;
   }
-  const int32_t value_index = fb_at(io, index);
-  const size_t num_values = fb_size(plan->values());
+  const int32_t value_index = at(io, index);
+  const size_t num_values = size_of(plan->values());
   if (value_index < 0 || static_cast<size_t>(value_index) >= num_values) {
     KILN_LOG(Error, "MethodMeta: %s %zu names value %d, out of range (the method has %zu values)", what, index,
              value_index, num_values);
     return Error::InvalidProgram;
   }
-  const fb::EValue* value = fb_at(plan->values(), value_index);
+  const fb::EValue* value = at(plan->values(), value_index);
   if (value == nullptr) {
     KILN_LOG(Error, "MethodMeta: %s %zu names value %d, which is missing", what, index, value_index);
     return Error::InvalidProgram;
@@ -55,10 +55,10 @@ Result<TensorInfo> tensor_info(const fb::EValue* value, size_t index, const char
   }
   const auto* sizes = tensor->sizes();
   const auto* dim_order = tensor->dim_order();
-  const size_t rank = fb_size(sizes);
-  if (fb_size(dim_order) != rank) {
+  const size_t rank = size_of(sizes);
+  if (size_of(dim_order) != rank) {
     KILN_LOG(Error, "MethodMeta: %s %zu has %zu sizes but %zu dim_order entries", what, index, rank,
-             fb_size(dim_order));
+             size_of(dim_order));
     return Error::InvalidProgram;
   }
   const auto type = static_cast<ScalarType>(tensor->scalar_type());
@@ -78,7 +78,7 @@ Result<TensorInfo> tensor_info(const fb::EValue* value, size_t index, const char
 
 const char* MethodMeta::name() const { return plan_->name() == nullptr ? "" : plan_->name()->c_str(); }
 
-size_t MethodMeta::num_inputs() const { return fb_size(plan_->inputs()); }
+size_t MethodMeta::num_inputs() const { return size_of(plan_->inputs()); }
 
 Result<Tag> MethodMeta::input_tag(size_t index) const {
   KILN_ASSIGN_OR_RETURN(const fb::EValue* value, io_value(plan_, plan_->inputs(), index, "input"));
@@ -90,7 +90,7 @@ Result<TensorInfo> MethodMeta::input_tensor_meta(size_t index) const {
   return tensor_info(value, index, "input");
 }
 
-size_t MethodMeta::num_outputs() const { return fb_size(plan_->outputs()); }
+size_t MethodMeta::num_outputs() const { return size_of(plan_->outputs()); }
 
 Result<Tag> MethodMeta::output_tag(size_t index) const {
   KILN_ASSIGN_OR_RETURN(const fb::EValue* value, io_value(plan_, plan_->outputs(), index, "output"));
@@ -103,7 +103,7 @@ Result<TensorInfo> MethodMeta::output_tensor_meta(size_t index) const {
 }
 
 size_t MethodMeta::num_memory_planned_buffers() const {
-  const size_t sizes = fb_size(plan_->non_const_buffer_sizes());
+  const size_t sizes = size_of(plan_->non_const_buffer_sizes());
   return sizes == 0 ? 0 : sizes - 1;  // entry 0 is reserved
 }
 
@@ -113,7 +113,7 @@ Result<int64_t> MethodMeta::memory_planned_buffer_size(size_t index) const {
              num_memory_planned_buffers());
     return Error::InvalidArgument;
   }
-  const int64_t size = fb_at(plan_->non_const_buffer_sizes(), index + 1);
+  const int64_t size = at(plan_->non_const_buffer_sizes(), index + 1);
   if (size < 0) {
     KILN_LOG(Error, "MethodMeta: planned buffer %zu has negative size %lld", index, static_cast<long long>(size));
     return Error::InvalidProgram;
@@ -125,7 +125,7 @@ namespace {
 
 /// The id of delegate `i`, or null when the delegate or its id is missing.
 const char* delegate_id(const fb::ExecutionPlan* plan, size_t i) {
-  const fb::BackendDelegate* delegate = fb_at(plan->delegates(), i);
+  const fb::BackendDelegate* delegate = at(plan->delegates(), i);
   return delegate == nullptr || delegate->id() == nullptr ? nullptr : delegate->id()->c_str();
 }
 
@@ -144,13 +144,13 @@ bool is_first_with_its_id(const fb::ExecutionPlan* plan, size_t i) {
 
 size_t MethodMeta::num_backends() const {
   size_t count = 0;
-  for (size_t i = 0; i < fb_size(plan_->delegates()); ++i) count += is_first_with_its_id(plan_, i);
+  for (size_t i = 0; i < size_of(plan_->delegates()); ++i) count += is_first_with_its_id(plan_, i);
   return count;
 }
 
 Result<const char*> MethodMeta::get_backend_name(size_t index) const {
   size_t seen = 0;
-  for (size_t i = 0; i < fb_size(plan_->delegates()); ++i) {
+  for (size_t i = 0; i < size_of(plan_->delegates()); ++i) {
     if (!is_first_with_its_id(plan_, i)) continue;
     if (seen++ == index) return delegate_id(plan_, i);
   }
@@ -160,7 +160,7 @@ Result<const char*> MethodMeta::get_backend_name(size_t index) const {
 
 bool MethodMeta::uses_backend(const char* backend_name) const {
   if (backend_name == nullptr) return false;
-  for (size_t i = 0; i < fb_size(plan_->delegates()); ++i) {
+  for (size_t i = 0; i < size_of(plan_->delegates()); ++i) {
     const char* id = delegate_id(plan_, i);
     if (id != nullptr && std::strcmp(id, backend_name) == 0) return true;
   }
@@ -169,9 +169,9 @@ bool MethodMeta::uses_backend(const char* backend_name) const {
 
 size_t MethodMeta::num_instructions() const {
   size_t count = 0;
-  for (size_t c = 0; c < fb_size(plan_->chains()); ++c) {
-    const fb::Chain* chain = fb_at(plan_->chains(), c);
-    if (chain != nullptr) count += fb_size(chain->instructions());
+  for (size_t c = 0; c < size_of(plan_->chains()); ++c) {
+    const fb::Chain* chain = at(plan_->chains(), c);
+    if (chain != nullptr) count += size_of(chain->instructions());
   }
   return count;
 }

@@ -207,7 +207,7 @@ Error Program::load_constant_segment() {
 }
 
 size_t Program::num_methods() const {
-  return fb_size(program_->execution_plan());
+  return size_of(program_->execution_plan());
 }
 
 Result<const char*> Program::get_method_name(size_t index) const {
@@ -215,7 +215,7 @@ Result<const char*> Program::get_method_name(size_t index) const {
     KILN_LOG(Error, "Program: method index %zu is out of range (the program has %zu methods)", index, num_methods());
     return Error::InvalidArgument;
   }
-  const fb::ExecutionPlan* plan = fb_at(program_->execution_plan(), index);
+  const fb::ExecutionPlan* plan = at(program_->execution_plan(), index);
   if (plan == nullptr || plan->name() == nullptr) {
     KILN_LOG(Error, "Program: execution_plan[%zu] has no name", index);
     return Error::InvalidProgram;
@@ -229,7 +229,7 @@ Result<const fb::ExecutionPlan*> Program::find_plan(const char* method_name) con
     return Error::InvalidArgument;
   }
   for (size_t i = 0; i < num_methods(); ++i) {
-    const fb::ExecutionPlan* plan = fb_at(program_->execution_plan(), i);
+    const fb::ExecutionPlan* plan = at(program_->execution_plan(), i);
     if (plan != nullptr && plan->name() != nullptr && std::strcmp(plan->name()->c_str(), method_name) == 0) return plan;
   }
   KILN_LOG(Error, "Program: no method named '%s' (the program has %zu methods)", method_name, num_methods());
@@ -259,7 +259,7 @@ Result<const void*> Program::get_constant_buffer_data(size_t buffer_index, size_
                buffer_index, offsets->size());
       return Error::InvalidArgument;
     }
-    const uint64_t offset = fb_at(offsets, buffer_index);
+    const uint64_t offset = at(offsets, buffer_index);
     const size_t segment_size = constant_segment_data_.size();
     if (offset > segment_size || nbytes > segment_size - offset) {
       KILN_LOG(Error, "Program: constant %zu: %zu bytes at offset %" PRIu64 " run past the %zu-byte constant segment",
@@ -269,15 +269,15 @@ Result<const void*> Program::get_constant_buffer_data(size_t buffer_index, size_
     return static_cast<const void*>(static_cast<const uint8_t*>(constant_segment_data_.data()) + offset);
   }
   const auto* buffers = program_->constant_buffer();
-  const size_t count = fb_size(buffers);
+  const size_t count = size_of(buffers);
   if (buffer_index >= count) {
     KILN_LOG(Error, "Program: constant %zu is out of range (the program has %zu inline constant buffers and no constant segment)",
              buffer_index, count);
     return Error::InvalidArgument;
   }
-  const fb::Buffer* buffer = fb_at(buffers, buffer_index);
+  const fb::Buffer* buffer = at(buffers, buffer_index);
   const auto* storage = buffer == nullptr ? nullptr : buffer->storage();
-  const size_t size = fb_size(storage);
+  const size_t size = size_of(storage);
   if (nbytes > size) {
     KILN_LOG(Error, "Program: constant %zu: %zu bytes asked, the inline constant buffer has %zu", buffer_index, nbytes,
              size);
@@ -288,12 +288,12 @@ Result<const void*> Program::get_constant_buffer_data(size_t buffer_index, size_
 
 Result<Program::FileRange> Program::segment_range(size_t segment_index) const {
   const auto* segments = program_->segments();
-  const size_t count = fb_size(segments);
+  const size_t count = size_of(segments);
   if (segment_index >= count) {
     KILN_LOG(Error, "Program: segment %zu is out of range (the program has %zu segments)", segment_index, count);
     return Error::InvalidProgram;
   }
-  const fb::DataSegment* segment = fb_at(segments, segment_index);
+  const fb::DataSegment* segment = at(segments, segment_index);
   if (segment == nullptr) {
     KILN_LOG(Error, "Program: segment %zu is missing from the segment table", segment_index);
     return Error::InvalidProgram;
@@ -336,16 +336,16 @@ Result<FreeableBuffer> Program::load_segment(const SegmentInfo& info) const {
 Error Program::load_mutable_subsegment_into(size_t mutable_data_segments_index, size_t offset_index, size_t size,
                                             void* buffer) const {
   const auto* subsegments = program_->mutable_data_segments();
-  const size_t count = fb_size(subsegments);
+  const size_t count = size_of(subsegments);
   if (mutable_data_segments_index >= count) {
     KILN_LOG(Error, "Program: mutable_data_segments[%zu] is out of range (the program has %zu)",
              mutable_data_segments_index, count);
     return Error::InvalidArgument;
   }
   const fb::SubsegmentOffsets* subsegment =
-      fb_at(subsegments, mutable_data_segments_index);
+      at(subsegments, mutable_data_segments_index);
   const auto* offsets = subsegment == nullptr ? nullptr : subsegment->offsets();
-  const size_t num_offsets = fb_size(offsets);
+  const size_t num_offsets = size_of(offsets);
   if (offset_index >= num_offsets) {
     KILN_LOG(Error, "Program: mutable_data_segments[%zu].offsets[%zu] is out of range (it has %zu)",
              mutable_data_segments_index, offset_index, num_offsets);
@@ -353,7 +353,7 @@ Error Program::load_mutable_subsegment_into(size_t mutable_data_segments_index, 
   }
   const size_t segment_index = subsegment->segment_index();
   KILN_ASSIGN_OR_RETURN(const FileRange range, segment_range(segment_index));
-  const uint64_t offset = fb_at(offsets, offset_index);
+  const uint64_t offset = at(offsets, offset_index);
   if (offset > range.size || size > range.size - offset) {
     KILN_LOG(Error,
              "Program: mutable_data_segments[%zu].offsets[%zu]: %zu bytes at offset %" PRIu64
@@ -369,7 +369,7 @@ Error Program::load_mutable_subsegment_into(size_t mutable_data_segments_index, 
 // ---- named data ----
 
 size_t Program::get_num_keys() const {
-  return fb_size(program_->named_data());
+  return size_of(program_->named_data());
 }
 
 Result<const char*> Program::get_key(size_t index) const {
@@ -377,7 +377,7 @@ Result<const char*> Program::get_key(size_t index) const {
     KILN_LOG(Error, "Program: named data key %zu is out of range (the program has %zu)", index, get_num_keys());
     return Error::InvalidArgument;
   }
-  const fb::NamedData* entry = fb_at(program_->named_data(), index);
+  const fb::NamedData* entry = at(program_->named_data(), index);
   if (entry == nullptr || entry->key() == nullptr) {
     KILN_LOG(Error, "Program: named_data[%zu] has no key", index);
     return Error::InvalidProgram;
@@ -391,7 +391,7 @@ Result<FreeableBuffer> Program::get_data(const char* key) const {
     return Error::InvalidArgument;
   }
   for (size_t i = 0; i < get_num_keys(); ++i) {
-    const fb::NamedData* entry = fb_at(program_->named_data(), i);
+    const fb::NamedData* entry = at(program_->named_data(), i);
     if (entry == nullptr || entry->key() == nullptr || std::strcmp(entry->key()->c_str(), key) != 0) continue;
     return load_segment(SegmentInfo{SegmentInfo::Type::External, entry->segment_index()});
   }

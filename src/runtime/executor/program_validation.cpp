@@ -50,12 +50,12 @@ class ProgramValidator {
   // ---- program-level tables ----
 
   /// The size of segment `index` (after check_segments), or 0 if out of range.
-  uint64_t segment_size(size_t index) const { return fb_at(program_->segments(), index)->size(); }
-  size_t num_segments() const { return fb_size(program_->segments()); }
+  uint64_t segment_size(size_t index) const { return at(program_->segments(), index)->size(); }
+  size_t num_segments() const { return size_of(program_->segments()); }
 
   Error check_segments() const {
     for (size_t s = 0; s < num_segments(); ++s) {
-      const fb::DataSegment* segment = fb_at(program_->segments(), s);
+      const fb::DataSegment* segment = at(program_->segments(), s);
       if (segment == nullptr) return reject("segments[%zu] is missing", s);
       uint64_t end = 0;
       if (__builtin_add_overflow(segment->offset(), segment->size(), &end)) {
@@ -88,10 +88,10 @@ class ProgramValidator {
                     subsegment->segment_index(), num_segments());
     }
     const uint64_t size = segment_size(subsegment->segment_index());
-    for (size_t i = 0; i < fb_size(subsegment->offsets()); ++i) {
-      if (fb_at(subsegment->offsets(), i) > size) {
+    for (size_t i = 0; i < size_of(subsegment->offsets()); ++i) {
+      if (at(subsegment->offsets(), i) > size) {
         return reject("%s.offsets[%zu] = %" PRIu64 " is past the end of its %" PRIu64 "-byte segment %" PRIu32, what, i,
-                      fb_at(subsegment->offsets(), i), size, subsegment->segment_index());
+                      at(subsegment->offsets(), i), size, subsegment->segment_index());
       }
     }
     return Error::Ok;
@@ -99,7 +99,7 @@ class ProgramValidator {
 
   bool has_constant_segment() const {
     const fb::SubsegmentOffsets* constants = program_->constant_segment();
-    return constants != nullptr && fb_size(constants->offsets()) > 1;
+    return constants != nullptr && size_of(constants->offsets()) > 1;
   }
 
   Error check_constant_segment() const {
@@ -108,8 +108,8 @@ class ProgramValidator {
 
   Error check_mutable_data_segments() const {
     char what[64];
-    for (size_t i = 0; i < fb_size(program_->mutable_data_segments()); ++i) {
-      const fb::SubsegmentOffsets* subsegment = fb_at(program_->mutable_data_segments(), i);
+    for (size_t i = 0; i < size_of(program_->mutable_data_segments()); ++i) {
+      const fb::SubsegmentOffsets* subsegment = at(program_->mutable_data_segments(), i);
       std::snprintf(what, sizeof what, "mutable_data_segments[%zu]", i);
       if (subsegment == nullptr) return reject("%s is missing", what);
       KILN_TRY(check_subsegment(subsegment, what));
@@ -118,8 +118,8 @@ class ProgramValidator {
   }
 
   Error check_named_data() const {
-    for (size_t i = 0; i < fb_size(program_->named_data()); ++i) {
-      const fb::NamedData* entry = fb_at(program_->named_data(), i);
+    for (size_t i = 0; i < size_of(program_->named_data()); ++i) {
+      const fb::NamedData* entry = at(program_->named_data(), i);
       if (entry == nullptr || entry->key() == nullptr) return reject("named_data[%zu] has no key", i);
       if (entry->segment_index() >= num_segments()) {
         return reject("named_data[%zu] ('%s'): segment_index %" PRIu32 " is out of range (the program has %zu segments)",
@@ -133,26 +133,26 @@ class ProgramValidator {
 
   Error check_plan(size_t p) {
     plan_index_ = p;
-    plan_ = fb_at(program_->execution_plan(), p);
+    plan_ = at(program_->execution_plan(), p);
     if (plan_ == nullptr) return reject("execution_plan[%zu] is missing", p);
     if (plan_->name() == nullptr) return reject("execution_plan[%zu] has no name", p);
     if (plan_->values() == nullptr) return reject("execution_plan[%zu] has no values", p);
     if (plan_->non_const_buffer_sizes() == nullptr) return reject("execution_plan[%zu] has no non_const_buffer_sizes", p);
     num_values_ = plan_->values()->size();
-    for (size_t i = 0; i < fb_size(plan_->non_const_buffer_sizes()); ++i) {
-      if (fb_at(plan_->non_const_buffer_sizes(), i) < 0) {
+    for (size_t i = 0; i < size_of(plan_->non_const_buffer_sizes()); ++i) {
+      if (at(plan_->non_const_buffer_sizes(), i) < 0) {
         return reject("execution_plan[%zu].non_const_buffer_sizes[%zu] is negative (%" PRId64 ")", p, i,
-                      fb_at(plan_->non_const_buffer_sizes(), i));
+                      at(plan_->non_const_buffer_sizes(), i));
       }
     }
     for (size_t v = 0; v < num_values_; ++v) KILN_TRY(check_value(v));
     KILN_TRY(check_value_indices(plan_->inputs(), "inputs"));
     KILN_TRY(check_value_indices(plan_->outputs(), "outputs"));
-    for (size_t o = 0; o < fb_size(plan_->operators()); ++o) {
-      const fb::Operator* op = fb_at(plan_->operators(), o);
+    for (size_t o = 0; o < size_of(plan_->operators()); ++o) {
+      const fb::Operator* op = at(plan_->operators(), o);
       if (op == nullptr || op->name() == nullptr) return reject("execution_plan[%zu].operators[%zu] has no name", p, o);
     }
-    for (size_t d = 0; d < fb_size(plan_->delegates()); ++d) KILN_TRY(check_delegate(d));
+    for (size_t d = 0; d < size_of(plan_->delegates()); ++d) KILN_TRY(check_delegate(d));
     if (plan_->chains() == nullptr) return reject("execution_plan[%zu] has no chains", p);
     for (size_t c = 0; c < plan_->chains()->size(); ++c) KILN_TRY(check_chain(c));
     return Error::Ok;
@@ -161,7 +161,7 @@ class ProgramValidator {
   /// The union type of value `index`, which must be in range (NONE for a
   /// missing value, which check_value refuses in its turn).
   fb::KernelTypes type_of(int64_t index) const {
-    const fb::EValue* value = fb_at(plan_->values(), static_cast<size_t>(index));
+    const fb::EValue* value = at(plan_->values(), static_cast<size_t>(index));
     return value == nullptr ? fb::KernelTypes::NONE : value->val_type();
   }
   bool in_range(int64_t index) const { return index >= 0 && static_cast<uint64_t>(index) < num_values_; }
@@ -169,16 +169,16 @@ class ProgramValidator {
   Error check_value_indices(const flatbuffers::Vector<int32_t>* indices, const char* what) const {
     if (indices == nullptr) return reject("execution_plan[%zu] has no %s", plan_index_, what);
     for (size_t i = 0; i < indices->size(); ++i) {
-      if (!in_range(fb_at(indices, i))) {
+      if (!in_range(at(indices, i))) {
         return reject("execution_plan[%zu].%s[%zu] = %" PRId32 " is not a value index (the plan has %zu values)",
-                      plan_index_, what, i, fb_at(indices, i), num_values_);
+                      plan_index_, what, i, at(indices, i), num_values_);
       }
     }
     return Error::Ok;
   }
 
   Error check_value(size_t v) const {
-    const fb::EValue* value = fb_at(plan_->values(), v);
+    const fb::EValue* value = at(plan_->values(), v);
     Tag tag = Tag::None;
     if (value == nullptr || !tag_of_value_type(value->val_type(), &tag)) {
       return reject("execution_plan[%zu].values[%zu] has no value of a known kind (type %u)", plan_index_, v,
@@ -211,7 +211,7 @@ class ProgramValidator {
   Error check_int_list(size_t v, const flatbuffers::Vector<int64_t>* items) const {
     if (items == nullptr) return reject("execution_plan[%zu].values[%zu]: IntList has no items", plan_index_, v);
     for (size_t i = 0; i < items->size(); ++i) {
-      const int64_t item = fb_at(items, i);
+      const int64_t item = at(items, i);
       if (!in_range(item) || type_of(item) != fb::KernelTypes::Int) {
         return reject("execution_plan[%zu].values[%zu]: IntList item %zu = %" PRId64 " is not the index of an Int value",
                       plan_index_, v, i, item);
@@ -224,7 +224,7 @@ class ProgramValidator {
     const char* kind = optional ? "OptionalTensorList" : "TensorList";
     if (items == nullptr) return reject("execution_plan[%zu].values[%zu]: %s has no items", plan_index_, v, kind);
     for (size_t i = 0; i < items->size(); ++i) {
-      const int32_t item = fb_at(items, i);
+      const int32_t item = at(items, i);
       if (optional && item == -1) continue;
       const bool ok = in_range(item) && (type_of(item) == fb::KernelTypes::Tensor ||
                                          (optional && type_of(item) == fb::KernelTypes::Null));
@@ -250,9 +250,9 @@ class ProgramValidator {
     }
     const size_t rank = tensor->sizes()->size();
     for (size_t d = 0; d < rank; ++d) {
-      if (fb_at(tensor->sizes(), d) < 0) {
+      if (at(tensor->sizes(), d) < 0) {
         return reject("execution_plan[%zu].values[%zu]: tensor sizes[%zu] is negative (%" PRId32 ")", p, v, d,
-                      fb_at(tensor->sizes(), d));
+                      at(tensor->sizes(), d));
       }
     }
     KILN_TRY(check_dim_order(v, tensor, rank));
@@ -288,7 +288,7 @@ class ProgramValidator {
     // is at most 255 when entries are distinct bytes, so a 256-bit set will do.
     uint64_t seen[4] = {0, 0, 0, 0};
     for (size_t d = 0; d < rank; ++d) {
-      const uint8_t dim = fb_at(dim_order, d);
+      const uint8_t dim = at(dim_order, d);
       const uint64_t bit = uint64_t{1} << (dim % 64);
       if (dim >= rank || (seen[dim / 64] & bit) != 0) {
         return reject("execution_plan[%zu].values[%zu]: tensor dim_order is not a permutation of its %zu dims "
@@ -311,7 +311,7 @@ class ProgramValidator {
                     plan_index_, v, memory_id, num_buffers == 0 ? 0 : num_buffers - 1);
     }
     const uint64_t offset = (static_cast<uint64_t>(allocation->memory_offset_high()) << 32) | allocation->memory_offset_low();
-    const auto buffer_size = static_cast<uint64_t>(fb_at(plan_->non_const_buffer_sizes(), memory_id));
+    const auto buffer_size = static_cast<uint64_t>(at(plan_->non_const_buffer_sizes(), memory_id));
     if (offset > buffer_size || nbytes > buffer_size - offset) {
       return reject("execution_plan[%zu].values[%zu]: tensor of %zu bytes at offset %" PRIu64
                     " lies outside planned buffer %" PRIu32 " (%" PRIu64 " bytes)",
@@ -336,7 +336,7 @@ class ProgramValidator {
                       " is out of range (constant_segment has %" PRIu32 " offsets)",
                       plan_index_, v, index, constants->offsets()->size());
       }
-      const uint64_t offset = fb_at(constants->offsets(), index);
+      const uint64_t offset = at(constants->offsets(), index);
       const uint64_t size = segment_size(constants->segment_index());
       if (nbytes > size - offset) {  // offset <= size: check_constant_segment
         return reject("execution_plan[%zu].values[%zu]: constant %" PRIu32 " (%zu bytes at offset %" PRIu64
@@ -344,7 +344,7 @@ class ProgramValidator {
                       plan_index_, v, index, nbytes, offset, size);
       }
       const uint64_t in_file =
-          layout_.segment_base_offset + fb_at(program_->segments(), constants->segment_index())->offset() + offset;
+          layout_.segment_base_offset + at(program_->segments(), constants->segment_index())->offset() + offset;
       if (offset % alignment != 0 || in_file % alignment != 0) {
         return reject("execution_plan[%zu].values[%zu]: constant %" PRIu32 " at offset %" PRIu64
                       " of its segment (file offset %" PRIu64 ") is not aligned to its element size %zu",
@@ -352,14 +352,14 @@ class ProgramValidator {
       }
       return Error::Ok;
     }
-    const size_t count = fb_size(program_->constant_buffer());
+    const size_t count = size_of(program_->constant_buffer());
     if (index >= count) {
       return reject("execution_plan[%zu].values[%zu]: tensor data_buffer_idx %" PRIu32
                     " is out of range (the program has %zu constant buffers and no constant segment)",
                     plan_index_, v, index, count);
     }
-    const fb::Buffer* buffer = fb_at(program_->constant_buffer(), index);
-    const size_t size = buffer == nullptr ? 0 : fb_size(buffer->storage());
+    const fb::Buffer* buffer = at(program_->constant_buffer(), index);
+    const size_t size = buffer == nullptr ? 0 : size_of(buffer->storage());
     if (nbytes > size) {
       return reject("execution_plan[%zu].values[%zu]: constant_buffer[%" PRIu32 "] holds %zu bytes, the tensor needs %zu",
                     plan_index_, v, index, size, nbytes);
@@ -370,20 +370,20 @@ class ProgramValidator {
   Error check_mutable_initial_value(size_t v, const fb::Tensor* tensor, size_t nbytes) const {
     const fb::ExtraTensorInfo* extra = tensor->extra_tensor_info();
     const uint64_t which = extra == nullptr ? 0 : extra->mutable_data_segments_idx();
-    const size_t count = fb_size(program_->mutable_data_segments());
+    const size_t count = size_of(program_->mutable_data_segments());
     if (which >= count) {
       return reject("execution_plan[%zu].values[%zu]: planned tensor with an initial value names "
                     "mutable_data_segments[%" PRIu64 "], out of range (the program has %zu)",
                     plan_index_, v, which, count);
     }
-    const fb::SubsegmentOffsets* subsegment = fb_at(program_->mutable_data_segments(), static_cast<size_t>(which));
+    const fb::SubsegmentOffsets* subsegment = at(program_->mutable_data_segments(), static_cast<size_t>(which));
     const uint32_t index = tensor->data_buffer_idx();
-    if (index >= fb_size(subsegment->offsets())) {
+    if (index >= size_of(subsegment->offsets())) {
       return reject("execution_plan[%zu].values[%zu]: data_buffer_idx %" PRIu32
                     " is out of range of mutable_data_segments[%" PRIu64 "].offsets (%zu)",
-                    plan_index_, v, index, which, fb_size(subsegment->offsets()));
+                    plan_index_, v, index, which, size_of(subsegment->offsets()));
     }
-    const uint64_t offset = fb_at(subsegment->offsets(), index);
+    const uint64_t offset = at(subsegment->offsets(), index);
     const uint64_t size = segment_size(subsegment->segment_index());
     if (nbytes > size - offset) {
       return reject("execution_plan[%zu].values[%zu]: initial value (%zu bytes at offset %" PRIu64
@@ -396,13 +396,13 @@ class ProgramValidator {
   // ---- delegates and instructions ----
 
   Error check_delegate(size_t d) const {
-    const fb::BackendDelegate* delegate = fb_at(plan_->delegates(), d);
+    const fb::BackendDelegate* delegate = at(plan_->delegates(), d);
     if (delegate == nullptr || delegate->id() == nullptr || delegate->processed() == nullptr) {
       return reject("execution_plan[%zu].delegates[%zu] has no id or no processed data", plan_index_, d);
     }
     const fb::BackendDelegateDataReference* processed = delegate->processed();
     const bool inline_data = processed->location() == fb::DataLocation::INLINE;
-    const size_t count = inline_data ? fb_size(program_->backend_delegate_data()) : num_segments();
+    const size_t count = inline_data ? size_of(program_->backend_delegate_data()) : num_segments();
     if (processed->location() != fb::DataLocation::INLINE && processed->location() != fb::DataLocation::SEGMENT) {
       return reject("execution_plan[%zu].delegates[%zu] ('%s'): unknown data location %d", plan_index_, d,
                     delegate->id()->c_str(), static_cast<int>(processed->location()));
@@ -412,8 +412,8 @@ class ProgramValidator {
                     plan_index_, d, delegate->id()->c_str(), processed->index(), count,
                     inline_data ? "backend_delegate_data entries" : "segments");
     }
-    for (size_t s = 0; s < fb_size(delegate->compile_specs()); ++s) {
-      const fb::CompileSpec* spec = fb_at(delegate->compile_specs(), s);
+    for (size_t s = 0; s < size_of(delegate->compile_specs()); ++s) {
+      const fb::CompileSpec* spec = at(delegate->compile_specs(), s);
       if (spec == nullptr || spec->key() == nullptr) {
         return reject("execution_plan[%zu].delegates[%zu].compile_specs[%zu] has no key", plan_index_, d, s);
       }
@@ -424,10 +424,10 @@ class ProgramValidator {
   Error check_args(size_t c, size_t i, const flatbuffers::Vector<int32_t>* args) const {
     if (args == nullptr) return reject("execution_plan[%zu].chains[%zu].instructions[%zu] has no args", plan_index_, c, i);
     for (size_t a = 0; a < args->size(); ++a) {
-      if (!in_range(fb_at(args, a))) {
+      if (!in_range(at(args, a))) {
         return reject("execution_plan[%zu].chains[%zu].instructions[%zu]: arg %zu = %" PRId32
                       " is not a value index (the plan has %zu values)",
-                      plan_index_, c, i, a, fb_at(args, a), num_values_);
+                      plan_index_, c, i, a, at(args, a), num_values_);
       }
     }
     return Error::Ok;
@@ -447,7 +447,7 @@ class ProgramValidator {
     switch (instruction->instr_args_type()) {
       case fb::InstructionArguments::KernelCall: {
         const fb::KernelCall* call = instruction->instr_args_as_KernelCall();
-        const size_t count = fb_size(plan_->operators());
+        const size_t count = size_of(plan_->operators());
         if (call->op_index() < 0 || static_cast<size_t>(call->op_index()) >= count) {
           return reject("execution_plan[%zu].chains[%zu].instructions[%zu]: op_index %" PRId32
                         " is out of range (%zu operators)",
@@ -457,7 +457,7 @@ class ProgramValidator {
       }
       case fb::InstructionArguments::DelegateCall: {
         const fb::DelegateCall* call = instruction->instr_args_as_DelegateCall();
-        const size_t count = fb_size(plan_->delegates());
+        const size_t count = size_of(plan_->delegates());
         if (call->delegate_index() < 0 || static_cast<size_t>(call->delegate_index()) >= count) {
           return reject("execution_plan[%zu].chains[%zu].instructions[%zu]: delegate_index %" PRId32
                         " is out of range (%zu delegates)",
@@ -490,7 +490,7 @@ class ProgramValidator {
   }
 
   Error check_chain(size_t c) const {
-    const fb::Chain* chain = fb_at(plan_->chains(), c);
+    const fb::Chain* chain = at(plan_->chains(), c);
     if (chain == nullptr || chain->instructions() == nullptr) {
       return reject("execution_plan[%zu].chains[%zu] has no instructions", plan_index_, c);
     }
@@ -500,7 +500,7 @@ class ProgramValidator {
     std::snprintf(what, sizeof what, "chains[%zu].outputs", c);
     if (chain->outputs() != nullptr) KILN_TRY(check_value_indices(chain->outputs(), what));
     const size_t n = chain->instructions()->size();
-    for (size_t i = 0; i < n; ++i) KILN_TRY(check_instruction(c, i, n, fb_at(chain->instructions(), i)));
+    for (size_t i = 0; i < n; ++i) KILN_TRY(check_instruction(c, i, n, at(chain->instructions(), i)));
     return Error::Ok;
   }
 
