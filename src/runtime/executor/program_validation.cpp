@@ -271,10 +271,11 @@ class ProgramValidator {
       }
       return Error::Ok;
     }
-    if (tensor->allocation_info() != nullptr) KILN_TRY(check_allocation(v, tensor->allocation_info(), nbytes));
+    const size_t alignment = element_size(static_cast<ScalarType>(tensor->scalar_type()));
+    if (tensor->allocation_info() != nullptr) KILN_TRY(check_allocation(v, tensor->allocation_info(), nbytes, alignment));
     if (tensor->data_buffer_idx() == 0) return Error::Ok;
     return tensor->allocation_info() != nullptr ? check_mutable_initial_value(v, tensor, nbytes)
-                                                : check_constant(v, tensor->data_buffer_idx(), nbytes);
+                                                : check_constant(v, tensor->data_buffer_idx(), nbytes, alignment);
   }
 
   Error check_dim_order(size_t v, const fb::Tensor* tensor, size_t rank) const {
@@ -299,7 +300,9 @@ class ProgramValidator {
     return Error::Ok;
   }
 
-  Error check_allocation(size_t v, const fb::AllocationDetails* allocation, size_t nbytes) const {
+  /// A planned tensor lies inside its buffer, at an offset its kernels can
+  /// read elements from (a multiple of the element size).
+  Error check_allocation(size_t v, const fb::AllocationDetails* allocation, size_t nbytes, size_t alignment) const {
     const size_t num_buffers = plan_->non_const_buffer_sizes()->size();
     const uint32_t memory_id = allocation->memory_id();
     if (memory_id == 0 || memory_id >= num_buffers) {
@@ -314,10 +317,18 @@ class ProgramValidator {
                     " lies outside planned buffer %" PRIu32 " (%" PRIu64 " bytes)",
                     plan_index_, v, nbytes, offset, memory_id, buffer_size);
     }
+    if (offset % alignment != 0) {
+      return reject("execution_plan[%zu].values[%zu]: planned tensor offset %" PRIu64
+                    " in buffer %" PRIu32 " is not a multiple of its element size %zu",
+                    plan_index_, v, offset, memory_id, alignment);
+    }
     return Error::Ok;
   }
 
-  Error check_constant(size_t v, uint32_t index, size_t nbytes) const {
+  /// A constant's bytes exist, and start at a multiple of its element size
+  /// both in the file (mapped or buffer loaders) and in its segment (loaders
+  /// that copy the segment into an aligned buffer).
+  Error check_constant(size_t v, uint32_t index, size_t nbytes, size_t alignment) const {
     if (has_constant_segment()) {
       const fb::SubsegmentOffsets* constants = program_->constant_segment();
       if (index >= constants->offsets()->size()) {
@@ -331,6 +342,13 @@ class ProgramValidator {
         return reject("execution_plan[%zu].values[%zu]: constant %" PRIu32 " (%zu bytes at offset %" PRIu64
                       ") runs past the %" PRIu64 "-byte constant segment",
                       plan_index_, v, index, nbytes, offset, size);
+      }
+      const uint64_t in_file =
+          layout_.segment_base_offset + at(program_->segments(), constants->segment_index())->offset() + offset;
+      if (offset % alignment != 0 || in_file % alignment != 0) {
+        return reject("execution_plan[%zu].values[%zu]: constant %" PRIu32 " at offset %" PRIu64
+                      " of its segment (file offset %" PRIu64 ") is not aligned to its element size %zu",
+                      plan_index_, v, index, offset, in_file, alignment);
       }
       return Error::Ok;
     }

@@ -6,7 +6,8 @@
 // - every tensor: a known dtype, sizes >= 0, a dim order that is a
 //   permutation of its rank, a byte count that does not overflow, and data
 //   that exists (a constant buffer index in range, an allocation inside a
-//   declared planned buffer, or neither for a caller-provided tensor);
+//   declared planned buffer, or neither for a caller-provided tensor), and
+//   constant or planned data at a multiple of the element size;
 // - list items pointing at values of the right kind;
 // - segments inside the file, the constant segment's offsets inside it,
 //   delegate data references in range, named data pointing at a segment.

@@ -337,6 +337,16 @@ TEST_F(CorruptedTest, PlannedTensorOutsideItsBuffer) {
                                         "non_const_buffer_sizes[1] is negative (-1)");
 }
 
+TEST_F(CorruptedTest, MisalignedData) {
+  // small_conv_net's constant 2 is a float tensor at offset 656 of the segment.
+  expect_only_full_verification_refuses(corrupt(conv_, [](fb::ProgramT& p) { p.constant_segment->offsets[2] = 658; }),
+                                        "constant 2 at offset 658 of its segment (file offset 4626) is not aligned to its "
+                                        "element size 4");
+  expect_only_full_verification_refuses(corrupt(conv_, [](fb::ProgramT& p) {
+    tensor_at(plan_of(p), planned_tensor(plan_of(p))).allocation_info->memory_offset_low = 2;
+  }), "planned tensor offset 2 in buffer 1 is not a multiple of its element size 4");
+}
+
 TEST_F(CorruptedTest, JumpOutsideTheChain) {
   expect_only_full_verification_refuses(corrupt(conv_, [](fb::ProgramT& p) {
     fb::JumpFalseCallT jump;
