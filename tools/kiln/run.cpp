@@ -39,11 +39,13 @@ A .pte (ExecuTorch's format, written by 'kiln lower -o' or by ExecuTorch's
 to_executorch()) runs on Kiln's runtime: the file is mapped and fully
 verified, the method 'forward' (else the program's first method) is loaded
 with the portable and prim kernels and the demo backends (DemoBackend), its
-planned memory malloc'd at the sizes the method lists. Its inputs are the method's inputs in order (arr_0, arr_1, ... or
-the archive's order); each must have the dtype and rank the method gives it,
-and its sizes (a dynamic input may be smaller, up to the planned bounds).
-Without --inputs every input is ones at its planned shape. Prints each
-output, the load time and the median, min and max execute time.
+planned memory malloc'd at the sizes the method lists. Its inputs are the
+method's inputs in order (arr_0, arr_1, ... or the archive's order); each
+must have the dtype and rank the method gives it, and its sizes (a dynamic
+input may be smaller, up to the planned bounds). Without --inputs every
+input is ones at its planned shape. Prints each output, the load time and
+the median, min and max execute time.
+
 Which kind a file is comes from its first bytes (a zip archive, or the .pte
 identifier at byte 4), else from its extension.
 
