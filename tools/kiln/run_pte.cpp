@@ -187,23 +187,27 @@ void check_input(size_t index, const TensorInfo& info, const aot::HostTensor& te
                           " (" + tensor.describe() + ")");
     }
   }
-  if (!runtime::is_contiguous_dim_order(info.dim_order())) {
-    throw aot::AotError(name + " has dim order [" + join(info.dim_order()) +
-                        "]; kiln run passes .npz arrays in the contiguous order only");
-  }
 }
 
-/// A runtime tensor over `host`'s bytes (contiguous), kept alive by the entry.
-std::unique_ptr<InputTensor> wrap(aot::HostTensor host, const TensorInfo& info) {
+/// A runtime tensor holding `host`'s values laid out in the input's dim order
+/// (an .npz array is row-major; a channels-last input gets its bytes
+/// permuted), kept alive by the entry.
+std::unique_ptr<InputTensor> wrap(const aot::HostTensor& host, const TensorInfo& info) {
   auto input = std::make_unique<InputTensor>();
-  input->host = host.is_contiguous() ? std::move(host) : host.clone();
-  for (int64_t size : input->host.sizes()) input->sizes.push_back(static_cast<runtime::SizesType>(size));
+  for (int64_t size : host.sizes()) input->sizes.push_back(static_cast<runtime::SizesType>(size));
   input->dim_order.assign(info.dim_order().begin(), info.dim_order().end());
   input->strides.resize(input->sizes.size());
   check(runtime::compute_strides({input->sizes.data(), input->sizes.size()},
                                  {input->dim_order.data(), input->dim_order.size()},
                                  {input->strides.data(), input->strides.size()}),
         "strides of an input");
+  if (runtime::is_contiguous_dim_order(info.dim_order()) && host.is_contiguous()) {
+    input->host = host;
+  } else {
+    std::vector<int64_t> strides(input->strides.begin(), input->strides.end());
+    input->host = aot::HostTensor(host.dtype(), host.sizes(), strides, 0, aot::Storage::allocate(host.nbytes()));
+    input->host.copy_from(host);
+  }
   input->impl = std::make_unique<runtime::TensorImpl>(
       input->host.dtype(), static_cast<ssize_t>(input->sizes.size()), input->sizes.data(), input->host.data(),
       input->dim_order.data(), input->strides.data(), runtime::TensorShapeDynamism::Static);
@@ -297,7 +301,7 @@ Inputs make_inputs(const runtime::MethodMeta& meta, std::vector<aot::HostTensor>
     if (!info.ok()) fail("input " + std::to_string(i), info.error());
     aot::HostTensor host = given ? std::move(arrays[i]) : ones(*info);
     check_input(i, *info, host);
-    inputs.tensors.push_back(wrap(std::move(host), *info));
+    inputs.tensors.push_back(wrap(host, *info));
     inputs.values.emplace_back(runtime::Tensor(inputs.tensors.back()->impl.get()));
   }
   return inputs;

@@ -101,6 +101,12 @@ done
 expect "run a warm-up call first" 0 "execute: median" -- \
   run "$pte/buffer_mutation.pte" --inputs "$pte/buffer_mutation.inputs.npz" --output "$scratch/warm.npz" --warmup 1
 compare "a warm-up call carries the state too" "$scratch/warm.npz" "$pte/buffer_mutation.expected.npz" output_0=call1_output_0
+# A channels-last input (dim order 0,2,3,1): the row-major .npz array is laid out in that order, and
+# the channels-last output is read back row-major (tools/kiln/test/data/make_channels_last.py).
+data="$2/tools/kiln/test/data"
+expect "run a channels-last .pte" 0 "wrote $scratch/channels_last.npz" -- \
+  run "$data/channels_last.pte" --inputs "$data/channels_last.inputs.npz" --output "$scratch/channels_last.npz"
+compare "channels-last input and output" "$scratch/channels_last.npz" "$data/channels_last.expected.npz"
 expect "run prints the .pte's output" 0 "output_0: f32[1, 5]" -- run "$pte/small_conv_net.pte" --inputs "$pte/small_conv_net.inputs.npz"
 expect "run prints the load time" 0 "load: " -- run "$pte/add.pte" --inputs "$pte/add.inputs.npz"
 expect "run prints the execute times" 0 "over 3 iterations (1 warm-up)" -- run "$pte/add.pte" --iterations 3 --warmup 1
