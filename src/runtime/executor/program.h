@@ -22,6 +22,7 @@
 
 namespace executorch_flatbuffer {
 struct Program;
+struct ExecutionPlan;
 }
 
 namespace kiln::runtime {
@@ -79,14 +80,28 @@ class Program final : public NamedDataMap {
                                                    size_t size, void* buffer) const;
 
  private:
+  /// A range of the file: a segment's bytes.
+  struct FileRange {
+    size_t offset;
+    size_t size;
+  };
+
   Program(DataLoader* loader, FreeableBuffer program_data, const executorch_flatbuffer::Program* program,
-          size_t segment_base_offset, FreeableBuffer constant_segment_data);
+          size_t segment_base_offset, bool has_segments);
+
+  [[nodiscard]] Error load_constant_segment();
+  [[nodiscard]] Result<const executorch_flatbuffer::ExecutionPlan*> find_plan(const char* method_name) const;
+  /// Where segment `segment_index` is in the file (checked against the
+  /// segment table and for overflow; not yet against the file's size).
+  [[nodiscard]] Result<FileRange> segment_range(size_t segment_index) const;
 
   DataLoader* loader_;
   FreeableBuffer program_data_;
   const executorch_flatbuffer::Program* program_;
   size_t segment_base_offset_;
+  bool has_segments_;  ///< the file has an extended header, so segments can be located
   FreeableBuffer constant_segment_data_;
+  bool has_constant_segment_ = false;  ///< constants come from the segment, not constant_buffer
 };
 
 }  // namespace kiln::runtime

@@ -1,0 +1,57 @@
+#include "runtime/executor/test/program_test_util.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "runtime/loader/buffer_data_loader.h"
+#include "runtime/loader/file_data_loader.h"
+#include "runtime/loader/mmap_data_loader.h"
+
+namespace kiln::runtime::testing {
+
+std::vector<uint8_t> read_file_bytes(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  EXPECT_TRUE(file.good()) << "cannot read " << path;
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+std::string write_temp_file(const std::vector<uint8_t>& bytes, const std::string& stem) {
+  static int counter = 0;
+  const std::string path = ::testing::TempDir() + "kiln_program_test_" + std::to_string(::getpid()) + "_" +
+                           std::to_string(counter++) + "_" + stem + ".pte";
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  EXPECT_TRUE(file.good()) << "cannot write " << path;
+  return path;
+}
+
+const char* to_string(LoaderKind kind) {
+  switch (kind) {
+    case LoaderKind::Buffer: return "Buffer";
+    case LoaderKind::File: return "File";
+    case LoaderKind::Mmap: return "Mmap";
+  }
+  return "?";
+}
+
+std::unique_ptr<DataLoader> make_loader(LoaderKind kind, const std::vector<uint8_t>& bytes) {
+  if (kind == LoaderKind::Buffer) return std::make_unique<BufferDataLoader>(bytes.data(), bytes.size());
+  const std::string path = write_temp_file(bytes, to_string(kind));
+  std::unique_ptr<DataLoader> loader;
+  if (kind == LoaderKind::File) {
+    Result<FileDataLoader> file = FileDataLoader::from(path.c_str());
+    if (file.ok()) loader = std::make_unique<FileDataLoader>(std::move(*file));
+  } else {
+    Result<MmapDataLoader> mapped = MmapDataLoader::from(path.c_str());
+    if (mapped.ok()) loader = std::make_unique<MmapDataLoader>(std::move(*mapped));
+  }
+  // The open descriptor keeps the bytes readable.
+  ::unlink(path.c_str());
+  EXPECT_NE(loader, nullptr) << "cannot open " << path;
+  return loader;
+}
+
+}  // namespace kiln::runtime::testing
