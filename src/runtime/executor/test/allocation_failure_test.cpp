@@ -120,7 +120,9 @@ TEST_P(AllocationFailureTest, EveryFailedMethodAllocationIsAnErrorAndLeavesNoHan
   ASSERT_GT(method_calls, 0u) << "Method::load allocated nothing from the method allocator";
   EXPECT_EQ(temp_calls, 0u) << "Method::load used the temp allocator";
   EXPECT_EQ(backend.live(), 0u) << "a destroyed Method left delegate handles undestroyed";
-  if (GetParam().source == ProgramSource::KilnEveryOther) EXPECT_GT(backend.inits(), 0u);
+  if (GetParam().source == ProgramSource::KilnEveryOther) {
+    EXPECT_GT(backend.inits(), 0u) << "no delegate was initialised";
+  }
 
   for (size_t fail_at = 0; fail_at < method_calls; ++fail_at) {
     SCOPED_TRACE("method allocation " + std::to_string(fail_at) + " of " + std::to_string(method_calls) + " fails");
