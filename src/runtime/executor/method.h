@@ -25,7 +25,11 @@
 #include "runtime/kernel/operator_registry.h"
 
 namespace executorch_flatbuffer {
+struct BackendDelegate;
 struct ExecutionPlan;
+struct Instruction;
+struct KernelCall;
+struct Tensor;
 }
 
 namespace kiln::runtime {
@@ -90,11 +94,34 @@ class Method final {
  private:
   struct Chain;
   struct DelegateEntry;
+  struct Instruction;
 
   Method(const executorch_flatbuffer::ExecutionPlan* plan, const Program* program, MemoryManager* memory_manager)
       : plan_(plan), program_(program), memory_manager_(memory_manager) {}
 
+  // Loading (each step logs what was wrong).
   Error init();
+  Error check_planned_memory() const;
+  Error parse_values();
+  Error check_inputs_and_outputs();
+  Error init_delegates();
+  Error compile_specs(const executorch_flatbuffer::BackendDelegate* delegate, size_t index,
+                      Span<const CompileSpec>* out) const;
+  Error processed_data(const executorch_flatbuffer::BackendDelegate* delegate, size_t index,
+                       FreeableBuffer* out) const;
+  Error prepare_chains();
+  Error prepare_instruction(const executorch_flatbuffer::Instruction* instruction, size_t chain, size_t index,
+                            size_t num_instructions, Instruction* out, size_t* missing) const;
+  Error resolve_kernel(const executorch_flatbuffer::KernelCall* call, size_t instruction, Instruction* out,
+                       size_t* missing) const;
+
+  // Running.
+  Error execute_chain(size_t chain_index);
+  Error execute_instruction(const Instruction& instruction, size_t index, size_t* next);
+  Error jump_condition(const EValue& value, size_t index, bool* condition) const;
+  Error check_prim_input(const EValue& input, size_t index, const EValue& expected) const;
+  Error set_tensor_input(const EValue& input, size_t index, const executorch_flatbuffer::Tensor* declared,
+                         Tensor target);
 
   const executorch_flatbuffer::ExecutionPlan* plan_;
   const Program* program_;

@@ -157,6 +157,73 @@ TEST(OperatorRegistryTest, ListsKernelsInRegistrationOrder) {
 }
 
 // ---------------------------------------------------------------------------
+// Kernel keys
+
+TEST(KernelKeyTest, SpellsDtypeAndDimOrderOfEachTensor) {
+  const DimOrderType nchw[] = {0, 1, 2, 3};
+  const DimOrderType scalar_dims[] = {0};
+  const TensorMeta metas[] = {{ScalarType::Float, nchw}, {ScalarType::Long, scalar_dims}, {ScalarType::Bool, {}}};
+  char key[kMaxKernelKeyLength];
+  ASSERT_EQ(make_kernel_key(metas, key, sizeof key), Error::Ok);
+  EXPECT_STREQ(key, "v1/6;0,1,2,3|4;0|11;");
+  ASSERT_EQ(make_kernel_key({}, key, sizeof key), Error::Ok);
+  EXPECT_STREQ(key, "v1/");
+}
+
+TEST(KernelKeyTest, TooSmallABufferIsInvalid) {
+  const DimOrderType dims[] = {0, 1};
+  const TensorMeta metas[] = {{ScalarType::Float, dims}};
+  char key[8];  // "v1/6;0,1" needs 9 with its null
+  EXPECT_EQ(make_kernel_key(metas, key, sizeof key), Error::InvalidArgument);
+  EXPECT_STREQ(key, "");
+  char exact[9];
+  EXPECT_EQ(make_kernel_key(metas, exact, sizeof exact), Error::Ok);
+  EXPECT_STREQ(exact, "v1/6;0,1");
+}
+
+TEST(KernelKeyTest, ExactKeyBeatsTheFallbackWhicheverIsRegisteredFirst) {
+  const Kernel kernels[] = {{"test::keyed.out", noop},
+                            {"test::keyed.out", other_noop, "v1/6;0,1|6;0,1"},
+                            {"test::keyed_first.out", other_noop, "v1/6;0,1"},
+                            {"test::keyed_first.out", noop}};
+  ASSERT_EQ(register_kernels(kernels), Error::Ok);
+  const DimOrderType dims[] = {0, 1};
+  const TensorMeta floats[] = {{ScalarType::Float, dims}, {ScalarType::Float, dims}};
+  const TensorMeta longs[] = {{ScalarType::Long, dims}, {ScalarType::Long, dims}};
+  EXPECT_EQ(get_op_function_from_registry("test::keyed.out", floats).get(), &other_noop);
+  EXPECT_EQ(get_op_function_from_registry("test::keyed.out", longs).get(), &noop);  // no exact key: the fallback
+  EXPECT_EQ(get_op_function_from_registry("test::keyed.out").get(), &noop);
+  EXPECT_EQ(get_op_function_from_registry("test::keyed_first.out", Span<const TensorMeta>(floats, 1)).get(), &other_noop);
+  EXPECT_EQ(get_op_function_from_registry("test::keyed_first.out", longs).get(), &noop);
+}
+
+TEST(KernelKeyTest, AKeyedKernelWithoutFallbackMatchesOnlyItsKey) {
+  const Kernel kernels[] = {{"test::only_keyed.out", noop, "v1/6;0"}};
+  ASSERT_EQ(register_kernels(kernels), Error::Ok);
+  const DimOrderType dims[] = {0};
+  const TensorMeta floats[] = {{ScalarType::Float, dims}};
+  const TensorMeta ints[] = {{ScalarType::Int, dims}};
+  EXPECT_EQ(get_op_function_from_registry("test::only_keyed.out", floats).get(), &noop);
+  EXPECT_EQ(get_op_function_from_registry("test::only_keyed.out", ints).error(), Error::OperatorMissing);
+  EXPECT_EQ(get_op_function_from_registry("test::only_keyed.out").error(), Error::OperatorMissing);
+  EXPECT_TRUE(registry_has_op_function("test::only_keyed.out"));
+}
+
+TEST(KernelKeyTest, DuplicatesAreTheSameNameAndTheSameKey) {
+  const size_t before = get_num_registered_kernels();
+  const Kernel kernels[] = {{"test::dup_key.out", noop, "v1/6;0"}, {"test::dup_key.out", noop, "v1/4;0"},
+                            {"test::dup_key.out", noop}};
+  ASSERT_EQ(register_kernels(kernels), Error::Ok);
+  const Kernel same_key[] = {{"test::dup_key.out", other_noop, "v1/4;0"}};
+  EXPECT_EQ(register_kernels(same_key), Error::RegistrationAlreadyRegistered);
+  const Kernel second_fallback[] = {{"test::dup_key.out", other_noop}};
+  EXPECT_EQ(register_kernels(second_fallback), Error::RegistrationAlreadyRegistered);
+  const Kernel twice_in_batch[] = {{"test::dup_key2.out", noop, "v1/6;0"}, {"test::dup_key2.out", noop, "v1/6;0"}};
+  EXPECT_EQ(register_kernels(twice_in_batch), Error::RegistrationAlreadyRegistered);
+  EXPECT_EQ(get_num_registered_kernels(), before + 3);
+}
+
+// ---------------------------------------------------------------------------
 // KernelRuntimeContext
 
 TEST(KernelRuntimeContextTest, StartsWithoutFailure) {

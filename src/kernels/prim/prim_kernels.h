@@ -1,0 +1,44 @@
+// The prim kernels' entry points (see register.h for what each does). Boxed
+// convention: the schema's arguments, then the return slot.
+#pragma once
+
+#include "runtime/core/evalue.h"
+#include "runtime/core/span.h"
+#include "runtime/kernel/kernel_runtime_context.h"
+
+namespace kiln::kernels::prim {
+
+using runtime::EValue;
+using runtime::KernelRuntimeContext;
+using runtime::Span;
+
+// scalar_ops.cpp: [a, b, result] (neg: [a, result]).
+void add_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sub_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void mul_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void floordiv_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void truediv_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void mod_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void eq_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void gt_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void lt_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void ge_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void le_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+void neg_scalar(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+// tensor_ops.cpp
+/// aten::sym_size.int: [self, dim, result] -> Int.
+void sym_size_int(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::sym_numel: [self, result] -> Int.
+void sym_numel(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// executorch_prim::et_view.default: [self, size, out]; out takes self's data
+/// and `size` (one entry may be -1: inferred).
+void et_view(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::copy_: [self, src, non_blocking, return]; src broadcast to self's
+/// shape and cast to its dtype.
+void copy_(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// dim_order_ops::_to_dim_order_copy.out: [self, non_blocking, dim_order,
+/// out, return].
+void to_dim_order_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+}  // namespace kiln::kernels::prim

@@ -1,0 +1,29 @@
+// The prim kernel library: the kernels ExecuTorch's runtime has besides the
+// portable ops (its kernels/prim_ops), under ExecuTorch's names, plus the few
+// ops ExecuTorch-written programs call that the portable library lacks.
+//
+// - scalar ops on symbolic ints and floats: executorch_prim::{add, sub, mul,
+//   floordiv, truediv, mod, eq, gt, lt, ge, le, neg}.Scalar (Python's rules:
+//   int op int stays int, floor division and modulo round toward -inf, a
+//   float on either side gives a float; comparisons give a Bool);
+// - sizes: aten::sym_size.int, aten::sym_numel;
+// - views and copies: executorch_prim::et_view.default (a view sharing the
+//   base's bytes, resized at run time), aten::copy_ (the write-back of a
+//   mutated buffer or input, broadcasting and casting as torch's copy_),
+//   dim_order_ops::_to_dim_order_copy.out (a cast into out's dim order).
+#pragma once
+
+#include "runtime/core/error.h"
+#include "runtime/core/span.h"
+#include "runtime/kernel/operator_registry.h"
+
+namespace kiln::kernels::prim {
+
+/// Every prim kernel, in registration order.
+runtime::Span<const runtime::Kernel> prim_kernels();
+
+/// Adds every prim kernel to the runtime's kernel registry. Idempotent:
+/// later calls return Ok without registering twice.
+[[nodiscard]] runtime::Error register_prim_kernels();
+
+}  // namespace kiln::kernels::prim
