@@ -63,6 +63,13 @@ std::string check_tensor(const aot::ValueMeta& val, const std::string& what) {
   if (meta == nullptr) return what + " is not a tensor";
   if (meta->dtype != aot::ScalarType::Float) return what + " is " + meta->to_string() + "; DemoBackend runs float32 only";
   if (!meta->is_static()) return what + " is " + meta->to_string() + "; DemoBackend needs static sizes";
+  // Its runtime runs over memory, element i of every operand at offset i.
+  const std::vector<uint8_t> order = meta->resolved_dim_order();
+  for (size_t d = 0; d < order.size(); ++d) {
+    if (order[d] != d) {
+      return what + " is " + meta->to_string() + " in a permuted dim order; DemoBackend needs contiguous tensors";
+    }
+  }
   return "";
 }
 

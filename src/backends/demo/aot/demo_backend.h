@@ -1,5 +1,5 @@
 // DemoBackend: a backend whose blob a runtime can execute (demo_blob.h):
-// float32 elementwise ops on tensors of one shape — sin, cos, tan, neg, exp,
+// float32 elementwise ops on contiguous tensors of one shape — sin, cos, tan, neg, exp,
 // relu, abs, sigmoid, tanh; add, sub (with alpha), mul, div of two tensors or
 // of a tensor and a number. Parameters, buffers and constants the delegate
 // owns go into the program's named data under their state-dict key.

@@ -177,6 +177,20 @@ TEST(DemoBackendTest, SaysWhyItCannotRunANode) {
                            "mm: aten::mm.default is not an elementwise op DemoBackend has"));
 }
 
+// Its runtime reads element i of every operand at offset i: a tensor in
+// another dim order (a transpose's result) stays off the backend.
+TEST(DemoBackendTest, RefusesTensorsInAPermutedDimOrder) {
+  GraphBuilder b;
+  aot::TensorMeta transposed = aot::f32({3, 4});
+  transposed.dim_order = {1, 0};
+  Node* x = b.input("x", transposed);
+  Node* y = b.input("y", aot::f32({3, 4}));
+  b.output({b.call("aten::add.Tensor", {y, x})});
+  const aot::PartitionResult result = aot::CapabilityPartitioner("DemoBackend").partition(std::move(b).build());
+  ASSERT_EQ(result.unsupported.size(), 1u);
+  EXPECT_THAT(result.unsupported[0].reason, HasSubstr("in a permuted dim order; DemoBackend needs contiguous tensors"));
+}
+
 TEST(DemoBackendTest, RefusesStateAndUnsupportedNodes) {
   GraphBuilder b;
   Node* x = b.input("x", aot::f32({3}));

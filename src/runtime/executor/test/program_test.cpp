@@ -14,13 +14,11 @@
 #include <tuple>
 
 #include "aot/delegate/canonical_partitioners.h"
-#include "aot/delegate/debug_handle.h"
 #include "aot/delegate/test/delegate_test_util.h"
 #include "aot/emit/pte_reader.h"
 #include "aot/emit/to_executorch.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/import/testing/golden_fixtures.h"
-#include "aot/ir/graph_builder.h"
 #include "aot/passes/decompose.h"
 #include "runtime/core/test/log_capture.h"
 #include "runtime/executor/program.h"
@@ -329,23 +327,10 @@ INSTANTIATE_TEST_SUITE_P(KilnFiles, KilnFixtureTest, ::testing::ValuesIn(kiln_pa
 
 // --- named data -------------------------------------------------------------
 
-// y = relu(sin(x) * w + 2): DemoBackend takes it whole and puts `w` in the
-// program's named data.
-std::vector<uint8_t> demo_program_with_named_data() {
-  aot::GraphBuilder b;
-  aot::Node* x = b.input("x", aot::f32({2, 3}));
-  aot::Node* w = b.parameter("w", aot::testing::ramp({2, 3}, -1.0f, 0.4f));
-  aot::Node* y = b.call("aten::mul.Tensor", {b.call("aten::sin", {x}), w});
-  b.output({b.call("aten::relu", {b.call("aten::add.Tensor", {y, 2.0})})});
-  aot::ExportedProgram program = std::move(b).build();
-  aot::generate_debug_handles(program);
-  return aot::to_executorch(aot::to_backend(program, aot::CapabilityPartitioner("DemoBackend"))).buffer;
-}
-
 class NamedDataTest : public ::testing::TestWithParam<LoaderKind> {};
 
 TEST_P(NamedDataTest, GivesTheDelegateWeightsByKey) {
-  const std::vector<uint8_t> bytes = demo_program_with_named_data();
+  const std::vector<uint8_t> bytes = testing::demo_program_with_named_data();
   std::unique_ptr<DataLoader> loader = testing::make_loader(GetParam(), bytes);
   Result<Program> program = Program::load(loader.get(), Verification::InternalConsistency);
   ASSERT_TRUE(program.ok());

@@ -6,6 +6,11 @@
 #include <fstream>
 #include <iterator>
 
+#include "aot/delegate/canonical_partitioners.h"
+#include "aot/delegate/debug_handle.h"
+#include "aot/delegate/test/delegate_test_util.h"
+#include "aot/emit/to_executorch.h"
+#include "aot/ir/graph_builder.h"
 #include "runtime/loader/buffer_data_loader.h"
 #include "runtime/loader/file_data_loader.h"
 #include "runtime/loader/mmap_data_loader.h"
@@ -52,6 +57,17 @@ std::unique_ptr<DataLoader> make_loader(LoaderKind kind, const std::vector<uint8
   ::unlink(path.c_str());
   EXPECT_NE(loader, nullptr) << "cannot open " << path;
   return loader;
+}
+
+std::vector<uint8_t> demo_program_with_named_data() {
+  aot::GraphBuilder b;
+  aot::Node* x = b.input("x", aot::f32({2, 3}));
+  aot::Node* w = b.parameter("w", aot::testing::ramp({2, 3}, -1.0f, 0.4f));
+  aot::Node* y = b.call("aten::mul.Tensor", {b.call("aten::sin", {x}), w});
+  b.output({b.call("aten::relu", {b.call("aten::add.Tensor", {y, 2.0})})});
+  aot::ExportedProgram program = std::move(b).build();
+  aot::generate_debug_handles(program);
+  return aot::to_executorch(aot::to_backend(program, aot::CapabilityPartitioner("DemoBackend"))).buffer;
 }
 
 }  // namespace kiln::runtime::testing

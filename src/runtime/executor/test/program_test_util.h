@@ -25,4 +25,9 @@ inline constexpr LoaderKind kAllLoaderKinds[] = {LoaderKind::Buffer, LoaderKind:
 /// and Mmap read a temporary copy on disk).
 std::unique_ptr<DataLoader> make_loader(LoaderKind kind, const std::vector<uint8_t>& bytes);
 
+/// A Kiln .pte of y = relu(sin(x) * w + 2) lowered whole to DemoBackend: a
+/// delegate whose blob is in a segment and whose weight `w` (ramp from -1 by
+/// 0.4, 2x3 floats) is in the program's named data.
+std::vector<uint8_t> demo_program_with_named_data();
+
 }  // namespace kiln::runtime::testing
