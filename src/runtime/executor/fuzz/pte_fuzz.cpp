@@ -9,7 +9,7 @@
 // fuzzed size easily asks for), a method allocator and a temp allocator of
 // fixed sizes, also exactly-sized heap blocks. The input is copied to an
 // exactly-sized heap block so AddressSanitizer sees any read past its end.
-// Kernels (and the backends linked in) are registered once.
+// Kernels and DemoBackend register themselves at start-up (linked whole).
 //
 // Built and run by `make fuzz` (clang, libFuzzer, ASan + UBSan), seeded with
 // tests/fixtures/pte/*.pte and the .pte files Kiln writes for the fixtures.
