@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "runtime/core/data_loader.h"
+#include "runtime/core/log.h"
 #include "runtime/core/memory_allocator.h"
 
 namespace kiln::runtime::testing {
@@ -52,17 +53,18 @@ class FailingAllocator final : public MemoryAllocator {
 };
 
 /// Forwards to `inner`, counting load() and load_into() calls together and
-/// failing call number `fail_at` with AccessFailed, as a file read can fail.
+/// failing call number `fail_at` with AccessFailed, logged as a file loader
+/// logs a failed read.
 class FailingDataLoader final : public DataLoader {
  public:
   explicit FailingDataLoader(const DataLoader* inner, size_t fail_at = kNeverFail) : inner_(inner), fail_at_(fail_at) {}
 
   Result<FreeableBuffer> load(size_t offset, size_t size, const SegmentInfo& info) const override {
-    if (calls_++ == fail_at_) return Error::AccessFailed;
+    if (calls_++ == fail_at_) return fail(offset, size);
     return inner_->load(offset, size, info);
   }
   Error load_into(size_t offset, size_t size, const SegmentInfo& info, void* buffer) const override {
-    if (calls_++ == fail_at_) return Error::AccessFailed;
+    if (calls_++ == fail_at_) return fail(offset, size);
     return inner_->load_into(offset, size, info, buffer);
   }
   Result<size_t> size() const override { return inner_->size(); }
@@ -70,6 +72,11 @@ class FailingDataLoader final : public DataLoader {
   size_t calls() const { return calls_; }
 
  private:
+  static Error fail(size_t offset, size_t size) {
+    KILN_LOG(Error, "FailingDataLoader: reading %zu bytes at offset %zu failed (on purpose)", size, offset);
+    return Error::AccessFailed;
+  }
+
   const DataLoader* inner_;
   size_t fail_at_;
   mutable size_t calls_ = 0;
