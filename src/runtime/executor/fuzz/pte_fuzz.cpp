@@ -19,7 +19,6 @@
 #include <cstring>
 #include <memory>
 
-#include "kernels/portable/register.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/log.h"
 #include "runtime/executor/memory_manager.h"
@@ -43,7 +42,6 @@ void quiet_sink(LogLevel, const char*) {}
 
 bool set_up() {
   if (std::getenv("KILN_FUZZ_LOG") == nullptr) set_log_sink(quiet_sink);
-  if (kiln::kernels::portable::register_portable_kernels() != Error::Ok) std::abort();
   return true;
 }
 

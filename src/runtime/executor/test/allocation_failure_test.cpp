@@ -15,7 +15,6 @@
 #include <cstring>
 #include <string>
 
-#include "kernels/portable/register.h"
 #include "runtime/core/log.h"
 #include "runtime/executor/memory_manager.h"
 #include "runtime/executor/method.h"
@@ -53,7 +52,7 @@ void clear_log() {
 class RobustnessEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
-    ASSERT_EQ(kiln::kernels::portable::register_portable_kernels(), Error::Ok);
+    ASSERT_NE(get_backend_class("DemoBackend"), nullptr) << "link kiln_backends_demo_runtime";
     every_other_backend();
     set_log_sink(capture_sink);
   }
@@ -90,17 +89,9 @@ void load_program(LoadedProgram& loaded) {
   ASSERT_TRUE(loaded.planned.allocate(meta.get(), kMaxPlannedBytes));
 }
 
-// The backend a program's delegates need, when the test can run it.
-void skip_unless_backends_registered(const FixtureProgram& program) {
-  if (program.source == ProgramSource::KilnDemoBackend && get_backend_class("DemoBackend") == nullptr) {
-    GTEST_SKIP() << "the DemoBackend runtime is not linked in";
-  }
-}
-
 class AllocationFailureTest : public ::testing::TestWithParam<FixtureProgram> {};
 
 TEST_P(AllocationFailureTest, EveryFailedMethodAllocationIsAnErrorAndLeavesNoHandle) {
-  skip_unless_backends_registered(GetParam());
   LoadedProgram loaded(program_bytes(GetParam()));
   ASSERT_NO_FATAL_FAILURE(load_program(loaded));
   HandleTrackingBackend& backend = every_other_backend();
@@ -152,7 +143,6 @@ TEST_P(AllocationFailureTest, EveryFailedMethodAllocationIsAnErrorAndLeavesNoHan
 }
 
 TEST_P(AllocationFailureTest, EveryFailedLoadIsAnError) {
-  skip_unless_backends_registered(GetParam());
   const std::vector<uint8_t>& bytes = program_bytes(GetParam());
   const BufferDataLoader inner(bytes.data(), bytes.size());
 

@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <string>
 
-#include "kernels/portable/register.h"
 #include "runtime/core/log.h"
 #include "runtime/executor/memory_manager.h"
 #include "runtime/executor/method.h"
@@ -44,7 +43,7 @@ void capture_sink(LogLevel level, const char* message) {
 class NoAllocationEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
-    ASSERT_EQ(kiln::kernels::portable::register_portable_kernels(), Error::Ok);
+    ASSERT_NE(get_backend_class("DemoBackend"), nullptr) << "link kiln_backends_demo_runtime";
     set_log_sink(capture_sink);
   }
   void TearDown() override { set_log_sink(nullptr); }
@@ -66,9 +65,6 @@ TEST(NoAllocation, TheCounterSeesTheGlobalAllocator) {
 }
 
 TEST_P(NoAllocationTest, RepeatedExecuteAllocatesNothing) {
-  if (GetParam().source == ProgramSource::KilnDemoBackend && get_backend_class("DemoBackend") == nullptr) {
-    GTEST_SKIP() << "the DemoBackend runtime is not linked in";
-  }
   const std::vector<uint8_t>& bytes = program_bytes(GetParam());
   BufferDataLoader loader(bytes.data(), bytes.size());
   Result<Program> program = Program::load(&loader, Program::Verification::InternalConsistency);
