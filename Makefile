@@ -38,9 +38,9 @@ test-sanitize: deps
 # Every libFuzzer target (clang, ASan + UBSan), each for FUZZ_SECONDS, one
 # after the other: the .pt2 reader, the zip reader, the .npz reader of
 # `kiln run --inputs` and the runtime's Program/Method load + execute. Seeds:
-# the fixtures' .pt2 and .npz files, ExecuTorch's .pte fixtures and the .pte
+# the fixtures' .pt2 and .npz files, ExecuTorch's .pte fixtures, the .pte
 # files `kiln lower` writes for every .pt2 fixture (portable, and delegated to
-# DemoBackend). What each target learns stays in $(FUZZ_DIR)/corpus/<target>,
+# DemoBackend) and what the fuzzers found before (tests/fixtures/fuzz). What each target learns stays in $(FUZZ_DIR)/corpus/<target>,
 # crashes land in $(FUZZ_DIR)/findings/<target>/, the output in
 # $(FUZZ_DIR)/<target>.log. `make fuzz FUZZ_TARGETS=npz_fuzz` runs one.
 FUZZ_TARGETS ?= pt2_fuzz zip_archive_fuzz npz_fuzz pte_fuzz
@@ -57,7 +57,8 @@ fuzz: deps $(BUILD_DIR)/build.ninja
 	rm -rf $(FUZZ_DIR)/seeds
 	mkdir -p $(FUZZ_DIR)/seeds/pt2 $(FUZZ_DIR)/seeds/npz $(FUZZ_DIR)/seeds/pte
 	for f in tests/fixtures/*/*.npz; do cp $$f $(FUZZ_DIR)/seeds/npz/$$(echo $$f | tr / _); done
-	cp tests/fixtures/pte/*.pte $(FUZZ_DIR)/seeds/pte/
+	cp tests/fixtures/fuzz/*.npy $(FUZZ_DIR)/seeds/npz/
+	cp tests/fixtures/pte/*.pte tests/fixtures/fuzz/*.pte $(FUZZ_DIR)/seeds/pte/
 	for f in tests/fixtures/*/*.pt2; do \
 	  name=$$(echo $${f%.pt2} | tr / _); cp $$f $(FUZZ_DIR)/seeds/pt2/$$name.pt2; \
 	  $(BUILD_DIR)/bin/kiln lower $$f -o $(FUZZ_DIR)/seeds/pte/$$name.pte > /dev/null \
