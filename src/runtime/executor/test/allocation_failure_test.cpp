@@ -95,6 +95,7 @@ TEST_P(AllocationFailureTest, EveryFailedMethodAllocationIsAnErrorAndLeavesNoHan
   LoadedProgram loaded(program_bytes(GetParam()));
   ASSERT_NO_FATAL_FAILURE(load_program(loaded));
   HandleTrackingBackend& backend = every_other_backend();
+  backend.clear_counts();
 
   // How many allocations a successful load makes.
   size_t method_calls = 0;
@@ -110,6 +111,8 @@ TEST_P(AllocationFailureTest, EveryFailedMethodAllocationIsAnErrorAndLeavesNoHan
     temp_calls = temp_allocator.calls();
   }
   ASSERT_GT(method_calls, 0u) << "Method::load allocated nothing from the method allocator";
+  RecordProperty("method_allocations", static_cast<int>(method_calls));
+  RecordProperty("delegates_initialised", static_cast<int>(backend.inits()));
   EXPECT_EQ(temp_calls, 0u) << "Method::load used the temp allocator";
   EXPECT_EQ(backend.live(), 0u) << "a destroyed Method left delegate handles undestroyed";
   if (GetParam().source == ProgramSource::KilnEveryOther) {
@@ -164,6 +167,8 @@ TEST_P(AllocationFailureTest, EveryFailedLoadIsAnError) {
     total_loads = loader.calls();
   }
   ASSERT_GT(program_loads, 0u);
+  RecordProperty("program_loads", static_cast<int>(program_loads));
+  RecordProperty("method_loads", static_cast<int>(total_loads - program_loads));
 
   for (size_t fail_at = 0; fail_at < total_loads; ++fail_at) {
     SCOPED_TRACE("load " + std::to_string(fail_at) + " of " + std::to_string(total_loads) + " fails");
