@@ -20,6 +20,7 @@
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/executor/test/failing_allocators.h"
+#include "runtime/executor/test/failing_data_loader.h"
 #include "runtime/executor/test/fixture_programs.h"
 #include "runtime/executor/test/global_allocation_counter.h"
 #include "runtime/executor/test/robustness_util.h"
@@ -153,8 +154,8 @@ TEST_P(AllocationFailureTest, EveryFailedLoadIsAnError) {
   size_t program_loads = 0;
   size_t total_loads = 0;
   {
-    FailingDataLoader loader(&inner);
-    Result<Program> program = Program::load(&loader, Program::Verification::InternalConsistency);
+    FailingDataLoaderHandle loader(&inner);
+    Result<Program> program = Program::load(loader.get(), Program::Verification::InternalConsistency);
     ASSERT_TRUE(program.ok());
     program_loads = loader.calls();
     const char* name = program->get_method_name(0).get();
@@ -172,9 +173,9 @@ TEST_P(AllocationFailureTest, EveryFailedLoadIsAnError) {
 
   for (size_t fail_at = 0; fail_at < total_loads; ++fail_at) {
     SCOPED_TRACE("load " + std::to_string(fail_at) + " of " + std::to_string(total_loads) + " fails");
-    FailingDataLoader loader(&inner, fail_at);
+    FailingDataLoaderHandle loader(&inner, fail_at);
     clear_log();
-    Result<Program> program = Program::load(&loader, Program::Verification::InternalConsistency);
+    Result<Program> program = Program::load(loader.get(), Program::Verification::InternalConsistency);
     if (fail_at < program_loads) {
       ASSERT_FALSE(program.ok()) << "Program::load ignored a failed load";
       EXPECT_EQ(program.error(), Error::AccessFailed) << "got " << to_string(program.error());

@@ -1,14 +1,12 @@
-// Test doubles for the allocation-failure sweep and the no-allocation test:
-// a MemoryAllocator that counts its allocations and can fail the i-th one,
-// and a DataLoader that counts its loads and can fail the i-th one.
+// Test double for the allocation-failure sweep and the no-allocation test:
+// a MemoryAllocator that counts its allocations and can fail the i-th one
+// (its DataLoader counterpart is failing_data_loader.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 
-#include "runtime/core/data_loader.h"
-#include "runtime/core/log.h"
 #include "runtime/core/memory_allocator.h"
 
 namespace kiln::runtime::testing {
@@ -50,36 +48,6 @@ class FailingAllocator final : public MemoryAllocator {
   size_t fail_at_;
   size_t calls_ = 0;
   size_t resets_ = 0;
-};
-
-/// Forwards to `inner`, counting load() and load_into() calls together and
-/// failing call number `fail_at` with AccessFailed, logged as a file loader
-/// logs a failed read.
-class FailingDataLoader final : public DataLoader {
- public:
-  explicit FailingDataLoader(const DataLoader* inner, size_t fail_at = kNeverFail) : inner_(inner), fail_at_(fail_at) {}
-
-  Result<FreeableBuffer> load(size_t offset, size_t size, const SegmentInfo& info) const override {
-    if (calls_++ == fail_at_) return fail(offset, size);
-    return inner_->load(offset, size, info);
-  }
-  Error load_into(size_t offset, size_t size, const SegmentInfo& info, void* buffer) const override {
-    if (calls_++ == fail_at_) return fail(offset, size);
-    return inner_->load_into(offset, size, info, buffer);
-  }
-  Result<size_t> size() const override { return inner_->size(); }
-
-  size_t calls() const { return calls_; }
-
- private:
-  static Error fail(size_t offset, size_t size) {
-    KILN_LOG(Error, "FailingDataLoader: reading %zu bytes at offset %zu failed (on purpose)", size, offset);
-    return Error::AccessFailed;
-  }
-
-  const DataLoader* inner_;
-  size_t fail_at_;
-  mutable size_t calls_ = 0;
 };
 
 }  // namespace kiln::runtime::testing
