@@ -35,15 +35,47 @@ test-sanitize: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
 
-# The .pt2 reader under libFuzzer (clang, ASan + UBSan) for FUZZ_SECONDS,
-# seeded with the fixtures; findings land in $(FUZZ_DIR)/findings.
-fuzz: deps
+# Every libFuzzer target (clang, ASan + UBSan), each for FUZZ_SECONDS, one
+# after the other: the .pt2 reader, the zip reader, the .npz reader of
+# `kiln run --inputs` and the runtime's Program/Method load + execute. Seeds:
+# the fixtures' .pt2 and .npz files, ExecuTorch's .pte fixtures, the .pte
+# files `kiln lower` writes for every .pt2 fixture (portable, and delegated to
+# DemoBackend) and what the fuzzers found before (tests/fixtures/fuzz). What each target learns stays in $(FUZZ_DIR)/corpus/<target>,
+# crashes land in $(FUZZ_DIR)/findings/<target>/, the output in
+# $(FUZZ_DIR)/<target>.log. `make fuzz FUZZ_TARGETS=npz_fuzz` runs one.
+FUZZ_TARGETS ?= pt2_fuzz zip_archive_fuzz npz_fuzz pte_fuzz
+FUZZ_FLAGS ?= -max_len=262144 -rss_limit_mb=4096 -timeout=20
+FUZZ_SEEDS_pt2_fuzz = pt2
+FUZZ_SEEDS_zip_archive_fuzz = pt2 npz
+FUZZ_SEEDS_npz_fuzz = npz
+FUZZ_SEEDS_pte_fuzz = pte
+
+fuzz: deps $(BUILD_DIR)/build.ninja
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON -DKILN_BUILD_TESTS=OFF
-	cmake --build $(FUZZ_DIR) -j $(JOBS) --target pt2_fuzz
-	mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/findings
-	for f in tests/fixtures/*/*.pt2; do cp $$f $(FUZZ_DIR)/corpus/$$(echo $$f | tr / _); done
-	ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/bin/pt2_fuzz $(FUZZ_DIR)/corpus -artifact_prefix=$(FUZZ_DIR)/findings/ \
-	  -max_total_time=$(FUZZ_SECONDS) -max_len=262144 -rss_limit_mb=4096 -timeout=20
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(FUZZ_TARGETS)
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln
+	rm -rf $(FUZZ_DIR)/seeds
+	mkdir -p $(FUZZ_DIR)/seeds/pt2 $(FUZZ_DIR)/seeds/npz $(FUZZ_DIR)/seeds/pte
+	for f in tests/fixtures/*/*.npz; do cp $$f $(FUZZ_DIR)/seeds/npz/$$(echo $$f | tr / _); done
+	cp tests/fixtures/fuzz/*.npy $(FUZZ_DIR)/seeds/npz/
+	cp tests/fixtures/pte/*.pte tests/fixtures/fuzz/*.pte $(FUZZ_DIR)/seeds/pte/
+	for f in tests/fixtures/*/*.pt2; do \
+	  name=$$(echo $${f%.pt2} | tr / _); cp $$f $(FUZZ_DIR)/seeds/pt2/$$name.pt2; \
+	  $(BUILD_DIR)/bin/kiln lower $$f -o $(FUZZ_DIR)/seeds/pte/$$name.pte > /dev/null \
+	    || echo "warning: no .pte seed from $$f"; \
+	  $(BUILD_DIR)/bin/kiln lower $$f --backend DemoBackend -o $(FUZZ_DIR)/seeds/pte/$$name.demo.pte > /dev/null \
+	    || echo "warning: no delegated .pte seed from $$f"; \
+	done
+	status=0; \
+	$(foreach t,$(FUZZ_TARGETS),\
+	  mkdir -p $(FUZZ_DIR)/corpus/$(t) $(FUZZ_DIR)/findings/$(t); \
+	  echo "== $(t): $(FUZZ_SECONDS) s, log in $(FUZZ_DIR)/$(t).log"; \
+	  ASAN_OPTIONS=detect_leaks=1 $(FUZZ_DIR)/bin/$(t) $(FUZZ_DIR)/corpus/$(t) \
+	    $(addprefix $(FUZZ_DIR)/seeds/,$(FUZZ_SEEDS_$(t))) -artifact_prefix=$(FUZZ_DIR)/findings/$(t)/ \
+	    -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS) > $(FUZZ_DIR)/$(t).log 2>&1 \
+	    || { status=1; echo "$(t) FOUND A PROBLEM:"; grep -A20 "ERROR" $(FUZZ_DIR)/$(t).log | head -40; }; \
+	  grep -E "DONE|Done [0-9]+ runs" $(FUZZ_DIR)/$(t).log;) \
+	exit $$status
 
 # Times each lowering stage on synthetic programs of 10^3 to 10^5 nodes.
 bench-lowering: deps $(BUILD_DIR)/build.ninja

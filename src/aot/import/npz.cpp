@@ -70,6 +70,9 @@ HostTensor parse_npy(const void* data, size_t size, const std::string& where) {
   const std::string header(reinterpret_cast<const char*>(bytes + header_start), header_length);
 
   std::string descr = header_value(header, "descr", where);
+  if (descr.size() < 2 || descr.front() != '\'' || descr.back() != '\'') {
+    throw AotError(where + ": the .npy header's descr is not a quoted string");
+  }
   descr = descr.substr(1, descr.size() - 2);
   if (descr == "=f4") descr = "<f4";
   const auto type = descr_types().find(descr);
@@ -92,12 +95,20 @@ HostTensor parse_npy(const void* data, size_t size, const std::string& where) {
     pos += used;
   }
 
-  HostTensor tensor = HostTensor::zeros(type->second, sizes);  // checks the sizes for overflow
+  // The byte count is checked against the data before anything is allocated:
+  // a header of a few bytes may claim terabytes.
   const size_t data_start = header_start + header_length;
-  if (tensor.nbytes() > size - data_start) {
-    throw AotError(where + ": holds " + std::to_string(size - data_start) + " bytes of data, but " +
-                   tensor.describe() + " needs " + std::to_string(tensor.nbytes()));
+  uint64_t nbytes = runtime::element_size(type->second);
+  for (int64_t dim : sizes) {
+    if (__builtin_mul_overflow(nbytes, static_cast<uint64_t>(dim), &nbytes)) {
+      throw AotError(where + ": shape " + shape + " overflows");
+    }
   }
+  if (nbytes > size - data_start) {
+    throw AotError(where + ": holds " + std::to_string(size - data_start) + " bytes of data, but shape " + shape +
+                   " of " + descr + " needs " + std::to_string(nbytes));
+  }
+  HostTensor tensor = HostTensor::zeros(type->second, sizes);
   if (!fortran || sizes.size() < 2) {
     std::memcpy(tensor.data(), bytes + data_start, tensor.nbytes());
     return tensor;

@@ -31,7 +31,7 @@ void as_2d(Rewriter& r, Run run) {
   const TensorMeta& input = r.tensor_arg(0)->meta.tensor();
   if (input.rank() != 2 && input.rank() != 3) r.fail("expects a 2-D or 3-D input, got " + input.to_string());
   Node* tall = r.op("aten::unsqueeze", {r.tensor_arg(0), -2});
-  r.replace_with(r.op("aten::squeeze.dims", {run(tall), ArgumentList{-2}}));
+  r.replace_with(r.op("aten::squeeze.dims", {run(tall), ArgumentList{Argument(int64_t{-2})}}));
 }
 
 int64_t single(Rewriter& r, size_t index) {

@@ -83,9 +83,12 @@ BlockCopier::BlockCopier(const int64_t* sizes, size_t rank, const int64_t* dst_s
   }
 }
 
+// Copies use memmove, not memcpy: a program's memory plan may place the
+// destination over the source (pte_fuzz built such a plan), and an
+// overlapping memcpy is undefined behaviour; memmove merely copies.
 void BlockCopier::copy(void* dst, const void* src) const {
   if (dense_bytes_ >= 0) {
-    if (dense_bytes_ > 0) std::memcpy(dst, src, static_cast<size_t>(dense_bytes_));
+    if (dense_bytes_ > 0) std::memmove(dst, src, static_cast<size_t>(dense_bytes_));
     return;
   }
   visit_element_size(element_size_, [&](auto tag) {
@@ -96,7 +99,7 @@ void BlockCopier::copy(void* dst, const void* src) const {
       T* o = out + offsets[0];
       const T* s = in + offsets[1];
       if (inner[0] == 1 && inner[1] == 1) {
-        std::memcpy(o, s, static_cast<size_t>(n) * sizeof(T));
+        std::memmove(o, s, static_cast<size_t>(n) * sizeof(T));
       } else {
         for (int64_t i = 0; i < n; ++i) o[i * inner[0]] = s[i * inner[1]];
       }
@@ -171,7 +174,7 @@ void copy_with_strides(const Tensor& src, const int64_t* src_strides, const Tens
       T* o = out + offsets[0];
       const T* s = in + offsets[1];
       if (inner[0] == 1 && inner[1] == 1) {
-        std::memcpy(o, s, static_cast<size_t>(n) * sizeof(T));
+        std::memmove(o, s, static_cast<size_t>(n) * sizeof(T));
         return;
       }
       for (int64_t i = 0; i < n; ++i) o[i * inner[0]] = s[i * inner[1]];
