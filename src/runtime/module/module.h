@@ -7,7 +7,7 @@
 //
 // Outputs point into the module's arenas and stay valid until the next call.
 // Kernels and backends must be registered (link the registration targets,
-// e.g. kiln_kernels_portable_registered).
+// e.g. kiln_kernels_registered).
 #pragma once
 
 #include <memory>
