@@ -5,9 +5,6 @@
 // without first building a zip); everything else is read as an .npz file from
 // an in-memory file, as `kiln run` reads one from disk. Built and run by
 // `make fuzz` (clang, ASan + UBSan), seeded with the fixtures' .npz files.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "aot/import/fuzz/memfd_file.h"
 #include "aot/import/npz.h"
 #include "aot/ir/error.h"
 
@@ -45,22 +43,14 @@ void parse_one_npy(const uint8_t* data, size_t size) {
 }
 
 void read_as_npz(const uint8_t* data, size_t size) {
-  const int fd = memfd_create("kiln-fuzz.npz", MFD_CLOEXEC);
-  if (fd < 0) return;
-  size_t written = 0;
-  while (written < size) {
-    const ssize_t n = write(fd, data + written, size - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
-  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  const kiln::fuzz::MemfdFile file("kiln-fuzz.npz", data, size);
+  if (!file.ok()) return;
   try {
-    const std::vector<std::pair<std::string, kiln::aot::HostTensor>> arrays = kiln::aot::read_npz(path);
+    const std::vector<std::pair<std::string, kiln::aot::HostTensor>> arrays = kiln::aot::read_npz(file.path());
     check(!arrays.empty());
     for (const auto& [name, tensor] : arrays) touch(tensor);
   } catch (const kiln::aot::AotError&) {
   }
-  close(fd);
 }
 
 }  // namespace

@@ -12,17 +12,15 @@
 #include <vector>
 
 #include "aot/delegate/backend_api.h"
-#include "aot/ir/graph_builder.h"
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/runtime/demo_backend_runtime.h"
+#include "backends/demo/test/demo_test_programs.h"
 #include "runtime/backend/test/backend_test_util.h"
 
 namespace kiln::backends::demo {
 namespace {
 
-using aot::GraphBuilder;
 using aot::HostTensor;
-using aot::Node;
 using runtime::BackendExecutionContext;
 using runtime::BackendInitContext;
 using runtime::DelegateHandle;
@@ -33,24 +31,10 @@ using runtime::MemoryAllocator;
 using runtime::Result;
 using runtime::testing::LogCapture;
 using ::testing::HasSubstr;
+using testing::ramp;
 
-HostTensor ramp(const std::vector<int64_t>& sizes, float start, float step) {
-  HostTensor t = HostTensor::zeros(aot::ScalarType::Float, sizes);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = start + step * static_cast<float>(i);
-  return t;
-}
-
-// y = relu(sin(x) * w + 2) - 2 * x / 4, and cos(x / 4): one constant, two outputs.
 aot::LoweredBackendModule lowered_elementwise() {
-  GraphBuilder b;
-  Node* x = b.input("x", aot::f32({2, 3}));
-  Node* w = b.parameter("w", ramp({2, 3}, -1.0f, 0.4f));
-  Node* y = b.call("aten::mul.Tensor", {b.call("aten::sin", {x}), w});
-  y = b.call("aten::relu", {b.call("aten::add.Tensor", {y, 2.0})});
-  Node* q = b.call("aten::div.Tensor", {x, 4.0});
-  y = b.call("aten::sub.Tensor", {y, q}, {{"alpha", 2.0}});
-  b.output({y, b.call("aten::cos", {q})});
-  return aot::to_backend("DemoBackend", std::move(b).build(), {});
+  return aot::to_backend("DemoBackend", testing::elementwise_program(), {});
 }
 
 // The named data of a lowered module, counting the buffers handed out and

@@ -18,6 +18,7 @@
 #include "aot/passes/decompose.h"
 #include "backends/demo/aot/demo_backend.h"
 #include "backends/demo/demo_blob.h"
+#include "backends/demo/test/demo_test_programs.h"
 #include "models/conv_relu_tan.h"
 
 namespace kiln::backends::demo {
@@ -29,15 +30,11 @@ using aot::HostTensor;
 using aot::Node;
 using aot::testing::expect_error;
 using aot::testing::filled;
+using testing::elementwise_program;
+using testing::ramp;
 using ::testing::HasSubstr;
 
 std::string text(const std::vector<uint8_t>& bytes) { return std::string(bytes.begin(), bytes.end()); }
-
-HostTensor ramp(const std::vector<int64_t>& sizes, float start, float step) {
-  HostTensor t = HostTensor::zeros(aot::ScalarType::Float, sizes);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = start + step * static_cast<float>(i);
-  return t;
-}
 
 void expect_near_values(const HostTensor& actual, const HostTensor& expected, const std::string& what) {
   const auto a = actual.to_doubles();
@@ -116,19 +113,6 @@ TEST(BackendWithDelegateMappingDemoTest, ItsPartitionerTakesTheSeedFixtureWhole)
   ASSERT_EQ(modules.size(), 1u);
   EXPECT_TRUE(lowered.state_dict().empty());
   EXPECT_EQ(aot::to_string(modules[0]->meta.debug_handle_map), "{0: (1, 2), 1: (3, 4), 2: (5,), 3: (5,), 4: (5,)}");
-}
-
-// y = relu(sin(x) * w + 2) - x / 4: every DemoBackend instruction kind.
-ExportedProgram elementwise_program() {
-  GraphBuilder b;
-  Node* x = b.input("x", aot::f32({2, 3}));
-  Node* w = b.parameter("w", ramp({2, 3}, -1.0f, 0.4f));
-  Node* y = b.call("aten::mul.Tensor", {b.call("aten::sin", {x}), w});
-  y = b.call("aten::relu", {b.call("aten::add.Tensor", {y, 2.0})});
-  Node* q = b.call("aten::div.Tensor", {x, 4.0});
-  y = b.call("aten::sub.Tensor", {y, q}, {{"alpha", 2.0}});
-  b.output({y, b.call("aten::cos", {q})});
-  return std::move(b).build();
 }
 
 TEST(DemoBackendTest, ItsBlobComputesWhatTheProgramDoes) {
