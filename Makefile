@@ -6,6 +6,10 @@ SANITIZE_DIR ?= build-sanitize
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
+# Libraries the project installs itself (oneDNN from PyPI): one prefix that
+# every build directory uses.
+DEPS_DIR ?= build/deps
+
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 
@@ -15,9 +19,10 @@ all: build
 
 deps:
 	@bash scripts/install-deps.sh
+	@bash scripts/install-onednn.sh $(DEPS_DIR)/onednn
 
 $(BUILD_DIR)/build.ninja: | deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
 
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -30,7 +35,7 @@ test: build
 
 # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-sanitize: deps
-	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
@@ -51,7 +56,7 @@ FUZZ_SEEDS_npz_fuzz = npz
 FUZZ_SEEDS_pte_fuzz = pte
 
 fuzz: deps $(BUILD_DIR)/build.ninja
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON -DKILN_BUILD_TESTS=OFF
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON -DKILN_BUILD_TESTS=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR))
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(FUZZ_TARGETS)
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln
 	rm -rf $(FUZZ_DIR)/seeds
