@@ -6,6 +6,11 @@
 //   auto outputs = module.forward({kiln::runtime::EValue(input_tensor)});
 //
 // Outputs point into the module's arenas and stay valid until the next call.
+// Module is a convenience layer over the runtime, like ExecuTorch's extension
+// Module: it uses the heap and the standard containers (std::string,
+// std::vector, std::unique_ptr), which the core, loaders and executor never
+// do. Its execute allocates the returned vector; an app that must not
+// allocate per call uses Method directly (tools/size/minimal_app.cpp).
 // Kernels and backends must be registered (link the registration targets,
 // e.g. kiln_kernels_registered).
 #pragma once
