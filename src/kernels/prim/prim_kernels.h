@@ -56,8 +56,14 @@ void et_view(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::copy_: [self, src, non_blocking, return]; src broadcast to self's
 /// shape and cast to its dtype.
 void copy_(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::copy.out: [self, src, non_blocking, out, return]; out takes self's
+/// shape and dtype and src's values, broadcast and cast.
+void copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// dim_order_ops::_to_dim_order_copy.out: [self, non_blocking, dim_order,
 /// out, return].
 void to_dim_order_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// dim_order_ops::_clone_dim_order.out: [self, non_blocking, dim_order, out,
+/// return]; a copy of self (same dtype) laid out in out's dim order.
+void clone_dim_order_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 }  // namespace kiln::kernels::prim

@@ -37,7 +37,9 @@ const runtime::Kernel kPrimKernels[] = {
     {"aten::_local_scalar_dense", local_scalar_dense},
     {"executorch_prim::et_view.default", et_view},
     {"aten::copy_", copy_},
+    {"aten::copy.out", copy_out},
     {"dim_order_ops::_to_dim_order_copy.out", to_dim_order_copy_out},
+    {"dim_order_ops::_clone_dim_order.out", clone_dim_order_out},
 };
 
 }  // namespace

@@ -13,7 +13,17 @@
 // - views and copies: executorch_prim::et_view.default (a view sharing the
 //   base's bytes, resized at run time), aten::copy_ (the write-back of a
 //   mutated buffer or input, broadcasting and casting as torch's copy_),
-//   dim_order_ops::_to_dim_order_copy.out (a cast into out's dim order).
+//   aten::copy.out (the functional copy_ of an input mutated mid-program:
+//   self's shape and dtype, src's values), dim_order_ops::_to_dim_order_copy.out
+//   (a cast into out's dim order) and dim_order_ops::_clone_dim_order.out (a
+//   copy into out's dim order: clone, contiguous(), channels_last). For the
+//   dim_order ops a dim_order list must equal out's dim order and None means
+//   out keeps self's.
+//
+// aten::copy.out is an aten op but lives here, beside copy_: the portable
+// library holds exactly the out variants of the op table (src/aot/ir/ops.def),
+// each checked against PyTorch by the golden suite, and Kiln's own lowering
+// never makes aten::copy; only ExecuTorch-written programs call it.
 #pragma once
 
 #include "runtime/core/error.h"

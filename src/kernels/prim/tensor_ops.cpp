@@ -1,7 +1,11 @@
 // The prim kernels on tensors: sizes as ints (sym_size, sym_numel), the
 // run-time view (et_view), and the copies ExecuTorch programs call that the
-// portable library has no kernel for (copy_, _to_dim_order_copy).
+// portable library has no kernel for (copy_, copy.out, _to_dim_order_copy,
+// _clone_dim_order). The copies share two steps: src broadcast to a shape and
+// cast (copy_, copy.out), and the dim order argument checked against out's
+// (the dim_order ops); the element loop is the portable library's.
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "kernels/portable/util/convert.h"
@@ -39,6 +43,72 @@ void convert_into(const Tensor& dst, const Tensor& src, const int64_t* src_strid
   const portable::util::Geometry d = portable::util::geometry(dst);
   portable::util::convert_block(d.sizes, d.rank, dst.mutable_data_ptr(), dst.scalar_type(), d.strides,
                                 src.const_data_ptr(), src.scalar_type(), src_strides);
+}
+
+// Writes "[0, 2, 3, 1]" into `buffer` (truncated if short).
+template <typename T>
+void format_dims(Span<const T> dims, char* buffer, size_t size) {
+  size_t used = static_cast<size_t>(std::snprintf(buffer, size, "["));
+  for (size_t d = 0; d < dims.size() && used < size; ++d) {
+    used += static_cast<size_t>(
+        std::snprintf(buffer + used, size - used, d == 0 ? "%lld" : ", %lld", static_cast<long long>(dims[d])));
+  }
+  if (used < size) std::snprintf(buffer + used, size - used, "]");
+}
+
+bool same_dim_order(const Tensor& a, const Tensor& b) {
+  if (a.dim() != b.dim()) return false;
+  for (size_t d = 0; d < static_cast<size_t>(a.dim()); ++d) {
+    if (a.dim_order()[d] != b.dim_order()[d]) return false;
+  }
+  return true;
+}
+
+bool check_broadcasts(KernelArgs& a, const Tensor& src, const Tensor& self) {
+  if (portable::util::broadcasts_to(src.sizes(), self.sizes())) return true;
+  char have[96], want[96];
+  portable::util::format_sizes(src.sizes(), have, sizeof have);
+  portable::util::format_sizes(self.sizes(), want, sizeof want);
+  a.fail(Error::InvalidArgument, "'src' of shape %s does not broadcast to 'self' of shape %s", have, want);
+  return false;
+}
+
+// Writes `src`, broadcast to dst's shape (check_broadcasts), into `dst` with
+// dst's dtype.
+void broadcast_convert(const Tensor& src, const Tensor& dst) {
+  // Copying a tensor onto its own bytes, laid out alike, changes nothing.
+  if (src.const_data_ptr() == dst.const_data_ptr() && src.scalar_type() == dst.scalar_type() &&
+      portable::util::same_sizes(src, dst) && same_dim_order(src, dst)) {
+    return;
+  }
+  portable::util::StridedLayout<1> layout;
+  portable::util::set_index_space(layout, dst.sizes());
+  portable::util::set_broadcast_strides(layout, 0, src);
+  convert_into(dst, src, layout.strides[0]);
+}
+
+// The dim_order argument (index 2) of the dim_order ops: out was planned in
+// the dim order given, so a list must be out's; None keeps self's layout, so
+// out must have self's dim order (ExecuTorch's rule). Either way a mismatch
+// means the program disagrees with its own tensors.
+bool check_dim_order(KernelArgs& a, const EValue& arg, const Tensor& self, const Tensor& out) {
+  char want[96], have[96];
+  format_dims(out.dim_order(), have, sizeof have);
+  if (arg.isNone()) {
+    if (same_dim_order(self, out)) return true;
+    format_dims(self.dim_order(), want, sizeof want);
+    a.fail(Error::InvalidArgument, "'dim_order' is None, so 'out' must keep the dim order %s of 'self', but has %s",
+           want, have);
+    return false;
+  }
+  Span<const int64_t> dim_order;
+  if (!a.int_list(2, "dim_order", &dim_order)) return false;
+  bool same = dim_order.size() == static_cast<size_t>(out.dim());
+  for (size_t d = 0; d < dim_order.size() && same; ++d) same = dim_order[d] == out.dim_order()[d];
+  if (same) return true;
+  format_dims(dim_order, want, sizeof want);
+  a.fail(Error::InvalidArgument, "'dim_order' %s differs from the dim order of 'out' %s", want, have);
+  return false;
 }
 
 }  // namespace
@@ -156,26 +226,27 @@ void copy_(KernelRuntimeContext& ctx, Span<EValue*> args) {
   Tensor self, src;
   bool non_blocking = false;  // nothing is asynchronous here
   if (!a.check_count(3) || !a.tensor(0, "self", &self) || !a.tensor(1, "src", &src) ||
-      !a.boolean(2, "non_blocking", &non_blocking) || !check_convertible(a, src.scalar_type(), self.scalar_type())) {
+      !a.boolean(2, "non_blocking", &non_blocking) || !check_convertible(a, src.scalar_type(), self.scalar_type()) ||
+      !check_broadcasts(a, src, self)) {
     return;
   }
-  if (!portable::util::broadcasts_to(src.sizes(), self.sizes())) {
-    char have[96], want[96];
-    portable::util::format_sizes(src.sizes(), have, sizeof have);
-    portable::util::format_sizes(self.sizes(), want, sizeof want);
-    a.fail(Error::InvalidArgument, "'src' of shape %s does not broadcast to 'self' of shape %s", have, want);
-    return;
-  }
-  // Copying a tensor onto its own bytes changes nothing.
-  const bool same_bytes = src.const_data_ptr() == self.const_data_ptr() && src.scalar_type() == self.scalar_type() &&
-                          portable::util::same_sizes(src, self);
-  if (!same_bytes) {
-    portable::util::StridedLayout<1> layout;
-    portable::util::set_index_space(layout, self.sizes());
-    portable::util::set_broadcast_strides(layout, 0, src);
-    convert_into(self, src, layout.strides[0]);
-  }
+  broadcast_convert(src, self);
   set_return(args, 0);
+}
+
+void copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::copy.out", args);
+  Tensor self, src, out;
+  bool non_blocking = false;
+  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.tensor(1, "src", &src) ||
+      !a.boolean(2, "non_blocking", &non_blocking) || !a.tensor(3, "out", &out) ||
+      !a.check_dtype(out, "out", self.scalar_type()) || !check_convertible(a, src.scalar_type(), out.scalar_type()) ||
+      !check_broadcasts(a, src, self) || !a.resize_out(out, "out", self.sizes())) {
+    return;
+  }
+  // self gives only the shape and dtype: out is what copy_ would make of self.
+  broadcast_convert(src, out);
+  set_return(args, 3);
 }
 
 void to_dim_order_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
@@ -183,22 +254,32 @@ void to_dim_order_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   Tensor self, out;
   bool non_blocking = false;
   if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.boolean(1, "non_blocking", &non_blocking) ||
-      !a.tensor(3, "out", &out) || !check_convertible(a, self.scalar_type(), out.scalar_type())) {
+      !a.tensor(3, "out", &out) || !check_convertible(a, self.scalar_type(), out.scalar_type()) ||
+      !check_dim_order(a, *args[2], self, out) || !a.resize_out(out, "out", self.sizes())) {
     return;
   }
-  if (!args[2]->isNone()) {
-    // out was planned in the dim order asked for; a different one would mean
-    // the program and its tensors disagree.
-    Span<const int64_t> dim_order;
-    if (!a.int_list(2, "dim_order", &dim_order)) return;
-    bool same = dim_order.size() == static_cast<size_t>(out.dim());
-    for (size_t d = 0; d < dim_order.size() && same; ++d) same = dim_order[d] == out.dim_order()[d];
-    if (!same) {
-      a.fail(Error::NotSupported, "'dim_order' differs from the dim order of 'out'");
-      return;
-    }
+  const portable::util::Geometry s = portable::util::geometry(self);
+  convert_into(out, self, s.strides);
+  set_return(args, 3);
+}
+
+void clone_dim_order_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "dim_order_ops::_clone_dim_order.out", args);
+  Tensor self, out;
+  bool non_blocking = false;
+  if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.boolean(1, "non_blocking", &non_blocking) ||
+      !a.tensor(3, "out", &out) || !a.check_dtype(out, "out", self.scalar_type())) {
+    return;
   }
-  if (!a.resize_out(out, "out", self.sizes())) return;
+  // A clone moves elements of any dtype the copy loop steps through.
+  const ScalarType type = self.scalar_type();
+  const size_t element_size = runtime::is_valid(type) ? runtime::element_size(type) : 0;
+  if (element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8) {
+    a.fail(Error::NotSupported, "'self' has dtype %s, which cannot be copied element by element",
+           runtime::to_string(type));
+    return;
+  }
+  if (!check_dim_order(a, *args[2], self, out) || !a.resize_out(out, "out", self.sizes())) return;
   const portable::util::Geometry s = portable::util::geometry(self);
   convert_into(out, self, s.strides);
   set_return(args, 3);

@@ -88,7 +88,7 @@ compare() {
 pte="$fixtures/pte"
 # ExecuTorch-written programs (tests/fixtures/pte, manifest.json); the two-call ones run twice and
 # their second output is compared (buffer state carries over from call to call).
-for name in add linear small_conv_net input_mutation two_outputs dynamic_batch; do
+for name in add linear small_conv_net input_mutation two_outputs dynamic_batch copy_and_clone; do
   expect "run ExecuTorch's $name.pte" 0 "wrote $scratch/et_$name.npz" -- \
     run "$pte/$name.pte" --inputs "$pte/$name.inputs.npz" --output "$scratch/et_$name.npz"
   compare "ExecuTorch's $name.pte on Kiln's runtime" "$scratch/et_$name.npz" "$pte/$name.expected.npz"

@@ -1,7 +1,7 @@
 // The prim kernels, called through the registry with boxed arguments as the
 // executor passes them: Python's rules for the scalar ops, sizes, et_view's
-// shared bytes and inferred size, copy_ with broadcasting and casting,
-// _to_dim_order_copy.
+// shared bytes and inferred size, copy_ and copy.out with broadcasting and
+// casting, _to_dim_order_copy and _clone_dim_order into out's dim order.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +16,7 @@
 namespace kiln::kernels::prim {
 namespace {
 
+using portable::testing::failed_with;
 using portable::testing::make_tensor;
 using portable::testing::TestTensor;
 using portable::testing::zeros;
@@ -71,8 +72,8 @@ TEST(PrimKernels, RegisterUnderExecutorchNamesAndAreIdempotent) {
   EXPECT_EQ(register_prim_kernels(), Error::Ok);
   for (const char* name : {"executorch_prim::add.Scalar", "executorch_prim::floordiv.Scalar",
                            "executorch_prim::truediv.Scalar", "executorch_prim::neg.Scalar", "aten::sym_size.int",
-                           "aten::sym_numel", "executorch_prim::et_view.default", "aten::copy_",
-                           "dim_order_ops::_to_dim_order_copy.out"}) {
+                           "aten::sym_numel", "executorch_prim::et_view.default", "aten::copy_", "aten::copy.out",
+                           "dim_order_ops::_to_dim_order_copy.out", "dim_order_ops::_clone_dim_order.out"}) {
     EXPECT_TRUE(runtime::registry_has_op_function(name)) << name;
   }
   EXPECT_EQ(runtime::get_num_registered_kernels(), prim_kernels().size());
@@ -284,7 +285,224 @@ TEST(PrimKernels, ToDimOrderCopyCastsIntoOut) {
 
   IntListArg contiguous({0, 1, 2, 3});  // out is channels-last: the program disagrees with itself
   permuted[2] = contiguous.value();
-  EXPECT_EQ(call("dim_order_ops::_to_dim_order_copy.out", permuted).failure_state(), Error::NotSupported);
+  EXPECT_TRUE(failed_with(call("dim_order_ops::_to_dim_order_copy.out", permuted), Error::InvalidArgument,
+                          "dim_order_ops::_to_dim_order_copy.out",
+                          "'dim_order' [0, 1, 2, 3] differs from the dim order of 'out' [0, 2, 3, 1]"));
+  permuted[2] = EValue();  // None keeps self's (contiguous) dim order, which out does not have
+  EXPECT_TRUE(failed_with(call("dim_order_ops::_to_dim_order_copy.out", permuted), Error::InvalidArgument,
+                          "dim_order_ops::_to_dim_order_copy.out", "'dim_order' is None"));
+}
+
+// ---- aten::copy.out ----
+
+// [self, src, non_blocking, out, return slot]
+std::vector<EValue> copy_out_args(const TestTensor& self, const TestTensor& src, const TestTensor& out) {
+  return {EValue(self.tensor()), EValue(src.tensor()), EValue(false), EValue(out.tensor()), EValue(out.tensor())};
+}
+
+TEST(PrimCopyOut, TakesSelfsShapeAndDtypeAndSrcsValues) {
+  TestTensor self = make_tensor<float>({2, 3}, {-1, -1, -1, -1, -1, -1});
+  TestTensor src = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  TestTensor out = zeros<float>({2, 3});
+  std::vector<EValue> values = copy_out_args(self, src, out);
+  const KernelRuntimeContext ctx = call("aten::copy.out", values);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(self.values<float>(), std::vector<float>(6, -1.0f)) << "self is only read";
+  EXPECT_EQ(values[4].toTensor().const_data_ptr(), out.tensor().const_data_ptr());
+}
+
+TEST(PrimCopyOut, BroadcastsSrcToSelfsShape) {
+  TestTensor self = zeros<float>({2, 3});
+  TestTensor out = zeros<float>({2, 3});
+  TestTensor row = make_tensor<float>({3}, {7, 8, 9});
+  std::vector<EValue> values = copy_out_args(self, row, out);
+  ASSERT_EQ(call("aten::copy.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{7, 8, 9, 7, 8, 9}));
+
+  TestTensor column = make_tensor<float>({1, 2, 1}, {-1, 1});  // a leading size-1 dim broadcasts too
+  TestTensor self3 = zeros<float>({1, 2, 3});
+  TestTensor out3 = zeros<float>({1, 2, 3});
+  values = copy_out_args(self3, column, out3);
+  ASSERT_EQ(call("aten::copy.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(out3.values<float>(), (std::vector<float>{-1, -1, -1, 1, 1, 1}));
+
+  values = copy_out_args(self, row, out);
+  TestTensor scalar = make_tensor<float>({}, {0.5f});
+  values[1] = EValue(scalar.tensor());
+  ASSERT_EQ(call("aten::copy.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), std::vector<float>(6, 0.5f));
+}
+
+TEST(PrimCopyOut, CastsSrcToSelfsDtypeAsTorchDoes) {
+  TestTensor self = zeros<float>({4});
+  TestTensor out = zeros<float>({4});
+  TestTensor ints = make_tensor<int32_t>({4}, {-3, 0, 7, 1 << 24});
+  std::vector<EValue> values = copy_out_args(self, ints, out);
+  ASSERT_EQ(call("aten::copy.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{-3, 0, 7, 16777216}));
+
+  // Float to int truncates toward zero; to bool is `!= 0`.
+  TestTensor int_self = zeros<int64_t>({4});
+  TestTensor int_out = zeros<int64_t>({4});
+  TestTensor floats = make_tensor<float>({4}, {-1.7f, -0.2f, 0.9f, 2.5f});
+  values = copy_out_args(int_self, floats, int_out);
+  ASSERT_EQ(call("aten::copy.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(int_out.values<int64_t>(), (std::vector<int64_t>{-1, 0, 0, 2}));
+
+  TestTensor bool_self = zeros<bool>({4});
+  TestTensor bool_out = zeros<bool>({4});
+  values = copy_out_args(bool_self, floats, bool_out);
+  ASSERT_EQ(call("aten::copy.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(bool_out.values<bool>(), (std::vector<bool>{true, true, true, true}));
+}
+
+TEST(PrimCopyOut, WritesIntoOutsDimOrderAndResizesADynamicOut) {
+  TestTensor self = zeros<float>({1, 2, 1, 2});
+  TestTensor src = make_tensor<float>({1, 2, 1, 2}, {1, 2, 3, 4});
+  TestTensor nhwc(runtime::ScalarType::Float, {1, 2, 1, 2}, TensorShapeDynamism::Static, {0, 2, 3, 1});
+  std::vector<EValue> values = copy_out_args(self, src, nhwc);
+  ASSERT_EQ(call("aten::copy.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(nhwc.values<float>(), (std::vector<float>{1, 3, 2, 4}));
+  EXPECT_EQ(nhwc.logical_values<float>(), (std::vector<float>{1, 2, 3, 4}));
+
+  TestTensor small_self = zeros<float>({2, 2});
+  TestTensor bounded(runtime::ScalarType::Float, {4, 4}, TensorShapeDynamism::DynamicBound);
+  TestTensor row = make_tensor<float>({2}, {5, 6});
+  values = copy_out_args(small_self, row, bounded);
+  const KernelRuntimeContext ctx = call("aten::copy.out", values);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(bounded.sizes(), (std::vector<runtime::SizesType>{2, 2}));
+  EXPECT_EQ(bounded.logical_values<float>(), (std::vector<float>{5, 6, 5, 6}));
+}
+
+TEST(PrimCopyOut, RefusesBadArgumentsNamingThem) {
+  TestTensor self = zeros<float>({2, 3});
+  TestTensor out = zeros<float>({2, 3});
+  TestTensor wide = zeros<float>({3, 2});
+  std::vector<EValue> values = copy_out_args(self, wide, out);
+  EXPECT_TRUE(failed_with(call("aten::copy.out", values), Error::InvalidArgument, "aten::copy.out",
+                          "'src' of shape [3, 2] does not broadcast to 'self' of shape [2, 3]"));
+
+  TestTensor longer = zeros<float>({4, 2, 3});  // src may not have more dims than self
+  values = copy_out_args(self, longer, out);
+  EXPECT_TRUE(failed_with(call("aten::copy.out", values), Error::InvalidArgument, "aten::copy.out", "'src'"));
+
+  TestTensor int_out = zeros<int32_t>({2, 3});
+  TestTensor src = zeros<float>({2, 3});
+  values = copy_out_args(self, src, int_out);
+  EXPECT_TRUE(failed_with(call("aten::copy.out", values), Error::InvalidArgument, "aten::copy.out",
+                          "'out' has dtype Int, expected Float"));
+
+  TestTensor static_out = zeros<float>({3, 2});  // a static out of another shape
+  values = copy_out_args(self, src, static_out);
+  EXPECT_TRUE(failed_with(call("aten::copy.out", values), Error::InvalidArgument, "aten::copy.out",
+                          "'out' has shape [3, 2] and cannot be resized to the expected [2, 3]"));
+
+  values = copy_out_args(self, src, out);
+  values[2] = EValue(int64_t{0});  // non_blocking must be a Bool
+  EXPECT_TRUE(failed_with(call("aten::copy.out", values), Error::InvalidArgument, "aten::copy.out", "'non_blocking'"));
+
+  values = copy_out_args(self, src, out);
+  values.pop_back();
+  EXPECT_TRUE(failed_with(call("aten::copy.out", values), Error::InvalidArgument, "aten::copy.out", "'args'"));
+}
+
+// ---- dim_order_ops::_clone_dim_order.out ----
+
+// [self, non_blocking, dim_order, out, return slot]
+std::vector<EValue> clone_args(const TestTensor& self, EValue dim_order, const TestTensor& out) {
+  return {EValue(self.tensor()), EValue(false), dim_order, EValue(out.tensor()), EValue(out.tensor())};
+}
+
+TEST(PrimCloneDimOrder, CopiesIntoChannelsLastAndBack) {
+  TestTensor nchw = make_tensor<float>({1, 3, 1, 2}, {1, 2, 3, 4, 5, 6});
+  TestTensor nhwc(runtime::ScalarType::Float, {1, 3, 1, 2}, TensorShapeDynamism::Static, {0, 2, 3, 1});
+  IntListArg channels_last({0, 2, 3, 1});
+  std::vector<EValue> values = clone_args(nchw, channels_last.value(), nhwc);
+  const KernelRuntimeContext ctx = call("dim_order_ops::_clone_dim_order.out", values);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(nhwc.values<float>(), (std::vector<float>{1, 3, 5, 2, 4, 6})) << "channels innermost";
+  EXPECT_EQ(values[4].toTensor().const_data_ptr(), nhwc.tensor().const_data_ptr());
+
+  TestTensor back = zeros<float>({1, 3, 1, 2});
+  IntListArg contiguous({0, 1, 2, 3});
+  values = clone_args(nhwc, contiguous.value(), back);
+  ASSERT_EQ(call("dim_order_ops::_clone_dim_order.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(back.values<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(PrimCloneDimOrder, NoneKeepsSelfsDimOrderForAnyDtype) {
+  TestTensor self(runtime::ScalarType::Long, {1, 2, 1, 2}, TensorShapeDynamism::Static, {0, 2, 3, 1});
+  self.set<int64_t>({10, 20, 30, 40});
+  TestTensor out(runtime::ScalarType::Long, {1, 2, 1, 2}, TensorShapeDynamism::Static, {0, 2, 3, 1});
+  std::vector<EValue> values = clone_args(self, EValue(), out);
+  ASSERT_EQ(call("dim_order_ops::_clone_dim_order.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{10, 20, 30, 40}));
+
+  TestTensor flags = make_tensor<bool>({3}, {true, false, true});
+  TestTensor flags_out = zeros<bool>({3});
+  values = clone_args(flags, EValue(), flags_out);
+  ASSERT_EQ(call("dim_order_ops::_clone_dim_order.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(flags_out.values<bool>(), (std::vector<bool>{true, false, true}));
+
+  TestTensor halves = make_tensor<uint16_t>({2}, {0x3c00, 0xc000});  // UInt16: bytes move unchanged
+  TestTensor halves_out = zeros<uint16_t>({2});
+  values = clone_args(halves, EValue(), halves_out);
+  ASSERT_EQ(call("dim_order_ops::_clone_dim_order.out", values).failure_state(), Error::Ok);
+  EXPECT_EQ(halves_out.values<uint16_t>(), (std::vector<uint16_t>{0x3c00, 0xc000}));
+}
+
+TEST(PrimCloneDimOrder, RefusesADimOrderThatIsNotOuts) {
+  TestTensor self = make_tensor<float>({1, 2, 1, 2}, {1, 2, 3, 4});
+  TestTensor nhwc(runtime::ScalarType::Float, {1, 2, 1, 2}, TensorShapeDynamism::Static, {0, 2, 3, 1});
+  const char* op = "dim_order_ops::_clone_dim_order.out";
+  IntListArg contiguous({0, 1, 2, 3});
+  std::vector<EValue> values = clone_args(self, contiguous.value(), nhwc);
+  EXPECT_TRUE(failed_with(call(op, values), Error::InvalidArgument, op,
+                          "'dim_order' [0, 1, 2, 3] differs from the dim order of 'out' [0, 2, 3, 1]"));
+
+  IntListArg short_list({0, 2, 1});
+  values = clone_args(self, short_list.value(), nhwc);
+  EXPECT_TRUE(failed_with(call(op, values), Error::InvalidArgument, op, "'dim_order' [0, 2, 1] differs"));
+
+  IntListArg repeated({0, 2, 2, 1});
+  values = clone_args(self, repeated.value(), nhwc);
+  EXPECT_TRUE(failed_with(call(op, values), Error::InvalidArgument, op, "'dim_order' [0, 2, 2, 1] differs"));
+
+  values = clone_args(self, EValue(), nhwc);  // None: out must be laid out as self is
+  EXPECT_TRUE(failed_with(call(op, values), Error::InvalidArgument, op,
+                          "'dim_order' is None, so 'out' must keep the dim order [0, 1, 2, 3] of 'self', but has "
+                          "[0, 2, 3, 1]"));
+
+  values = clone_args(self, EValue(int64_t{3}), nhwc);
+  EXPECT_TRUE(failed_with(call(op, values), Error::InvalidArgument, op, "'dim_order' must be"));
+  EXPECT_EQ(nhwc.values<float>(), std::vector<float>(4, 0.0f)) << "nothing written on failure";
+}
+
+TEST(PrimCloneDimOrder, RefusesAnotherDtypeOrShape) {
+  const char* op = "dim_order_ops::_clone_dim_order.out";
+  TestTensor self = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  TestTensor doubles = zeros<double>({2, 3});  // a clone never converts
+  std::vector<EValue> values = clone_args(self, EValue(), doubles);
+  EXPECT_TRUE(failed_with(call(op, values), Error::InvalidArgument, op, "'out' has dtype Double, expected Float"));
+
+  TestTensor wrong_shape = zeros<float>({3, 2});
+  values = clone_args(self, EValue(), wrong_shape);
+  EXPECT_TRUE(failed_with(call(op, values), Error::InvalidArgument, op,
+                          "'out' has shape [3, 2] and cannot be resized to the expected [2, 3]"));
+
+  TestTensor wrong_rank = zeros<float>({6});
+  IntListArg two_dims({0, 1});
+  values = clone_args(self, two_dims.value(), wrong_rank);
+  EXPECT_TRUE(failed_with(call(op, values), Error::InvalidArgument, op, "'dim_order' [0, 1] differs"));
+
+  TestTensor bounded(runtime::ScalarType::Float, {4, 4}, TensorShapeDynamism::DynamicBound);
+  values = clone_args(self, EValue(), bounded);
+  const KernelRuntimeContext ctx = call(op, values);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(bounded.sizes(), (std::vector<runtime::SizesType>{2, 3}));
+  EXPECT_EQ(bounded.logical_values<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
 
 }  // namespace
