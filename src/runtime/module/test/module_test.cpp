@@ -4,6 +4,7 @@
 // an unknown method NotFound, each with a log line naming it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <memory>
@@ -30,8 +31,10 @@ using testing::OwnedTensor;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+// A file of this process's own: ctest runs each test as its own process, in
+// parallel, and a shared name let one truncate the file another had mapped.
 std::string write_temp_file(const std::string& name, const std::vector<uint8_t>& bytes) {
-  const std::string path = ::testing::TempDir() + name;
+  const std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   return path;
