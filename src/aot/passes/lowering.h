@@ -52,7 +52,8 @@ bool write_back_mutations(ExportedProgram& program);
 /// Every op call becomes its out variant, with one `memory.alloc` per output
 /// tensor passed as the out keyword argument(s) (a list of them for a
 /// `Tensor(a!)[] out`). getitem, sym_size, delegate calls and the copy_
-/// write-backs stay. Throws one AotError listing every node (name and op) whose
+/// write-backs stay; a delegate call's outputs become contiguous, as allocs
+/// are (backends write their outputs so). Throws one AotError listing every node (name and op) whose
 /// op has no out variant. (to_out_variant.cpp)
 bool to_out_variant(ExportedProgram& program);
 

@@ -8,10 +8,14 @@
 // contiguous whatever strides the functional op's result had: the portable
 // kernels write, and ExecuTorch's require, operands of one dim order. Sizing
 // the allocs (upper bounds of symbolic sizes) is left to the memory planner.
+// A delegate call stays, but what it writes follows the same rule: its
+// outputs are contiguous (every backend's runtime writes them so), whatever
+// dim order the delegated nodes' results had (a permute's view strides).
 #include <set>
 
 #include "aot/ir/error.h"
 #include "aot/ir/memory_ops.h"
+#include "aot/ir/module_attribute.h"
 #include "aot/ir/op_schema.h"
 #include "aot/ir/schema_binding.h"
 #include "aot/ir/verifier.h"
@@ -150,12 +154,35 @@ void fail_on_missing_out_variants(const Graph& graph) {
   }
 }
 
+// Clears the dim order of every output of delegate call `call` (on the call
+// and on the getitem nodes that take them); true if one was permuted.
+bool make_delegate_outputs_contiguous(Node& call) {
+  bool changed = false;
+  const auto reset = [&changed](ValueMeta& val) {
+    if (auto* meta = std::get_if<TensorMeta>(&val)) {
+      changed |= !meta->dim_order.empty();
+      meta->dim_order.clear();
+    } else if (auto* metas = std::get_if<std::vector<TensorMeta>>(&val)) {
+      for (TensorMeta& meta : *metas) {
+        changed |= !meta.dim_order.empty();
+        meta.dim_order.clear();
+      }
+    }
+  };
+  reset(call.meta.val);
+  for (Node* user : call.users()) {
+    if (user->target() == "getitem") reset(user->meta.val);
+  }
+  return changed;
+}
+
 }  // namespace
 
 bool to_out_variant(ExportedProgram& program) {
   fail_on_missing_out_variants(program.graph());
   bool changed = false;
   for (Node* node : program.graph().node_list()) {
+    if (node->is_call_function() && node->target() == kCallDelegate) changed |= make_delegate_outputs_contiguous(*node);
     if (!node->is_call_function() || stays(*node)) continue;
     OutVariantRewrite(*node).run();
     changed = true;
