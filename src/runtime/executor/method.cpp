@@ -16,6 +16,7 @@
 #include <new>
 
 #include "runtime/core/log.h"
+#include "runtime/executor/argument_overlap.h"
 #include "runtime/executor/flatbuffer_values.h"
 #include "runtime/executor/program.h"
 #include "schema/program_generated.h"
@@ -582,7 +583,10 @@ Error Method::prepare_instruction(const fb::Instruction* instruction, size_t cha
       const fb::KernelCall* call = instruction->instr_args_as_KernelCall();
       KILN_TRY(argument_array(call->args(), values_, num_values_, memory_manager_->method_allocator(), chain, index,
                               &out->args));
-      return resolve_kernel(call, index, out, missing);
+      KILN_TRY(resolve_kernel(call, index, out, missing));
+      char name[256];
+      if (!operator_name(at(plan_->operators(), out->op_index), name, sizeof name)) name[0] = '\0';
+      return check_argument_overlap(plan_, values_, call, chain, index, name);
     }
     case fb::InstructionArguments::DelegateCall: {
       const fb::DelegateCall* call = instruction->instr_args_as_DelegateCall();
