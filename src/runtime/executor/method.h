@@ -102,7 +102,7 @@ class Method final {
   // Loading (each step logs what was wrong).
   Error init();
   Error check_planned_memory() const;
-  Error parse_values();
+  Error parse_values();  // method_values.cpp
   Error check_inputs_and_outputs();
   Error init_delegates();
   Error compile_specs(const executorch_flatbuffer::BackendDelegate* delegate, size_t index,
