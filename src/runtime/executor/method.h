@@ -47,7 +47,8 @@ class Method final {
   /// @retval NotFound a delegate's backend is not registered (named).
   /// @retval NotSupported a backend is not available, or a value kind or
   ///   feature this runtime does not run (named).
-  /// @retval InvalidProgram an index or size in the plan is out of range.
+  /// @retval InvalidProgram an index or size in the plan is out of range, or
+  ///   two planned tensors of one kernel call overlap in part (not the same bytes).
   /// A delegate's init error is returned as it is.
   [[nodiscard]] static Result<Method> load(const executorch_flatbuffer::ExecutionPlan* plan, const Program* program,
                                            MemoryManager* memory_manager);
