@@ -136,7 +136,8 @@ Error parse_tensor(const fb::Tensor* t, size_t index, const TensorSource& source
   StridesType* strides = nullptr;
   KILN_TRY(allocate_list(allocator, dim, "tensor strides", &strides));
   if (compute_strides({sizes, dim}, {dim_order, dim}, {strides, dim}) != Error::Ok) {
-    KILN_LOG(Error, "Method::load: value %zu: tensor dim order is not a permutation of its %zu dims", index, dim);
+    KILN_LOG(Error, "Method::load: value %zu: tensor dim order is not a permutation of its %zu dims, or a stride "
+                    "passes 32 bits", index, dim);
     return Error::InvalidProgram;
   }
   void* data = nullptr;
