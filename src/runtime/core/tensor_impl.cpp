@@ -1,5 +1,8 @@
 #include "runtime/core/tensor_impl.h"
 
+#include <cstdint>
+#include <limits>
+
 namespace kiln::runtime {
 
 namespace {
@@ -54,12 +57,14 @@ Error compute_strides(Span<const SizesType> sizes, Span<const DimOrderType> dim_
   const size_t n = sizes.size();
   // A repeated dim would leave another dim's stride unwritten.
   bool seen[256] = {};
-  StridesType stride = 1;
+  // 64-bit: a size-0 dim keeps numel small while the other sizes' product
+  // passes StridesType; each factor is below 2^31, so one step cannot overflow.
+  int64_t stride = 1;
   for (size_t i = n; i-- > 0;) {
     const DimOrderType d = dim_order[i];
-    if (d >= n || seen[d]) return Error::InvalidArgument;
+    if (d >= n || seen[d] || stride > std::numeric_limits<StridesType>::max()) return Error::InvalidArgument;
     seen[d] = true;
-    strides[d] = stride;
+    strides[d] = static_cast<StridesType>(stride);
     stride *= sizes[d] > 1 ? sizes[d] : 1;
   }
   return Error::Ok;

@@ -69,6 +69,8 @@ class TensorImpl final {
 
 /// Fills `strides` (dim entries) for a dense tensor of `sizes` laid out in
 /// `dim_order` (outermost first). A size-0 or size-1 dim still gets a stride.
+/// InvalidArgument if the lengths differ, `dim_order` is not a permutation,
+/// or a stride does not fit StridesType.
 Error compute_strides(Span<const SizesType> sizes, Span<const DimOrderType> dim_order,
                       Span<StridesType> strides);
 

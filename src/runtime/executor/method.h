@@ -47,7 +47,8 @@ class Method final {
   /// @retval NotFound a delegate's backend is not registered (named).
   /// @retval NotSupported a backend is not available, or a value kind or
   ///   feature this runtime does not run (named).
-  /// @retval InvalidProgram an index or size in the plan is out of range.
+  /// @retval InvalidProgram an index or size in the plan is out of range, or
+  ///   two planned tensors of one kernel call overlap in part (not the same bytes).
   /// A delegate's init error is returned as it is.
   [[nodiscard]] static Result<Method> load(const executorch_flatbuffer::ExecutionPlan* plan, const Program* program,
                                            MemoryManager* memory_manager);
@@ -102,7 +103,7 @@ class Method final {
   // Loading (each step logs what was wrong).
   Error init();
   Error check_planned_memory() const;
-  Error parse_values();
+  Error parse_values();  // method_values.cpp
   Error check_inputs_and_outputs();
   Error init_delegates();
   Error compile_specs(const executorch_flatbuffer::BackendDelegate* delegate, size_t index,

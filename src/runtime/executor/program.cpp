@@ -192,6 +192,7 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
   Program program(loader, std::move(program_data), fb::GetProgram(data), layout.segment_base_offset,
                   layout.has_segments());
   KILN_TRY(program.load_constant_segment());
+  if (verification == Verification::InternalConsistency) KILN_TRY(validate_bool_constants(program));
   return Result<Program>(std::move(program));
 }
 

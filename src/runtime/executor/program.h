@@ -7,7 +7,10 @@
 // flatbuffer. InternalConsistency adds the flatbuffer verifier and Kiln's
 // consistency checks (program_validation.h): every index in range, every size
 // and byte count free of overflow, segments and constant offsets inside the
-// file, alignment. Use InternalConsistency for a file you did not write.
+// file, alignment (of tensors and of 8-byte vector elements), Bool constants
+// holding only 0 or 1. Under Minimal the runtime trusts the file: a misaligned
+// 8-byte vector is read as it is (a misaligned load: harmless on x86, a fault
+// on strict-alignment CPUs). Use InternalConsistency for a file you did not write.
 #pragma once
 
 #include <cstddef>

@@ -12,6 +12,7 @@
 #include "runtime/core/log.h"
 #include "runtime/core/result.h"
 #include "runtime/executor/flatbuffer_values.h"
+#include "runtime/executor/program.h"
 #include "schema/program_generated.h"
 
 namespace kiln::runtime {
@@ -29,6 +30,25 @@ Error reject(const char* format, ...) {
   va_end(args);
   KILN_LOG(Error, "invalid program: %s", message);
   return Error::InvalidProgram;
+}
+
+/// True if the elements of `vector` (absent: true) sit at a multiple of their
+/// size. The flatbuffer verifier aligns a vector's length field (4 bytes), not
+/// its data: a [long], [ulong] or [double] may start 4 bytes off, and reading
+/// it is then a misaligned 8-byte load. The program's bytes are aligned to
+/// kSchemaMaxAlignment, so an aligned address is an aligned offset too.
+template <typename T>
+bool elements_aligned(const flatbuffers::Vector<T>* vector) {
+  static_assert(sizeof(T) == 8, "only 8-byte elements can be misaligned by the verifier");
+  return vector == nullptr || reinterpret_cast<uintptr_t>(vector->data()) % sizeof(T) == 0;
+}
+
+/// The index of the first of `size` bytes that is neither 0 nor 1 (`size` if none).
+size_t first_non_bool_byte(const uint8_t* bytes, size_t size) {
+  for (size_t i = 0; i < size; ++i) {
+    if (bytes[i] > 1) return i;
+  }
+  return size;
 }
 
 /// Checks of the program-level tables, then of every execution plan.
@@ -83,6 +103,7 @@ class ProgramValidator {
 
   /// Each offset of `subsegment` (named `what`) lies inside its segment.
   Error check_subsegment(const fb::SubsegmentOffsets* subsegment, const char* what) const {
+    if (!elements_aligned(subsegment->offsets())) return reject("%s.offsets (uint64) is not 8-byte aligned", what);
     if (subsegment->segment_index() >= num_segments()) {
       return reject("%s.segment_index %" PRIu32 " is out of range (the program has %zu segments)", what,
                     subsegment->segment_index(), num_segments());
@@ -103,7 +124,11 @@ class ProgramValidator {
   }
 
   Error check_constant_segment() const {
-    return has_constant_segment() ? check_subsegment(program_->constant_segment(), "constant_segment") : Error::Ok;
+    const fb::SubsegmentOffsets* constants = program_->constant_segment();
+    if (constants != nullptr && !elements_aligned(constants->offsets())) {
+      return reject("constant_segment.offsets (uint64) is not 8-byte aligned");
+    }
+    return has_constant_segment() ? check_subsegment(constants, "constant_segment") : Error::Ok;
   }
 
   Error check_mutable_data_segments() const {
@@ -138,6 +163,9 @@ class ProgramValidator {
     if (plan_->name() == nullptr) return reject("execution_plan[%zu] has no name", p);
     if (plan_->values() == nullptr) return reject("execution_plan[%zu] has no values", p);
     if (plan_->non_const_buffer_sizes() == nullptr) return reject("execution_plan[%zu] has no non_const_buffer_sizes", p);
+    if (!elements_aligned(plan_->non_const_buffer_sizes())) {
+      return reject("execution_plan[%zu].non_const_buffer_sizes (int64) is not 8-byte aligned", p);
+    }
     num_values_ = plan_->values()->size();
     for (size_t i = 0; i < size_of(plan_->non_const_buffer_sizes()); ++i) {
       if (at(plan_->non_const_buffer_sizes(), i) < 0) {
@@ -198,24 +226,41 @@ class ProgramValidator {
       case fb::KernelTypes::TensorList: return check_tensor_list(v, value->val_as_TensorList()->items(), false);
       case fb::KernelTypes::OptionalTensorList:
         return check_tensor_list(v, value->val_as_OptionalTensorList()->items(), true);
-      case fb::KernelTypes::DoubleList:
-        return value->val_as_DoubleList()->items() == nullptr ? reject("execution_plan[%zu].values[%zu]: DoubleList has no items", plan_index_, v)
-                                                              : Error::Ok;
-      case fb::KernelTypes::BoolList:
-        return value->val_as_BoolList()->items() == nullptr ? reject("execution_plan[%zu].values[%zu]: BoolList has no items", plan_index_, v)
-                                                            : Error::Ok;
+      case fb::KernelTypes::DoubleList: {
+        const auto* items = value->val_as_DoubleList()->items();
+        if (items == nullptr) return reject("execution_plan[%zu].values[%zu]: DoubleList has no items", plan_index_, v);
+        if (!elements_aligned(items)) {
+          return reject("execution_plan[%zu].values[%zu]: DoubleList items are not 8-byte aligned", plan_index_, v);
+        }
+        return Error::Ok;
+      }
+      case fb::KernelTypes::BoolList: return check_bool_list(v, value->val_as_BoolList()->items());
       default: return Error::Ok;
     }
   }
 
   Error check_int_list(size_t v, const flatbuffers::Vector<int64_t>* items) const {
     if (items == nullptr) return reject("execution_plan[%zu].values[%zu]: IntList has no items", plan_index_, v);
+    if (!elements_aligned(items)) {
+      return reject("execution_plan[%zu].values[%zu]: IntList items are not 8-byte aligned", plan_index_, v);
+    }
     for (size_t i = 0; i < items->size(); ++i) {
       const int64_t item = at(items, i);
       if (!in_range(item) || type_of(item) != fb::KernelTypes::Int) {
         return reject("execution_plan[%zu].values[%zu]: IntList item %zu = %" PRId64 " is not the index of an Int value",
                       plan_index_, v, i, item);
       }
+    }
+    return Error::Ok;
+  }
+
+  /// Method reads the items as bools: each byte must be 0 or 1.
+  Error check_bool_list(size_t v, const flatbuffers::Vector<uint8_t>* items) const {
+    if (items == nullptr) return reject("execution_plan[%zu].values[%zu]: BoolList has no items", plan_index_, v);
+    const size_t bad = first_non_bool_byte(items->data(), items->size());
+    if (bad < items->size()) {
+      return reject("execution_plan[%zu].values[%zu]: BoolList item %zu is %u, not 0 or 1", plan_index_, v, bad,
+                    static_cast<unsigned>(items->Get(static_cast<flatbuffers::uoffset_t>(bad))));
     }
     return Error::Ok;
   }
@@ -511,7 +556,42 @@ class ProgramValidator {
   size_t num_values_ = 0;
 };
 
+/// Bool constant `v` of plan `p` holds only 0s and 1s.
+Error check_bool_constant(const Program& program, size_t p, size_t v, const fb::Tensor* tensor) {
+  size_t nbytes = 0;
+  if (!checked_nbytes(ScalarType::Bool, tensor->sizes()->data(), tensor->sizes()->size(), &nbytes)) {
+    return reject("execution_plan[%zu].values[%zu]: tensor byte count overflows", p, v);
+  }
+  Result<const void*> data = program.get_constant_buffer_data(tensor->data_buffer_idx(), nbytes);
+  if (!data.ok()) return data.error();  // logged; validate_program has already refused this
+  const auto* bytes = static_cast<const uint8_t*>(data.get());
+  const size_t bad = first_non_bool_byte(bytes, nbytes);
+  if (bad < nbytes) {
+    return reject("execution_plan[%zu].values[%zu]: Bool constant %" PRIu32 " holds %u at element %zu (not 0 or 1)", p,
+                  v, tensor->data_buffer_idx(), static_cast<unsigned>(bytes[bad]), bad);
+  }
+  return Error::Ok;
+}
+
 }  // namespace
+
+Error validate_bool_constants(const Program& program) {
+  const fb::Program* flatbuffer = program.flatbuffer_program();
+  for (size_t p = 0; p < size_of(flatbuffer->execution_plan()); ++p) {
+    const fb::ExecutionPlan* plan = at(flatbuffer->execution_plan(), p);
+    for (size_t v = 0; v < size_of(plan->values()); ++v) {
+      const fb::Tensor* tensor = at(plan->values(), v)->val_as_Tensor();
+      if (tensor == nullptr || static_cast<ScalarType>(tensor->scalar_type()) != ScalarType::Bool ||
+          tensor->data_buffer_idx() == 0 || tensor->allocation_info() != nullptr) {
+        continue;
+      }
+      const fb::ExtraTensorInfo* extra = tensor->extra_tensor_info();
+      if (extra != nullptr && extra->location() == fb::TensorDataLocation::EXTERNAL) continue;
+      KILN_TRY(check_bool_constant(program, p, v, tensor));
+    }
+  }
+  return Error::Ok;
+}
 
 Error validate_program(const fb::Program* program, const ProgramLayout& layout) {
   if (program == nullptr) {

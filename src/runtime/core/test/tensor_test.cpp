@@ -103,6 +103,20 @@ TEST(ComputeStridesTest, SizeZeroAndOneDimsStillGetAStride) {
   EXPECT_EQ(strides_for({2, 1, 3}, {0, 1, 2}), (std::vector<StridesType>{3, 3, 1}));
 }
 
+TEST(ComputeStridesTest, RejectsAStrideThatDoesNotFit) {
+  // No element (a size-0 dim), but the inner sizes' product passes INT32_MAX
+  // (pte_fuzz: signed overflow in compute_strides).
+  SizesType sizes[] = {0, 6144, 67108865};
+  DimOrderType dim_order[] = {0, 1, 2};
+  StridesType strides[3];
+  EXPECT_EQ(compute_strides(sizes, dim_order, strides), Error::InvalidArgument);
+  // The product past the outermost dim is never a stride: it may pass 32 bits.
+  SizesType wide[] = {67108865, 32};
+  StridesType two[2];
+  EXPECT_EQ(compute_strides(wide, {dim_order, 2}, two), Error::Ok);
+  EXPECT_EQ(two[0], 32);
+}
+
 TEST(ComputeStridesTest, RejectsMismatchedLengths) {
   SizesType sizes[] = {2, 3};
   DimOrderType dim_order[] = {0, 1};

@@ -5,6 +5,7 @@
 // what was wrong; nothing aborts or reads out of bounds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <functional>
@@ -345,6 +346,44 @@ TEST_F(CorruptedTest, MisalignedData) {
   expect_only_full_verification_refuses(corrupt(conv_, [](fb::ProgramT& p) {
     tensor_at(plan_of(p), planned_tensor(plan_of(p))).allocation_info->memory_offset_low = 2;
   }), "planned tensor offset 2 in buffer 1 is not a multiple of its element size 4");
+}
+
+TEST_F(CorruptedTest, BoolConstantsHoldOnlyZeroOrOne) {
+  // Value 8 (num_batches_tracked, Long[] constant 7) holds 8 zero bytes;
+  // value 1 (Float[6] constant 2) holds float bytes (a6 0b a7 bd ...).
+  const auto as_bool = [&](size_t v, std::vector<int32_t> sizes) {
+    return corrupt(conv_, [&](fb::ProgramT& p) {
+      fb::TensorT& tensor = tensor_at(plan_of(p), v);
+      tensor.scalar_type = fb::ScalarType::BOOL;
+      tensor.sizes = sizes;
+      tensor.dim_order = {0};
+    });
+  };
+  for (LoaderKind kind : testing::kAllLoaderKinds) {
+    EXPECT_EQ(load(as_bool(8, {8}), Verification::InternalConsistency, kind).error, Error::Ok) << testing::to_string(kind);
+    EXPECT_REFUSED(load(as_bool(1, {6}), Verification::InternalConsistency, kind), InvalidProgram,
+                   "execution_plan[0].values[1]: Bool constant 2 holds 166 at element 0 (not 0 or 1)");
+  }
+  EXPECT_EQ(load(as_bool(1, {6}), Verification::Minimal).error, Error::Ok);  // Minimal trusts the file
+}
+
+TEST_F(CorruptedTest, BoolListItemsHoldOnlyZeroOrOne) {
+  // The object API packs bools as 0/1: the list is packed with a marker
+  // pattern, which is then found in the bytes and given a 2.
+  const std::vector<bool> marker = {true, false, true, true, false, false, true, false, true, true, true, false, true};
+  std::vector<uint8_t> bytes = corrupt(conv_, [&](fb::ProgramT& p) {
+    fb::BoolListT list;
+    list.items = marker;
+    plan_of(p).values.emplace_back(new fb::EValueT);
+    plan_of(p).values.back()->val.Set(std::move(list));
+  });
+  EXPECT_EQ(load(bytes).error, Error::Ok);
+  std::vector<uint8_t> pattern = {static_cast<uint8_t>(marker.size()), 0, 0, 0};
+  for (bool item : marker) pattern.push_back(item ? 1 : 0);
+  const auto found = std::search(bytes.begin(), bytes.end(), pattern.begin(), pattern.end());
+  ASSERT_NE(found, bytes.end());
+  found[4 + 2] = 2;
+  EXPECT_REFUSED(load(bytes), InvalidProgram, "execution_plan[0].values[56]: BoolList item 2 is 2, not 0 or 1");
 }
 
 TEST_F(CorruptedTest, JumpOutsideTheChain) {
