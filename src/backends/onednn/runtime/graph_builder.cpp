@@ -43,6 +43,7 @@ void GraphBuilder::begin_operation(uint32_t index, bool plain_inputs) {
   operation_ = blob_.graph->operations()->Get(index);
   plain_inputs_ = plain_inputs;
   wants_retry_ = false;
+  pending_output_reorder_ = PendingReorder{};
 }
 
 void GraphBuilder::log_operation(const char* format, va_list args) {
@@ -107,7 +108,6 @@ Error GraphBuilder::any_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out
 
 Error GraphBuilder::dst_desc_of(int32_t v, MemoryDesc* out) {
   const fb::Value* val = value(v);
-  if (val->kind() == fb::ValueKind::Output) return plain_desc_of(v, out);
   return any_desc(val->sizes()->data(), rank_of(val), out);
 }
 
@@ -209,14 +209,25 @@ Result<uint32_t> GraphBuilder::constant(int32_t v, const_dnnl_memory_desc_t sour
 Result<uint32_t> GraphBuilder::define_output(int32_t v, const_dnnl_memory_desc_t chosen) {
   const fb::Value* val = value(v);
   uint32_t m = 0;
+  MemoryDesc plain;
+  KILN_TRY(plain_desc_of(v, &plain));
+  const bool is_plain = dnnl_memory_desc_equal(plain.get(), chosen) != 0;
   if (val->kind() == fb::ValueKind::Output) {
-    MemoryDesc copy;
-    KILN_TRY(check(dnnl_memory_desc_clone(copy.out(), chosen), "dnnl_memory_desc_clone"));
-    KILN_ASSIGN_OR_RETURN(m, add_memory(copy.release(), Storage{Storage::kArgument, blob_.num_inputs + val->index()}));
-  } else {
-    KILN_ASSIGN_OR_RETURN(m, new_buffer(chosen, /*persistent=*/false));
+    KILN_ASSIGN_OR_RETURN(const uint32_t argument,
+                          add_memory(plain.release(), Storage{Storage::kArgument, blob_.num_inputs + val->index()}));
+    if (is_plain) {
+      m = argument;
+    } else {
+      // Written in the primitive's layout, reordered to the plain output by
+      // the next step (the delegate's edge).
+      KILN_ASSIGN_OR_RETURN(m, new_buffer(chosen, /*persistent=*/false));
+      pending_output_reorder_ = {static_cast<int32_t>(m), static_cast<int32_t>(argument)};
+    }
+    values_[v] = ValueState{static_cast<int32_t>(argument), static_cast<int32_t>(argument)};
+    return m;
   }
-  values_[v] = ValueState{static_cast<int32_t>(m), -1};
+  KILN_ASSIGN_OR_RETURN(m, new_buffer(chosen, /*persistent=*/false));
+  values_[v] = ValueState{static_cast<int32_t>(m), is_plain ? static_cast<int32_t>(m) : -1};
   return m;
 }
 
@@ -270,7 +281,7 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
     step->args[step->num_args++] = args[i];
     note_use(args[i].memory);
   }
-  if (step->pd == nullptr) return Error::Ok;
+  if (step->pd == nullptr) return Error::Ok;  // a fill, never followed by a pending reorder
   const_dnnl_memory_desc_t scratchpad = dnnl_primitive_desc_query_md(step->pd, dnnl_query_scratchpad_md, 0);
   const size_t scratchpad_bytes = scratchpad != nullptr ? dnnl_memory_desc_get_size(scratchpad) : 0;
   if (scratchpad_bytes > 0) {
@@ -279,6 +290,11 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
     KILN_ASSIGN_OR_RETURN(const uint32_t m, add_memory(copy.release(), Storage{Storage::kScratchpad, 0}));
     step->args[step->num_args++] = StepArg{DNNL_ARG_SCRATCHPAD, m};
     if (scratchpad_bytes > compiled_->scratchpad_bytes) compiled_->scratchpad_bytes = scratchpad_bytes;
+  }
+  if (pending_output_reorder_.from >= 0) {
+    const PendingReorder pending = pending_output_reorder_;
+    pending_output_reorder_ = PendingReorder{};
+    return add_reorder(static_cast<uint32_t>(pending.from), static_cast<uint32_t>(pending.to));
   }
   return Error::Ok;
 }

@@ -116,7 +116,8 @@ class GraphBuilder {
   runtime::Error plain_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out);
   runtime::Error plain_desc_of(int32_t value, MemoryDesc* out);
   runtime::Error any_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out);
-  /// Plain for an Output value, format `any` otherwise.
+  /// Format `any` with the value's sizes (an Output written in another
+  /// layout is reordered to plain by define_output's pending reorder).
   runtime::Error dst_desc_of(int32_t value, MemoryDesc* out);
   /// `rank` dims: the value's sizes after leading 1s (numpy broadcasting).
   void broadcast_dims(int32_t value, uint32_t rank, int64_t* dims) const;
@@ -132,8 +133,10 @@ class GraphBuilder {
   /// A constant in the layout `chosen`, reordered at init from its named
   /// data laid out as `source`.
   runtime::Result<uint32_t> constant(int32_t value, const_dnnl_memory_desc_t source, const_dnnl_memory_desc_t chosen);
-  /// The memory the operation writes `value` to, in layout `chosen` (an
-  /// argument's memory for an Output value, else a new buffer).
+  /// The memory the operation writes `value` to, in layout `chosen`: a new
+  /// buffer, or an Output's argument memory when `chosen` is plain; an Output
+  /// in another layout gets a buffer and a reorder into its argument, added
+  /// right after the operation's next add_step.
   runtime::Result<uint32_t> define_output(int32_t value, const_dnnl_memory_desc_t chosen);
   /// A reorder step from `memory` into a new buffer of layout `desc`.
   runtime::Result<uint32_t> reorder_into_buffer(uint32_t memory, const_dnnl_memory_desc_t desc);
@@ -171,6 +174,10 @@ class GraphBuilder {
   const fb::Operation* operation_ = nullptr;
   bool plain_inputs_ = false;
   bool wants_retry_ = false;
+  struct PendingReorder {
+    int32_t from = -1, to = -1;
+  };
+  PendingReorder pending_output_reorder_;
 };
 
 /// Plans one operation (operation_builders.cpp); a refused primitive on the
