@@ -171,6 +171,10 @@ struct Runner {
   runtime::Error execute(const std::vector<HostTensor*>& arguments) {
     std::vector<runtime::EValue*> args;
     for (HostTensor* t : arguments) args.push_back(&t->value);
+    return execute(args);
+  }
+  /// With the argument list prepared (this call itself allocates nothing).
+  runtime::Error execute(std::vector<runtime::EValue*>& args) {
     runtime::BackendExecutionContext context(nullptr, "forward");
     return backend.execute(context, handle, runtime::Span<runtime::EValue*>(args.data(), args.size()));
   }
