@@ -116,6 +116,12 @@ struct CompiledGraph {
   size_t scratchpad_bytes;
 };
 
+/// Stage 2's planner: sets every buffer's offset (persistent ones first,
+/// back to back; then the others largest first, each at the lowest offset
+/// that overlaps no placed buffer alive during any of the same steps), all
+/// 64-byte aligned; returns the arena's size. `order` lends `count` slots.
+size_t place_buffers(Buffer* buffers, uint32_t count, Buffer** order);
+
 /// Stage 1: fills `compiled` (tables reserved from `allocator`) from `blob`.
 [[nodiscard]] runtime::Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* allocator,
                                                  CompiledGraph* compiled);

@@ -46,18 +46,17 @@ size_t first_fit(const Buffer& buffer, const Buffer* const* placed, uint32_t num
   return offset;
 }
 
-Error place_buffers(CompiledGraph* compiled, MemoryAllocator* allocator) {
-  Table<Buffer>& buffers = compiled->buffers;
+}  // namespace
+
+size_t place_buffers(Buffer* buffers, uint32_t count, Buffer** order) {
   size_t persistent = 0;
-  for (uint32_t i = 0; i < buffers.size; ++i) {
+  for (uint32_t i = 0; i < count; ++i) {
     if (!buffers[i].persistent) continue;
     buffers[i].offset = persistent;
     persistent += round_up(buffers[i].bytes);
   }
-  auto** order = allocator->allocateList<Buffer*>(buffers.size);
-  if (order == nullptr && buffers.size != 0) return Error::DelegateMemoryAllocationFailed;
   uint32_t n = 0;
-  for (uint32_t i = 0; i < buffers.size; ++i) {
+  for (uint32_t i = 0; i < count; ++i) {
     if (!buffers[i].persistent) order[n++] = &buffers[i];
   }
   std::stable_sort(order, order + n, [](const Buffer* a, const Buffer* b) { return a->bytes > b->bytes; });
@@ -66,9 +65,10 @@ Error place_buffers(CompiledGraph* compiled, MemoryAllocator* allocator) {
     order[i]->offset = first_fit(*order[i], order, i, persistent);
     end = std::max(end, order[i]->offset + round_up(order[i]->bytes));
   }
-  compiled->arena_bytes = end;
-  return Error::Ok;
+  return end;
 }
+
+namespace {
 
 Error dnnl_failed(const CompiledGraph& compiled, uint32_t operation, const char* call, dnnl_status_t status) {
   const char* name = compiled.operation_names != nullptr ? compiled.operation_names[operation] : "";
@@ -176,8 +176,11 @@ Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_da
 
 Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocator,
                                  const runtime::NamedDataMap* named_data, CompiledGraph* compiled) {
-  const Error placed = place_buffers(compiled, allocator);
-  if (placed == Error::Ok) {
+  Table<Buffer>& buffers = compiled->buffers;
+  auto** order = allocator->allocateList<Buffer*>(buffers.size);
+  const bool placed = order != nullptr || buffers.size == 0;
+  if (placed) {
+    compiled->arena_bytes = place_buffers(buffers.items, buffers.size, order);
     compiled->arena = compiled->arena_bytes == 0
                           ? nullptr
                           : static_cast<uint8_t*>(allocator->allocate(compiled->arena_bytes, kAlignment));
@@ -185,7 +188,7 @@ Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocat
                                ? nullptr
                                : static_cast<uint8_t*>(allocator->allocate(compiled->scratchpad_bytes, kAlignment));
   }
-  if (placed != Error::Ok || (compiled->arena == nullptr && compiled->arena_bytes != 0) ||
+  if (!placed || (compiled->arena == nullptr && compiled->arena_bytes != 0) ||
       (compiled->scratchpad == nullptr && compiled->scratchpad_bytes != 0)) {
     KILN_LOG(Error,
              "OneDnnBackend: method '%s': the method allocator has no room for the buffers (%zu bytes of weights and "

@@ -4,7 +4,7 @@
 // weights reordered once at init into the layout the primitive chose.
 #include <cstring>
 
-#include "backends/onednn/runtime/graph_builder.h"
+#include "backends/onednn/runtime/operation_util.h"
 
 namespace kiln::backends::onednn {
 
@@ -48,26 +48,6 @@ bool binary_algorithm(fb::BinaryAlgorithm algorithm, dnnl_alg_kind_t* alg) {
 }
 
 namespace {
-
-// Steps with the main primitive's arguments and its post-op inputs.
-struct ArgList {
-  StepArg items[kMaxStepArgs];
-  uint32_t size = 0;
-  void add(int arg, uint32_t memory) {
-    if (size < kMaxStepArgs) items[size++] = StepArg{arg, memory};
-  }
-};
-
-// After a primitive descriptor is made: the output value's memory in the
-// layout it chose, then the step with `args` + post-op args + DST.
-Error finish(GraphBuilder& b, PrimitiveDesc* pd, ArgList& args, const StepArg* post_args, uint32_t num_post) {
-  const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd->get(), dnnl_query_dst_md, 0);
-  if (chosen == nullptr) return b.refuse("the primitive has no destination");
-  KILN_ASSIGN_OR_RETURN(const uint32_t dst, b.define_output(b.output(), chosen));
-  args.add(DNNL_ARG_DST, dst);
-  for (uint32_t i = 0; i < num_post; ++i) args.add(post_args[i].arg, post_args[i].memory);
-  return b.add_step(pd, args.items, args.size);
-}
 
 uint32_t rank_of_value(GraphBuilder& b, int32_t v) { return rank_of(b.value(v)); }
 
@@ -286,117 +266,6 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   return finish(b, &pd, args, post_args, num_post);
 }
 
-// ---------------------------------------------------------------- normalization
-
-// A per-channel vector input (`what`) of exactly `n` elements, as 1-D plain.
-Result<uint32_t> channel_vector(GraphBuilder& b, int32_t v, int64_t n, const char* what) {
-  if (numel_of(b.value(v)) != n) {
-    return b.refuse("%s (value %d) has %lld elements; expected %lld", what, v,
-                    static_cast<long long>(numel_of(b.value(v))), static_cast<long long>(n));
-  }
-  KILN_ASSIGN_OR_RETURN(const uint32_t m, b.value_memory(v, true));
-  MemoryDesc flat;
-  KILN_TRY(b.plain_desc(&n, 1, &flat));
-  return b.view(m, flat.get());
-}
-
-Error build_batch_norm(GraphBuilder& b, const fb::BatchNorm* bn) {
-  const int32_t src = b.input(0), weight = b.input(3), bias = b.input(4);
-  const uint32_t rank = rank_of_value(b, src);
-  if (rank < 2) return b.refuse("the source has %u dimensions (at least 2)", rank);
-  const int64_t channels = b.value(src)->sizes()->Get(1);
-  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, b.plain_inputs()));
-  ArgList args;
-  args.add(DNNL_ARG_SRC, src_m);
-  KILN_ASSIGN_OR_RETURN(const uint32_t mean, channel_vector(b, b.input(1), channels, "the mean"));
-  KILN_ASSIGN_OR_RETURN(const uint32_t variance, channel_vector(b, b.input(2), channels, "the variance"));
-  args.add(DNNL_ARG_MEAN, mean);
-  args.add(DNNL_ARG_VARIANCE, variance);
-  unsigned flags = dnnl_use_global_stats;
-  if (weight >= 0) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t m, channel_vector(b, weight, channels, "the weight"));
-    args.add(DNNL_ARG_SCALE, m);
-    flags |= dnnl_use_scale;
-  }
-  if (bias >= 0) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t m, channel_vector(b, bias, channels, "the bias"));
-    args.add(DNNL_ARG_SHIFT, m);
-    flags |= dnnl_use_shift;
-  }
-  MemoryDesc dst;
-  KILN_TRY(b.dst_desc_of(b.output(), &dst));
-  Attr attr;
-  StepArg post_args[kMaxStepArgs];
-  uint32_t num_post = 0;
-  KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
-  PrimitiveDesc pd;
-  KILN_TRY(b.check_pd(dnnl_batch_normalization_forward_primitive_desc_create(pd.out(), b.engine(),
-                                                                             dnnl_forward_inference, b.desc(src_m),
-                                                                             dst.get(), bn->epsilon(), flags, attr.get()),
-                      "dnnl_batch_normalization_forward_primitive_desc_create"));
-  return finish(b, &pd, args, post_args, num_post);
-}
-
-// Layer norm over the last `normalized_dims` dims: seen as (outer..., C)
-// with C their product (plain then, unless one dim is normalized).
-Error build_layer_norm(GraphBuilder& b, const fb::LayerNorm* ln) {
-  const int32_t src = b.input(0), weight = b.input(1), bias = b.input(2), out = b.output();
-  const uint32_t rank = rank_of_value(b, src), k = ln->normalized_dims();
-  if (k < 1 || k > rank) return b.refuse("normalized_dims = %u with a %u-dimensional source", k, rank);
-  const fb::Value* src_value = b.value(src);
-  int64_t dims[kMaxRank];
-  const uint32_t view_rank = rank - k + 1;
-  int64_t channels = 1;
-  for (uint32_t d = 0; d < rank; ++d) {
-    if (d < rank - k) dims[d] = src_value->sizes()->Get(d);
-    else channels *= src_value->sizes()->Get(d);
-  }
-  dims[view_rank - 1] = channels;
-  uint32_t src_m = 0;
-  MemoryDesc dst;
-  if (k == 1) {
-    KILN_ASSIGN_OR_RETURN(src_m, b.value_memory(src, b.plain_inputs()));
-    KILN_TRY(b.dst_desc_of(out, &dst));
-  } else {
-    MemoryDesc view;
-    KILN_TRY(b.plain_desc(dims, view_rank, &view));
-    KILN_ASSIGN_OR_RETURN(const uint32_t plain, b.value_memory(src, true));
-    KILN_ASSIGN_OR_RETURN(src_m, b.view(plain, view.get()));
-    KILN_TRY(b.plain_desc(dims, view_rank, &dst));
-  }
-  ArgList args;
-  args.add(DNNL_ARG_SRC, src_m);
-  unsigned flags = 0;
-  if (weight >= 0) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t m, channel_vector(b, weight, channels, "the weight"));
-    args.add(DNNL_ARG_SCALE, m);
-    flags |= dnnl_use_scale;
-  }
-  if (bias >= 0) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t m, channel_vector(b, bias, channels, "the bias"));
-    args.add(DNNL_ARG_SHIFT, m);
-    flags |= dnnl_use_shift;
-  }
-  Attr attr;
-  StepArg post_args[kMaxStepArgs];
-  uint32_t num_post = 0;
-  KILN_TRY(b.make_attr(view_rank, &attr, post_args, &num_post));
-  PrimitiveDesc pd;
-  KILN_TRY(b.check_pd(dnnl_layer_normalization_forward_primitive_desc_create(
-                          pd.out(), b.engine(), dnnl_forward_inference, b.desc(src_m), dst.get(), nullptr,
-                          ln->epsilon(), flags, attr.get()),
-                      "dnnl_layer_normalization_forward_primitive_desc_create"));
-  if (k == 1) return finish(b, &pd, args, post_args, num_post);
-  // The result is plain: written through a view with the collapsed dims.
-  MemoryDesc plain_out;
-  KILN_TRY(b.plain_desc_of(out, &plain_out));
-  KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, plain_out.get()));
-  KILN_ASSIGN_OR_RETURN(const uint32_t dst_view, b.view(dst_m, dst.get()));
-  args.add(DNNL_ARG_DST, dst_view);
-  for (uint32_t i = 0; i < num_post; ++i) args.add(post_args[i].arg, post_args[i].memory);
-  return b.add_step(&pd, args.items, args.size);
-}
-
 // ---------------------------------------------------------------- one-source ops
 
 Error build_softmax(GraphBuilder& b, const fb::Softmax* softmax) {
@@ -558,7 +427,9 @@ Error build_eltwise(GraphBuilder& b, const fb::EltwiseOp* op) {
 
 }  // namespace
 
-// Defined in layout_builders.cpp.
+// Defined in normalization_builders.cpp and layout_builders.cpp.
+Error build_batch_norm(GraphBuilder& b, const fb::BatchNorm* bn);
+Error build_layer_norm(GraphBuilder& b, const fb::LayerNorm* ln);
 Error build_concat(GraphBuilder& b, const fb::Concat* concat);
 Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary);
 Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder);

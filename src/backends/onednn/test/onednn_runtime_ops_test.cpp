@@ -181,6 +181,22 @@ TEST(OneDnnOpsTest, AttentionScoresWithTransposedComputedOperandThenSoftmax) {
 
 // ---------------------------------------------------------------- normalization
 
+// Layer norm over W of a convolution's channels-last result: a layout the
+// primitive refuses, so the operation is planned again reading a plain copy.
+TEST(OneDnnOpsTest, LayerNormAfterAConvolutionReadsAPlainCopy) {
+  const Sizes xs{1, 16, 7, 5}, ws{16, 16, 1, 1};
+  const Floats x = random_values(numel(xs), 60), w = random_values(numel(ws), 61), lw = random_values(5, 62);
+  ref::Conv2dParams p;
+  Sizes s;
+  const Floats y = ref::conv2d(x, xs, w, ws, {}, p, &s);
+  BlobBuilder b;
+  const int in = b.input(xs), wv = b.constant(ws, w), lv = b.constant({5}, lw), mid = b.intermediate(xs),
+            out = b.output(xs);
+  b.op(fb::OperationKind::Convolution, conv(b, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 1), {in, wv, -1}, mid);
+  b.op(fb::OperationKind::LayerNorm, fb::CreateLayerNorm(b.fbb, 1e-5f, 1).Union(), {mid, lv, -1}, out);
+  expect_near_all(run(b, {{xs, x}}, xs), ref::layer_norm(y, xs, 1, lw, {}, 1e-5f));
+}
+
 TEST(OneDnnOpsTest, BatchNormInferenceWithScaleAndShift) {
   const Sizes xs{2, 3, 7, 5};
   const Floats x = random_values(numel(xs), 18), mean = random_values(3, 19), var = random_values(3, 20, 0.5f, 2.f),
