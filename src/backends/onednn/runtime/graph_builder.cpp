@@ -74,12 +74,20 @@ Error GraphBuilder::check(dnnl_status_t status, const char* call) {
   return error_of(status);
 }
 
-Error GraphBuilder::check_pd(dnnl_status_t status, const char* call) {
+Error GraphBuilder::check_pd(dnnl_status_t status, const char* call, const PrimitiveDesc* pd) {
   if (status == dnnl_unimplemented && !plain_inputs_) {
     wants_retry_ = true;
     return Error::NotSupported;
   }
-  return check(status, call);
+  KILN_TRY(check(status, call));
+  const char* implementation = nullptr;
+  if (!plain_inputs_ &&
+      dnnl_primitive_desc_query(pd->get(), dnnl_query_impl_info_str, 0, &implementation) == dnnl_success &&
+      implementation != nullptr && std::strncmp(implementation, "ref", 3) == 0) {
+    wants_retry_ = true;
+    return Error::NotSupported;
+  }
+  return Error::Ok;
 }
 
 // ---------------------------------------------------------------- descriptors

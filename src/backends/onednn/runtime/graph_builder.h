@@ -105,8 +105,10 @@ class GraphBuilder {
   /// returns the matching Kiln error.
   runtime::Error check(dnnl_status_t status, const char* call);
   /// As check, for primitive descriptor creation: on the first attempt a
-  /// dnnl_unimplemented is not logged but asks for a retry with plain inputs.
-  runtime::Error check_pd(dnnl_status_t status, const char* call);
+  /// dnnl_unimplemented, or oneDNN's reference implementation (`ref:`, many
+  /// times slower than its JIT kernels, picked for a layout they do not
+  /// take) is not logged but asks for a retry with plain inputs.
+  runtime::Error check_pd(dnnl_status_t status, const char* call, const PrimitiveDesc* pd);
   /// Logs the formatted reason and returns DelegateInvalidCompatibility.
   runtime::Error refuse(const char* format, ...) __attribute__((format(printf, 2, 3)));
   runtime::Error no_room(const char* what);

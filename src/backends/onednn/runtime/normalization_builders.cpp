@@ -57,7 +57,7 @@ Error build_batch_norm(GraphBuilder& b, const fb::BatchNorm* bn) {
   KILN_TRY(b.check_pd(dnnl_batch_normalization_forward_primitive_desc_create(pd.out(), b.engine(),
                                                                              dnnl_forward_inference, b.desc(src_m),
                                                                              dst.get(), bn->epsilon(), flags, attr.get()),
-                      "dnnl_batch_normalization_forward_primitive_desc_create"));
+                      "dnnl_batch_normalization_forward_primitive_desc_create", &pd));
   return finish(b, &pd, args, post_args, num_post);
 }
 
@@ -109,7 +109,7 @@ Error build_layer_norm(GraphBuilder& b, const fb::LayerNorm* ln) {
   KILN_TRY(b.check_pd(dnnl_layer_normalization_forward_primitive_desc_create(
                           pd.out(), b.engine(), dnnl_forward_inference, b.desc(src_m), dst.get(), nullptr,
                           ln->epsilon(), flags, attr.get()),
-                      "dnnl_layer_normalization_forward_primitive_desc_create"));
+                      "dnnl_layer_normalization_forward_primitive_desc_create", &pd));
   if (k == 1) return finish(b, &pd, args, post_args, num_post);
   // The result is plain: written through a view with the collapsed dims.
   MemoryDesc plain_out;

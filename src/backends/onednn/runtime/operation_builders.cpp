@@ -178,13 +178,13 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
                             pd.out(), b.engine(), dnnl_forward_inference, dnnl_deconvolution_direct, src_any.get(),
                             weights.for_pd.get(), bias_desc.get(), dst.get(), strides, dilates, padding_l,
                             padding_r, attr.get()),
-                        "dnnl_deconvolution_forward_primitive_desc_create"));
+                        "dnnl_deconvolution_forward_primitive_desc_create", &pd));
   } else {
     KILN_TRY(b.check_pd(dnnl_convolution_forward_primitive_desc_create(
                             pd.out(), b.engine(), dnnl_forward_inference, dnnl_convolution_direct, src_any.get(),
                             weights.for_pd.get(), bias_desc.get(), dst.get(), strides, dilates, padding_l,
                             padding_r, attr.get()),
-                        "dnnl_convolution_forward_primitive_desc_create"));
+                        "dnnl_convolution_forward_primitive_desc_create", &pd));
   }
   // The source in the layout the primitive chose: its producer's layout in
   // a chain of convolutions, else one reorder (at the delegate's edge).
@@ -251,7 +251,7 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   PrimitiveDesc pd;
   KILN_TRY(b.check_pd(dnnl_matmul_primitive_desc_create(pd.out(), b.engine(), b.desc(a_m), weights.for_pd.get(),
                                                         bias_desc.get(), dst.get(), attr.get()),
-                      "dnnl_matmul_primitive_desc_create"));
+                      "dnnl_matmul_primitive_desc_create", &pd));
   uint32_t weights_m = 0;
   if (w_constant) {
     const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0);
@@ -285,7 +285,7 @@ Error build_softmax(GraphBuilder& b, const fb::Softmax* softmax) {
                           pd.out(), b.engine(), dnnl_forward_inference,
                           softmax->log() ? dnnl_softmax_log : dnnl_softmax_accurate, b.desc(src_m), dst.get(), axis,
                           attr.get()),
-                      "dnnl_softmax_forward_primitive_desc_create"));
+                      "dnnl_softmax_forward_primitive_desc_create", &pd));
   ArgList args;
   args.add(DNNL_ARG_SRC, src_m);
   return finish(b, &pd, args, post_args, num_post);
@@ -330,7 +330,7 @@ Error build_pooling(GraphBuilder& b, const fb::Pooling* pooling) {
   KILN_TRY(b.check_pd(dnnl_pooling_forward_primitive_desc_create(pd.out(), b.engine(), dnnl_forward_inference, alg,
                                                                  b.desc(src_m), dst.get(), strides, kernel, dilation,
                                                                  padding_l, padding_r, attr.get()),
-                      "dnnl_pooling_forward_primitive_desc_create"));
+                      "dnnl_pooling_forward_primitive_desc_create", &pd));
   ArgList args;
   args.add(DNNL_ARG_SRC, src_m);
   return finish(b, &pd, args, post_args, num_post);
@@ -371,7 +371,7 @@ Error build_reduction(GraphBuilder& b, const fb::Reduction* reduction) {
   PrimitiveDesc pd;
   KILN_TRY(b.check_pd(dnnl_reduction_primitive_desc_create(pd.out(), b.engine(), alg, b.desc(src_m), dst.get(), 0.f,
                                                            0.f, attr.get()),
-                      "dnnl_reduction_primitive_desc_create"));
+                      "dnnl_reduction_primitive_desc_create", &pd));
   ArgList args;
   args.add(DNNL_ARG_SRC, src_m);
   return finish(b, &pd, args, post_args, num_post);
@@ -395,7 +395,7 @@ Error build_resampling(GraphBuilder& b, const fb::Resampling* resampling) {
   PrimitiveDesc pd;
   KILN_TRY(b.check_pd(dnnl_resampling_forward_primitive_desc_create(pd.out(), b.engine(), dnnl_forward_inference, alg,
                                                                     nullptr, b.desc(src_m), dst.get(), attr.get()),
-                      "dnnl_resampling_forward_primitive_desc_create"));
+                      "dnnl_resampling_forward_primitive_desc_create", &pd));
   ArgList args;
   args.add(DNNL_ARG_SRC, src_m);
   return finish(b, &pd, args, post_args, num_post);
@@ -419,7 +419,7 @@ Error build_eltwise(GraphBuilder& b, const fb::EltwiseOp* op) {
   PrimitiveDesc pd;
   KILN_TRY(b.check_pd(dnnl_eltwise_forward_primitive_desc_create(pd.out(), b.engine(), dnnl_forward_inference, alg,
                                                                  b.desc(src_m), dst.get(), alpha, beta, attr.get()),
-                      "dnnl_eltwise_forward_primitive_desc_create"));
+                      "dnnl_eltwise_forward_primitive_desc_create", &pd));
   ArgList args;
   args.add(DNNL_ARG_SRC, src_m);
   return finish(b, &pd, args, post_args, num_post);
