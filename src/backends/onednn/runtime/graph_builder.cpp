@@ -44,6 +44,7 @@ void GraphBuilder::begin_operation(uint32_t index, bool plain_inputs) {
   plain_inputs_ = plain_inputs;
   wants_retry_ = false;
   pending_output_reorder_ = PendingReorder{};
+  any_post_inputs_ = 0;
 }
 
 void GraphBuilder::log_operation(const char* format, va_list args) {
@@ -307,8 +308,31 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
   return Error::Ok;
 }
 
+bool GraphBuilder::same_sizes(int32_t a, int32_t b, uint32_t rank) const {
+  const fb::Value* x = value(a);
+  const fb::Value* y = value(b);
+  if (rank_of(x) != rank || rank_of(y) != rank) return false;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (x->sizes()->Get(d) != y->sizes()->Get(d)) return false;
+  }
+  return true;
+}
+
+Error GraphBuilder::resolve_post_args(const PrimitiveDesc& pd, StepArg* post_args, uint32_t num_post_args) {
+  for (uint32_t i = 0; i < num_post_args; ++i) {
+    if ((any_post_inputs_ & (1u << i)) == 0) continue;
+    const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_exec_arg_md, post_args[i].arg);
+    if (chosen == nullptr) return refuse("post-op input %u has no layout", i);
+    if (dnnl_memory_desc_equal(chosen, desc(post_args[i].memory))) continue;
+    KILN_ASSIGN_OR_RETURN(post_args[i].memory, reorder_into_buffer(post_args[i].memory, chosen));
+  }
+  any_post_inputs_ = 0;
+  return Error::Ok;
+}
+
 Error GraphBuilder::make_attr(uint32_t dst_rank, Attr* attr, StepArg* post_args, uint32_t* num_post_args) {
   *num_post_args = 0;
+  any_post_inputs_ = 0;
   KILN_TRY(check(dnnl_primitive_attr_create(attr->out()), "dnnl_primitive_attr_create"));
   KILN_TRY(check(dnnl_primitive_attr_set_scratchpad_mode(attr->get(), dnnl_scratchpad_mode_user),
                  "dnnl_primitive_attr_set_scratchpad_mode"));
@@ -335,7 +359,17 @@ Error GraphBuilder::make_attr(uint32_t dst_rank, Attr* attr, StepArg* post_args,
       return refuse("post-op %u: value %d has more dimensions than the result", p, binary->input());
     }
     KILN_ASSIGN_OR_RETURN(const uint32_t m, value_memory_with_rank(binary->input(), dst_rank, plain_inputs_));
-    KILN_TRY(check(dnnl_post_ops_append_binary(list.get(), alg, desc(m)), "dnnl_post_ops_append_binary"));
+    if (!plain_inputs_ && same_sizes(binary->input(), output(), dst_rank)) {
+      // A full-shaped input (a residual) is declared `any`: the primitive
+      // takes it in its result's layout (resolve_post_args reorders it if
+      // it is in another).
+      MemoryDesc any;
+      KILN_TRY(any_desc(value(output())->sizes()->data(), dst_rank, &any));
+      KILN_TRY(check(dnnl_post_ops_append_binary(list.get(), alg, any.get()), "dnnl_post_ops_append_binary"));
+      any_post_inputs_ |= 1u << *num_post_args;
+    } else {
+      KILN_TRY(check(dnnl_post_ops_append_binary(list.get(), alg, desc(m)), "dnnl_post_ops_append_binary"));
+    }
     post_args[(*num_post_args)++] = StepArg{DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(p)) | DNNL_ARG_SRC_1, m};
   }
   return check(dnnl_primitive_attr_set_post_ops(attr->get(), list.get()), "dnnl_primitive_attr_set_post_ops");

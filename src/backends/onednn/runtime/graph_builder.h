@@ -161,6 +161,13 @@ class GraphBuilder {
   /// one argument per binary post-op (at most kMaxStepArgs / 2).
   runtime::Error make_attr(uint32_t dst_rank, Attr* attr, StepArg* post_args, uint32_t* num_post_args);
 
+  /// After the primitive descriptor: each full-shaped post-op input that
+  /// make_attr declared `any`, reordered if the primitive chose another
+  /// layout than its own (call before the step is added).
+  runtime::Error resolve_post_args(const PrimitiveDesc& pd, StepArg* post_args, uint32_t num_post_args);
+  /// Values `a` and `b` both have `rank` dims, the same sizes.
+  bool same_sizes(int32_t a, int32_t b, uint32_t rank) const;
+
   dnnl_engine_t engine() const { return compiled_->engine; }
 
  private:
@@ -180,6 +187,7 @@ class GraphBuilder {
     int32_t from = -1, to = -1;
   };
   PendingReorder pending_output_reorder_;
+  uint32_t any_post_inputs_ = 0;  ///< bit i: post-op input i was declared `any`
 };
 
 /// Plans one operation (operation_builders.cpp); a refused primitive on the

@@ -107,6 +107,7 @@ Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary) {
   KILN_TRY(b.check_pd(dnnl_binary_primitive_desc_create(pd.out(), b.engine(), alg, b.desc(a_m), b.desc(c_m), dst.get(),
                                                         attr.get()),
                       "dnnl_binary_primitive_desc_create", &pd));
+  KILN_TRY(b.resolve_post_args(pd, post_args, num_post));
   const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_dst_md, 0);
   KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, chosen));
   StepArg args[kMaxStepArgs];

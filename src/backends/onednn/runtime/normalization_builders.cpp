@@ -111,6 +111,7 @@ Error build_layer_norm(GraphBuilder& b, const fb::LayerNorm* ln) {
                           ln->epsilon(), flags, attr.get()),
                       "dnnl_layer_normalization_forward_primitive_desc_create", &pd));
   if (k == 1) return finish(b, &pd, args, post_args, num_post);
+  KILN_TRY(b.resolve_post_args(pd, post_args, num_post));
   // The result is plain: written through a view with the collapsed dims.
   MemoryDesc plain_out;
   KILN_TRY(b.plain_desc_of(out, &plain_out));

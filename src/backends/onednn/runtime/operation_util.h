@@ -17,7 +17,8 @@ struct ArgList {
 
 /// After a primitive descriptor is made: the output value's memory in the
 /// layout it chose, then the step with `args` + DST + post-op args.
-inline runtime::Error finish(GraphBuilder& b, PrimitiveDesc* pd, ArgList& args, const StepArg* post_args, uint32_t num_post) {
+inline runtime::Error finish(GraphBuilder& b, PrimitiveDesc* pd, ArgList& args, StepArg* post_args, uint32_t num_post) {
+  KILN_TRY(b.resolve_post_args(*pd, post_args, num_post));
   const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd->get(), dnnl_query_dst_md, 0);
   if (chosen == nullptr) return b.refuse("the primitive has no destination");
   KILN_ASSIGN_OR_RETURN(const uint32_t dst, b.define_output(b.output(), chosen));
