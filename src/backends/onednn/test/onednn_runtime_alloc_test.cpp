@@ -10,7 +10,7 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
-#include "backends/onednn/test/onednn_test_util.h"
+#include "backends/onednn/test/runtime_test_util.h"
 #include "runtime/executor/test/global_allocation_counter.h"
 
 namespace {

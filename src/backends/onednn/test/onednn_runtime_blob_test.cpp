@@ -7,7 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "backends/onednn/test/onednn_test_util.h"
+#include "backends/onednn/test/runtime_test_util.h"
 #include "runtime/backend/test/backend_test_util.h"
 
 namespace kiln::backends::onednn::testing {

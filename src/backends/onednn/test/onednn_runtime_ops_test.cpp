@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "backends/onednn/test/onednn_test_util.h"
+#include "backends/onednn/test/runtime_test_util.h"
 #include "backends/onednn/test/reference_ops.h"
 
 namespace kiln::backends::onednn::testing {
