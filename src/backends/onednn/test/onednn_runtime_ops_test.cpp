@@ -141,6 +141,29 @@ TEST(OneDnnOpsTest, ChainedConvolutionsWithAResidualKeepTheirLayouts) {
   expect_near_all(run(b, {{xs, x}}, s), want);
 }
 
+// A delegate output that a later operation reads too: the convolution's
+// result is reordered to the plain output, and the relu reads it there.
+TEST(OneDnnOpsTest, AnOutputReadByALaterOperation) {
+  const Sizes xs{1, 16, 7, 5}, ws{16, 16, 3, 3};
+  const Floats x = random_values(numel(xs), 50), w = random_values(numel(ws), 51);
+  ref::Conv2dParams p;
+  p.pad_t = p.pad_l = p.pad_b = p.pad_r = 1;
+  Sizes s;
+  const Floats y = ref::conv2d(x, xs, w, ws, {}, p, &s);
+  BlobBuilder b;
+  const int in = b.input(xs), wv = b.constant(ws, w), out0 = b.output(xs), out1 = b.output(xs);
+  b.op(fb::OperationKind::Convolution, conv(b, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 1), {in, wv, -1}, out0);
+  auto e = fb::CreateEltwise(b.fbb, fb::EltwiseAlgorithm::Relu, 0, 0);
+  b.op(fb::OperationKind::EltwiseOp, fb::CreateEltwiseOp(b.fbb, e).Union(), {out0}, out1);
+  const std::vector<uint8_t> blob = b.finish();
+  Runner runner;
+  ASSERT_EQ(runner.init(blob, &b.named_data), Error::Ok);
+  HostTensor xt(xs, x), o0(xs), o1(xs);
+  ASSERT_EQ(runner.execute({&xt, &o0, &o1}), Error::Ok);
+  expect_near_all(o0.data, y);
+  expect_near_all(o1.data, ref::map(y, relu));
+}
+
 // ---------------------------------------------------------------- matmul
 
 TEST(OneDnnOpsTest, LinearWithConstantTransposedWeightsAndBias) {
