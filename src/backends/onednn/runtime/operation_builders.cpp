@@ -383,6 +383,7 @@ Error build_resampling(GraphBuilder& b, const fb::Resampling* resampling) {
   if (rank < 3 || rank > 5 || rank_of_value(b, out) != rank) {
     return b.refuse("source and result must have 3 to 5 dimensions alike");
   }
+  if (resampling->algorithm() > fb::ResamplingAlgorithm::MAX) return b.refuse("unknown resampling algorithm");
   const dnnl_alg_kind_t alg =
       resampling->algorithm() == fb::ResamplingAlgorithm::Nearest ? dnnl_resampling_nearest : dnnl_resampling_linear;
   KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, b.plain_inputs()));
