@@ -3,11 +3,14 @@
 // adds memories, buffers and steps, and turns every oneDNN status into a Kiln
 // error with a log line naming the operation and the oneDNN call.
 //
-// Layouts: a value's layout is fixed by the step that writes it: plain
-// (row-major) for the delegate's outputs, oneDNN's choice (format `any`)
-// otherwise. A consumer reads the layout it is given; only when a primitive
-// refuses it (dnnl_unimplemented) is the operation planned again with plain
-// inputs (plain_inputs()), each non-plain input reordered once.
+// Layouts: a value's layout is the one oneDNN chose (format `any`) for the
+// step that writes it; a delegate output written in another layout than
+// plain gets one reorder into the caller's tensor. A consumer reads the
+// layout it is given (a convolution's source, and a residual post-op input,
+// are declared `any` and reordered once if the primitive wants another);
+// only when a primitive refuses it (dnnl_unimplemented) or falls back to
+// oneDNN's reference implementation is the operation planned again with
+// plain inputs (plain_inputs()), each non-plain input reordered once.
 #pragma once
 
 #include <cstdarg>
