@@ -117,9 +117,12 @@ void allocate_planned(const runtime::MethodMeta& meta, MethodMemory& memory) {
 }
 
 /// Sizes the method allocator for the method (starting small, doubling while
-/// Method::load reports MemoryAllocationFailed) and loads it.
+/// Method::load reports MemoryAllocationFailed; growing 8-fold when a
+/// delegate ran out, since oneDNN's keeps its weights there: the pool is not
+/// touched beyond what is used, so a larger one costs address space, not
+/// memory) and loads it.
 runtime::Method load_method(const runtime::Program& program, const char* name, MethodMemory& memory) {
-  for (size_t bytes = kFirstMethodPoolBytes;; bytes *= 2) {
+  for (size_t bytes = kFirstMethodPoolBytes;;) {
     memory.method_pool.reset(new uint8_t[bytes]);
     memory.method_allocator =
         std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(bytes), memory.method_pool.get());
@@ -128,12 +131,12 @@ runtime::Method load_method(const runtime::Program& program, const char* name, M
     g_runtime_errors.clear();
     auto method = program.load_method(name, memory.manager.get());
     if (method.ok()) return std::move(method.get());
-    // A delegate (oneDNN's keeps its weights there) may fill the pool too.
-    const bool full =
-        method.error() == Error::MemoryAllocationFailed || method.error() == Error::DelegateMemoryAllocationFailed;
-    if (!full || bytes * 2 > kMaxMethodPoolBytes) {
+    const bool delegate_full = method.error() == Error::DelegateMemoryAllocationFailed;
+    const size_t next = std::min(bytes * (delegate_full ? 8 : 2), kMaxMethodPoolBytes);
+    if ((method.error() != Error::MemoryAllocationFailed && !delegate_full) || next == bytes) {
       fail(std::string("cannot load method '") + name + "'", method.error());
     }
+    bytes = next;
   }
 }
 
