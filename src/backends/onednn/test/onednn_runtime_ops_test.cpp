@@ -117,6 +117,24 @@ TEST(OneDnnOpsTest, TransposedConvolutionWithGroupsAndOutputPadding) {
   expect_near_all(run(b, {{xs, x}}, out_sizes), want);
 }
 
+// A 1-D convolution (rank 3), checked as a 2-D one of height 1.
+TEST(OneDnnOpsTest, OneDimensionalConvolution) {
+  const Sizes xs{2, 6, 11}, ws{4, 3, 5};  // groups 2, stride 2, padding 2/1, dilation 1
+  const Floats x = random_values(numel(xs), 55), w = random_values(numel(ws), 56), bias = random_values(4, 57);
+  ref::Conv2dParams p;
+  p.stride_w = 2;
+  p.pad_l = 2;
+  p.pad_r = 1;
+  p.groups = 2;
+  Sizes s;
+  const Floats want = ref::conv2d(x, {2, 6, 1, 11}, w, {4, 3, 1, 5}, bias, p, &s);
+  const Sizes os{2, 4, s[3]};
+  BlobBuilder b;
+  const int in = b.input(xs), wv = b.constant(ws, w), bv = b.constant({4}, bias), out = b.output(os);
+  b.op(fb::OperationKind::Convolution, conv(b, {2}, {2}, {1}, {1}, 2), {in, wv, bv}, out);
+  expect_near_all(run(b, {{xs, x}}, os), want);
+}
+
 // conv -> conv -> add(residual from the first) -> output: the intermediates
 // stay in oneDNN's layout and the result is still right.
 TEST(OneDnnOpsTest, ChainedConvolutionsWithAResidualKeepTheirLayouts) {
@@ -347,6 +365,13 @@ TEST(OneDnnOpsTest, BinaryWithNumpyBroadcasting) {
          out);
     const Floats want = k.swap ? ref::binary(c, bs, a, as, as, k.f) : ref::binary(a, as, c, bs, as, k.f);
     expect_near_all(run(b, {{as, a}}, as), want);
+  }
+  // A 0-dimensional constant operand (a scalar tensor).
+  {
+    BlobBuilder b;
+    const int in = b.input(as), scalar = b.constant({}, {0.5f}), out = b.output(as);
+    b.op(fb::OperationKind::BinaryOp, fb::CreateBinaryOp(b.fbb, fb::BinaryAlgorithm::Sub).Union(), {in, scalar}, out);
+    expect_near_all(run(b, {{as, a}}, as), ref::map(a, [](float x) { return x - 0.5f; }));
   }
   // Rank-1 second operand over the last dim, as a bias add.
   BlobBuilder b;
