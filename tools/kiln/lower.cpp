@@ -28,8 +28,8 @@ the order given, takes the nodes it supports, in the largest groups that can
 each run as one delegate call, with the weights only those nodes use; what an
 earlier backend took, a later one cannot. Prints each delegate (backend, ops,
 inputs, outputs, the weights it took, its debug-handle map) and why each node
-left on the portable kernels stayed there; --explain prints the decision on
-every node. A program in the training IR is decomposed to core ATen first.
+left on the portable kernels stayed there; --explain prints instead the
+decision on every node. A program in the training IR is decomposed to core ATen first.
 
 With -o, the program (delegated or not) is then lowered to out variants, its
 memory planned, and written as a .pte in ExecuTorch's format, which Kiln's and
@@ -250,8 +250,11 @@ aot::ExportedProgram delegate(const aot::ExportedProgram& program, const LowerOp
   std::printf("Lowered %s to %s: %s\n", options.path.c_str(), options.backend_list.c_str(),
               plural(delegates.size(), "delegate").c_str());
   for (const auto& delegate : delegates) print_delegate(delegate);
-  print_kept(lowered, reports, backends);
-  if (options.explain) print_decisions(program, lowered, reports, backends);
+  if (options.explain) {
+    print_decisions(program, lowered, reports, backends);
+  } else {
+    print_kept(lowered, reports, backends);
+  }
   if (options.print) {
     std::printf("\n%s", lowered.to_string().c_str());
     for (const auto& delegate : delegates) {

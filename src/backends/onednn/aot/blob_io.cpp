@@ -1,5 +1,7 @@
 #include "backends/onednn/aot/blob_io.h"
 
+#include <algorithm>
+
 #include "aot/ir/error.h"
 #include "backends/onednn/onednn_blob.h"
 

@@ -1,5 +1,6 @@
 #include "backends/onednn/aot/node_op_checks.h"
 
+#include <algorithm>
 #include <variant>
 
 namespace kiln::backends::onednn {
@@ -22,10 +23,6 @@ const TensorMeta& checked_tensor(const aot::ValueMeta& val, const std::string& w
   if (!meta->is_static()) refuse(what + " is " + meta->to_string() + "; OneDnnBackend needs static sizes");
   for (int64_t size : meta->static_sizes()) {
     if (size == 0) refuse(what + " is " + meta->to_string() + ", empty; oneDNN takes no empty tensors");
-  }
-  const std::vector<uint8_t> order = meta->resolved_dim_order();
-  for (size_t d = 0; d < order.size(); ++d) {
-    if (order[d] != d) refuse(what + " is " + meta->to_string() + " in a permuted dim order; OneDnnBackend takes contiguous tensors");
   }
   return *meta;
 }

@@ -3,6 +3,7 @@
 // operation's parameters. Every refusal says which argument and why.
 #include "backends/onednn/aot/node_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -232,7 +233,10 @@ NodeOp reduction(const Node& node, const Args& args, fb::ReductionAlgorithm algo
   const std::vector<int64_t> in = tensor_arg(args.at(0), "its input").static_sizes();
   if (!args.at(3).is_none()) refuse("dtype=" + aot::to_string(args[3]) + "; OneDnnBackend reduces float32 to float32");
   std::vector<int64_t> dims = args.at(1).is_none() ? std::vector<int64_t>{} : int_list(args[1], "dim");
-  if (dims.empty()) dims.resize(in.size()), std::iota(dims.begin(), dims.end(), 0);
+  if (dims.empty()) {
+    dims.resize(in.size());
+    std::iota(dims.begin(), dims.end(), 0);
+  }
   std::vector<int64_t> kept = in;
   for (int64_t dim : dims) kept[static_cast<size_t>(normalize_dim(dim, in.size()))] = 1;
   fb::ReductionT params;
@@ -263,7 +267,7 @@ NodeOp upsample(const Node& node, const Args& args, fb::ResamplingAlgorithm algo
   }
   for (size_t i = 0; i < 2; ++i) {
     if (i < given.size() && static_cast<double>(in_sizes[2 + i]) * given[i] != static_cast<double>(out[2 + i])) {
-      refuse("scale " + aot::to_string(given[i]) + " is not output/input size: PyTorch samples with the given scale, oneDNN with the ratio");
+      refuse("scale " + aot::to_string(aot::Argument(given[i])) + " is not output/input size: PyTorch samples with the given scale, oneDNN with the ratio");
     }
     if (algorithm == fb::ResamplingAlgorithm::Nearest && out[2 + i] % in_sizes[2 + i] != 0) {
       refuse("nearest resampling from " + list_text(in_sizes) + " to " + list_text(out) +

@@ -52,6 +52,23 @@ bool compute_downstream(const Node& node, int reach) {
   return false;
 }
 
+// Why a placeholder `node` reads is not laid out contiguously, or "". Only
+// placeholders have a layout of their own: an op's result is contiguous in
+// the executable form (views run as copies), whatever its meta's dim order.
+std::string input_layout_problem(const Node& node) {
+  for (const Node* input : node.input_nodes()) {
+    const auto* meta = std::get_if<aot::TensorMeta>(&input->meta.val);
+    if (!input->is_placeholder() || meta == nullptr) continue;
+    const std::vector<uint8_t> order = meta->resolved_dim_order();
+    for (size_t d = 0; d < order.size(); ++d) {
+      if (order[d] != d) {
+        return "input '" + input->name() + "' is " + meta->to_string() + " in a permuted dim order; OneDnnBackend takes contiguous tensors";
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string OneDnnBackend::id() const { return kBackendId; }
@@ -60,7 +77,9 @@ std::vector<std::string> OneDnnBackend::supported_ops() const { return supported
 
 NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram&) const {
   try {
-    if (describe_node(node).is_layout() && !compute_upstream(node, kLayoutReach) && !compute_downstream(node, kLayoutReach)) {
+    const NodeOp op = describe_node(node);
+    if (std::string problem = input_layout_problem(node); !problem.empty()) return NodeSupport::no(problem);
+    if (op.is_layout() && !compute_upstream(node, kLayoutReach) && !compute_downstream(node, kLayoutReach)) {
       return NodeSupport::no("a layout op with no oneDNN compute op next to it; alone it is not worth a delegate call");
     }
     return NodeSupport::yes();
