@@ -28,8 +28,8 @@ the order given, takes the nodes it supports, in the largest groups that can
 each run as one delegate call, with the weights only those nodes use; what an
 earlier backend took, a later one cannot. Prints each delegate (backend, ops,
 inputs, outputs, the weights it took, its debug-handle map) and why each node
-left on the portable kernels stayed there; --explain prints instead the
-decision on every node. A program in the training IR is decomposed to core ATen first.
+left on the portable kernels stayed there (--explain: the decision on every
+node instead). A program in the training IR is decomposed to core ATen first.
 
 With -o, the program (delegated or not) is then lowered to out variants, its
 memory planned, and written as a .pte in ExecuTorch's format, which Kiln's and
