@@ -45,7 +45,9 @@ struct FusedGroup {
   const aot::Node* result = nullptr;
   /// Further getitem(base, 0) nodes that name the same value.
   std::vector<const aot::Node*> aliases;
-  const aot::Node* last() const { return nodes.back(); }
+  /// Where the group runs: its result (every other node it fused comes
+  /// before it; aliases are only names), else its last node.
+  const aot::Node* last() const { return result != nullptr ? result : nodes.back(); }
 };
 
 /// The parameters, buffers and constants a partition owns, by placeholder.

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "aot/delegate/backend_api.h"
+#include "aot/delegate/canonical_partitioners.h"
 #include "aot/delegate/debug_handle.h"
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/testing/aot_testing.h"
@@ -222,6 +224,46 @@ TEST(OneDnnLoweringTest, IdenticalWeightsAreStoredOnce) {
     EXPECT_THAT(name, ::testing::StartsWith("onednn_w_"));
     EXPECT_EQ(entry.alignment, 64u);
   }
+}
+
+// A chain through most ops the partitioner takes: it is one delegate, and
+// preprocess lowers every node of it.
+TEST(OneDnnLoweringTest, ManyKindsOfOpsInOneDelegate) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 6, 6}));
+  Node* bn = b.call("aten::_native_batch_norm_legit_no_training",
+                    {x, None{}, None{}, b.input("mean", f32({4})), b.buffer("var", positive({4}, 1)), 0.1, 1e-5});
+  Node* hs = b.call("aten::hardswish", {b.getitem(bn, 0)});
+  Node* avg = b.call("aten::avg_pool2d", {hs, ints({2, 2}), ints({2, 2})});
+  Node* up = b.call("aten::upsample_nearest2d.vec", {avg, None{}, aot::ArgumentList{2.0, 2.0}});
+  Node* cat = b.call("aten::cat", {aot::ArgumentList{up, x}, 1});
+  Node* pad = b.call("aten::constant_pad_nd", {cat, ints({1, 1, 1, 1})});
+  Node* pool = b.call("aten::max_pool2d_with_indices", {pad, ints({2, 2})});
+  Node* ln = b.call("aten::native_layer_norm", {b.getitem(pool, 0), ints({4}), None{}, None{}, 1e-5});
+  Node* view = b.call("aten::view", {b.getitem(ln, 0), ints({1, 8, 16})});
+  Node* sm = b.call("aten::_softmax", {view, -1, false});
+  Node* t = b.call("aten::transpose.int", {sm, 1, 2});
+  Node* scaled = b.call("aten::mul.Scalar", {b.call("aten::bmm", {sm, t}), 0.5});
+  Node* mean = b.call("aten::mean.dim", {b.call("aten::sigmoid", {scaled}), ints({-1})});
+  b.output({mean});
+  ExportedProgram program = std::move(b).build();
+  aot::generate_debug_handles(program);
+  std::vector<aot::ToBackendReport> reports;
+  const aot::CapabilityPartitioner partitioner("OneDnnBackend");
+  const ExportedProgram lowered = aot::to_backend(program, {&partitioner}, &reports);
+  for (const aot::UnsupportedNode& node : reports.at(0).unsupported) ADD_FAILURE() << node.node << ": " << node.reason;
+  const auto delegates = aot::get_lowered_submodules(lowered);
+  ASSERT_EQ(delegates.size(), 1u);
+  const std::string text = describe_onednn_blob(delegates[0].module->processed_bytes());
+  for (const char* op : {"#0 BatchNorm", "#1 EltwiseOp HardSwish", "#2 Pooling AvgIncludePadding", "#3 Resampling Nearest",
+                         "#4 Concat axis=1", "#5 Pad before=[0, 0, 1, 1] after=[0, 0, 1, 1] value=0", "#6 Pooling Max",
+                         "#7 LayerNorm epsilon=1e-05 normalized_dims=1", "#8 Reorder reshape", "#9 Softmax axis=2",
+                         "#10 MatMul transpose_b (%12[1, 8, 16], %12[1, 8, 16], none) -> %13[1, 8, 8] "
+                         "post-ops [Eltwise Linear(alpha=0.5, beta=0), Eltwise Logistic]",
+                         "#11 Reduction Mean", "#12 Reorder reshape"}) {
+    EXPECT_THAT(text, HasSubstr(op));
+  }
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("#13")));
 }
 
 TEST(OneDnnLoweringTest, ANodeItCannotRunIsNamed) {
