@@ -19,6 +19,7 @@
 #include "aot/passes/decompose.h"
 #include "backends/onednn/aot/blob_io.h"
 #include "backends/onednn/onednn_blob.h"
+#include "backends/onednn/test/blob_reference.h"
 
 namespace kiln::backends::onednn {
 namespace {
@@ -92,6 +93,7 @@ TEST_P(OneDnnFixturesTest, PartitionsPreprocessesAndWritesAPte) {
   for (const auto& delegate : delegates) {
     SCOPED_TRACE(delegate.name);
     check_delegate(delegate);
+    testing::expect_blob_computes_the_delegated_program(*delegate.module);
   }
   const aot::ExecutorchProgram pte = aot::to_executorch(lowered);
   EXPECT_GT(pte.buffer.size(), 0u);

@@ -16,6 +16,7 @@
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/testing/aot_testing.h"
 #include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/test/blob_reference.h"
 #include "backends/onednn/test/onednn_test_util.h"
 
 namespace kiln::backends::onednn {
@@ -264,6 +265,7 @@ TEST(OneDnnLoweringTest, ManyKindsOfOpsInOneDelegate) {
     EXPECT_THAT(text, HasSubstr(op));
   }
   EXPECT_THAT(text, ::testing::Not(HasSubstr("#13")));
+  testing::expect_blob_computes_the_delegated_program(*delegates[0].module);
 }
 
 TEST(OneDnnLoweringTest, ANodeItCannotRunIsNamed) {
