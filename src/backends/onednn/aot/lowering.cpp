@@ -144,7 +144,23 @@ class GraphWriter {
     return -1;
   }
 
+  // A reshape to the sizes it already has (expand or view to the same
+  // shape) that the call does not return: its result is its input's value.
+  bool elide_identity_reshape(const FusedGroup& group, const ArgumentRefs& outputs) {
+    const auto* reorder = group.op.op.AsReorder();
+    if (reorder == nullptr || !reorder->permutation.empty() || !group.post_ops.empty() || group.result == nullptr ||
+        outputs.count(group.result) > 0) {
+      return false;
+    }
+    const int32_t input = value_of(group.op.inputs.at(0));
+    if (graph_->values[static_cast<size_t>(input)]->sizes != group.op.sizes) return false;
+    value_of_[group.result] = input;
+    for (const Node* alias : group.aliases) value_of_[alias] = input;
+    return true;
+  }
+
   void emit(const FusedGroup& group, const ArgumentRefs& outputs) {
+    if (elide_identity_reshape(group, outputs)) return;
     auto op = operation(group, debug_id(group));
     for (size_t i = 0; i < group.op.inputs.size(); ++i) {
       const bool folded = group.batch_norm != nullptr && (i == 1 || i == 2);  // replaced below

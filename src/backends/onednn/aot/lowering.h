@@ -4,6 +4,8 @@
 // order a delegate call passes them), its outputs (Output, index = position
 // in the partition's output list, the order the call returns them), the
 // constants it reads (Constant, bytes in named data) and what lives between.
+// A reshape to the sizes its input already has is no operation: its result
+// names the input's value (unless the call returns it).
 #pragma once
 
 #include <memory>

@@ -107,7 +107,9 @@ TEST(OneDnnLoweringTest, ConvBatchNormReluIsOneConvolutionWithFoldedWeights) {
 }
 
 TEST(OneDnnLoweringTest, ABatchNormWithStatisticsFromAnInputStaysABatchNorm) {
-  const aot::PreprocessResult result = backend().preprocess(conv_bn_relu(/*fold_friendly=*/false), {});
+  const ExportedProgram program = conv_bn_relu(/*fold_friendly=*/false);
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const aot::PreprocessResult result = backend().preprocess(program, {});
   const std::string text = printout(result);
   EXPECT_THAT(text, HasSubstr("#0 Convolution"));
   EXPECT_THAT(text, HasSubstr("#1 BatchNorm epsilon=1e-05 (%4[1, 4, 5, 5], %1[4], %5[4], %6[4], %7[4]) -> %8[1, 4, 5, 5]"));
@@ -122,7 +124,9 @@ TEST(OneDnnLoweringTest, AResidualAddAndReluArePostOps) {
     Node* sum = b.call("aten::add.Tensor", {conv_first ? conv : x, conv_first ? x : conv});
     b.output({b.call("aten::relu", {sum})});
     SCOPED_TRACE(conv_first ? "conv + x" : "x + conv");
-    EXPECT_THAT(printout(backend().preprocess(std::move(b).build(), {})),
+    const ExportedProgram program = std::move(b).build();
+    testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+    EXPECT_THAT(printout(backend().preprocess(program, {})),
                 HasSubstr("#0 Convolution strides=[1, 1] padding_l=[1, 1] padding_r=[1, 1] dilations=[1, 1] groups=1 "
                           "(%0[1, 4, 5, 5], %1[4, 4, 3, 3], none) -> %2[1, 4, 5, 5] "
                           "post-ops [Binary Add %0[1, 4, 5, 5], Eltwise Relu(alpha=0)] debug_id -1 'convolution'\n"));
@@ -151,6 +155,7 @@ TEST(OneDnnLoweringTest, LinearIsAMatMulOnTheWeightAsStored) {
   b.output({b.call("aten::relu", {addmm})});
   ExportedProgram program = std::move(b).build();
   aot::generate_debug_handles(program);
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   const aot::PreprocessResult result = backend().preprocess(program, {});
   EXPECT_EQ(printout(result),
             "graph: 4 values (2 constants), 1 operations\n"
@@ -176,6 +181,20 @@ TEST(OneDnnLoweringTest, AMeanWithoutKeepdimReducesThenReshapes) {
             "  %2 (output 0) f32[1, 4]\n"
             "  #0 Reduction Mean (%0[1, 4, 3, 3]) -> %1[1, 4, 1, 1] debug_id -1 'mean'\n"
             "  #1 Reorder reshape (%1[1, 4, 1, 1]) -> %2[1, 4] debug_id -1 'mean'\n");
+}
+
+TEST(OneDnnLoweringTest, AReshapeToTheSameSizesIsNoOperation) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* same = b.call("aten::view", {b.call("aten::relu", {x}), ints({2, 3})});
+  b.output({b.call("aten::sigmoid", {same})});
+  EXPECT_EQ(printout(backend().preprocess(std::move(b).build(), {})),
+            "graph: 3 values (0 constants), 2 operations\n"
+            "  %0 (input 0) f32[2, 3]\n"
+            "  %1 (intermediate) f32[2, 3]\n"
+            "  %2 (output 0) f32[2, 3]\n"
+            "  #0 EltwiseOp Relu(alpha=0) (%0[2, 3]) -> %1[2, 3] debug_id -1 'relu'\n"
+            "  #1 EltwiseOp Logistic (%1[2, 3]) -> %2[2, 3] debug_id -1 'sigmoid'\n");
 }
 
 TEST(OneDnnLoweringTest, CeilModePoolingPadsOnTheRight) {
