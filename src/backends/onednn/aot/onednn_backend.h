@@ -4,6 +4,21 @@
 // graph as a blob (onednn_blob.h + onednn_graph.fbs) and its weights to the
 // program's named data, deduplicated by content (weights.h).
 // Registered by a static initializer: link `kiln_backends_onednn`.
+//
+// Ops (float32, static sizes; node_ops.cpp has each one's constraints):
+// convolution (1-3 spatial dims, strided, padded, dilated, grouped,
+// depthwise, transposed), addmm / mm / bmm / linear, batch norm (inference),
+// layer norm, softmax / log-softmax, relu, leaky_relu, clamp, hardtanh,
+// hardswish, hardsigmoid, sigmoid, silu, gelu, elu, tanh, exp, abs, sqrt,
+// add / sub / mul / div / maximum / minimum (tensor or number, the second
+// operand broadcast), max / avg / adaptive-avg pooling, mean / sum over
+// dims, nearest / bilinear upsampling, cat, constant_pad_nd, and the layout
+// ops between them (view, reshape, permute, transpose, squeeze, unsqueeze,
+// clone, an expand that repeats nothing) as Reorder.
+// Fusion (fusion.h): batch norm folded into the convolution before it;
+// eltwise and binary ops after a convolution, matmul or binary op as
+// post-ops (a residual add as a BinaryPostOp); a transpose of a matmul's
+// second operand as MatMul.transpose_b (linear's permute + addmm).
 #pragma once
 
 #include <vector>
