@@ -79,6 +79,22 @@ TEST(OneDnnSupportsTest, RefusesATransposedConvolutionWhoseOutputPaddingExceedsI
   EXPECT_REFUSED(ask(b, y), "output_padding [1, 1] exceeds padding [0, 0]");
 }
 
+TEST(OneDnnSupportsTest, RefusesParametersOneDnnDoesNotComputeAsPyTorch) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 5, 6}));
+  Node* image = b.input("image", f32({1, 2, 7, 7}));
+  Node* gelu = b.call("aten::gelu", {x}, {{"approximate", "fast"}});
+  Node* pool3d = b.call("aten::avg_pool2d", {x, ints({2, 2})});
+  Node* padded_pool = b.call("aten::max_pool2d_with_indices", {image, ints({2, 2}), ints({2, 2}), ints({1, 1})});
+  Node* overlapping_pool = b.call("aten::max_pool2d_with_indices", {image, ints({2, 2}), ints({1, 1}), ints({0, 0}), ints({1, 1})});
+  b.output({gelu, pool3d, b.getitem(padded_pool, 0), b.getitem(overlapping_pool, 0)});
+  const aot::ExportedProgram program = std::move(b).build();
+  EXPECT_REFUSED(backend().supports(*gelu, program), "approximate='fast' is neither 'none' nor 'tanh'");
+  EXPECT_REFUSED(backend().supports(*pool3d, program), "OneDnnBackend pools batched images (rank 4)");
+  EXPECT_ACCEPTED(backend().supports(*padded_pool, program));
+  EXPECT_ACCEPTED(backend().supports(*overlapping_pool, program));
+}
+
 TEST(OneDnnSupportsTest, RefusesOtherDtypesAndUnknownOps) {
   GraphBuilder b;
   Node* x = b.input("x", aot::i64({2, 3}));
