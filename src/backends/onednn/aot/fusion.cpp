@@ -56,6 +56,49 @@ const Node* absorbable_transpose(const NodeOp& op) {
   return swaps ? b : nullptr;
 }
 
+// A layout node that is a plain reshape, described; null otherwise.
+std::optional<NodeOp> as_reshape(const Node* node) {
+  if (node == nullptr || !node->is_call_function() || is_getitem(node)) return std::nullopt;
+  try {
+    NodeOp op = describe_node(*node);
+    const auto* reorder = op.op.AsReorder();
+    if (reorder == nullptr || !reorder->permutation.empty()) return std::nullopt;
+    return op;
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+}
+
+// Linear on a 3-D input runs as view(x, [B*M, K]) -> 2-D matmul ->
+// view(_, [B, M, N]): the two reshapes to absorb, so that the MatMul reads x
+// and writes the [B, M, N] result itself (its 2-D second operand broadcast),
+// and what follows the second reshape (a relu, a residual add) can fuse.
+struct Flattening {
+  const Node* flatten = nullptr;
+  const Node* restore = nullptr;
+};
+
+std::optional<Flattening> absorbable_flattening(const Node& matmul, const NodeOp& op) {
+  if (op.kind() != fb::OperationKind::MatMul || op.sizes.size() != 2) return std::nullopt;
+  const Node* flatten = op.inputs[0];
+  if (flatten == nullptr || flatten->users().size() != 1 || flatten == op.inputs[1] || flatten == op.inputs[2]) return std::nullopt;
+  const std::optional<NodeOp> flat = as_reshape(flatten);
+  if (!flat || flat->inputs[0] == nullptr) return std::nullopt;
+  std::vector<int64_t> restored = sizes_of(flat->inputs[0]);
+  if (restored.size() < 3 || restored.back() != flat->sizes.back()) return std::nullopt;
+  restored.back() = op.sizes[1];
+  const Node* restore = only_user(&matmul);
+  const std::optional<NodeOp> unflat = as_reshape(restore);
+  if (!unflat || unflat->inputs[0] != &matmul || unflat->sizes != restored) return std::nullopt;
+  if (op.inputs[2] != nullptr) {
+    const std::vector<int64_t> bias = sizes_of(op.inputs[2]);
+    int64_t numel = 1;
+    for (int64_t size : bias) numel *= size;
+    if (bias.empty() || bias.back() != op.sizes[1] || numel != op.sizes[1]) return std::nullopt;  // a bias per column only
+  }
+  return Flattening{flatten, restore};
+}
+
 bool is_constant(const Node* node, const ConstantTensors& constants) {
   return node == nullptr || constants.count(node) > 0;
 }
@@ -121,6 +164,36 @@ void follow_post_ops(FusedGroup& group, const std::set<const Node*>& taken) {
   }
 }
 
+// Extends a Reorder group by the reshapes after a reshape and the permutes
+// after a permute (composed: dst dim i of the second is dim p1[p2[i]] of
+// the first's source), as one Reorder.
+void follow_layout_chain(FusedGroup& group, const std::set<const Node*>& taken) {
+  auto* first = group.op.op.AsReorder();
+  while (const Node* user = only_user(group.result)) {
+    if (taken.count(user) || is_getitem(user)) return;
+    NodeOp op;
+    try {
+      op = describe_node(*user);
+    } catch (const Refusal&) {
+      return;
+    }
+    const auto* next = op.op.AsReorder();
+    if (next == nullptr || op.inputs[0] != group.result || first->permutation.empty() != next->permutation.empty()) return;
+    if (!first->permutation.empty()) {
+      std::vector<int64_t> composed;
+      bool identity = true;
+      for (int64_t d : next->permutation) {
+        composed.push_back(first->permutation.at(static_cast<size_t>(d)));
+        identity = identity && composed.back() == static_cast<int64_t>(composed.size() - 1);
+      }
+      first->permutation = identity ? std::vector<int64_t>{} : composed;  // back where it was: a reshape
+    }
+    group.op.sizes = op.sizes;
+    group.nodes.push_back(user);
+    group.result = user;
+  }
+}
+
 // The getitem(base, 0) nodes of a multi-output op: the first is the result.
 void take_first_results(FusedGroup& group, const Node* multi) {
   for (const Node* user : multi->users()) {
@@ -152,11 +225,18 @@ ConstantTensors constant_tensors(const aot::ExportedProgram& partition) {
 std::vector<FusedGroup> plan_fusion(const aot::ExportedProgram& partition, const ConstantTensors& constants) {
   std::set<const Node*> taken;
   std::map<const Node*, const Node*> transposes;  // matmul -> the permute it absorbs
+  std::map<const Node*, Flattening> flattenings;  // matmul -> the reshapes around it
   for (const Node* node : partition.graph()) {
     if (!node->is_call_function() || is_getitem(node)) continue;
-    if (const Node* permute = absorbable_transpose(describe_or_throw(*node))) {
+    const NodeOp op = describe_or_throw(*node);
+    if (const Node* permute = absorbable_transpose(op)) {
       transposes[node] = permute;
       taken.insert(permute);
+    }
+    if (const std::optional<Flattening> flattening = absorbable_flattening(*node, op)) {
+      flattenings[node] = *flattening;
+      taken.insert(flattening->flatten);
+      taken.insert(flattening->restore);
     }
   }
   std::vector<FusedGroup> groups;
@@ -172,6 +252,14 @@ std::vector<FusedGroup> plan_fusion(const aot::ExportedProgram& partition, const
       group.op.inputs[1] = describe_node(*it->second).inputs[0];
       group.op.op.AsMatMul()->transpose_b = !group.op.op.AsMatMul()->transpose_b;
     }
+    if (auto it = flattenings.find(node); it != flattenings.end()) {
+      group.op.inputs[0] = describe_node(*it->second.flatten).inputs[0];
+      group.op.sizes = sizes_of(it->second.restore);
+      group.nodes.push_back(it->second.flatten);
+      group.nodes.push_back(it->second.restore);
+      std::sort(group.nodes.begin(), group.nodes.end(), [](const Node* a, const Node* b) { return a->is_before(*b); });
+      group.result = it->second.restore;
+    }
     if (group.op.multi_output) take_first_results(group, node);
     if (const Node* bn = foldable_batch_norm(group, constants)) {
       group.batch_norm = bn;
@@ -182,6 +270,7 @@ std::vector<FusedGroup> plan_fusion(const aot::ExportedProgram& partition, const
     if (takes_post_ops(group.op.kind()) && group.result != nullptr && group.aliases.empty()) {
       follow_post_ops(group, taken);
     }
+    if (group.op.is_layout()) follow_layout_chain(group, taken);
     for (const Node* fused : group.nodes) taken.insert(fused);
     groups.push_back(std::move(group));
   }

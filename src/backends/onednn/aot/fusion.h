@@ -7,8 +7,13 @@
 //   - a permute/transpose that swaps the last two dimensions of a matmul's
 //     second operand is absorbed (MatMul.transpose_b toggles): linear's
 //     permute(weight) + addmm becomes one MatMul on the weight as stored;
+//   - the reshapes around a 2-D matmul that flatten its first operand's
+//     leading dimensions and restore them (linear on a 3-D input) are
+//     absorbed: the MatMul reads [B, M, K] and writes [B, M, N] itself;
 //   - a batch norm after a (non-transposed) convolution whose weights, bias
 //     and statistics are constants is folded into the convolution's weights;
+//   - consecutive reshapes are one reshape, consecutive permutes one
+//     (composed) permute;
 //   - after a convolution, a matmul or a binary op, a chain of eltwise ops
 //     (activations, arithmetic with a number) and binary ops with another
 //     tensor (a residual add, a per-channel scale) become post-ops.

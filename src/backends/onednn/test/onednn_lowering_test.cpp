@@ -170,6 +170,29 @@ TEST(OneDnnLoweringTest, LinearIsAMatMulOnTheWeightAsStored) {
   EXPECT_EQ(named_tensor(result, *graph->values[1]).to_doubles(), ramp({3, 4}).to_doubles());
 }
 
+// Linear on a 3-D input, as core ATen has it: view, permute + addmm, view.
+TEST(OneDnnLoweringTest, LinearOnA3dInputIsOneMatMulWithItsActivationAndResidual) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3, 4}));
+  Node* flat = b.call("aten::view", {x, ints({6, 4})});
+  Node* t = b.call("aten::permute", {b.parameter("fc.weight", ramp({5, 4})), ints({1, 0})});
+  Node* addmm = b.call("aten::addmm", {b.parameter("fc.bias", ramp({5}, 1)), flat, t});
+  Node* restored = b.call("aten::view", {addmm, ints({2, 3, 5})});
+  Node* sum = b.call("aten::add.Tensor", {b.input("residual", f32({2, 3, 5})), b.call("aten::relu", {restored})});
+  b.output({sum});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  EXPECT_EQ(printout(backend().preprocess(program, {})),
+            "graph: 5 values (2 constants), 1 operations\n"
+            "  %0 (input 0) f32[2, 3, 4]\n"
+            "  %1 (input 1) f32[2, 3, 5]\n"
+            "  %2 (constant) f32[5, 4]\n"
+            "  %3 (constant) f32[5]\n"
+            "  %4 (output 0) f32[2, 3, 5]\n"
+            "  #0 MatMul transpose_b (%0[2, 3, 4], %2[5, 4], %3[5]) -> %4[2, 3, 5] "
+            "post-ops [Eltwise Relu(alpha=0), Binary Add %1[2, 3, 5]] debug_id -1 'view'\n");
+}
+
 TEST(OneDnnLoweringTest, AMeanWithoutKeepdimReducesThenReshapes) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 3, 3}));
@@ -195,6 +218,35 @@ TEST(OneDnnLoweringTest, AReshapeToTheSameSizesIsNoOperation) {
             "  %2 (output 0) f32[2, 3]\n"
             "  #0 EltwiseOp Relu(alpha=0) (%0[2, 3]) -> %1[2, 3] debug_id -1 'relu'\n"
             "  #1 EltwiseOp Logistic (%1[2, 3]) -> %2[2, 3] debug_id -1 'sigmoid'\n");
+}
+
+TEST(OneDnnLoweringTest, ChainsOfReshapesAndOfPermutesAreOneReorder) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3, 4}));
+  Node* there = b.call("aten::permute", {x, ints({1, 2, 0})});
+  Node* back = b.call("aten::permute", {there, ints({2, 0, 1})});
+  Node* relu = b.call("aten::relu", {back});
+  Node* flat = b.call("aten::view", {b.call("aten::view", {relu, ints({6, 4})}), ints({24})});
+  Node* turned = b.call("aten::transpose.int", {b.call("aten::permute", {b.call("aten::sigmoid", {flat}), ints({0})}), 0, 0});
+  Node* cube = b.call("aten::permute", {b.call("aten::permute", {b.call("aten::tanh", {relu}), ints({1, 2, 0})}), ints({1, 2, 0})});
+  b.output({turned, cube});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  EXPECT_EQ(printout(backend().preprocess(program, {})),
+            "graph: 7 values (0 constants), 6 operations\n"
+            "  %0 (input 0) f32[2, 3, 4]\n"
+            "  %1 (intermediate) f32[2, 3, 4]\n"
+            "  %2 (intermediate) f32[24]\n"
+            "  %3 (intermediate) f32[24]\n"
+            "  %4 (output 0) f32[24]\n"
+            "  %5 (intermediate) f32[2, 3, 4]\n"
+            "  %6 (output 1) f32[4, 2, 3]\n"
+            "  #0 EltwiseOp Relu(alpha=0) (%0[2, 3, 4]) -> %1[2, 3, 4] debug_id -1 'relu'\n"
+            "  #1 Reorder reshape (%1[2, 3, 4]) -> %2[24] debug_id -1 'view'\n"
+            "  #2 EltwiseOp Logistic (%2[24]) -> %3[24] debug_id -1 'sigmoid'\n"
+            "  #3 Reorder reshape (%3[24]) -> %4[24] debug_id -1 'permute_2'\n"
+            "  #4 EltwiseOp Tanh (%1[2, 3, 4]) -> %5[2, 3, 4] debug_id -1 'tanh'\n"
+            "  #5 Reorder permutation=[2, 0, 1] (%5[2, 3, 4]) -> %6[4, 2, 3] debug_id -1 'permute_3'\n");
 }
 
 TEST(OneDnnLoweringTest, CeilModePoolingPadsOnTheRight) {
