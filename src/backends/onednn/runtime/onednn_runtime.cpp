@@ -117,9 +117,19 @@ Error tensor_argument(const CompiledGraph& graph, EValue* arg, uint32_t index, v
              index, got, want);
     return Error::InvalidArgument;
   }
-  KILN_CHECK_OR_LOG_RETURN(runtime::is_contiguous_dim_order(tensor.dim_order()), InvalidArgument,
-                           "OneDnnBackend: method '%s': delegate argument %u is not in contiguous dim order", method,
-                           index);
+  if (!runtime::is_contiguous_dim_order(tensor.dim_order())) {
+    char order[80] = "";
+    size_t n = 0;
+    for (size_t d = 0; d < tensor.dim_order().size() && n < sizeof order - 8; ++d) {
+      n += static_cast<size_t>(std::snprintf(order + n, sizeof order - n, d ? ", %d" : "%d",
+                                             static_cast<int>(tensor.dim_order()[d])));
+    }
+    KILN_LOG(Error,
+             "OneDnnBackend: method '%s': delegate argument %u has dim order (%s); the blob reads and writes "
+             "contiguous tensors only",
+             method, index, order);
+    return Error::InvalidArgument;
+  }
   KILN_CHECK_OR_LOG_RETURN(tensor.numel() == 0 || tensor.const_data_ptr() != nullptr, InvalidArgument,
                            "OneDnnBackend: method '%s': delegate argument %u has no data", method, index);
   *data = tensor.mutable_data_ptr();
