@@ -13,6 +13,8 @@
 #include "aot/import/pt2_reader.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/decompose.h"
+#include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/onednn_blob.h"
 #include "cli.h"
 
 namespace kiln::cli {
@@ -26,8 +28,8 @@ the order given, takes the nodes it supports, in the largest groups that can
 each run as one delegate call, with the weights only those nodes use; what an
 earlier backend took, a later one cannot. Prints each delegate (backend, ops,
 inputs, outputs, the weights it took, its debug-handle map) and why each node
-left on the portable kernels stayed there. A program in the training IR is
-decomposed to core ATen first.
+left on the portable kernels stayed there (--explain: the decision on every
+node instead). A program in the training IR is decomposed to core ATen first.
 
 With -o, the program (delegated or not) is then lowered to out variants, its
 memory planned, and written as a .pte in ExecuTorch's format, which Kiln's and
@@ -36,7 +38,11 @@ ExecuTorch's runtimes load. The file is written whole or not at all.
 Options:
   --backend NAMES          backend ids, comma-separated, in priority order
   -o, --output PATH        write the .pte program to PATH
+  --explain                print every op node's decision: the backend and delegate that
+                           took it, or the portable kernels, with each backend's reason
+                           for refusing it
   --print                  also print the lowered program and each delegate's program
+                           (and a OneDnnBackend delegate's blob, operation by operation)
   --print-memory           print the memory plan: per arena its size, the peak
                            live bytes and the plan's efficiency
   --model NAME             the program to lower when the archive holds several
@@ -142,8 +148,36 @@ void print_kept(const aot::ExportedProgram& lowered, const std::vector<aot::ToBa
 }
 
 
+// Every op node of `program` (before delegation): the delegate that took
+// it or the portable kernels, and each backend's reason for refusing it.
+void print_decisions(const aot::ExportedProgram& program, const aot::ExportedProgram& lowered,
+                     const std::vector<aot::ToBackendReport>& reports, const std::vector<std::string>& backends) {
+  std::map<std::string, std::string> taken_by;
+  for (const auto& delegate : aot::get_lowered_submodules(lowered)) {
+    for (const aot::Node* node : delegate.module->original_module().graph()) {
+      if (node->is_call_function()) taken_by.emplace(node->name(), delegate.module->backend_id() + " (" + delegate.name + ")");
+    }
+  }
+  std::map<std::string, std::vector<std::string>> reasons;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    for (const aot::UnsupportedNode& node : reports[i].unsupported) reasons[node.node].push_back(backends[i] + ": " + node.reason);
+  }
+  std::vector<const aot::Node*> ops;
+  for (const aot::Node* node : program.graph()) {
+    if (node->is_call_function() && node->target() != "getitem") ops.push_back(node);
+  }
+  std::printf("Decisions (%s):\n", plural(ops.size(), "op").c_str());
+  for (const aot::Node* node : ops) {
+    const auto taken = taken_by.find(node->name());
+    std::printf("  %s (%s): %s\n", node->name().c_str(), node->target().c_str(),
+                taken == taken_by.end() ? "portable kernels" : ("taken by " + taken->second).c_str());
+    for (const std::string& reason : reasons[node->name()]) std::printf("      refused by %s\n", reason.c_str());
+  }
+}
+
 struct LowerOptions {
   std::string path, backend_list, model, output;
+  bool explain = false;
   bool print = false;
   bool print_memory = false;
   bool help = false;
@@ -168,6 +202,8 @@ LowerOptions parse_lower_options(Args& args) {
       options.backend_list = args.value(arg);
     } else if (arg == "-o" || arg == "--output") {
       options.output = args.value(arg);
+    } else if (arg == "--explain") {
+      options.explain = true;
     } else if (arg == "--print") {
       options.print = true;
     } else if (arg == "--print-memory") {
@@ -214,12 +250,19 @@ aot::ExportedProgram delegate(const aot::ExportedProgram& program, const LowerOp
   std::printf("Lowered %s to %s: %s\n", options.path.c_str(), options.backend_list.c_str(),
               plural(delegates.size(), "delegate").c_str());
   for (const auto& delegate : delegates) print_delegate(delegate);
-  print_kept(lowered, reports, backends);
+  if (options.explain) {
+    print_decisions(program, lowered, reports, backends);
+  } else {
+    print_kept(lowered, reports, backends);
+  }
   if (options.print) {
     std::printf("\n%s", lowered.to_string().c_str());
     for (const auto& delegate : delegates) {
       std::printf("\n%s (%s) runs:\n%s", delegate.name.c_str(), delegate.module->backend_id().c_str(),
                   delegate.module->original_module().to_string().c_str());
+      if (delegate.module->backend_id() == kiln::backends::onednn::kBackendId) {
+        std::printf("its blob:\n%s", kiln::backends::onednn::describe_onednn_blob(delegate.module->processed_bytes()).c_str());
+      }
     }
   }
   return lowered;

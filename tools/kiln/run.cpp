@@ -25,6 +25,7 @@ namespace {
 
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
        kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N]
+                          [--threads N]
 
 A .pt2 (a program saved by torch.export.save) runs through Kiln's reference
 interpreter (the portable kernels); a program in the training IR (what
@@ -38,7 +39,8 @@ USER_INPUT lines).
 A .pte (ExecuTorch's format, written by 'kiln lower -o' or by ExecuTorch's
 to_executorch()) runs on Kiln's runtime: the file is mapped and fully
 verified, the method 'forward' (else the program's first method) is loaded
-with the portable and prim kernels and the demo backends (DemoBackend), its
+with the portable and prim kernels, the demo backends (DemoBackend) and the
+oneDNN backend (OneDnnBackend), its
 planned memory malloc'd at the sizes the method lists. Its inputs are the
 method's inputs in order (arr_0, arr_1, ... or the archive's order); each
 must have the dtype and rank the method gives it, and its sizes (a dynamic
@@ -61,6 +63,9 @@ Options:
                     sets the inputs again, and buffers keep their state from
                     call to call
   --warmup N        (.pte) untimed calls before those, 0 to 100000 (default 0)
+  --threads N       (.pte) threads the oneDNN backend (OneDnnBackend) runs its
+                    delegates on, 1 to 256 (default 1); the portable kernels
+                    always run on one thread
 )";
 
 enum class FileKind { Pt2, Pte };
@@ -143,7 +148,7 @@ void print_output(const std::string& label, const aot::Value& value) {
 
 int run_run(Args args) {
   std::string path, inputs_path, output_path, model;
-  int64_t iterations = -1, warmup = -1;
+  int64_t iterations = -1, warmup = -1, threads = -1;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -159,6 +164,8 @@ int run_run(Args args) {
       iterations = parse_integer(arg, args.value(arg), 1, 100000);
     } else if (arg == "--warmup") {
       warmup = parse_integer(arg, args.value(arg), 0, 100000);
+    } else if (arg == "--threads") {
+      threads = parse_integer(arg, args.value(arg), 1, 256);
     } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
       path = arg;
     } else {
@@ -172,10 +179,11 @@ int run_run(Args args) {
     PteRunOptions options{path, inputs_path, output_path, 1, 0};
     if (iterations >= 0) options.iterations = static_cast<int>(iterations);
     if (warmup >= 0) options.warmup = static_cast<int>(warmup);
+    if (threads >= 0) options.threads = static_cast<int>(threads);
     return run_pte(options);
   }
-  if (iterations >= 0 || warmup >= 0) {
-    throw UsageError(std::string(iterations >= 0 ? "--iterations" : "--warmup") +
+  if (iterations >= 0 || warmup >= 0 || threads >= 0) {
+    throw UsageError(std::string(iterations >= 0 ? "--iterations" : warmup >= 0 ? "--warmup" : "--threads") +
                      " applies to .pte programs (Kiln's runtime); " + path + " is a .pt2 archive");
   }
   if (inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz for a .pt2 program");

@@ -1,6 +1,7 @@
 // kiln run on a .pte: the program loaded (mmap, full verification) and run on
 // Kiln's runtime with the portable and prim kernels (kiln_kernels_registered)
-// and the demo backends. The tool
+// the demo backends and the oneDNN backend (--threads sets its thread count
+// before the method is loaded). The tool
 // mallocs what the runtime asks for: the planned arenas MethodMeta lists, a
 // method allocator (grown until Method::load fits) and a temp allocator.
 //
@@ -21,6 +22,7 @@
 
 #include "aot/import/npz.h"
 #include "aot/ir/error.h"
+#include "backends/onednn/runtime/onednn_runtime.h"
 #include "cli.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/hierarchical_allocator.h"
@@ -115,9 +117,12 @@ void allocate_planned(const runtime::MethodMeta& meta, MethodMemory& memory) {
 }
 
 /// Sizes the method allocator for the method (starting small, doubling while
-/// Method::load reports MemoryAllocationFailed) and loads it.
+/// Method::load reports MemoryAllocationFailed; growing 8-fold when a
+/// delegate ran out, since oneDNN's keeps its weights there: the pool is not
+/// touched beyond what is used, so a larger one costs address space, not
+/// memory) and loads it.
 runtime::Method load_method(const runtime::Program& program, const char* name, MethodMemory& memory) {
-  for (size_t bytes = kFirstMethodPoolBytes;; bytes *= 2) {
+  for (size_t bytes = kFirstMethodPoolBytes;;) {
     memory.method_pool.reset(new uint8_t[bytes]);
     memory.method_allocator =
         std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(bytes), memory.method_pool.get());
@@ -126,9 +131,12 @@ runtime::Method load_method(const runtime::Program& program, const char* name, M
     g_runtime_errors.clear();
     auto method = program.load_method(name, memory.manager.get());
     if (method.ok()) return std::move(method.get());
-    if (method.error() != Error::MemoryAllocationFailed || bytes * 2 > kMaxMethodPoolBytes) {
+    const bool delegate_full = method.error() == Error::DelegateMemoryAllocationFailed;
+    const size_t next = std::min(bytes * (delegate_full ? 8 : 2), kMaxMethodPoolBytes);
+    if ((method.error() != Error::MemoryAllocationFailed && !delegate_full) || next == bytes) {
       fail(std::string("cannot load method '") + name + "'", method.error());
     }
+    bytes = next;
   }
 }
 
@@ -449,11 +457,13 @@ std::vector<aot::Value> RuntimeSession::outputs() const {
 }
 
 int run_pte(const PteRunOptions& options) {
+  backends::onednn::set_num_threads(options.threads);  // before init: primitives are made for it
   std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
   const runtime::MethodMeta meta = session->method_meta();
   std::printf("program: %s, method '%s': %zu inputs, %zu outputs, %zu instructions, %zu planned bytes\n",
               options.path.c_str(), session->method_name(), meta.num_inputs(), meta.num_outputs(),
               meta.num_instructions(), session->planned_bytes());
+  std::printf("threads: %d (oneDNN backend)\n", options.threads);
   std::printf("load: %.3f ms (program %.3f ms: mapping and full verification; method %.3f ms)\n",
               session->load_ms(), session->program_load_ms(), session->load_ms() - session->program_load_ms());
 

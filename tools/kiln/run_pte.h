@@ -20,6 +20,7 @@ struct PteRunOptions {
   std::string output_path;  ///< empty: no .npz written
   int iterations = 1;
   int warmup = 0;
+  int threads = 1;  ///< the oneDNN backend's thread count
 };
 
 /// Loads, runs and prints; throws AotError naming what was wrong.

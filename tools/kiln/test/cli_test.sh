@@ -185,7 +185,7 @@ expect "lower help" 0 "Usage: kiln lower MODEL.pt2 [--backend NAME[,NAME...]] [-
 expect "lower help lists the backends" 0 "Registered backends: BackendWithDelegateMappingDemo, DemoBackend" -- lower --help
 expect "lower needs a file" 2 "'kiln lower' needs a .pt2 file" -- lower --backend DemoBackend
 expect "lower needs something to do" 2 "'kiln lower' needs --backend NAME[,NAME...], -o FILE.pte or --print-memory" -- lower "$fixtures/mlp/model.core.pt2"
-expect "lower an unknown backend" 2 "unknown backend 'Nope' (registered backends: BackendWithDelegateMappingDemo, DemoBackend)" -- lower "$fixtures/mlp/model.core.pt2" --backend DemoBackend,Nope
+expect "lower an unknown backend" 2 "unknown backend 'Nope' (registered backends: BackendWithDelegateMappingDemo, DemoBackend, OneDnnBackend)" -- lower "$fixtures/mlp/model.core.pt2" --backend DemoBackend,Nope
 expect "lower an empty backend name" 2 "--backend has an empty name in 'DemoBackend,'" -- lower "$fixtures/mlp/model.core.pt2" --backend DemoBackend,
 expect "lower a missing file" 1 "nonexistent.pt2: cannot open" -- lower "$scratch/nonexistent.pt2" --backend DemoBackend
 expect "lower a non-zip" 1 "not a zip archive" -- lower "$scratch/text.pt2" --backend DemoBackend
@@ -196,6 +196,17 @@ expect "lower says why a node stayed" 0 "DemoBackend: 'add' is f32[1] but the re
 expect "lower with two backends" 0 "BackendWithDelegateMappingDemo: aten::mean.dim is not an op of BackendWithDelegateMappingDemo" -- lower "$fixtures/buffer_mutation/model.core.pt2" --backend DemoBackend,BackendWithDelegateMappingDemo
 expect "lower --print shows the delegate call" 0 "torch.ops.higher_order.executorch_call_delegate(lowered_module_0, b_count, b_running_mean, mean)" -- lower "$fixtures/buffer_mutation/model.core.pt2" --backend DemoBackend --print
 expect "lower the training IR (decomposed first)" 0 "Lowered $fixtures/small_cnn/model.pt2 to DemoBackend: 2 delegates" -- lower "$fixtures/small_cnn/model.pt2" --backend DemoBackend
+expect "lower help lists --explain" 0 "--explain                print every op node's decision" -- lower --help
+expect "lower --explain names the delegate that took a node" 0 "convolution (aten::convolution.default): taken by OneDnnBackend (lowered_module_0)" -- \
+  lower "$fixtures/conv_relu_tan/model.core.pt2" --backend OneDnnBackend --explain
+expect "lower --explain gives the reason a node stayed" 0 "      refused by OneDnnBackend: aten::tan.default is not an op OneDnnBackend has" -- \
+  lower "$fixtures/conv_relu_tan/model.core.pt2" --backend OneDnnBackend --explain
+expect "lower --explain gives an earlier backend's reason for a node a later one took" 0 \
+  "      refused by DemoBackend: aten::mean.dim is not an elementwise op DemoBackend has" -- \
+  lower "$fixtures/buffer_mutation/model.core.pt2" --backend DemoBackend,OneDnnBackend --explain
+expect "lower --print shows a oneDNN blob" 0 "MatMul transpose_b" -- lower "$fixtures/small_cnn/model.core.pt2" --backend OneDnnBackend --print
+expect "lower to OneDnnBackend writes a .pte" 0 "1 delegates" -- \
+  lower "$fixtures/small_cnn/model.pt2" --backend OneDnnBackend -o "$scratch/onednn_small_cnn.pte"
 expect "demo prints the delegate mapping" 0 "debug handle map: {0: (1, 2), 1: (3, 4), 2: (5,), 3: (5,), 4: (5,)}" -- demo --batch 1 --size 4 --quiet
 expect "demo prints the delegate blob" 0 "blob:             5#conv_relu_op,0,conv_relu_op,1,sin_decomp_from_tan,2," -- demo --batch 1 --size 4 --quiet
 # lower -o: .pte programs, and inspect on them
@@ -230,7 +241,7 @@ expect "ops stray argument" 2 "unexpected argument 'relu' for 'kiln ops'" -- ops
 expect "ops lists an op with its out variant" 0 "aten::add.out" -- ops
 expect "ops lists view ops as their copies" 0 "as aten::view_copy: portable" -- ops
 expect "ops lists training-IR ops as decomposed" 0 "lowered by decompositions" -- ops
-expect "ops lists the delegate backends of an op" 0 "| \`aten::convolution\` | yes | \`aten::convolution.out\` | f32 f64 | portable, BackendWithDelegateMappingDemo |" -- ops --markdown
+expect "ops lists the delegate backends of an op" 0 "| \`aten::convolution\` | yes | \`aten::convolution.out\` | f32 f64 | portable, BackendWithDelegateMappingDemo, OneDnnBackend |" -- ops --markdown
 expect "ops markdown is a table" 0 "| op | core | out variant | portable dtypes | runs on |" -- ops --markdown
 # docs/ops.md is the output of 'kiln ops --markdown', committed.
 if "$kiln" ops --markdown | diff -u "$2/docs/ops.md" - > "$scratch/ops.diff"; then

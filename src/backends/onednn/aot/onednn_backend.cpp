@@ -1,0 +1,105 @@
+#include "backends/onednn/aot/onednn_backend.h"
+
+#include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/aot/lowering.h"
+#include "backends/onednn/aot/node_ops.h"
+#include "backends/onednn/onednn_blob.h"
+
+namespace kiln::backends::onednn {
+
+using aot::Node;
+using aot::NodeSupport;
+
+namespace {
+
+// How far through other layout ops a layout op looks for a compute op.
+constexpr int kLayoutReach = 3;
+
+bool is_supported_compute(const Node& node) {
+  if (!node.is_call_function() || node.target() == "getitem") return false;
+  try {
+    return !describe_node(node).is_layout();
+  } catch (const Refusal&) {
+    return false;
+  }
+}
+
+bool is_layout(const Node& node) {
+  if (!node.is_call_function() || node.target() == "getitem") return false;
+  try {
+    return describe_node(node).is_layout();
+  } catch (const Refusal&) {
+    return false;
+  }
+}
+
+// A compute op OneDnnBackend runs feeds `node` through at most `reach` layout ops.
+bool compute_upstream(const Node& node, int reach) {
+  for (const Node* input : node.input_nodes()) {
+    const Node* source = input->target() == "getitem" && !input->input_nodes().empty() ? input->input_nodes()[0] : input;
+    if (is_supported_compute(*source)) return true;
+    if (reach > 0 && is_layout(*source) && compute_upstream(*source, reach - 1)) return true;
+  }
+  return false;
+}
+
+// ... or reads `node`'s result through at most `reach` layout ops.
+bool compute_downstream(const Node& node, int reach) {
+  for (const Node* user : node.users()) {
+    if (is_supported_compute(*user)) return true;
+    if (reach > 0 && is_layout(*user) && compute_downstream(*user, reach - 1)) return true;
+  }
+  return false;
+}
+
+// Why a placeholder `node` reads is not laid out contiguously, or "". Only
+// placeholders have a layout of their own: an op's result is contiguous in
+// the executable form (views run as copies), whatever its meta's dim order.
+std::string input_layout_problem(const Node& node) {
+  for (const Node* input : node.input_nodes()) {
+    const auto* meta = std::get_if<aot::TensorMeta>(&input->meta.val);
+    if (!input->is_placeholder() || meta == nullptr) continue;
+    const std::vector<uint8_t> order = meta->resolved_dim_order();
+    for (size_t d = 0; d < order.size(); ++d) {
+      if (order[d] != d) {
+        return "input '" + input->name() + "' is " + meta->to_string() + " in a permuted dim order; OneDnnBackend takes contiguous tensors";
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string OneDnnBackend::id() const { return kBackendId; }
+
+std::vector<std::string> OneDnnBackend::supported_ops() const { return supported_op_names(); }
+
+NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram&) const {
+  try {
+    const NodeOp op = describe_node(node);
+    if (std::string problem = input_layout_problem(node); !problem.empty()) return NodeSupport::no(problem);
+    if (op.is_layout() && !compute_upstream(node, kLayoutReach) && !compute_downstream(node, kLayoutReach)) {
+      return NodeSupport::no("a layout op with no oneDNN compute op next to it; alone it is not worth a delegate call");
+    }
+    return NodeSupport::yes();
+  } catch (const Refusal& refusal) {
+    return NodeSupport::no(refusal.what());
+  }
+}
+
+aot::PreprocessResult OneDnnBackend::preprocess(const aot::ExportedProgram& edge_program,
+                                                const std::vector<aot::CompileSpec>&) const {
+  LoweredPartition lowered = lower_partition(edge_program);
+  aot::PreprocessResult result;
+  result.processed_bytes = serialize_onednn_blob(*lowered.graph);
+  result.debug_handle_map = std::move(lowered.debug_handle_map);
+  result.data_store_output = std::move(lowered.named_data);
+  return result;
+}
+
+namespace {
+const aot::BackendRegistration registration(std::make_unique<OneDnnBackend>());
+}  // namespace
+
+}  // namespace kiln::backends::onednn

@@ -1,0 +1,252 @@
+#include "backends/onednn/runtime/onednn_runtime.h"
+
+#include <omp.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "backends/onednn/onednn_blob.h"
+#include "backends/onednn/runtime/compiled_graph.h"
+#include "runtime/core/log.h"
+
+namespace kiln::backends::onednn {
+
+using runtime::BackendExecutionContext;
+using runtime::BackendInitContext;
+using runtime::CompileSpec;
+using runtime::DelegateHandle;
+using runtime::Error;
+using runtime::EValue;
+using runtime::FreeableBuffer;
+using runtime::MemoryAllocator;
+using runtime::Result;
+using runtime::Span;
+
+namespace {
+
+std::atomic<int> g_num_threads{1};
+
+// OpenMP's thread count is per calling thread: apply it where oneDNN runs.
+void apply_num_threads() {
+  const int wanted = g_num_threads.load(std::memory_order_relaxed);
+  if (omp_get_max_threads() != wanted) omp_set_num_threads(wanted);
+}
+
+const char* name_or_unknown(const char* method_name) { return method_name != nullptr ? method_name : "(unnamed)"; }
+
+Error no_room(const char* method_name, const char* what) {
+  KILN_LOG(Error, "OneDnnBackend: method '%s': the method allocator has no room for %s", method_name, what);
+  return Error::DelegateMemoryAllocationFailed;
+}
+
+// The tables execute reads that would otherwise point into the blob:
+// argument shapes and operation names.
+Error copy_from_blob(const BlobGraph& blob, MemoryAllocator* allocator, CompiledGraph* compiled) {
+  const uint32_t num_arguments = blob.num_inputs + blob.num_outputs;
+  compiled->num_inputs = blob.num_inputs;
+  compiled->num_outputs = blob.num_outputs;
+  compiled->arguments = allocator->allocateList<ArgumentSpec>(num_arguments);
+  compiled->argument_data = allocator->allocateList<void*>(num_arguments);
+  const uint32_t num_operations = blob.graph->operations()->size();
+  compiled->operation_names = allocator->allocateList<const char*>(num_operations);
+  if ((compiled->arguments == nullptr || compiled->argument_data == nullptr) && num_arguments != 0) {
+    return no_room(compiled->method_name, "the argument table");
+  }
+  if (compiled->operation_names == nullptr && num_operations != 0) return no_room(compiled->method_name, "names");
+  for (uint32_t v = 0; v < blob.graph->values()->size(); ++v) {
+    const fb::Value* value = blob.graph->values()->Get(v);
+    if (value->kind() != fb::ValueKind::Input && value->kind() != fb::ValueKind::Output) continue;
+    const uint32_t a = value->kind() == fb::ValueKind::Input ? value->index() : blob.num_inputs + value->index();
+    compiled->arguments[a].rank = rank_of(value);
+    for (uint32_t d = 0; d < rank_of(value); ++d) compiled->arguments[a].sizes[d] = value->sizes()->Get(d);
+  }
+  for (uint32_t o = 0; o < num_operations; ++o) {
+    const flatbuffers::String* name = blob.graph->operations()->Get(o)->name();
+    const size_t length = name != nullptr ? name->size() : 0;
+    char* copy = allocator->allocateList<char>(length + 1);
+    if (copy == nullptr) return no_room(compiled->method_name, "an operation's name");
+    if (length != 0) std::memcpy(copy, name->c_str(), length);
+    copy[length] = '\0';
+    compiled->operation_names[o] = copy;
+  }
+  return Error::Ok;
+}
+
+Error build(const BlobGraph& blob, BackendInitContext& context, CompiledGraph* compiled) {
+  MemoryAllocator* allocator = context.get_runtime_allocator();
+  KILN_TRY(copy_from_blob(blob, allocator, compiled));
+  const dnnl_status_t status = dnnl_stream_create(&compiled->stream, compiled->engine, dnnl_stream_in_order);
+  if (status != dnnl_success) {
+    compiled->stream = nullptr;
+    KILN_LOG(Error, "OneDnnBackend: method '%s': dnnl_stream_create failed: %s", compiled->method_name,
+             status_name(status));
+    return Error::Internal;
+  }
+  KILN_TRY(plan_compiled_graph(blob, allocator, compiled));
+  return materialize_compiled_graph(blob, allocator, context.get_named_data_map(), compiled);
+}
+
+// Checks that argument `index` is a contiguous float32 tensor of exactly
+// the blob's sizes and returns its data.
+Error tensor_argument(const CompiledGraph& graph, EValue* arg, uint32_t index, void** data) {
+  const char* method = graph.method_name;
+  KILN_CHECK_OR_LOG_RETURN(arg != nullptr && arg->isTensor(), InvalidArgument,
+                           "OneDnnBackend: method '%s': delegate argument %u is %s, not a tensor", method, index,
+                           arg == nullptr ? "missing" : runtime::to_string(arg->tag()));
+  const runtime::Tensor tensor = arg->toTensor();
+  KILN_CHECK_OR_LOG_RETURN(tensor.scalar_type() == runtime::ScalarType::Float, InvalidArgument,
+                           "OneDnnBackend: method '%s': delegate argument %u is %s; the blob runs float32 only",
+                           method, index, runtime::to_string(tensor.scalar_type()));
+  const ArgumentSpec& spec = graph.arguments[index];
+  bool same = tensor.dim() == static_cast<ssize_t>(spec.rank);
+  for (uint32_t d = 0; same && d < spec.rank; ++d) same = tensor.sizes()[d] == spec.sizes[d];
+  if (!same) {
+    char want[160] = "", got[160] = "";
+    size_t w = 0, g = 0;
+    for (uint32_t d = 0; d < spec.rank && w < sizeof want - 24; ++d) {
+      w += static_cast<size_t>(std::snprintf(want + w, sizeof want - w, d ? ", %lld" : "%lld",
+                                             static_cast<long long>(spec.sizes[d])));
+    }
+    for (ssize_t d = 0; d < tensor.dim() && g < sizeof got - 24; ++d) {
+      g += static_cast<size_t>(std::snprintf(got + g, sizeof got - g, d ? ", %d" : "%d",
+                                             static_cast<int>(tensor.sizes()[static_cast<size_t>(d)])));
+    }
+    KILN_LOG(Error, "OneDnnBackend: method '%s': delegate argument %u has sizes [%s]; the blob expects [%s]", method,
+             index, got, want);
+    return Error::InvalidArgument;
+  }
+  if (!runtime::is_contiguous_dim_order(tensor.dim_order())) {
+    char order[80] = "";
+    size_t n = 0;
+    for (size_t d = 0; d < tensor.dim_order().size() && n < sizeof order - 8; ++d) {
+      n += static_cast<size_t>(std::snprintf(order + n, sizeof order - n, d ? ", %d" : "%d",
+                                             static_cast<int>(tensor.dim_order()[d])));
+    }
+    KILN_LOG(Error,
+             "OneDnnBackend: method '%s': delegate argument %u has dim order (%s); the blob reads and writes "
+             "contiguous tensors only",
+             method, index, order);
+    return Error::InvalidArgument;
+  }
+  KILN_CHECK_OR_LOG_RETURN(tensor.numel() == 0 || tensor.const_data_ptr() != nullptr, InvalidArgument,
+                           "OneDnnBackend: method '%s': delegate argument %u has no data", method, index);
+  *data = tensor.mutable_data_ptr();
+  return Error::Ok;
+}
+
+Error step_failed(const CompiledGraph& graph, uint32_t operation, const char* call, dnnl_status_t status) {
+  KILN_LOG(Error, "OneDnnBackend: method '%s': operation %u '%s': %s failed: %s", graph.method_name, operation,
+           graph.operation_names[operation], call, status_name(status));
+  return Error::Internal;
+}
+
+void* storage_data(const CompiledGraph& graph, const Storage& storage) {
+  switch (storage.kind) {
+    case Storage::kArgument: return graph.argument_data[storage.index];
+    case Storage::kBuffer: return graph.arena + graph.buffers[storage.index].offset;
+    case Storage::kScratchpad: return graph.scratchpad;
+  }
+  return nullptr;
+}
+
+// Pad's first half: every element of a plain memory set to `value`.
+void fill(const CompiledGraph& graph, const Memory& memory, float value) {
+  auto* data = static_cast<float*>(storage_data(graph, memory.storage));
+  const size_t count = dnnl_memory_desc_get_size(memory.desc) / sizeof(float);
+  if (value == 0.0f) {
+    std::memset(data, 0, count * sizeof(float));
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) data[i] = value;
+}
+
+Error run_steps(CompiledGraph& graph) {
+  for (uint32_t i = 0; i < graph.memories.size; ++i) {
+    const Memory& memory = graph.memories[i];
+    if (memory.storage.kind != Storage::kArgument) continue;
+    const dnnl_status_t status = dnnl_memory_set_data_handle(memory.memory, graph.argument_data[memory.storage.index]);
+    if (status != dnnl_success) return step_failed(graph, 0, "dnnl_memory_set_data_handle", status);
+  }
+  for (uint32_t s = 0; s < graph.steps.size; ++s) {
+    const Step& step = graph.steps[s];
+    if (step.fill_memory >= 0) fill(graph, graph.memories[static_cast<uint32_t>(step.fill_memory)], step.fill_value);
+    if (step.primitive == nullptr) continue;
+    const dnnl_status_t status =
+        dnnl_primitive_execute(step.primitive, graph.stream, static_cast<int>(step.num_args), step.exec_args);
+    if (status != dnnl_success) return step_failed(graph, step.operation, "dnnl_primitive_execute", status);
+  }
+  const dnnl_status_t status = dnnl_stream_wait(graph.stream);
+  if (status != dnnl_success) return step_failed(graph, 0, "dnnl_stream_wait", status);
+  return Error::Ok;
+}
+
+}  // namespace
+
+void set_num_threads(int num_threads) {
+  g_num_threads.store(num_threads < 1 ? 1 : num_threads, std::memory_order_relaxed);
+  apply_num_threads();
+}
+
+int num_threads() { return g_num_threads.load(std::memory_order_relaxed); }
+
+bool OneDnnBackendRuntime::is_available() const { return shared_cpu_engine() != nullptr; }
+
+Result<DelegateHandle*> OneDnnBackendRuntime::init(BackendInitContext& context, FreeableBuffer* processed,
+                                                   Span<const CompileSpec>) const {
+  const char* method_name = name_or_unknown(context.get_method_name());
+  if (processed == nullptr) {
+    KILN_LOG(Error, "OneDnnBackend: refusing the blob of method '%s': there is no blob", method_name);
+    return Error::DelegateInvalidCompatibility;
+  }
+  MemoryAllocator* allocator = context.get_runtime_allocator();
+  if (allocator == nullptr) return no_room(method_name, "anything (there is no method allocator)");
+  BlobGraph blob;
+  KILN_TRY(read_blob_graph(processed->data(), processed->size(), method_name, allocator, &blob));
+  const dnnl_engine_t engine = shared_cpu_engine();
+  KILN_CHECK_OR_LOG_RETURN(engine != nullptr, NotSupported,
+                           "OneDnnBackend: method '%s': oneDNN has no CPU engine on this machine", method_name);
+  auto* compiled = allocator->allocateInstance<CompiledGraph>();
+  if (compiled == nullptr) return no_room(method_name, "the handle");
+  new (compiled) CompiledGraph{};
+  compiled->method_name = method_name;
+  compiled->engine = engine;
+  apply_num_threads();
+  const Error error = build(blob, context, compiled);
+  if (error != Error::Ok) {
+    release_compiled_graph(compiled);
+    return error;
+  }
+  processed->Free();  // everything execute reads is in the handle now
+  return static_cast<DelegateHandle*>(compiled);
+}
+
+Error OneDnnBackendRuntime::execute(BackendExecutionContext&, DelegateHandle* handle, Span<EValue*> args) const {
+  KILN_CHECK_OR_LOG_RETURN(handle != nullptr, DelegateInvalidHandle, "OneDnnBackend: execute without a handle");
+  auto* graph = static_cast<CompiledGraph*>(handle);
+  const uint32_t num_arguments = graph->num_inputs + graph->num_outputs;
+  KILN_CHECK_OR_LOG_RETURN(args.size() == num_arguments, InvalidArgument,
+                           "OneDnnBackend: method '%s': the delegate call passes %zu arguments; the blob takes %u "
+                           "inputs and %u outputs",
+                           graph->method_name, args.size(), graph->num_inputs, graph->num_outputs);
+  for (uint32_t i = 0; i < num_arguments; ++i) {
+    KILN_TRY(tensor_argument(*graph, args[i], i, &graph->argument_data[i]));
+  }
+  apply_num_threads();
+  return run_steps(*graph);
+}
+
+void OneDnnBackendRuntime::destroy(DelegateHandle* handle) const {
+  if (handle != nullptr) release_compiled_graph(static_cast<CompiledGraph*>(handle));
+}
+
+namespace {
+
+OneDnnBackendRuntime onednn_backend;
+[[maybe_unused]] const Error registered =
+    runtime::register_backend({OneDnnBackendRuntime::kName, &onednn_backend});
+
+}  // namespace
+
+}  // namespace kiln::backends::onednn

@@ -1,0 +1,218 @@
+#include "backends/onednn/aot/lowering.h"
+
+#include <map>
+
+#include "aot/delegate/debug_handle.h"
+#include "aot/ir/error.h"
+#include "backends/onednn/aot/fusion.h"
+#include "backends/onednn/aot/weights.h"
+
+namespace kiln::backends::onednn {
+
+using aot::AotError;
+using aot::Node;
+
+namespace {
+
+std::vector<int64_t> sizes_of(const Node* node) {
+  const aot::ValueMeta& val = node->meta.val;
+  if (const auto* meta = std::get_if<aot::TensorMeta>(&val)) return meta->static_sizes();
+  throw AotError("OneDnnBackend: '" + node->name() + "' is not a tensor");
+}
+
+class GraphWriter {
+ public:
+  explicit GraphWriter(const aot::ExportedProgram& partition)
+      : partition_(partition), constants_(constant_tensors(partition)), graph_(std::make_unique<fb::GraphT>()) {}
+
+  LoweredPartition lower() {
+    check_no_mutations();
+    add_user_inputs();
+    const ArgumentRefs outputs = output_positions();
+    for (const FusedGroup& group : plan_fusion(partition_, constants_)) emit(group, outputs);
+    bind_outputs();
+    return {std::move(graph_), weights_.output(), mapping_.get_delegate_mapping()};
+  }
+
+ private:
+  using ArgumentRefs = std::map<const Node*, uint32_t>;
+
+  void check_no_mutations() const {
+    for (const aot::OutputSpec& spec : partition_.graph_signature().output_specs) {
+      if (spec.kind == aot::OutputKind::BufferMutation) {
+        throw AotError("OneDnnBackend keeps no state, but the partition mutates buffer '" + spec.target + "'");
+      }
+    }
+  }
+
+  int32_t add_value(std::vector<int64_t> sizes, fb::ValueKind kind, uint32_t index = 0, std::string key = "") {
+    auto value = std::make_unique<fb::ValueT>();
+    value->sizes = std::move(sizes);
+    value->kind = kind;
+    value->index = index;
+    value->constant_key = std::move(key);
+    graph_->values.push_back(std::move(value));
+    return static_cast<int32_t>(graph_->values.size() - 1);
+  }
+
+  void add_user_inputs() {
+    const auto placeholders = partition_.graph().placeholders();
+    const auto& specs = partition_.graph_signature().input_specs;
+    uint32_t index = 0;
+    for (size_t i = 0; i < placeholders.size(); ++i) {
+      if (i < specs.size() && specs[i].kind != aot::InputKind::UserInput) continue;
+      const auto* meta = std::get_if<aot::TensorMeta>(&placeholders[i]->meta.val);
+      if (meta == nullptr || !meta->is_static()) {
+        throw AotError("OneDnnBackend: input '" + placeholders[i]->name() + "' is not a tensor of static sizes");
+      }
+      value_of_[placeholders[i]] = add_value(meta->static_sizes(), fb::ValueKind::Input, index++);
+    }
+  }
+
+  // Each node the output list names first -> its position there.
+  ArgumentRefs output_positions() const {
+    ArgumentRefs positions;
+    const aot::ArgumentList& results = partition_.graph().output_node()->args().at(0).list();
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!results[i].is_node()) throw AotError("OneDnnBackend: the partition returns " + aot::to_string(results[i]) + ", not a tensor");
+      positions.emplace(results[i].node(), static_cast<uint32_t>(i));
+    }
+    return positions;
+  }
+
+  int32_t constant_value(const aot::HostTensor& tensor) {
+    return add_value(tensor.sizes(), fb::ValueKind::Constant, 0, weights_.add(tensor));
+  }
+
+  // The value `node` names; -1 for none. Constants get a value when first read.
+  int32_t value_of(const Node* node) {
+    if (node == nullptr) return -1;
+    if (auto it = value_of_.find(node); it != value_of_.end()) return it->second;
+    if (auto it = constants_.find(node); it != constants_.end()) return value_of_[node] = constant_value(*it->second);
+    throw AotError("OneDnnBackend: '" + node->name() + "' is read before it is computed");
+  }
+
+  int32_t result_value(const Node* node, const std::vector<int64_t>& sizes, const ArgumentRefs& outputs) {
+    auto output = node == nullptr ? outputs.end() : outputs.find(node);
+    const int32_t value = output == outputs.end() ? add_value(sizes, fb::ValueKind::Intermediate)
+                                                  : add_value(sizes, fb::ValueKind::Output, output->second);
+    if (node != nullptr) value_of_[node] = value;
+    return value;
+  }
+
+  std::unique_ptr<fb::OperationT> operation(const FusedGroup& group, int32_t debug_id) {
+    auto op = std::make_unique<fb::OperationT>();
+    op->op = group.op.op;
+    op->debug_id = debug_id;
+    op->name = group.nodes.front()->name();
+    return op;
+  }
+
+  void fold_batch_norm_into(const FusedGroup& group, fb::OperationT& op) {
+    const aot::Node& bn = *group.batch_norm;
+    const auto tensor = [&](const Node* node) { return node == nullptr ? nullptr : constants_.at(node); };
+    const std::vector<aot::Argument>& args = bn.args();
+    const auto node_at = [&](size_t i) { return args.at(i).is_node() ? args[i].node() : nullptr; };
+    const FoldedConvolution folded =
+        fold_batch_norm(*tensor(group.op.inputs[1]), tensor(group.op.inputs[2]), *tensor(node_at(3)), *tensor(node_at(4)),
+                        tensor(node_at(1)), tensor(node_at(2)), args.at(6).is_double() ? args[6].to_double() : 1e-5);
+    op.inputs[1] = constant_value(folded.weight);
+    op.inputs[2] = constant_value(folded.bias);
+  }
+
+  void add_post_ops(const FusedGroup& group, fb::OperationT& op) {
+    for (const PlannedPostOp& planned : group.post_ops) {
+      auto post = std::make_unique<fb::PostOpT>();
+      if (planned.eltwise) {
+        post->op.Set(fb::EltwiseT(*planned.eltwise));
+      } else {
+        fb::BinaryPostOpT binary;
+        binary.algorithm = planned.binary;
+        binary.input = value_of(planned.other);
+        post->op.Set(std::move(binary));
+      }
+      op.post_ops.push_back(std::move(post));
+    }
+  }
+
+  int32_t debug_id(const FusedGroup& group) {
+    for (const Node* node : group.nodes) {
+      if (node->meta.debug_handle) {
+        return static_cast<int32_t>(std::get<int64_t>(mapping_.insert_delegate_mapping_entry(group.nodes)));
+      }
+    }
+    return -1;
+  }
+
+  // A reshape to the sizes it already has (expand or view to the same
+  // shape) that the call does not return: its result is its input's value.
+  bool elide_identity_reshape(const FusedGroup& group, const ArgumentRefs& outputs) {
+    const auto* reorder = group.op.op.AsReorder();
+    if (reorder == nullptr || !reorder->permutation.empty() || !group.post_ops.empty() || group.result == nullptr ||
+        outputs.count(group.result) > 0) {
+      return false;
+    }
+    const int32_t input = value_of(group.op.inputs.at(0));
+    if (graph_->values[static_cast<size_t>(input)]->sizes != group.op.sizes) return false;
+    value_of_[group.result] = input;
+    for (const Node* alias : group.aliases) value_of_[alias] = input;
+    return true;
+  }
+
+  void emit(const FusedGroup& group, const ArgumentRefs& outputs) {
+    if (elide_identity_reshape(group, outputs)) return;
+    auto op = operation(group, debug_id(group));
+    for (size_t i = 0; i < group.op.inputs.size(); ++i) {
+      const bool folded = group.batch_norm != nullptr && (i == 1 || i == 2);  // replaced below
+      op->inputs.push_back(folded ? -1 : value_of(group.op.inputs[i]));
+    }
+    if (group.batch_norm != nullptr) fold_batch_norm_into(group, *op);
+    add_post_ops(group, *op);
+    if (group.op.keepdim_sizes) {
+      // The reduction keeps the reduced dimensions; a reshape drops them.
+      const int32_t kept = add_value(*group.op.keepdim_sizes, fb::ValueKind::Intermediate);
+      op->outputs = {kept};
+      auto reshape = operation(group, debug_id(group));
+      reshape->op.Set(fb::ReorderT());
+      reshape->inputs = {kept};
+      reshape->outputs = {result_value(group.result, group.op.sizes, outputs)};
+      graph_->operations.push_back(std::move(op));
+      graph_->operations.push_back(std::move(reshape));
+      return;
+    }
+    op->outputs = {result_value(group.result, group.op.sizes, outputs)};
+    for (const Node* alias : group.aliases) value_of_[alias] = op->outputs[0];
+    graph_->operations.push_back(std::move(op));
+  }
+
+  // An output the graph has not written as that output (an input, a
+  // constant, a value returned twice) is copied there by a Reorder.
+  void bind_outputs() {
+    const aot::ArgumentList& results = partition_.graph().output_node()->args().at(0).list();
+    for (size_t i = 0; i < results.size(); ++i) {
+      const int32_t value = value_of(results[i].node());
+      const fb::ValueT& written = *graph_->values[static_cast<size_t>(value)];
+      if (written.kind == fb::ValueKind::Output && written.index == i) continue;
+      auto copy = std::make_unique<fb::OperationT>();
+      copy->op.Set(fb::ReorderT());
+      copy->inputs = {value};
+      copy->outputs = {add_value(sizes_of(results[i].node()), fb::ValueKind::Output, static_cast<uint32_t>(i))};
+      copy->debug_id = -1;
+      copy->name = results[i].node()->name();
+      graph_->operations.push_back(std::move(copy));
+    }
+  }
+
+  const aot::ExportedProgram& partition_;
+  ConstantTensors constants_;
+  std::unique_ptr<fb::GraphT> graph_;
+  std::map<const Node*, int32_t> value_of_;
+  WeightStore weights_;
+  aot::DelegateMappingBuilder mapping_{/*generated_identifiers=*/true};
+};
+
+}  // namespace
+
+LoweredPartition lower_partition(const aot::ExportedProgram& partition) { return GraphWriter(partition).lower(); }
+
+}  // namespace kiln::backends::onednn

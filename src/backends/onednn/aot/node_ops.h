@@ -1,0 +1,70 @@
+// One graph node as the oneDNN operation it becomes: the single place that
+// decides whether OneDnnBackend can run a node (the partitioner's `supports`)
+// and what the node lowers to (preprocess). Both read `describe_node`, so the
+// partitioner never accepts a node preprocess would refuse.
+//
+// Conventions beyond onednn_graph.fbs that the lowering writes:
+// - Convolution.padding_l / padding_r are PyTorch's (symmetric) padding; a
+//   transposed convolution's output grows by output_padding at its end, so
+//   oneDNN's right padding is padding_r - output_padding (never negative:
+//   nodes with output_padding > padding are refused).
+// - Pooling dilations are PyTorch's (1 = dense), as everywhere in the blob.
+// - Eltwise HardSwish / HardSigmoid carry oneDNN's alpha = 1/6, beta = 1/2;
+//   Swish carries alpha = 1 (silu).
+// - A BinaryOp's first input always has the result's sizes (oneDNN broadcasts
+//   its second operand only); add/mul are swapped to make it so.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "aot/ir/node.h"
+#include "backends/onednn/onednn_graph_generated.h"
+
+namespace kiln::backends::onednn {
+
+namespace fb = ::kiln::onednn;
+
+/// What a node is refused with: the reason, for `kiln lower --explain`.
+class Refusal : public std::runtime_error {
+ public:
+  explicit Refusal(const std::string& reason) : std::runtime_error(reason) {}
+};
+
+/// A node as one oneDNN operation.
+struct NodeOp {
+  fb::OperationKindUnion op;
+  /// The operation's inputs in its order (onednn_graph.fbs); null: absent (-1).
+  std::vector<const aot::Node*> inputs;
+  /// The result's sizes (the first result of a multi-output op).
+  std::vector<int64_t> sizes;
+  /// A reduction with keepdim=False: the sizes the reduction writes (reduced
+  /// dimensions kept as 1) before a reshape to `sizes`.
+  std::optional<std::vector<int64_t>> keepdim_sizes;
+  /// A multi-output op (max_pool2d_with_indices, batch and layer norm): only
+  /// its first result, taken by getitem(node, 0), is used.
+  bool multi_output = false;
+
+  fb::OperationKind kind() const { return op.type; }
+  bool is_layout() const { return op.type == fb::OperationKind::Reorder; }
+};
+
+/// The oneDNN operation `node` (a call_function node) lowers to. Throws
+/// Refusal with the reason when OneDnnBackend cannot run it: an op it lacks,
+/// a dtype other than float32, symbolic or empty sizes, a permuted dim order,
+/// or a parameter outside what oneDNN computes as PyTorch does.
+NodeOp describe_node(const aot::Node& node);
+
+/// The qualified op of a call_function node ("aten::relu.default"), or "" if
+/// the op table does not know it.
+std::string qualified_op(const aot::Node& node);
+
+/// The ops describe_node may accept.
+std::vector<std::string> supported_op_names();
+
+/// "Relu(alpha=0)", "Clip(min=0, max=6)": an eltwise as the blob printer shows it.
+std::string describe_eltwise(const fb::EltwiseT& eltwise);
+
+}  // namespace kiln::backends::onednn

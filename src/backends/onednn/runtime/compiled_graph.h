@@ -1,0 +1,147 @@
+// What init makes of a verified blob: a list of steps (oneDNN primitives with
+// their arguments) over memories (a oneDNN memory descriptor and where its
+// bytes are), plus the buffers behind them. Built in three stages:
+//   1. plan (graph_builder.cpp, operation_builders.cpp,
+//      normalization_builders.cpp, layout_builders.cpp): one primitive
+//      descriptor per operation, layouts chosen by oneDNN (format `any`) for
+//      weights and intermediates, plain at the delegate's arguments; reorders
+//      only where a layout must change (arguments, or a primitive refusing
+//      its producer's layout);
+//   2. place (graph_memory.cpp): buffers by lifetime in one arena, one
+//      scratchpad for the largest primitive, from the method allocator;
+//   3. materialize (graph_memory.cpp): memory objects, primitives, and the
+//      weights reordered once from the named data into their chosen layouts.
+// Everything here lives in the method allocator; the oneDNN objects it points
+// to are oneDNN's and are released by release_compiled_graph.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "backends/onednn/runtime/blob_graph.h"
+#include "runtime/core/memory_allocator.h"
+#include "runtime/core/named_data_map.h"
+#include "runtime/core/result.h"
+
+namespace kiln::backends::onednn {
+
+/// Where a memory's bytes are.
+struct Storage {
+  enum Kind : uint8_t { kArgument, kBuffer, kScratchpad };
+  Kind kind;
+  uint32_t index;  ///< argument number (inputs, then outputs), or buffer number
+};
+
+/// Bytes init owns: a constant's reordered weights (persistent) or an
+/// intermediate (alive from its first to its last step).
+struct Buffer {
+  size_t bytes;
+  uint32_t first_step;
+  uint32_t last_step;
+  bool persistent;
+  size_t offset;  ///< in the arena, set by placement
+};
+
+struct Memory {
+  dnnl_memory_desc_t desc;  ///< owned
+  Storage storage;
+  dnnl_memory_t memory;  ///< created at materialization; owned
+};
+
+/// A constant's named data reordered into `memory` at init: `source` says
+/// how the named data's float32s are laid out (owned).
+struct ConstantUse {
+  uint32_t value;
+  dnnl_memory_desc_t source;
+  uint32_t memory;
+};
+
+struct StepArg {
+  int arg;  ///< DNNL_ARG_*
+  uint32_t memory;
+};
+
+inline constexpr uint32_t kMaxStepArgs = 24;
+
+struct Step {
+  dnnl_primitive_desc_t pd;      ///< owned
+  dnnl_primitive_t primitive;    ///< owned, created at materialization
+  uint32_t operation;            ///< for messages
+  uint32_t num_args;
+  StepArg args[kMaxStepArgs];
+  dnnl_exec_arg_t exec_args[kMaxStepArgs];
+  int32_t fill_memory;  ///< >= 0: fill this plain memory with fill_value first (Pad)
+  float fill_value;
+};
+
+/// A table from the method allocator with a capacity fixed at init.
+template <typename T>
+struct Table {
+  T* items = nullptr;
+  uint32_t size = 0;
+  uint32_t capacity = 0;
+
+  bool reserve(runtime::MemoryAllocator* allocator, uint32_t n) {
+    items = allocator->allocateList<T>(n);
+    capacity = items != nullptr ? n : 0;
+    return items != nullptr || n == 0;
+  }
+  T* push() { return size < capacity ? &items[size++] : nullptr; }
+  T& operator[](uint32_t i) { return items[i]; }
+  const T& operator[](uint32_t i) const { return items[i]; }
+};
+
+/// The expected shape of one delegate argument.
+struct ArgumentSpec {
+  uint32_t rank;
+  int64_t sizes[kMaxRank];
+};
+
+struct CompiledGraph {
+  const char* method_name;
+  dnnl_engine_t engine;  ///< shared by every handle; not owned
+  dnnl_stream_t stream;  ///< owned
+  uint32_t num_inputs, num_outputs;
+  ArgumentSpec* arguments;  ///< num_inputs + num_outputs
+  void** argument_data;     ///< bound at each execute
+  const char** operation_names;  ///< copied from the blob (it may be freed)
+  Table<Memory> memories;
+  Table<Step> steps;
+  Table<Buffer> buffers;
+  Table<ConstantUse> constant_uses;
+  uint8_t* arena;
+  size_t arena_bytes;
+  uint8_t* scratchpad;
+  size_t scratchpad_bytes;
+};
+
+/// Stage 2's planner: sets every buffer's offset (persistent ones first,
+/// back to back; then the others largest first, each at the lowest offset
+/// that overlaps no placed buffer alive during any of the same steps), all
+/// 64-byte aligned; returns the arena's size. `order` lends `count` slots.
+size_t place_buffers(Buffer* buffers, uint32_t count, Buffer** order);
+
+/// Stage 1: fills `compiled` (tables reserved from `allocator`) from `blob`.
+[[nodiscard]] runtime::Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* allocator,
+                                                 CompiledGraph* compiled);
+
+/// Stages 2 and 3: the arena and scratchpad from `allocator`, memory
+/// objects and primitives, and the constants fetched from `named_data`,
+/// reordered and released.
+[[nodiscard]] runtime::Error materialize_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* allocator,
+                                                        const runtime::NamedDataMap* named_data,
+                                                        CompiledGraph* compiled);
+
+/// Destroys every oneDNN object `compiled` owns (safe on a partly built one).
+void release_compiled_graph(CompiledGraph* compiled);
+
+/// The oneDNN CPU engine every handle shares, created on first use; null
+/// (after a log line) if oneDNN cannot create one.
+dnnl_engine_t shared_cpu_engine();
+
+/// "dnnl_unimplemented" etc.
+const char* status_name(dnnl_status_t status);
+
+}  // namespace kiln::backends::onednn

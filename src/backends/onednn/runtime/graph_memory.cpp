@@ -1,0 +1,242 @@
+// Stages 2 and 3 of init (compiled_graph.h). Placement: persistent buffers
+// (weights) first in the arena, then every intermediate, largest first, at
+// the lowest offset no buffer alive at the same time overlaps (first fit by
+// lifetime, as a planner over usage records). Materialization: one oneDNN
+// memory object per memory (arguments bound later, at execute), one
+// primitive per step, and each constant reordered once from its named data,
+// which is released right after.
+#include <algorithm>
+#include <cstring>
+
+#include "backends/onednn/runtime/compiled_graph.h"
+#include "runtime/core/log.h"
+
+namespace kiln::backends::onednn {
+
+using runtime::Error;
+using runtime::FreeableBuffer;
+using runtime::MemoryAllocator;
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+size_t round_up(size_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
+
+bool alive_together(const Buffer& a, const Buffer& b) {
+  return !(a.last_step < b.first_step || b.last_step < a.first_step);
+}
+
+// The lowest offset at which `buffer` overlaps none of the `placed` buffers
+// that are alive with it.
+size_t first_fit(const Buffer& buffer, const Buffer* const* placed, uint32_t num_placed, size_t start) {
+  size_t offset = start;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (uint32_t i = 0; i < num_placed; ++i) {
+      const Buffer& other = *placed[i];
+      if (!alive_together(buffer, other)) continue;
+      const size_t end = other.offset + round_up(other.bytes);
+      if (offset < end && other.offset < offset + round_up(buffer.bytes)) {
+        offset = end;
+        moved = true;
+      }
+    }
+  }
+  return offset;
+}
+
+}  // namespace
+
+size_t place_buffers(Buffer* buffers, uint32_t count, Buffer** order) {
+  size_t persistent = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!buffers[i].persistent) continue;
+    buffers[i].offset = persistent;
+    persistent += round_up(buffers[i].bytes);
+  }
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!buffers[i].persistent) order[n++] = &buffers[i];
+  }
+  std::stable_sort(order, order + n, [](const Buffer* a, const Buffer* b) { return a->bytes > b->bytes; });
+  size_t end = persistent;
+  for (uint32_t i = 0; i < n; ++i) {
+    order[i]->offset = first_fit(*order[i], order, i, persistent);
+    end = std::max(end, order[i]->offset + round_up(order[i]->bytes));
+  }
+  return end;
+}
+
+namespace {
+
+Error dnnl_failed(const CompiledGraph& compiled, uint32_t operation, const char* call, dnnl_status_t status) {
+  const char* name = compiled.operation_names != nullptr ? compiled.operation_names[operation] : "";
+  KILN_LOG(Error, "OneDnnBackend: method '%s': operation %u '%s': %s failed: %s", compiled.method_name, operation, name,
+           call, status_name(status));
+  return status == dnnl_out_of_memory ? Error::DelegateMemoryAllocationFailed : Error::DelegateInvalidCompatibility;
+}
+
+void* memory_handle(const CompiledGraph& compiled, const Storage& storage) {
+  switch (storage.kind) {
+    case Storage::kBuffer: return compiled.arena + compiled.buffers[storage.index].offset;
+    case Storage::kScratchpad: return compiled.scratchpad;
+    case Storage::kArgument: break;
+  }
+  return DNNL_MEMORY_NONE;
+}
+
+Error create_memories_and_primitives(CompiledGraph* compiled) {
+  for (uint32_t i = 0; i < compiled->memories.size; ++i) {
+    Memory& memory = compiled->memories[i];
+    const dnnl_status_t status =
+        dnnl_memory_create(&memory.memory, memory.desc, compiled->engine, memory_handle(*compiled, memory.storage));
+    if (status != dnnl_success) {
+      memory.memory = nullptr;
+      return dnnl_failed(*compiled, 0, "dnnl_memory_create", status);
+    }
+  }
+  for (uint32_t s = 0; s < compiled->steps.size; ++s) {
+    Step& step = compiled->steps[s];
+    for (uint32_t a = 0; a < step.num_args; ++a) {
+      step.exec_args[a] = dnnl_exec_arg_t{step.args[a].arg, compiled->memories[step.args[a].memory].memory};
+    }
+    if (step.pd == nullptr) continue;
+    const dnnl_status_t status = dnnl_primitive_create(&step.primitive, step.pd);
+    if (status != dnnl_success) {
+      step.primitive = nullptr;
+      return dnnl_failed(*compiled, step.operation, "dnnl_primitive_create", status);
+    }
+  }
+  return Error::Ok;
+}
+
+// Runs one reorder from `source` (over `data`) into `to` on the stream.
+dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc_t source, const void* data,
+                           dnnl_memory_t to, const char** call) {
+  const_dnnl_memory_desc_t to_desc = nullptr;
+  dnnl_memory_t from = nullptr;
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_primitive_t reorder = nullptr;
+  dnnl_status_t status = dnnl_memory_get_memory_desc(to, &to_desc);
+  *call = "dnnl_memory_create(named data)";
+  if (status == dnnl_success) status = dnnl_memory_create(&from, source, compiled.engine, const_cast<void*>(data));
+  if (status == dnnl_success) {
+    *call = "dnnl_reorder_primitive_desc_create(weights)";
+    status = dnnl_reorder_primitive_desc_create(&pd, source, compiled.engine, to_desc, compiled.engine, nullptr);
+  }
+  if (status == dnnl_success) {
+    *call = "dnnl_primitive_create(weights reorder)";
+    status = dnnl_primitive_create(&reorder, pd);
+  }
+  if (status == dnnl_success) {
+    *call = "dnnl_primitive_execute(weights reorder)";
+    const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    status = dnnl_primitive_execute(reorder, compiled.stream, 2, args);
+  }
+  if (status == dnnl_success) {
+    *call = "dnnl_stream_wait";
+    status = dnnl_stream_wait(compiled.stream);
+  }
+  if (reorder != nullptr) dnnl_primitive_destroy(reorder);
+  if (pd != nullptr) dnnl_primitive_desc_destroy(pd);
+  if (from != nullptr) dnnl_memory_destroy(from);
+  return status;
+}
+
+Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_data, CompiledGraph* compiled,
+                    const ConstantUse& use) {
+  const fb::Value* value = blob.graph->values()->Get(use.value);
+  const char* key = value->constant_key()->c_str();
+  KILN_CHECK_OR_LOG_RETURN(named_data != nullptr, NotFound,
+                           "OneDnnBackend: method '%s' needs named data '%s', but the program has no named data",
+                           compiled->method_name, key);
+  runtime::Result<FreeableBuffer> data = named_data->get_data(key);
+  if (!data.ok()) {
+    KILN_LOG(Error, "OneDnnBackend: method '%s': cannot get named data '%s' (%s)", compiled->method_name, key,
+             runtime::to_string(data.error()));
+    return data.error();
+  }
+  const size_t expected = sizeof(float) * static_cast<size_t>(numel_of(value));
+  KILN_CHECK_OR_LOG_RETURN(data->size() == expected && data->data() != nullptr, DelegateInvalidCompatibility,
+                           "OneDnnBackend: method '%s': named data '%s' has %zu bytes; value %u expects %zu (float32)",
+                           compiled->method_name, key, data->size(), use.value, expected);
+  const char* call = "";
+  const dnnl_status_t status =
+      reorder_once(*compiled, use.source, data->data(), compiled->memories[use.memory].memory, &call);
+  if (status != dnnl_success) {
+    KILN_LOG(Error, "OneDnnBackend: method '%s': constant '%s' (value %u): %s failed: %s", compiled->method_name, key,
+             use.value, call, status_name(status));
+    return Error::DelegateInvalidCompatibility;
+  }
+  return Error::Ok;  // `data` is released here: the weights live in the arena now
+}
+
+}  // namespace
+
+Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocator,
+                                 const runtime::NamedDataMap* named_data, CompiledGraph* compiled) {
+  Table<Buffer>& buffers = compiled->buffers;
+  auto** order = allocator->allocateList<Buffer*>(buffers.size);
+  const bool placed = order != nullptr || buffers.size == 0;
+  if (placed) {
+    compiled->arena_bytes = place_buffers(buffers.items, buffers.size, order);
+    compiled->arena = compiled->arena_bytes == 0
+                          ? nullptr
+                          : static_cast<uint8_t*>(allocator->allocate(compiled->arena_bytes, kAlignment));
+    compiled->scratchpad = compiled->scratchpad_bytes == 0
+                               ? nullptr
+                               : static_cast<uint8_t*>(allocator->allocate(compiled->scratchpad_bytes, kAlignment));
+  }
+  if (!placed || (compiled->arena == nullptr && compiled->arena_bytes != 0) ||
+      (compiled->scratchpad == nullptr && compiled->scratchpad_bytes != 0)) {
+    KILN_LOG(Error,
+             "OneDnnBackend: method '%s': the method allocator has no room for the buffers (%zu bytes of weights and "
+             "intermediates, %zu bytes of scratchpad)",
+             compiled->method_name, compiled->arena_bytes, compiled->scratchpad_bytes);
+    return Error::DelegateMemoryAllocationFailed;
+  }
+  KILN_TRY(create_memories_and_primitives(compiled));
+  for (uint32_t i = 0; i < compiled->constant_uses.size; ++i) {
+    KILN_TRY(load_constant(blob, named_data, compiled, compiled->constant_uses[i]));
+  }
+  return Error::Ok;
+}
+
+void release_compiled_graph(CompiledGraph* compiled) {
+  for (uint32_t i = 0; i < compiled->steps.size; ++i) {
+    Step& step = compiled->steps[i];
+    if (step.primitive != nullptr) dnnl_primitive_destroy(step.primitive);
+    if (step.pd != nullptr) dnnl_primitive_desc_destroy(step.pd);
+  }
+  compiled->steps.size = 0;
+  for (uint32_t i = 0; i < compiled->memories.size; ++i) {
+    Memory& memory = compiled->memories[i];
+    if (memory.memory != nullptr) dnnl_memory_destroy(memory.memory);
+    if (memory.desc != nullptr) dnnl_memory_desc_destroy(memory.desc);
+  }
+  compiled->memories.size = 0;
+  for (uint32_t i = 0; i < compiled->constant_uses.size; ++i) {
+    if (compiled->constant_uses[i].source != nullptr) dnnl_memory_desc_destroy(compiled->constant_uses[i].source);
+  }
+  compiled->constant_uses.size = 0;
+  if (compiled->stream != nullptr) dnnl_stream_destroy(compiled->stream);
+  compiled->stream = nullptr;
+}
+
+dnnl_engine_t shared_cpu_engine() {
+  // Created once and kept for the process: engines are cheap to share and
+  // every primitive made on one may run on any stream of it.
+  static dnnl_engine_t engine = [] {
+    dnnl_engine_t created = nullptr;
+    const dnnl_status_t status = dnnl_engine_create(&created, dnnl_cpu, 0);
+    if (status != dnnl_success) {
+      KILN_LOG(Error, "OneDnnBackend: dnnl_engine_create(cpu, 0) failed: %s", status_name(status));
+      return static_cast<dnnl_engine_t>(nullptr);
+    }
+    return created;
+  }();
+  return engine;
+}
+
+}  // namespace kiln::backends::onednn

@@ -1,0 +1,460 @@
+// One primitive descriptor per operation kind of onednn_graph.fbs, planned
+// through the GraphBuilder: inputs read in their producers' layouts,
+// results in oneDNN's chosen layout (plain at the delegate's outputs),
+// weights reordered once at init into the layout the primitive chose.
+#include <cstring>
+
+#include "backends/onednn/runtime/operation_util.h"
+
+namespace kiln::backends::onednn {
+
+using runtime::Error;
+using runtime::Result;
+
+bool eltwise_algorithm(const fb::Eltwise* e, dnnl_alg_kind_t* alg, float* alpha, float* beta) {
+  *alpha = e->alpha();
+  *beta = e->beta();
+  switch (e->algorithm()) {
+    case fb::EltwiseAlgorithm::Relu: *alg = dnnl_eltwise_relu; *beta = 0; return true;
+    case fb::EltwiseAlgorithm::Clip: *alg = dnnl_eltwise_clip_v2; return true;
+    case fb::EltwiseAlgorithm::HardSwish: *alg = dnnl_eltwise_hardswish; *alpha = 1.0f / 6; *beta = 0.5f; return true;
+    case fb::EltwiseAlgorithm::HardSigmoid:
+      *alg = dnnl_eltwise_hardsigmoid; *alpha = 1.0f / 6; *beta = 0.5f; return true;
+    case fb::EltwiseAlgorithm::Logistic: *alg = dnnl_eltwise_logistic; return true;
+    case fb::EltwiseAlgorithm::Swish: *alg = dnnl_eltwise_swish; *alpha = 1; return true;
+    case fb::EltwiseAlgorithm::GeluErf: *alg = dnnl_eltwise_gelu_erf; return true;
+    case fb::EltwiseAlgorithm::GeluTanh: *alg = dnnl_eltwise_gelu_tanh; return true;
+    case fb::EltwiseAlgorithm::Elu: *alg = dnnl_eltwise_elu; return true;
+    case fb::EltwiseAlgorithm::Tanh: *alg = dnnl_eltwise_tanh; return true;
+    case fb::EltwiseAlgorithm::Exp: *alg = dnnl_eltwise_exp; return true;
+    case fb::EltwiseAlgorithm::Abs: *alg = dnnl_eltwise_abs; return true;
+    case fb::EltwiseAlgorithm::Sqrt: *alg = dnnl_eltwise_sqrt; return true;
+    case fb::EltwiseAlgorithm::Square: *alg = dnnl_eltwise_square; return true;
+    case fb::EltwiseAlgorithm::Linear: *alg = dnnl_eltwise_linear; return true;
+  }
+  return false;
+}
+
+bool binary_algorithm(fb::BinaryAlgorithm algorithm, dnnl_alg_kind_t* alg) {
+  switch (algorithm) {
+    case fb::BinaryAlgorithm::Add: *alg = dnnl_binary_add; return true;
+    case fb::BinaryAlgorithm::Sub: *alg = dnnl_binary_sub; return true;
+    case fb::BinaryAlgorithm::Mul: *alg = dnnl_binary_mul; return true;
+    case fb::BinaryAlgorithm::Div: *alg = dnnl_binary_div; return true;
+    case fb::BinaryAlgorithm::Max: *alg = dnnl_binary_max; return true;
+    case fb::BinaryAlgorithm::Min: *alg = dnnl_binary_min; return true;
+  }
+  return false;
+}
+
+namespace {
+
+uint32_t rank_of_value(GraphBuilder& b, int32_t v) { return rank_of(b.value(v)); }
+
+// A per-dimension parameter list of exactly `n` entries into `out`, each at
+// least `min` after subtracting `minus`.
+Error spatial(GraphBuilder& b, const flatbuffers::Vector<int64_t>* list, uint32_t n, const char* what, int64_t minus,
+              int64_t min, dnnl_dim_t* out) {
+  if (list == nullptr || list->size() != n) {
+    return b.refuse("%s has %u entries; the operation has %u spatial dimensions", what,
+                    list == nullptr ? 0u : list->size(), n);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    out[i] = list->Get(i) - minus;
+    if (out[i] < min || list->Get(i) > (int64_t{1} << 30)) {
+      return b.refuse("%s[%u] = %lld is out of range", what, i, static_cast<long long>(list->Get(i)));
+    }
+  }
+  return Error::Ok;
+}
+
+// ---------------------------------------------------------------- convolution
+
+// The logical oneDNN weights (groups split off, transposed weights seen as
+// (O, I)) over PyTorch's row-major bytes: strides say where each dim is.
+Error conv_weights_desc(GraphBuilder& b, const fb::Convolution* conv, int32_t w, int64_t groups, MemoryDesc* out) {
+  const fb::Value* weights = b.value(w);
+  const uint32_t rank = rank_of(weights);
+  int64_t kernel = 1;
+  for (uint32_t d = 2; d < rank; ++d) kernel *= weights->sizes()->Get(d);
+  const int64_t d0 = weights->sizes()->Get(0), d1 = weights->sizes()->Get(1);
+  if (d0 % groups != 0) return b.refuse("weights dim 0 (%lld) is not a multiple of groups", static_cast<long long>(d0));
+  // PyTorch: conv (O, I/g, k...), transposed (I, O/g, k...).
+  const int64_t out_per_group = conv->transposed() ? d1 : d0 / groups;
+  const int64_t in_per_group = conv->transposed() ? d0 / groups : d1;
+  dnnl_dims_t dims = {0}, strides = {0};
+  int n = 0;
+  if (groups > 1) {
+    dims[n] = groups;
+    strides[n++] = out_per_group * in_per_group * kernel;
+  }
+  dims[n] = out_per_group;
+  strides[n++] = conv->transposed() ? kernel : in_per_group * kernel;
+  dims[n] = in_per_group;
+  strides[n++] = conv->transposed() ? out_per_group * kernel : kernel;
+  int64_t stride = kernel;
+  for (uint32_t d = 2; d < rank; ++d) {
+    stride /= weights->sizes()->Get(d);
+    dims[n] = weights->sizes()->Get(d);
+    strides[n++] = stride;
+  }
+  return b.check(dnnl_memory_desc_create_with_strides(out->out(), n, dims, dnnl_f32, strides),
+                 "dnnl_memory_desc_create_with_strides(weights)");
+}
+
+// A weight operand: a constant is declared `any` (chosen by the primitive,
+// reordered at init); a computed value is read through `logical`.
+struct WeightOperand {
+  MemoryDesc logical;  // over the value's plain bytes
+  MemoryDesc for_pd;   // what the primitive descriptor is given
+  bool constant = false;
+};
+
+Error prepare_weights(GraphBuilder& b, int32_t w, WeightOperand* op) {
+  op->constant = b.value(w)->kind() == fb::ValueKind::Constant;
+  if (!op->constant) {
+    return b.check(dnnl_memory_desc_clone(op->for_pd.out(), op->logical.get()), "dnnl_memory_desc_clone");
+  }
+  int ndims = 0;
+  const dnnl_dims_t* dims = nullptr;
+  KILN_TRY(b.check(dnnl_memory_desc_query(op->logical.get(), dnnl_query_ndims_s32, &ndims), "dnnl_memory_desc_query"));
+  KILN_TRY(b.check(dnnl_memory_desc_query(op->logical.get(), dnnl_query_dims, &dims), "dnnl_memory_desc_query"));
+  return b.check(dnnl_memory_desc_create_with_tag(op->for_pd.out(), ndims, *dims, dnnl_f32, dnnl_format_tag_any),
+                 "dnnl_memory_desc_create_with_tag(any)");
+}
+
+// The weights' memory once the primitive chose `chosen`.
+Result<uint32_t> bind_weights(GraphBuilder& b, int32_t w, WeightOperand* op, const_dnnl_memory_desc_t chosen) {
+  if (op->constant) return b.constant(w, op->logical.get(), chosen);
+  KILN_ASSIGN_OR_RETURN(const uint32_t plain, b.value_memory(w, true));
+  return b.view(plain, op->logical.get());
+}
+
+// A bias of `n` elements (plain, rank `rank` with leading 1s).
+Result<uint32_t> bias_memory(GraphBuilder& b, int32_t bias, uint32_t rank) {
+  return b.value_memory_with_rank(bias, rank, true);
+}
+
+Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
+  const int32_t src = b.input(0), w = b.input(1), bias = b.input(2), out = b.output();
+  const uint32_t rank = rank_of_value(b, src);
+  if (rank < 3 || rank > 5 || rank_of_value(b, w) != rank || rank_of_value(b, out) != rank) {
+    return b.refuse("source, weights and result must have 3 to 5 dimensions alike (%u, %u, %u)", rank,
+                    rank_of_value(b, w), rank_of_value(b, out));
+  }
+  const uint32_t n = rank - 2;
+  dnnl_dims_t strides, dilates, padding_l, padding_r, output_padding = {0};
+  KILN_TRY(spatial(b, conv->strides(), n, "strides", 0, 1, strides));
+  KILN_TRY(spatial(b, conv->dilations(), n, "dilations", 1, 0, dilates));
+  KILN_TRY(spatial(b, conv->padding_l(), n, "padding_l", 0, 0, padding_l));
+  KILN_TRY(spatial(b, conv->padding_r(), n, "padding_r", 0, 0, padding_r));
+  if (conv->transposed() && conv->output_padding() != nullptr && conv->output_padding()->size() != 0) {
+    KILN_TRY(spatial(b, conv->output_padding(), n, "output_padding", 0, 0, output_padding));
+    for (uint32_t i = 0; i < n; ++i) padding_r[i] -= output_padding[i];
+  }
+  if (conv->groups() < 1 || conv->groups() > b.value(src)->sizes()->Get(1)) {
+    return b.refuse("groups = %lld is out of range", static_cast<long long>(conv->groups()));
+  }
+  WeightOperand weights;
+  KILN_TRY(conv_weights_desc(b, conv, w, conv->groups(), &weights.logical));
+  KILN_TRY(prepare_weights(b, w, &weights));
+
+  MemoryDesc src_any, bias_desc, dst;
+  const fb::Value* src_value = b.value(src);
+  KILN_TRY(b.any_desc(src_value->sizes()->data(), rank, &src_any));
+  KILN_TRY(b.dst_desc_of(out, &dst));
+  uint32_t bias_m = 0;
+  if (bias >= 0) {
+    KILN_ASSIGN_OR_RETURN(bias_m, bias_memory(b, bias, 1));
+    KILN_TRY(b.check(dnnl_memory_desc_clone(bias_desc.out(), b.desc(bias_m)), "dnnl_memory_desc_clone"));
+  }
+  Attr attr;
+  StepArg post_args[kMaxStepArgs];
+  uint32_t num_post = 0;
+  KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
+  PrimitiveDesc pd;
+  if (conv->transposed()) {
+    KILN_TRY(b.check_pd(dnnl_deconvolution_forward_primitive_desc_create(
+                            pd.out(), b.engine(), dnnl_forward_inference, dnnl_deconvolution_direct, src_any.get(),
+                            weights.for_pd.get(), bias_desc.get(), dst.get(), strides, dilates, padding_l,
+                            padding_r, attr.get()),
+                        "dnnl_deconvolution_forward_primitive_desc_create", &pd));
+  } else {
+    KILN_TRY(b.check_pd(dnnl_convolution_forward_primitive_desc_create(
+                            pd.out(), b.engine(), dnnl_forward_inference, dnnl_convolution_direct, src_any.get(),
+                            weights.for_pd.get(), bias_desc.get(), dst.get(), strides, dilates, padding_l,
+                            padding_r, attr.get()),
+                        "dnnl_convolution_forward_primitive_desc_create", &pd));
+  }
+  // The source in the layout the primitive chose: its producer's layout in
+  // a chain of convolutions, else one reorder (at the delegate's edge).
+  const_dnnl_memory_desc_t chosen_src = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_src_md, 0);
+  KILN_ASSIGN_OR_RETURN(uint32_t src_m, b.value_memory(src, false));
+  if (!dnnl_memory_desc_equal(chosen_src, b.desc(src_m))) {
+    KILN_ASSIGN_OR_RETURN(src_m, b.reorder_into_buffer(src_m, chosen_src));
+  }
+  const_dnnl_memory_desc_t chosen_weights = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0);
+  KILN_ASSIGN_OR_RETURN(const uint32_t weights_m, bind_weights(b, w, &weights, chosen_weights));
+  ArgList args;
+  args.add(DNNL_ARG_SRC, src_m);
+  args.add(DNNL_ARG_WEIGHTS, weights_m);
+  if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
+  return finish(b, &pd, args, post_args, num_post);
+}
+
+// ---------------------------------------------------------------- matmul
+
+Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
+  const int32_t a = b.input(0), w = b.input(1), bias = b.input(2), out = b.output();
+  const uint32_t rank = rank_of_value(b, out);
+  if (rank < 2 || rank_of_value(b, a) < 2 || rank_of_value(b, w) < 2 || rank_of_value(b, a) > rank ||
+      rank_of_value(b, w) > rank) {
+    return b.refuse("operands must have 2 or more dimensions, at most the result's");
+  }
+  KILN_ASSIGN_OR_RETURN(const uint32_t a_m, b.value_memory_with_rank(a, rank, b.plain_inputs()));
+
+  // b's logical (..., K, N) over its bytes, (..., N, K) when transpose_b.
+  WeightOperand weights;
+  int64_t dims[kMaxRank];
+  b.broadcast_dims(w, rank, dims);
+  uint32_t w_source = 0;
+  const bool w_constant = b.value(w)->kind() == fb::ValueKind::Constant;
+  if (w_constant) {
+    KILN_TRY(b.plain_desc(dims, rank, &weights.logical));
+  } else {
+    KILN_ASSIGN_OR_RETURN(w_source, b.value_memory_with_rank(w, rank, b.plain_inputs()));
+    KILN_TRY(b.check(dnnl_memory_desc_clone(weights.logical.out(), b.desc(w_source)), "dnnl_memory_desc_clone"));
+  }
+  if (matmul->transpose_b()) {
+    int permutation[kMaxRank];
+    for (uint32_t i = 0; i < rank; ++i) permutation[i] = static_cast<int>(i);
+    permutation[rank - 2] = static_cast<int>(rank - 1);
+    permutation[rank - 1] = static_cast<int>(rank - 2);
+    MemoryDesc permuted;
+    KILN_TRY(b.check(dnnl_memory_desc_permute_axes(permuted.out(), weights.logical.get(), permutation),
+                     "dnnl_memory_desc_permute_axes"));
+    weights.logical = static_cast<MemoryDesc&&>(permuted);
+  }
+  KILN_TRY(prepare_weights(b, w, &weights));
+  MemoryDesc bias_desc, dst;
+  KILN_TRY(b.dst_desc_of(out, &dst));
+  uint32_t bias_m = 0;
+  if (bias >= 0) {
+    if (rank_of_value(b, bias) > rank) return b.refuse("the bias has more dimensions than the result");
+    KILN_ASSIGN_OR_RETURN(bias_m, bias_memory(b, bias, rank));
+    KILN_TRY(b.check(dnnl_memory_desc_clone(bias_desc.out(), b.desc(bias_m)), "dnnl_memory_desc_clone"));
+  }
+  Attr attr;
+  StepArg post_args[kMaxStepArgs];
+  uint32_t num_post = 0;
+  KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
+  PrimitiveDesc pd;
+  KILN_TRY(b.check_pd(dnnl_matmul_primitive_desc_create(pd.out(), b.engine(), b.desc(a_m), weights.for_pd.get(),
+                                                        bias_desc.get(), dst.get(), attr.get()),
+                      "dnnl_matmul_primitive_desc_create", &pd));
+  uint32_t weights_m = 0;
+  if (w_constant) {
+    const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0);
+    KILN_ASSIGN_OR_RETURN(weights_m, b.constant(w, weights.logical.get(), chosen));
+  } else {
+    KILN_ASSIGN_OR_RETURN(weights_m, b.view(w_source, weights.logical.get()));
+  }
+  ArgList args;
+  args.add(DNNL_ARG_SRC, a_m);
+  args.add(DNNL_ARG_WEIGHTS, weights_m);
+  if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
+  return finish(b, &pd, args, post_args, num_post);
+}
+
+// ---------------------------------------------------------------- one-source ops
+
+Error build_softmax(GraphBuilder& b, const fb::Softmax* softmax) {
+  const int32_t src = b.input(0);
+  const int rank = static_cast<int>(rank_of_value(b, src));
+  const int axis = softmax->axis() < 0 ? softmax->axis() + rank : softmax->axis();
+  if (axis < 0 || axis >= (rank == 0 ? 1 : rank)) return b.refuse("axis %d of a %d-dimensional source", softmax->axis(), rank);
+  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, b.plain_inputs()));
+  MemoryDesc dst;
+  KILN_TRY(b.dst_desc_of(b.output(), &dst));
+  Attr attr;
+  StepArg post_args[kMaxStepArgs];
+  uint32_t num_post = 0;
+  KILN_TRY(b.make_attr(rank == 0 ? 1 : static_cast<uint32_t>(rank), &attr, post_args, &num_post));
+  PrimitiveDesc pd;
+  KILN_TRY(b.check_pd(dnnl_softmax_forward_primitive_desc_create(
+                          pd.out(), b.engine(), dnnl_forward_inference,
+                          softmax->log() ? dnnl_softmax_log : dnnl_softmax_accurate, b.desc(src_m), dst.get(), axis,
+                          attr.get()),
+                      "dnnl_softmax_forward_primitive_desc_create", &pd));
+  ArgList args;
+  args.add(DNNL_ARG_SRC, src_m);
+  return finish(b, &pd, args, post_args, num_post);
+}
+
+dnnl_alg_kind_t pooling_algorithm(fb::PoolingAlgorithm algorithm) {
+  switch (algorithm) {
+    case fb::PoolingAlgorithm::Max: return dnnl_pooling_max;
+    case fb::PoolingAlgorithm::AvgIncludePadding: return dnnl_pooling_avg_include_padding;
+    case fb::PoolingAlgorithm::AvgExcludePadding: return dnnl_pooling_avg_exclude_padding;
+  }
+  return dnnl_alg_kind_undef;
+}
+
+Error build_pooling(GraphBuilder& b, const fb::Pooling* pooling) {
+  const int32_t src = b.input(0);
+  const uint32_t rank = rank_of_value(b, src);
+  if (rank < 3 || rank > 5 || rank_of_value(b, b.output()) != rank) {
+    return b.refuse("source and result must have 3 to 5 dimensions alike");
+  }
+  const uint32_t n = rank - 2;
+  dnnl_dims_t kernel, strides, dilation, padding_l, padding_r;
+  KILN_TRY(spatial(b, pooling->kernel(), n, "kernel", 0, 1, kernel));
+  KILN_TRY(spatial(b, pooling->strides(), n, "strides", 0, 1, strides));
+  KILN_TRY(spatial(b, pooling->padding_l(), n, "padding_l", 0, 0, padding_l));
+  KILN_TRY(spatial(b, pooling->padding_r(), n, "padding_r", 0, 0, padding_r));
+  if (pooling->dilations() != nullptr && pooling->dilations()->size() != 0) {
+    KILN_TRY(spatial(b, pooling->dilations(), n, "dilations", 1, 0, dilation));
+  } else {
+    for (uint32_t i = 0; i < n; ++i) dilation[i] = 0;
+  }
+  const dnnl_alg_kind_t alg = pooling_algorithm(pooling->algorithm());
+  if (alg == dnnl_alg_kind_undef) return b.refuse("unknown pooling algorithm");
+  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, b.plain_inputs()));
+  MemoryDesc dst;
+  KILN_TRY(b.dst_desc_of(b.output(), &dst));
+  Attr attr;
+  StepArg post_args[kMaxStepArgs];
+  uint32_t num_post = 0;
+  KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
+  PrimitiveDesc pd;
+  KILN_TRY(b.check_pd(dnnl_pooling_forward_primitive_desc_create(pd.out(), b.engine(), dnnl_forward_inference, alg,
+                                                                 b.desc(src_m), dst.get(), strides, kernel, dilation,
+                                                                 padding_l, padding_r, attr.get()),
+                      "dnnl_pooling_forward_primitive_desc_create", &pd));
+  ArgList args;
+  args.add(DNNL_ARG_SRC, src_m);
+  return finish(b, &pd, args, post_args, num_post);
+}
+
+dnnl_alg_kind_t reduction_algorithm(fb::ReductionAlgorithm algorithm) {
+  switch (algorithm) {
+    case fb::ReductionAlgorithm::Mean: return dnnl_reduction_mean;
+    case fb::ReductionAlgorithm::Sum: return dnnl_reduction_sum;
+    case fb::ReductionAlgorithm::Max: return dnnl_reduction_max;
+    case fb::ReductionAlgorithm::Min: return dnnl_reduction_min;
+  }
+  return dnnl_alg_kind_undef;
+}
+
+// Reduction, resampling and eltwise: one source in its layout, the result
+// in the layout oneDNN picks.
+Error build_reduction(GraphBuilder& b, const fb::Reduction* reduction) {
+  const int32_t src = b.input(0), out = b.output();
+  const uint32_t rank = rank_of_value(b, src);
+  if (rank_of_value(b, out) != rank) {
+    return b.refuse("the result has %u dimensions, the source %u (keep reduced dimensions as size 1)",
+                    rank_of_value(b, out), rank);
+  }
+  for (uint32_t d = 0; d < rank; ++d) {
+    const int64_t s = b.value(src)->sizes()->Get(d), o = b.value(out)->sizes()->Get(d);
+    if (o != s && o != 1) return b.refuse("result dim %u is %lld, neither the source's nor 1", d, static_cast<long long>(o));
+  }
+  const dnnl_alg_kind_t alg = reduction_algorithm(reduction->algorithm());
+  if (alg == dnnl_alg_kind_undef) return b.refuse("unknown reduction algorithm");
+  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, b.plain_inputs()));
+  MemoryDesc dst;
+  KILN_TRY(b.dst_desc_of(out, &dst));
+  Attr attr;
+  StepArg post_args[kMaxStepArgs];
+  uint32_t num_post = 0;
+  KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
+  PrimitiveDesc pd;
+  KILN_TRY(b.check_pd(dnnl_reduction_primitive_desc_create(pd.out(), b.engine(), alg, b.desc(src_m), dst.get(), 0.f,
+                                                           0.f, attr.get()),
+                      "dnnl_reduction_primitive_desc_create", &pd));
+  ArgList args;
+  args.add(DNNL_ARG_SRC, src_m);
+  return finish(b, &pd, args, post_args, num_post);
+}
+
+Error build_resampling(GraphBuilder& b, const fb::Resampling* resampling) {
+  const int32_t src = b.input(0), out = b.output();
+  const uint32_t rank = rank_of_value(b, src);
+  if (rank < 3 || rank > 5 || rank_of_value(b, out) != rank) {
+    return b.refuse("source and result must have 3 to 5 dimensions alike");
+  }
+  if (resampling->algorithm() > fb::ResamplingAlgorithm::MAX) return b.refuse("unknown resampling algorithm");
+  const dnnl_alg_kind_t alg =
+      resampling->algorithm() == fb::ResamplingAlgorithm::Nearest ? dnnl_resampling_nearest : dnnl_resampling_linear;
+  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, b.plain_inputs()));
+  MemoryDesc dst;
+  KILN_TRY(b.dst_desc_of(out, &dst));
+  Attr attr;
+  StepArg post_args[kMaxStepArgs];
+  uint32_t num_post = 0;
+  KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
+  PrimitiveDesc pd;
+  KILN_TRY(b.check_pd(dnnl_resampling_forward_primitive_desc_create(pd.out(), b.engine(), dnnl_forward_inference, alg,
+                                                                    nullptr, b.desc(src_m), dst.get(), attr.get()),
+                      "dnnl_resampling_forward_primitive_desc_create", &pd));
+  ArgList args;
+  args.add(DNNL_ARG_SRC, src_m);
+  return finish(b, &pd, args, post_args, num_post);
+}
+
+Error build_eltwise(GraphBuilder& b, const fb::EltwiseOp* op) {
+  const int32_t src = b.input(0);
+  dnnl_alg_kind_t alg;
+  float alpha, beta;
+  if (op->eltwise() == nullptr || !eltwise_algorithm(op->eltwise(), &alg, &alpha, &beta)) {
+    return b.refuse("unknown eltwise algorithm");
+  }
+  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, b.plain_inputs()));
+  MemoryDesc dst;
+  KILN_TRY(b.dst_desc_of(b.output(), &dst));
+  Attr attr;
+  StepArg post_args[kMaxStepArgs];
+  uint32_t num_post = 0;
+  const uint32_t rank = rank_of_value(b, src);
+  KILN_TRY(b.make_attr(rank == 0 ? 1 : rank, &attr, post_args, &num_post));
+  PrimitiveDesc pd;
+  KILN_TRY(b.check_pd(dnnl_eltwise_forward_primitive_desc_create(pd.out(), b.engine(), dnnl_forward_inference, alg,
+                                                                 b.desc(src_m), dst.get(), alpha, beta, attr.get()),
+                      "dnnl_eltwise_forward_primitive_desc_create", &pd));
+  ArgList args;
+  args.add(DNNL_ARG_SRC, src_m);
+  return finish(b, &pd, args, post_args, num_post);
+}
+
+}  // namespace
+
+// Defined in normalization_builders.cpp and layout_builders.cpp.
+Error build_batch_norm(GraphBuilder& b, const fb::BatchNorm* bn);
+Error build_layer_norm(GraphBuilder& b, const fb::LayerNorm* ln);
+Error build_concat(GraphBuilder& b, const fb::Concat* concat);
+Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary);
+Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder);
+Error build_pad(GraphBuilder& b, const fb::Pad* pad);
+
+Error build_operation(GraphBuilder& b) {
+  const fb::Operation* op = b.operation();
+  switch (op->op_type()) {
+    case fb::OperationKind::Convolution: return build_convolution(b, op->op_as_Convolution());
+    case fb::OperationKind::MatMul: return build_matmul(b, op->op_as_MatMul());
+    case fb::OperationKind::BatchNorm: return build_batch_norm(b, op->op_as_BatchNorm());
+    case fb::OperationKind::LayerNorm: return build_layer_norm(b, op->op_as_LayerNorm());
+    case fb::OperationKind::Softmax: return build_softmax(b, op->op_as_Softmax());
+    case fb::OperationKind::Pooling: return build_pooling(b, op->op_as_Pooling());
+    case fb::OperationKind::Reduction: return build_reduction(b, op->op_as_Reduction());
+    case fb::OperationKind::Resampling: return build_resampling(b, op->op_as_Resampling());
+    case fb::OperationKind::Concat: return build_concat(b, op->op_as_Concat());
+    case fb::OperationKind::EltwiseOp: return build_eltwise(b, op->op_as_EltwiseOp());
+    case fb::OperationKind::BinaryOp: return build_binary(b, op->op_as_BinaryOp());
+    case fb::OperationKind::Reorder: return build_reorder(b, op->op_as_Reorder());
+    case fb::OperationKind::Pad: return build_pad(b, op->op_as_Pad());
+    case fb::OperationKind::NONE: break;
+  }
+  return b.refuse("unknown operation kind");
+}
+
+}  // namespace kiln::backends::onednn

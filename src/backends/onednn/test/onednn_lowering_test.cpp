@@ -1,0 +1,350 @@
+// OneDnnBackend's preprocess on small programs: the graph it writes, as
+// describe_onednn_blob prints it, before and after fusion (conv + batch norm
+// + relu as one convolution with folded weights, a residual add as a binary
+// post-op, linear as a MatMul on the weight as stored), the folded weights
+// checked against the reference interpreter, value numbering of inputs and
+// outputs, the debug-handle map, and weights deduplicated by content.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "aot/delegate/backend_api.h"
+#include "aot/delegate/canonical_partitioners.h"
+#include "aot/delegate/debug_handle.h"
+#include "aot/interpreter/interpreter.h"
+#include "aot/ir/testing/aot_testing.h"
+#include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/test/blob_reference.h"
+#include "backends/onednn/test/onednn_test_util.h"
+
+namespace kiln::backends::onednn {
+namespace {
+
+namespace fb = ::kiln::onednn;
+using aot::ExportedProgram;
+using aot::f32;
+using aot::GraphBuilder;
+using aot::HostTensor;
+using aot::Node;
+using aot::None;
+using testing::backend;
+using testing::conv2d;
+using testing::ints;
+using testing::ramp;
+using ::testing::HasSubstr;
+
+std::string printout(const aot::PreprocessResult& result) { return describe_onednn_blob(result.processed_bytes); }
+
+// A positive ramp, for variances.
+HostTensor positive(const std::vector<int64_t>& sizes, int seed) {
+  HostTensor t = ramp(sizes, seed);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = std::fabs(t.data<float>()[i]) + 0.5f;
+  return t;
+}
+
+HostTensor named_tensor(const aot::PreprocessResult& result, const fb::ValueT& value) {
+  EXPECT_EQ(value.kind, fb::ValueKind::Constant);
+  const std::vector<uint8_t>& bytes = result.data_store_output.get(value.constant_key);
+  HostTensor tensor = HostTensor::zeros(aot::ScalarType::Float, value.sizes);
+  EXPECT_EQ(bytes.size(), tensor.nbytes());
+  std::memcpy(tensor.data(), bytes.data(), std::min(bytes.size(), tensor.nbytes()));
+  return tensor;
+}
+
+HostTensor run(ExportedProgram& program, const HostTensor& input) {
+  return std::get<HostTensor>(aot::call_program(program, aot::PyTree::tuple({aot::PyTree::make_leaf(input)})).leaf);
+}
+
+// conv (3 -> 4 channels, 3x3, padding 1) + batch norm + relu.
+ExportedProgram conv_bn_relu(bool fold_friendly = true) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 3, 5, 5}));
+  Node* conv = conv2d(b, x, b.parameter("conv.weight", ramp({4, 3, 3, 3})), b.parameter("conv.bias", ramp({4}, 5)), 1, 1);
+  Node* mean = fold_friendly ? b.buffer("bn.running_mean", ramp({4}, 2)) : b.input("mean", f32({4}));
+  Node* bn = b.call("aten::_native_batch_norm_legit_no_training",
+                    {conv, b.parameter("bn.weight", ramp({4}, 1)), b.parameter("bn.bias", ramp({4}, 9)), mean,
+                     b.buffer("bn.running_var", positive({4}, 4)), 0.1, 1e-5});
+  b.output({b.call("aten::relu", {b.getitem(bn, 0)})});
+  return std::move(b).build();
+}
+
+TEST(OneDnnLoweringTest, ConvBatchNormReluIsOneConvolutionWithFoldedWeights) {
+  ExportedProgram program = conv_bn_relu();
+  aot::generate_debug_handles(program);
+  const aot::PreprocessResult result = backend().preprocess(program, {});
+  EXPECT_EQ(printout(result),
+            "graph: 4 values (2 constants), 1 operations\n"
+            "  %0 (input 0) f32[1, 3, 5, 5]\n"
+            "  %1 (constant) f32[4, 3, 3, 3]\n"
+            "  %2 (constant) f32[4]\n"
+            "  %3 (output 0) f32[1, 4, 5, 5]\n"
+            "  #0 Convolution strides=[1, 1] padding_l=[1, 1] padding_r=[1, 1] dilations=[1, 1] groups=1 "
+            "(%0[1, 3, 5, 5], %1[4, 3, 3, 3], %2[4]) -> %3[1, 4, 5, 5] post-ops [Eltwise Relu(alpha=0)] debug_id 0 'convolution'\n");
+  // conv, batch norm, getitem, relu: handles 1 to 4, all in operation 0.
+  EXPECT_EQ(aot::to_string(result.debug_handle_map), "{0: (1, 2, 3, 4)}");
+  EXPECT_EQ(result.data_store_output.pte_data.size(), 2u);  // the folded weight and bias only
+
+  // The folded convolution computes what conv + batch norm + relu computes.
+  const auto graph = parse_onednn_blob(result.processed_bytes);
+  GraphBuilder folded;
+  Node* x = folded.input("x", f32({1, 3, 5, 5}));
+  Node* conv = conv2d(folded, x, folded.parameter("w", named_tensor(result, *graph->values[1])),
+                      folded.parameter("b", named_tensor(result, *graph->values[2])), 1, 1);
+  folded.output({folded.call("aten::relu", {conv})});
+  ExportedProgram folded_program = std::move(folded).build();
+  const HostTensor input = ramp({1, 3, 5, 5}, 11);
+  const std::vector<double> expected = run(program, input).to_doubles();
+  const std::vector<double> actual = run(folded_program, input).to_doubles();
+  ASSERT_EQ(actual.size(), expected.size());
+  size_t positives = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(actual[i], expected[i], 1e-5 * std::max(1.0, std::fabs(expected[i]))) << "element " << i;
+    positives += expected[i] > 0;
+  }
+  EXPECT_GT(positives, 10u);  // the relu did not zero everything
+}
+
+TEST(OneDnnLoweringTest, ABatchNormWithStatisticsFromAnInputStaysABatchNorm) {
+  const ExportedProgram program = conv_bn_relu(/*fold_friendly=*/false);
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const aot::PreprocessResult result = backend().preprocess(program, {});
+  const std::string text = printout(result);
+  EXPECT_THAT(text, HasSubstr("#0 Convolution"));
+  EXPECT_THAT(text, HasSubstr("#1 BatchNorm epsilon=1e-05 (%4[1, 4, 5, 5], %1[4], %5[4], %6[4], %7[4]) -> %8[1, 4, 5, 5]"));
+  EXPECT_THAT(text, HasSubstr("#2 EltwiseOp Relu(alpha=0) (%8[1, 4, 5, 5]) -> %9[1, 4, 5, 5]"));
+}
+
+TEST(OneDnnLoweringTest, AResidualAddAndReluArePostOps) {
+  for (bool conv_first : {true, false}) {
+    GraphBuilder b;
+    Node* x = b.input("x", f32({1, 4, 5, 5}));
+    Node* conv = conv2d(b, x, b.parameter("w", ramp({4, 4, 3, 3})), None{}, 1, 1);
+    Node* sum = b.call("aten::add.Tensor", {conv_first ? conv : x, conv_first ? x : conv});
+    b.output({b.call("aten::relu", {sum})});
+    SCOPED_TRACE(conv_first ? "conv + x" : "x + conv");
+    const ExportedProgram program = std::move(b).build();
+    testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+    EXPECT_THAT(printout(backend().preprocess(program, {})),
+                HasSubstr("#0 Convolution strides=[1, 1] padding_l=[1, 1] padding_r=[1, 1] dilations=[1, 1] groups=1 "
+                          "(%0[1, 4, 5, 5], %1[4, 4, 3, 3], none) -> %2[1, 4, 5, 5] "
+                          "post-ops [Binary Add %0[1, 4, 5, 5], Eltwise Relu(alpha=0)] debug_id -1 'convolution'\n"));
+  }
+}
+
+TEST(OneDnnLoweringTest, AnIntermediateUsedTwiceIsNotFusedAway) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 5, 5}));
+  Node* conv = conv2d(b, x, b.parameter("w", ramp({4, 4, 1, 1})), None{});
+  b.output({b.call("aten::relu", {conv}), b.call("aten::sigmoid", {conv})});
+  const std::string text = printout(backend().preprocess(std::move(b).build(), {}));
+  EXPECT_THAT(text, HasSubstr("-> %2[1, 4, 5, 5] debug_id -1 'convolution'\n"));
+  EXPECT_THAT(text, HasSubstr("#1 EltwiseOp Relu(alpha=0) (%2[1, 4, 5, 5]) -> %3[1, 4, 5, 5]"));
+  EXPECT_THAT(text, HasSubstr("#2 EltwiseOp Logistic (%2[1, 4, 5, 5]) -> %4[1, 4, 5, 5]"));
+  EXPECT_THAT(text, HasSubstr("%3 (output 0)"));
+  EXPECT_THAT(text, HasSubstr("%4 (output 1)"));
+}
+
+// Linear as core ATen has it: permute(weight) + addmm.
+TEST(OneDnnLoweringTest, LinearIsAMatMulOnTheWeightAsStored) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 4}));
+  Node* t = b.call("aten::permute", {b.parameter("fc.weight", ramp({3, 4})), ints({1, 0})});
+  Node* addmm = b.call("aten::addmm", {b.parameter("fc.bias", ramp({3}, 1)), x, t});
+  b.output({b.call("aten::relu", {addmm})});
+  ExportedProgram program = std::move(b).build();
+  aot::generate_debug_handles(program);
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const aot::PreprocessResult result = backend().preprocess(program, {});
+  EXPECT_EQ(printout(result),
+            "graph: 4 values (2 constants), 1 operations\n"
+            "  %0 (input 0) f32[2, 4]\n"
+            "  %1 (constant) f32[3, 4]\n"
+            "  %2 (constant) f32[3]\n"
+            "  %3 (output 0) f32[2, 3]\n"
+            "  #0 MatMul transpose_b (%0[2, 4], %1[3, 4], %2[3]) -> %3[2, 3] post-ops [Eltwise Relu(alpha=0)] debug_id 0 'permute'\n");
+  EXPECT_EQ(aot::to_string(result.debug_handle_map), "{0: (1, 2, 3)}");
+  // The weight is stored as the model holds it, not transposed.
+  const auto graph = parse_onednn_blob(result.processed_bytes);
+  EXPECT_EQ(named_tensor(result, *graph->values[1]).to_doubles(), ramp({3, 4}).to_doubles());
+}
+
+// Linear on a 3-D input, as core ATen has it: view, permute + addmm, view.
+TEST(OneDnnLoweringTest, LinearOnA3dInputIsOneMatMulWithItsActivationAndResidual) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3, 4}));
+  Node* flat = b.call("aten::view", {x, ints({6, 4})});
+  Node* t = b.call("aten::permute", {b.parameter("fc.weight", ramp({5, 4})), ints({1, 0})});
+  Node* addmm = b.call("aten::addmm", {b.parameter("fc.bias", ramp({5}, 1)), flat, t});
+  Node* restored = b.call("aten::view", {addmm, ints({2, 3, 5})});
+  Node* sum = b.call("aten::add.Tensor", {b.input("residual", f32({2, 3, 5})), b.call("aten::relu", {restored})});
+  b.output({sum});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  EXPECT_EQ(printout(backend().preprocess(program, {})),
+            "graph: 5 values (2 constants), 1 operations\n"
+            "  %0 (input 0) f32[2, 3, 4]\n"
+            "  %1 (input 1) f32[2, 3, 5]\n"
+            "  %2 (constant) f32[5, 4]\n"
+            "  %3 (constant) f32[5]\n"
+            "  %4 (output 0) f32[2, 3, 5]\n"
+            "  #0 MatMul transpose_b (%0[2, 3, 4], %2[5, 4], %3[5]) -> %4[2, 3, 5] "
+            "post-ops [Eltwise Relu(alpha=0), Binary Add %1[2, 3, 5]] debug_id -1 'view'\n");
+}
+
+TEST(OneDnnLoweringTest, AMeanWithoutKeepdimReducesThenReshapes) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 3, 3}));
+  b.output({b.call("aten::mean.dim", {x, ints({-1, -2})})});
+  EXPECT_EQ(printout(backend().preprocess(std::move(b).build(), {})),
+            "graph: 3 values (0 constants), 2 operations\n"
+            "  %0 (input 0) f32[1, 4, 3, 3]\n"
+            "  %1 (intermediate) f32[1, 4, 1, 1]\n"
+            "  %2 (output 0) f32[1, 4]\n"
+            "  #0 Reduction Mean (%0[1, 4, 3, 3]) -> %1[1, 4, 1, 1] debug_id -1 'mean'\n"
+            "  #1 Reorder reshape (%1[1, 4, 1, 1]) -> %2[1, 4] debug_id -1 'mean'\n");
+}
+
+TEST(OneDnnLoweringTest, AReshapeToTheSameSizesIsNoOperation) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* same = b.call("aten::view", {b.call("aten::relu", {x}), ints({2, 3})});
+  b.output({b.call("aten::sigmoid", {same})});
+  EXPECT_EQ(printout(backend().preprocess(std::move(b).build(), {})),
+            "graph: 3 values (0 constants), 2 operations\n"
+            "  %0 (input 0) f32[2, 3]\n"
+            "  %1 (intermediate) f32[2, 3]\n"
+            "  %2 (output 0) f32[2, 3]\n"
+            "  #0 EltwiseOp Relu(alpha=0) (%0[2, 3]) -> %1[2, 3] debug_id -1 'relu'\n"
+            "  #1 EltwiseOp Logistic (%1[2, 3]) -> %2[2, 3] debug_id -1 'sigmoid'\n");
+}
+
+TEST(OneDnnLoweringTest, ChainsOfReshapesAndOfPermutesAreOneReorder) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3, 4}));
+  Node* there = b.call("aten::permute", {x, ints({1, 2, 0})});
+  Node* back = b.call("aten::permute", {there, ints({2, 0, 1})});
+  Node* relu = b.call("aten::relu", {back});
+  Node* flat = b.call("aten::view", {b.call("aten::view", {relu, ints({6, 4})}), ints({24})});
+  Node* turned = b.call("aten::transpose.int", {b.call("aten::permute", {b.call("aten::sigmoid", {flat}), ints({0})}), 0, 0});
+  Node* cube = b.call("aten::permute", {b.call("aten::permute", {b.call("aten::tanh", {relu}), ints({1, 2, 0})}), ints({1, 2, 0})});
+  b.output({turned, cube});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  EXPECT_EQ(printout(backend().preprocess(program, {})),
+            "graph: 7 values (0 constants), 6 operations\n"
+            "  %0 (input 0) f32[2, 3, 4]\n"
+            "  %1 (intermediate) f32[2, 3, 4]\n"
+            "  %2 (intermediate) f32[24]\n"
+            "  %3 (intermediate) f32[24]\n"
+            "  %4 (output 0) f32[24]\n"
+            "  %5 (intermediate) f32[2, 3, 4]\n"
+            "  %6 (output 1) f32[4, 2, 3]\n"
+            "  #0 EltwiseOp Relu(alpha=0) (%0[2, 3, 4]) -> %1[2, 3, 4] debug_id -1 'relu'\n"
+            "  #1 Reorder reshape (%1[2, 3, 4]) -> %2[24] debug_id -1 'view'\n"
+            "  #2 EltwiseOp Logistic (%2[24]) -> %3[24] debug_id -1 'sigmoid'\n"
+            "  #3 Reorder reshape (%3[24]) -> %4[24] debug_id -1 'permute_2'\n"
+            "  #4 EltwiseOp Tanh (%1[2, 3, 4]) -> %5[2, 3, 4] debug_id -1 'tanh'\n"
+            "  #5 Reorder permutation=[2, 0, 1] (%5[2, 3, 4]) -> %6[4, 2, 3] debug_id -1 'permute_3'\n");
+}
+
+TEST(OneDnnLoweringTest, CeilModePoolingPadsOnTheRight) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 2, 6, 6}));
+  Node* pool = b.call("aten::max_pool2d_with_indices", {x, ints({3, 3}), ints({2, 2}), ints({0, 0}), ints({1, 1}), true});
+  b.output({b.getitem(pool, 0)});
+  EXPECT_THAT(printout(backend().preprocess(std::move(b).build(), {})),
+              HasSubstr("#0 Pooling Max kernel=[3, 3] strides=[2, 2] padding_l=[0, 0] padding_r=[1, 1] dilations=[1, 1] "
+                        "(%0[1, 2, 6, 6]) -> %1[1, 2, 3, 3]"));
+}
+
+TEST(OneDnnLoweringTest, InputsAndOutputsAreNumberedAsTheCallPassesThem) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* y = b.input("y", f32({2, 3}));
+  Node* sum = b.call("aten::add.Tensor", {y, x});
+  b.output({b.call("aten::tanh", {x}), sum, x});
+  EXPECT_EQ(printout(backend().preprocess(std::move(b).build(), {})),
+            "graph: 5 values (0 constants), 3 operations\n"
+            "  %0 (input 0) f32[2, 3]\n"
+            "  %1 (input 1) f32[2, 3]\n"
+            "  %2 (output 1) f32[2, 3]\n"
+            "  %3 (output 0) f32[2, 3]\n"
+            "  %4 (output 2) f32[2, 3]\n"
+            "  #0 BinaryOp Add (%1[2, 3], %0[2, 3]) -> %2[2, 3] debug_id -1 'add'\n"
+            "  #1 EltwiseOp Tanh (%0[2, 3]) -> %3[2, 3] debug_id -1 'tanh'\n"
+            "  #2 Reorder reshape (%0[2, 3]) -> %4[2, 3] debug_id -1 'x'\n");
+}
+
+TEST(OneDnnLoweringTest, IdenticalWeightsAreStoredOnce) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 5, 5}));
+  Node* first = conv2d(b, x, b.parameter("a.weight", ramp({4, 4, 1, 1})), None{});
+  Node* second = conv2d(b, first, b.parameter("b.weight", ramp({4, 4, 1, 1})), None{});
+  Node* third = conv2d(b, second, b.parameter("c.weight", ramp({4, 4, 1, 1}, 1)), None{});
+  b.output({third});
+  const aot::PreprocessResult result = backend().preprocess(std::move(b).build(), {});
+  const auto graph = parse_onednn_blob(result.processed_bytes);
+  ASSERT_EQ(graph->operations.size(), 3u);
+  const auto key = [&](size_t op) { return graph->values[static_cast<size_t>(graph->operations[op]->inputs[1])]->constant_key; };
+  EXPECT_EQ(key(0), key(1));
+  EXPECT_NE(key(0), key(2));
+  EXPECT_EQ(result.data_store_output.pte_data.size(), 2u);
+  EXPECT_EQ(result.data_store_output.buffers.size(), 2u);
+  for (const auto& [name, entry] : result.data_store_output.pte_data) {
+    EXPECT_THAT(name, ::testing::StartsWith("onednn_w_"));
+    EXPECT_EQ(entry.alignment, 64u);
+  }
+}
+
+// A chain through most ops the partitioner takes: it is one delegate, and
+// preprocess lowers every node of it.
+TEST(OneDnnLoweringTest, ManyKindsOfOpsInOneDelegate) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 6, 6}));
+  Node* bn = b.call("aten::_native_batch_norm_legit_no_training",
+                    {x, None{}, None{}, b.input("mean", f32({4})), b.buffer("var", positive({4}, 1)), 0.1, 1e-5});
+  Node* hs = b.call("aten::hardswish", {b.getitem(bn, 0)});
+  Node* avg = b.call("aten::avg_pool2d", {hs, ints({2, 2}), ints({2, 2})});
+  Node* up = b.call("aten::upsample_nearest2d.vec", {avg, None{}, aot::ArgumentList{2.0, 2.0}});
+  Node* cat = b.call("aten::cat", {aot::ArgumentList{up, x}, 1});
+  Node* pad = b.call("aten::constant_pad_nd", {cat, ints({1, 1, 1, 1})});
+  Node* pool = b.call("aten::max_pool2d_with_indices", {pad, ints({2, 2})});
+  Node* ln = b.call("aten::native_layer_norm", {b.getitem(pool, 0), ints({4}), None{}, None{}, 1e-5});
+  Node* view = b.call("aten::view", {b.getitem(ln, 0), ints({1, 8, 16})});
+  Node* sm = b.call("aten::_softmax", {view, -1, false});
+  Node* t = b.call("aten::transpose.int", {sm, 1, 2});
+  Node* scaled = b.call("aten::mul.Scalar", {b.call("aten::bmm", {sm, t}), 0.5});
+  Node* mean = b.call("aten::mean.dim", {b.call("aten::sigmoid", {scaled}), ints({-1})});
+  b.output({mean});
+  ExportedProgram program = std::move(b).build();
+  aot::generate_debug_handles(program);
+  std::vector<aot::ToBackendReport> reports;
+  const aot::CapabilityPartitioner partitioner("OneDnnBackend");
+  const ExportedProgram lowered = aot::to_backend(program, {&partitioner}, &reports);
+  for (const aot::UnsupportedNode& node : reports.at(0).unsupported) ADD_FAILURE() << node.node << ": " << node.reason;
+  const auto delegates = aot::get_lowered_submodules(lowered);
+  ASSERT_EQ(delegates.size(), 1u);
+  const std::string text = describe_onednn_blob(delegates[0].module->processed_bytes());
+  for (const char* op : {"#0 BatchNorm", "#1 EltwiseOp HardSwish", "#2 Pooling AvgIncludePadding", "#3 Resampling Nearest",
+                         "#4 Concat axis=1", "#5 Pad before=[0, 0, 1, 1] after=[0, 0, 1, 1] value=0", "#6 Pooling Max",
+                         "#7 LayerNorm epsilon=1e-05 normalized_dims=1", "#8 Reorder reshape", "#9 Softmax axis=2",
+                         "#10 MatMul transpose_b (%12[1, 8, 16], %12[1, 8, 16], none) -> %13[1, 8, 8] "
+                         "post-ops [Eltwise Linear(alpha=0.5, beta=0), Eltwise Logistic]",
+                         "#11 Reduction Mean", "#12 Reorder reshape"}) {
+    EXPECT_THAT(text, HasSubstr(op));
+  }
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("#13")));
+  testing::expect_blob_computes_the_delegated_program(*delegates[0].module);
+}
+
+TEST(OneDnnLoweringTest, ANodeItCannotRunIsNamed) {
+  GraphBuilder b;
+  b.output({b.call("aten::tan", {b.input("x", f32({2}))})});
+  aot::testing::expect_error([&] { backend().preprocess(std::move(b).build(), {}); },
+                             "OneDnnBackend cannot run node 'tan' (aten::tan.default): aten::tan.default is not an op");
+}
+
+}  // namespace
+}  // namespace kiln::backends::onednn
