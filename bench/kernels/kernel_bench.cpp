@@ -121,6 +121,7 @@ std::vector<Case> cases() {
       unary("sigmoid", "aten::sigmoid.out", million, m, -6, 6),
       unary("tanh", "aten::tanh.out", million, m, -6, 6),
       unary("exp", "aten::exp.out", million, m, -10, 10),
+      unary("erf", "aten::erf.out", million, m, -4, 4),
       elu(million, m),
       layer_norm(128, 256, "128x256"),
       binary("add_bcast", "aten::add.out", {1, 64, 56, 56}, {1, 64, 1, 1}, "1x64x56x56+1x64x1x1"),

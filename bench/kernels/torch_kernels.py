@@ -80,6 +80,7 @@ CASES = {
     "sigmoid/1024x1024": lambda: unary(aten.sigmoid.out, MILLION, -6, 6),
     "tanh/1024x1024": lambda: unary(aten.tanh.out, MILLION, -6, 6),
     "exp/1024x1024": lambda: unary(aten.exp.out, MILLION, -10, 10),
+    "erf/1024x1024": lambda: unary(aten.erf.out, MILLION, -4, 4),
     "elu/1024x1024": lambda: elu(MILLION),
     "layer_norm/128x256": lambda: layer_norm(128, 256),
     "add_bcast/1x64x56x56+1x64x1x1": lambda: binary(aten.add.out, [1, 64, 56, 56], [1, 64, 1, 1]),

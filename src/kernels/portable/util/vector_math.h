@@ -1,13 +1,15 @@
-// Float exp, expm1, erf, tanh and sigmoid that the compiler can vectorise: the
+// Float exp, expm1, erf, tanh and sigmoid that the compiler can vectorise (and
+// silu and gelu made of them): the
 // portable kernels' float fast paths (softmax, log-softmax, gelu, silu,
 // sigmoid, tanh, exp, elu) all call these, so there is one implementation.
 //
 // Each function is branch-free straight-line float and int32 arithmetic
 // (selects, no table lookups, no calls), inlined, so a loop over an array of
-// them vectorises at the baseline ISA (SSE2 on x86-64) and wider where the
-// loop is compiled for more. Without FMA contraction (the project builds in
-// ISO mode) every lane computes exactly the scalar result, so vector and
-// scalar tails agree bit for bit.
+// them vectorises at the baseline ISA (SSE2 on x86-64); a loop function marked
+// KILN_VECTOR_CLONES is also compiled for AVX2 and AVX-512 and picked by the
+// CPU at load time. The kernels are compiled with -ffp-contract=off, so no
+// clone fuses a multiply-add: every lane of every clone computes exactly the
+// scalar result, and results do not depend on the CPU.
 //
 // Method: exp reduces x = n ln2 + r with |r| <= ln2/2 (Cody-Waite, ln2 split
 // so n * kLn2Hi is exact), then e^r = 1 + r + r^2 P(r) with a degree-5 P, and
@@ -29,10 +31,28 @@
 #include <cstdint>
 #include <cstring>
 
+// KILN_VECTOR_MATH_INLINE on the functions below, KILN_INLINE_LAMBDA on a
+// lambda that calls them (`[](float x) KILN_INLINE_LAMBDA { ... }`): forced
+// inline, or a loop of them would call out per element and not vectorise (GCC
+// will not inline a large function into a KILN_VECTOR_CLONES clone otherwise).
 #if defined(__GNUC__)
 #define KILN_VECTOR_MATH_INLINE inline __attribute__((always_inline))
+#define KILN_INLINE_LAMBDA __attribute__((always_inline))
 #else
 #define KILN_VECTOR_MATH_INLINE inline
+#define KILN_INLINE_LAMBDA
+#endif
+
+// On a function whose loop calls the functions below: compile it for the
+// baseline ISA, AVX2 and x86-64-v4 (AVX-512), and pick one when the program is
+// loaded by what the CPU has (GCC's function multiversioning, an ifunc: GCC on
+// x86-64 GNU/Linux only; elsewhere, or with KILN_NO_VECTOR_CLONES defined, the
+// baseline alone).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__gnu_linux__) && \
+    !defined(KILN_NO_VECTOR_CLONES)
+#define KILN_VECTOR_CLONES __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
+#else
+#define KILN_VECTOR_CLONES
 #endif
 
 namespace kiln::kernels::portable::util {
@@ -172,6 +192,19 @@ KILN_VECTOR_MATH_INLINE float erf_f32(float x) {
   l = l * t - 1.52097511e+0f;
   const float large = 1.0f - exp_f32(l - a2);
   return d::with_sign_of(a < 0.9f ? small : large, x);
+}
+
+/// x / (1 + e^-x) (silu) for float.
+KILN_VECTOR_MATH_INLINE float silu_f32(float x) { return x / (1.0f + exp_f32(-x)); }
+
+/// x/2 (1 + erf(x / sqrt 2)) (gelu) for float.
+KILN_VECTOR_MATH_INLINE float gelu_f32(float x) {
+  return 0.5f * x * (1.0f + erf_f32(x * 0.707106781186547524f));
+}
+
+/// x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (gelu, approximate = 'tanh') for float.
+KILN_VECTOR_MATH_INLINE float gelu_tanh_f32(float x) {
+  return 0.5f * x * (1.0f + tanh_f32(0.797884560802865356f * (x + 0.044715f * x * x * x)));
 }
 
 }  // namespace kiln::kernels::portable::util
