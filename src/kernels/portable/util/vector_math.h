@@ -23,7 +23,9 @@
 // Accuracy (test/vector_math_test.cpp checks it on dense sweeps of the whole
 // float range against the double-precision <cmath> functions): exp, expm1,
 // erf and tanh within 2 ulp, sigmoid within 3 ulp (a bound on |error| in
-// units of the float spacing at the exact result, subnormals included).
+// units of the float spacing at the exact result, subnormals included;
+// sigmoid is 0 below -88.72, where e^-x overflows, as with <cmath> in float
+// and in PyTorch).
 // Infinities and NaN give the <cmath> results: exp(-inf) = 0, exp(inf) = inf,
 // erf(+-inf) = +-1, tanh(+-inf) = +-1, NaN in, NaN out.
 #pragma once
