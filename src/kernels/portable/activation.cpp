@@ -1,6 +1,7 @@
 // Activations: silu, hardswish, hardsigmoid, leaky_relu, elu, gelu (floating
 // dtypes) and hardtanh (real dtypes), with PyTorch's formulas and Scalar
-// argument checks.
+// argument checks. silu, elu and gelu of dense Float tensors take the
+// vectorised approximations of util/vector_math.h.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/scalar.h"
 #include "kernels/portable/util/unary.h"
+#include "kernels/portable/util/vector_math.h"
 
 namespace kiln::kernels::portable {
 
@@ -145,10 +147,13 @@ bool equals(Span<const char> text, const char* literal) {
 }  // namespace
 
 void silu_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  util::same_dtype_unary_kernel<UnaryDtypes::kFloating>(ctx, args, "aten::silu.out", [](auto x) {
-    using C = decltype(x);
-    return x / (C(1) + std::exp(-x));
-  });
+  util::same_dtype_unary_kernel<UnaryDtypes::kFloating>(
+      ctx, args, "aten::silu.out",
+      [](auto x) {
+        using C = decltype(x);
+        return x / (C(1) + std::exp(-x));
+      },
+      [](float x) KILN_INLINE_LAMBDA { return util::silu_f32(x); });
 }
 
 void hardswish_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
@@ -192,6 +197,13 @@ void elu_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !util::prepare_unary_out(a, self, out, self.scalar_type())) {
     return;
   }
+  const float negative_coefficient = alpha.as_float * scale.as_float;
+  const float positive_scale = scale.as_float, exp_scale = input_scale.as_float;
+  if (util::map_dense_float(self, out, [=](float x) KILN_INLINE_LAMBDA {
+        return x <= 0.0f ? util::expm1_f32(x * exp_scale) * negative_coefficient : x * positive_scale;
+      })) {
+    return;
+  }
   util::map_same_dtype<UnaryDtypes::kFloating>(self, out, [alpha, scale, input_scale](auto x) {
     using C = decltype(x);
     const C negative_coefficient = alpha.as<C>() * scale.as<C>();
@@ -233,12 +245,14 @@ void gelu_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   }
   if (!util::prepare_unary_out(a, self, out, self.scalar_type())) return;
   if (tanh) {
+    if (util::map_dense_float(self, out, [](float x) KILN_INLINE_LAMBDA { return util::gelu_tanh_f32(x); })) return;
     util::map_same_dtype<UnaryDtypes::kFloating>(self, out, [](auto x) {
       using C = decltype(x);
       const C k = C(M_2_SQRTPI * M_SQRT1_2);  // sqrt(2 / pi)
       return C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x)));
     });
   } else {
+    if (util::map_dense_float(self, out, [](float x) KILN_INLINE_LAMBDA { return util::gelu_f32(x); })) return;
     util::map_same_dtype<UnaryDtypes::kFloating>(self, out, [](auto x) {
       using C = decltype(x);
       return C(0.5) * x * (C(1) + std::erf(x * C(M_SQRT1_2)));

@@ -2,7 +2,9 @@
 // and double tensors), _softmax and _log_softmax (any layout, the 16-bit
 // floats too). Layer norm's statistics are accumulated in double (PyTorch uses
 // float with a cascaded sum); everything else is computed in the tensor's
-// compute type in the order of PyTorch's CPU kernels.
+// compute type in the order of PyTorch's CPU kernels, except that softmax's
+// exponentials of Float tensors come from util/vector_math.h, and a
+// contiguous Float line is summed in 16 lanes (both so that it vectorises).
 #include <cmath>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/kernel_args.h"
 #include "kernels/portable/util/reduction.h"
+#include "kernels/portable/util/vector_math.h"
 
 namespace kiln::kernels::portable {
 
@@ -64,20 +67,93 @@ inline C nan_max(C max, C v) {
   return (v > max || std::isnan(v)) && !std::isnan(max) ? v : max;
 }
 
+// exp in softmax's compute type: vector_math.h's approximation for Float
+// tensors (it vectorises), <cmath>'s for the others.
+template <typename T, typename C>
+inline C softmax_exp(C v) {
+  if constexpr (std::is_same_v<T, float>) return util::exp_f32(v);
+  else return std::exp(v);
+}
+
+// ---- the float32 fast path: one contiguous line ----
+// The reductions keep kLanes partial results (lane j takes elements j,
+// j + kLanes, ...) combined in a fixed order at the end, so the loops
+// vectorise at any width and give the same sum on every ISA.
+constexpr int64_t kLanes = 16;
+
+// nan_max written as two selects, so that it vectorises.
+KILN_VECTOR_MATH_INLINE float lane_max(float max, float v) {
+  const float larger = v > max ? v : max;  // keeps a NaN max
+  return v != v ? v : larger;              // a NaN v wins
+}
+
+KILN_VECTOR_MATH_INLINE float dense_max(const float* x, int64_t length) {
+  float lanes[kLanes];
+  for (int64_t j = 0; j < kLanes; ++j) lanes[j] = x[0];
+  int64_t k = 0;
+  for (; k + kLanes <= length; k += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = lane_max(lanes[j], x[k + j]);
+  }
+  float max = lanes[0];
+  for (int64_t j = 1; j < kLanes; ++j) max = lane_max(max, lanes[j]);
+  for (; k < length; ++k) max = lane_max(max, x[k]);
+  return max;
+}
+
+// The sum of exp(x - max); with kStore, each exponential is written to y.
+template <bool kStore>
+KILN_VECTOR_MATH_INLINE float dense_exp_sum(const float* x, float max, float* y, int64_t length) {
+  float lanes[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= length; k += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) {
+      const float e = util::exp_f32(x[k + j] - max);
+      if constexpr (kStore) y[k + j] = e;
+      lanes[j] += e;
+    }
+  }
+  float sum = 0;
+  for (int64_t j = 0; j < kLanes; ++j) sum += lanes[j];
+  for (; k < length; ++k) {
+    const float e = util::exp_f32(x[k] - max);
+    if constexpr (kStore) y[k] = e;
+    sum += e;
+  }
+  return sum;
+}
+
+template <bool kLog>
+KILN_VECTOR_CLONES void softmax_dense_float_line(const float* x, float* y, int64_t length) {
+  const float max = dense_max(x, length);
+  if constexpr (kLog) {
+    const float log_sum = std::log(dense_exp_sum<false>(x, max, nullptr, length));
+    for (int64_t k = 0; k < length; ++k) y[k] = x[k] - max - log_sum;
+  } else {
+    const float scale = 1.0f / dense_exp_sum<true>(x, max, y, length);
+    for (int64_t k = 0; k < length; ++k) y[k] *= scale;
+  }
+}
+
 // One line of `length` elements, at steps in_step (x) and out_step (y).
 template <bool kLog, typename T, typename Out>
 void softmax_line(const T* x, int64_t in_step, Out* y, int64_t out_step, int64_t length) {
   using C = util::compute_t<T>;
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<Out, float>) {
+    if (in_step == 1 && out_step == 1) {
+      softmax_dense_float_line<kLog>(x, y, length);
+      return;
+    }
+  }
   C max = util::load(x[0]);
   for (int64_t k = 1; k < length; ++k) max = nan_max(max, util::load(x[k * in_step]));
   C sum = 0;
   if constexpr (kLog) {
-    for (int64_t k = 0; k < length; ++k) sum += std::exp(util::load(x[k * in_step]) - max);
+    for (int64_t k = 0; k < length; ++k) sum += softmax_exp<T>(util::load(x[k * in_step]) - max);
     const C log_sum = std::log(sum);
     for (int64_t k = 0; k < length; ++k) y[k * out_step] = util::store_as<Out>(util::load(x[k * in_step]) - max - log_sum);
   } else if constexpr (std::is_same_v<Out, C>) {
     for (int64_t k = 0; k < length; ++k) {
-      const C e = std::exp(util::load(x[k * in_step]) - max);
+      const C e = softmax_exp<T>(util::load(x[k * in_step]) - max);
       y[k * out_step] = e;
       sum += e;
     }
@@ -85,9 +161,11 @@ void softmax_line(const T* x, int64_t in_step, Out* y, int64_t out_step, int64_t
     for (int64_t k = 0; k < length; ++k) y[k * out_step] *= scale;
   } else {
     // A 16-bit out cannot hold the exponentials exactly: compute them twice.
-    for (int64_t k = 0; k < length; ++k) sum += std::exp(util::load(x[k * in_step]) - max);
+    for (int64_t k = 0; k < length; ++k) sum += softmax_exp<T>(util::load(x[k * in_step]) - max);
     const C scale = C(1) / sum;
-    for (int64_t k = 0; k < length; ++k) y[k * out_step] = util::store_as<Out>(std::exp(util::load(x[k * in_step]) - max) * scale);
+    for (int64_t k = 0; k < length; ++k) {
+      y[k * out_step] = util::store_as<Out>(softmax_exp<T>(util::load(x[k * in_step]) - max) * scale);
+    }
   }
 }
 
@@ -113,7 +191,7 @@ void softmax_lines(const T* x, int64_t in_step, Out* y, int64_t out_step, int64_
     constexpr bool kKeep = !kLog && std::is_same_v<Out, C>;
     for (int64_t k = 0; k < length; ++k) {
       for (int64_t j = 0; j < block; ++j) {
-        const C e = std::exp(util::load(in[k * in_step + j]) - max[j]);
+        const C e = softmax_exp<T>(util::load(in[k * in_step + j]) - max[j]);
         if constexpr (kKeep) out[k * out_step + j] = e;
         sum[j] += e;
       }
@@ -126,7 +204,7 @@ void softmax_lines(const T* x, int64_t in_step, Out* y, int64_t out_step, int64_
           o *= sum[j];
         } else {
           const C shifted = util::load(in[k * in_step + j]) - max[j];
-          o = util::store_as<Out>(kLog ? shifted - sum[j] : std::exp(shifted) * sum[j]);
+          o = util::store_as<Out>(kLog ? shifted - sum[j] : softmax_exp<T>(shifted) * sum[j]);
         }
       }
     }

@@ -1,12 +1,14 @@
 // Unary math: neg, abs, sign, floor, ceil, round, relu (same dtype) and exp,
 // log, log1p, sqrt, rsqrt, reciprocal, erf, sigmoid, tanh, sin, cos, tan
-// (floating).
+// (floating). exp, erf, sigmoid and tanh of dense Float tensors take the
+// vectorised approximations of util/vector_math.h.
 #include <cmath>
 #include <type_traits>
 
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/unary.h"
+#include "kernels/portable/util/vector_math.h"
 
 namespace kiln::kernels::portable {
 
@@ -102,7 +104,9 @@ void relu_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
 }
 
 void exp_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  util::floating_unary_kernel(ctx, args, "aten::exp.out", [](auto x) { return std::exp(x); });
+  util::floating_unary_kernel(
+      ctx, args, "aten::exp.out", [](auto x) { return std::exp(x); },
+      [](float x) KILN_INLINE_LAMBDA { return util::exp_f32(x); });
 }
 
 void log_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
@@ -126,18 +130,25 @@ void reciprocal_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
 }
 
 void erf_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  util::floating_unary_kernel(ctx, args, "aten::erf.out", [](auto x) { return std::erf(x); });
+  util::floating_unary_kernel(
+      ctx, args, "aten::erf.out", [](auto x) { return std::erf(x); },
+      [](float x) KILN_INLINE_LAMBDA { return util::erf_f32(x); });
 }
 
 void sigmoid_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  util::floating_unary_kernel(ctx, args, "aten::sigmoid.out", [](auto x) {
-    using C = decltype(x);
-    return C(1) / (C(1) + std::exp(-x));
-  });
+  util::floating_unary_kernel(
+      ctx, args, "aten::sigmoid.out",
+      [](auto x) {
+        using C = decltype(x);
+        return C(1) / (C(1) + std::exp(-x));
+      },
+      [](float x) KILN_INLINE_LAMBDA { return util::sigmoid_f32(x); });
 }
 
 void tanh_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  util::floating_unary_kernel(ctx, args, "aten::tanh.out", [](auto x) { return std::tanh(x); });
+  util::floating_unary_kernel(
+      ctx, args, "aten::tanh.out", [](auto x) { return std::tanh(x); },
+      [](float x) KILN_INLINE_LAMBDA { return util::tanh_f32(x); });
 }
 
 void sin_out(KernelRuntimeContext& ctx, Span<EValue*> args) {

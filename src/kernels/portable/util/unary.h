@@ -12,11 +12,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/elementwise.h"
 #include "kernels/portable/util/kernel_args.h"
+#include "kernels/portable/util/vector_math.h"
 
 namespace kiln::kernels::portable::util {
 
@@ -107,24 +109,53 @@ void map_floating(const Tensor& self, const Tensor& out, F f) {
   });
 }
 
+/// y[i] = fast(x[i]) for i < n, compiled for each ISA of KILN_VECTOR_CLONES.
+template <typename Fast>
+KILN_VECTOR_CLONES void map_floats(const float* x, float* y, int64_t n, Fast fast) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fast(x[i]);
+}
+
+/// The float32 fast path of a floating op: if self and out are dense Float
+/// tensors (out checked and resized already), out[i] = fast(self[i]) in one
+/// flat loop, which vectorises when `fast` is branch-free inline code such as
+/// vector_math.h's; false, with nothing written, for any other input.
+template <typename Fast>
+bool map_dense_float(const Tensor& self, const Tensor& out, Fast fast) {
+  if (self.scalar_type() != ScalarType::Float || out.scalar_type() != ScalarType::Float || !is_dense(self) ||
+      !is_dense(out)) {
+    return false;
+  }
+  map_floats(self.const_data_ptr<float>(), out.mutable_data_ptr<float>(), out.numel(), fast);
+  return true;
+}
+
 /// A whole kernel for a floating op with one argument: aten::exp.out, ...
-template <typename F>
-void floating_unary_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op, F f) {
+/// `fast` (float -> float), if given, computes dense Float tensors instead of
+/// `f` (see map_dense_float).
+template <typename F, typename Fast = std::nullptr_t>
+void floating_unary_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op, F f, Fast fast = nullptr) {
   KernelArgs a(ctx, op, args);
   Tensor self, out;
   if (!read_unary_tensors(a, 2, UnaryDtypes::kRealOrBool, &self, &out) ||
       !prepare_unary_out(a, self, out, floating_result(self.scalar_type()))) {
     return;
   }
+  if constexpr (!std::is_same_v<Fast, std::nullptr_t>) {
+    if (map_dense_float(self, out, fast)) return;
+  }
   map_floating(self, out, f);
 }
 
 /// A whole kernel for a same-dtype op with one argument: aten::neg.out, ...
-template <UnaryDtypes kDtypes, typename F>
-void same_dtype_unary_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op, F f) {
+/// `fast` as for floating_unary_kernel.
+template <UnaryDtypes kDtypes, typename F, typename Fast = std::nullptr_t>
+void same_dtype_unary_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op, F f, Fast fast = nullptr) {
   KernelArgs a(ctx, op, args);
   Tensor self, out;
   if (!read_same_dtype_unary(a, 2, kDtypes, &self, &out)) return;
+  if constexpr (!std::is_same_v<Fast, std::nullptr_t>) {
+    if (map_dense_float(self, out, fast)) return;
+  }
   map_same_dtype<kDtypes>(self, out, f);
 }
 
