@@ -24,7 +24,7 @@ namespace kiln::cli {
 namespace {
 
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
-       kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N]
+       kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N] [--json]
 
 A .pt2 (a program saved by torch.export.save) runs through Kiln's reference
 interpreter (the portable kernels); a program in the training IR (what
@@ -61,6 +61,10 @@ Options:
                     sets the inputs again, and buffers keep their state from
                     call to call
   --warmup N        (.pte) untimed calls before those, 0 to 100000 (default 0)
+  --json            (.pte) also print the timings as one line of JSON, the
+                    last line printed: load_ms, program_load_ms,
+                    method_load_ms, iterations, warmup, median_ms, min_ms,
+                    max_ms (execute times of the timed calls), planned_bytes
 )";
 
 enum class FileKind { Pt2, Pte };
@@ -144,6 +148,7 @@ void print_output(const std::string& label, const aot::Value& value) {
 int run_run(Args args) {
   std::string path, inputs_path, output_path, model;
   int64_t iterations = -1, warmup = -1;
+  bool json = false;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -159,6 +164,8 @@ int run_run(Args args) {
       iterations = parse_integer(arg, args.value(arg), 1, 100000);
     } else if (arg == "--warmup") {
       warmup = parse_integer(arg, args.value(arg), 0, 100000);
+    } else if (arg == "--json") {
+      json = true;
     } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
       path = arg;
     } else {
@@ -172,10 +179,11 @@ int run_run(Args args) {
     PteRunOptions options{path, inputs_path, output_path, 1, 0};
     if (iterations >= 0) options.iterations = static_cast<int>(iterations);
     if (warmup >= 0) options.warmup = static_cast<int>(warmup);
+    options.json = json;
     return run_pte(options);
   }
-  if (iterations >= 0 || warmup >= 0) {
-    throw UsageError(std::string(iterations >= 0 ? "--iterations" : "--warmup") +
+  if (iterations >= 0 || warmup >= 0 || json) {
+    throw UsageError(std::string(iterations >= 0 ? "--iterations" : warmup >= 0 ? "--warmup" : "--json") +
                      " applies to .pte programs (Kiln's runtime); " + path + " is a .pt2 archive");
   }
   if (inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz for a .pt2 program");

@@ -7,7 +7,8 @@
 // Inputs come from an .npz and are checked against MethodMeta here, so a wrong
 // dtype, rank, shape or count is named before the runtime sees it; without
 // --inputs every input is ones at its planned shape. Prints each output as
-// the .pt2 path does, the load time and the execute times.
+// the .pt2 path does, the load time and the execute times (with --json also
+// as one line of JSON, the last line printed).
 #include "run_pte.h"
 
 #include <algorithm>
@@ -343,13 +344,34 @@ aot::HostTensor as_array(const aot::Value& value) {
   return {};
 }
 
-void print_times(const std::vector<double>& times, int warmup) {
+/// Median, min and max of the timed calls, in milliseconds.
+struct TimeSummary {
+  double median = 0, min = 0, max = 0;
+  size_t count = 0;
+};
+
+TimeSummary summarize(const std::vector<double>& times) {
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
+  if (n == 0) return {};
   const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  std::printf("execute: median %.3f ms, min %.3f ms, max %.3f ms over %zu iteration%s (%d warm-up)\n", median,
-              sorted.front(), sorted.back(), n, n == 1 ? "" : "s", warmup);
+  return {median, sorted.front(), sorted.back(), n};
+}
+
+void print_times(const TimeSummary& summary, int warmup) {
+  std::printf("execute: median %.3f ms, min %.3f ms, max %.3f ms over %zu iteration%s (%d warm-up)\n",
+              summary.median, summary.min, summary.max, summary.count, summary.count == 1 ? "" : "s", warmup);
+}
+
+/// The timings as one line of JSON (kiln run --json), for scripts such as
+/// bench/: load times, then the execute times of the timed calls.
+void print_json_times(const RuntimeSession& session, const TimeSummary& summary, int warmup) {
+  std::printf(
+      "{\"load_ms\": %.6f, \"program_load_ms\": %.6f, \"method_load_ms\": %.6f, \"iterations\": %zu, "
+      "\"warmup\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"planned_bytes\": %zu}\n",
+      session.load_ms(), session.program_load_ms(), session.load_ms() - session.program_load_ms(), summary.count,
+      warmup, summary.median, summary.min, summary.max, session.planned_bytes());
 }
 
 const char* method_to_run(const runtime::Program& program) {
@@ -469,7 +491,8 @@ int run_pte(const PteRunOptions& options) {
   const std::vector<aot::Value> outputs = session->outputs();
   std::printf("%zu output%s\n", outputs.size(), outputs.size() == 1 ? "" : "s");
   for (size_t i = 0; i < outputs.size(); ++i) print_output("output_" + std::to_string(i), outputs[i]);
-  print_times(times, options.warmup);
+  const TimeSummary summary = summarize(times);
+  print_times(summary, options.warmup);
 
   if (!options.output_path.empty()) {
     std::vector<std::pair<std::string, aot::HostTensor>> arrays;
@@ -480,6 +503,7 @@ int run_pte(const PteRunOptions& options) {
     aot::write_npz(options.output_path, arrays);
     std::printf("wrote %s\n", options.output_path.c_str());
   }
+  if (options.json) print_json_times(*session, summary, options.warmup);
   return 0;
 }
 

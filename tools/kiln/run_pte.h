@@ -20,6 +20,7 @@ struct PteRunOptions {
   std::string output_path;  ///< empty: no .npz written
   int iterations = 1;
   int warmup = 0;
+  bool json = false;  ///< also print the timings as one JSON line (kiln run --json)
 };
 
 /// Loads, runs and prints; throws AotError naming what was wrong.
