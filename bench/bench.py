@@ -122,10 +122,9 @@ def run(args):
     if "kiln" in args.runtimes and not os.access(args.kiln, os.X_OK):
         raise SystemExit(f"no kiln tool at {args.kiln}: build it (cmake --build build --target kiln) or pass --kiln")
     options = argparse.Namespace(kiln=args.kiln, runs=args.runs, warmup=args.warmup, tolerance=args.tolerance,
-                                 timeout_s=args.timeout, kiln_threads=False, kiln_baseline_kb=None)
+                                 timeout_s=args.timeout, kiln_threads=False)
     if "kiln" in args.runtimes:
         options.kiln_threads = measure.kiln_has_threads(args.kiln)
-        options.kiln_baseline_kb = measure.kiln_baseline_kb(args.kiln)
         if not options.kiln_threads:
             log("kiln run has no --threads yet: Kiln runs at its default thread count in every row")
     rows, flops = [], {}

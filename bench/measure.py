@@ -1,7 +1,12 @@
 """One row: a runtime run on one model at one thread count, in a process of
-its own, its peak RSS taken from the kernel's accounting of that child
-(os.wait4's ru_maxrss, the child's high-water mark), its timings from the
-JSON line it prints last, its outputs compared with PyTorch's.
+its own; its timings and its peak RSS from the JSON line it prints last, its
+outputs compared with PyTorch's.
+
+Peak RSS is the process's own VmHWM (/proc/<pid>/status), which exec starts
+afresh. Not ru_maxrss from wait4: a child forked from this process (torch
+and the models loaded) and then exec'd keeps the forked copy's high-water
+mark in ru_maxrss, so every row would show this process's size. If a row
+does not report VmHWM, the largest VmHWM polled while it ran is used.
 
 Kiln's row runs the tool itself: `kiln run kiln.pte --inputs in.npz
 --output out.npz --iterations N --warmup W --json [--threads T]`; the peers'
@@ -43,26 +48,40 @@ class Row:
         return dict(self.__dict__)
 
 
+def polled_hwm_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def run_child(command, log_path, timeout_s):
-    """Runs command with its output in log_path; returns (exit status, peak
-    RSS in KiB, output text). Kills it after timeout_s seconds."""
+    """Runs command with its output in log_path; returns (exit status, the
+    largest VmHWM polled while it ran in KiB, output text). Kills it after
+    timeout_s seconds (status -1)."""
+    polled = None
     with open(log_path, "w") as log:
         child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + timeout_s
         while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid == child.pid:
+            polled = max(filter(None, [polled, polled_hwm_kb(child.pid)]), default=None)
+            try:
+                status = child.wait(timeout=0.05)
                 break
+            except subprocess.TimeoutExpired:
+                pass
             if time.monotonic() > deadline:
                 os.killpg(child.pid, signal.SIGKILL)
-                pid, status, usage = os.wait4(child.pid, 0)
+                child.wait()
                 status = -1
                 break
-            time.sleep(0.05)
-        child.returncode = status  # reaped here; keeps Popen from waiting again
     with open(log_path) as log:
         text = log.read()
-    return status, usage.ru_maxrss, text
+    return status, polled, text
 
 
 def last_json(text):
@@ -143,21 +162,14 @@ def measure(runtime, prepared, threads, options):
     row.median_ms = timings["median_ms"]
     row.runs = timings.get("runs", timings.get("iterations"))
     row.load_ms = timings["load_ms"]
-    row.baseline_rss_kb = timings.get("baseline_rss_kb", options.kiln_baseline_kb if runtime == "kiln" else None)
+    reported = timings.get("peak_rss_kb")
+    row.peak_rss_kb = reported if reported is not None and reported > 0 else peak_kb
+    base = timings.get("baseline_rss_kb", timings.get("start_rss_kb"))
+    row.baseline_rss_kb = base if base is not None and base > 0 else None
     row.max_abs_error, row.passed, problem = compare(out_path, prepared.file("ref.npz"), options.tolerance)
     if problem:
         row.note = problem
     return row
-
-
-def kiln_baseline_kb(kiln):
-    """Peak RSS of the kiln tool doing nothing (`kiln version`): its share of
-    a row's peak that is not the model."""
-    try:
-        _, peak_kb, _ = run_child([kiln, "version"], os.devnull, 30)
-    except OSError:
-        return None
-    return peak_kb
 
 
 def kiln_has_threads(kiln):

@@ -29,7 +29,10 @@ if ! "$venv/bin/python" -c "import onnxruntime, onnx, onnxscript" 2>/dev/null; t
 fi
 
 kiln="${KILN:-$repo/build/bin/kiln}"
-if [ -z "${KILN:-}" ] && [ ! -x "$kiln" ]; then
+wants_kiln=1
+args=" $* "
+if [[ "$args" == *" --runtimes "* || "$args" == *" --runtimes="* ]] && [[ "$args" != *kiln* ]]; then wants_kiln=0; fi
+if [ -z "${KILN:-}" ] && [ ! -x "$kiln" ] && [ "$wants_kiln" = 1 ]; then
   if [ ! -f "$repo/build/build.ninja" ]; then
     make -C "$repo" deps
     cmake -S "$repo" -B "$repo/build" -G Ninja -DKILN_DEPS_PREFIX="$repo/build/deps"

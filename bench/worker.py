@@ -7,7 +7,8 @@ RUNTIME is eager (PyTorch), ort (ONNX Runtime) or executorch (ExecuTorch's
 runtime on the XNNPACK-delegated .pte). MODEL_DIR holds what bench.py
 prepared: in.npz (the input), state_dict.pt, model.onnx, executorch.pte.
 The last line printed is one JSON object: baseline_rss_kb (after the imports,
-before the model is loaded), load_ms, median_ms, min_ms, max_ms, runs.
+before the model is loaded), peak_rss_kb (the process's peak, VmHWM),
+load_ms, median_ms, min_ms, max_ms, runs.
 The outputs of the last call go to OUT.npz as output_0, output_1, ...
 """
 import argparse
@@ -20,13 +21,14 @@ import time
 import numpy as np
 
 
-def rss_kb():
-    """This process's resident set now, from /proc/self/status (VmRSS)."""
+def status_kb(field):
+    """A field of /proc/self/status in KiB: VmRSS (resident now) or VmHWM
+    (this process's peak since it started; exec starts it afresh)."""
     with open("/proc/self/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
-    return 0
+    return None
 
 
 def load_input(model_dir):
@@ -140,12 +142,13 @@ def main():
         import executorch.runtime  # noqa: F401
     else:
         import torch  # noqa: F401
-    baseline = rss_kb()
+    baseline = status_kb("VmRSS")
     load_ms, call = load(args.model_dir, args.threads, args.model)
     times, outputs = time_calls(call, args.runs, args.warmup)
     np.savez(args.output, **{f"output_{i}": np.asarray(o) for i, o in enumerate(outputs)})
     print(json.dumps({
         "baseline_rss_kb": baseline,
+        "peak_rss_kb": status_kb("VmHWM"),
         "load_ms": load_ms,
         "median_ms": statistics.median(times),
         "min_ms": min(times),

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -364,14 +365,36 @@ void print_times(const TimeSummary& summary, int warmup) {
               summary.median, summary.min, summary.max, summary.count, summary.count == 1 ? "" : "s", warmup);
 }
 
+/// A "Vm...:" line of /proc/self/status in KiB (VmRSS: resident now, VmHWM:
+/// the process's peak), or -1 where there is no such file (not Linux).
+long long proc_status_kb(const char* field) {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return -1;
+  long long kb = -1;
+  char line[256];
+  const size_t length = std::strlen(field);
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    if (std::strncmp(line, field, length) == 0 && line[length] == ':') {
+      kb = std::atoll(line + length + 1);
+      break;
+    }
+  }
+  std::fclose(status);
+  return kb;
+}
+
 /// The timings as one line of JSON (kiln run --json), for scripts such as
-/// bench/: load times, then the execute times of the timed calls.
-void print_json_times(const RuntimeSession& session, const TimeSummary& summary, int warmup) {
+/// bench/: load times, the execute times of the timed calls, and the
+/// process's resident memory before the program was loaded and at its peak.
+void print_json_times(const RuntimeSession& session, const TimeSummary& summary, int warmup,
+                      long long start_rss_kb) {
   std::printf(
       "{\"load_ms\": %.6f, \"program_load_ms\": %.6f, \"method_load_ms\": %.6f, \"iterations\": %zu, "
-      "\"warmup\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"planned_bytes\": %zu}\n",
+      "\"warmup\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"planned_bytes\": %zu, "
+      "\"start_rss_kb\": %lld, \"peak_rss_kb\": %lld}\n",
       session.load_ms(), session.program_load_ms(), session.load_ms() - session.program_load_ms(), summary.count,
-      warmup, summary.median, summary.min, summary.max, session.planned_bytes());
+      warmup, summary.median, summary.min, summary.max, session.planned_bytes(), start_rss_kb,
+      proc_status_kb("VmHWM"));
 }
 
 const char* method_to_run(const runtime::Program& program) {
@@ -471,6 +494,7 @@ std::vector<aot::Value> RuntimeSession::outputs() const {
 }
 
 int run_pte(const PteRunOptions& options) {
+  const long long start_rss_kb = proc_status_kb("VmRSS");
   std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
   const runtime::MethodMeta meta = session->method_meta();
   std::printf("program: %s, method '%s': %zu inputs, %zu outputs, %zu instructions, %zu planned bytes\n",
@@ -503,7 +527,7 @@ int run_pte(const PteRunOptions& options) {
     aot::write_npz(options.output_path, arrays);
     std::printf("wrote %s\n", options.output_path.c_str());
   }
-  if (options.json) print_json_times(*session, summary, options.warmup);
+  if (options.json) print_json_times(*session, summary, options.warmup, start_rss_kb);
   return 0;
 }
 

@@ -115,7 +115,7 @@ expect "run --json counts the timed calls" 0 '"iterations": 3, "warmup": 1, "med
   run "$pte/add.pte" --iterations 3 --warmup 1 --json
 # The JSON line is the last line printed, with every field a script reads.
 json_line=$("$kiln" run "$pte/add.pte" --inputs "$pte/add.inputs.npz" --iterations 2 --json 2>&1 | tail -n 1)
-if [[ "$json_line" == '{"load_ms": '*'"median_ms": '*'"min_ms": '*'"max_ms": '*'"planned_bytes": '*'}' ]]; then
+if [[ "$json_line" == '{"load_ms": '*'"median_ms": '*'"min_ms": '*'"max_ms": '*'"planned_bytes": '*'"peak_rss_kb": '*'}' ]]; then
   passes=$((passes + 1))
 else
   echo "FAIL run --json: last line is not the timings' JSON: $json_line"; failures=$((failures + 1))
