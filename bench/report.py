@@ -20,7 +20,8 @@ def fmt(value, digits=2, suffix=""):
 def ratio(a, b):
     if a is None or b is None or b == 0:
         return "-"
-    return f"{a / b:.2f}x"
+    value = a / b
+    return f"{value:.3f}x" if value < 0.1 else f"{value:.2f}x"
 
 
 def usable(row):
