@@ -46,6 +46,8 @@ def parse_args(argv):
     parser.add_argument("--tolerance", type=float, default=1e-3,
                         help="an output passes when max |out - PyTorch| <= TOL * max(1, max |PyTorch|) (default 1e-3)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds before a row's process is killed")
+    parser.add_argument("--kiln-portable", action="store_true",
+                        help="lower Kiln's programs to the portable kernels only (no --backend OneDnnBackend)")
     parser.add_argument("--kiln", default=os.path.join(REPO, "build", "bin", "kiln"), help="the kiln tool")
     parser.add_argument("--work", default=os.path.join(HERE, "work"), help="where the models' files go")
     parser.add_argument("--output", default=os.path.join(HERE, "results", "latest.md"), help="the markdown table")
@@ -130,7 +132,8 @@ def run(args):
     rows, flops = [], {}
     for name in args.models:
         log(f"{models.label(name)}: preparing")
-        prepared = prepare.prepare(name, args.work, args.kiln, args.runtimes, log)
+        prepared = prepare.prepare(name, args.work, args.kiln, args.runtimes, log,
+                                   None if args.kiln_portable else prepare.ONEDNN)
         flops[name] = prepared.flops
         for threads in args.threads:
             for runtime in args.runtimes:

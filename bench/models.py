@@ -67,11 +67,36 @@ def check_name(name):
         raise SystemExit(f"unknown model '{name}' (known: {', '.join(MODELS)})")
 
 
+def randomize_norms_and_heads(model):
+    """Gives the layers torchvision initialises to constants random values,
+    so that outputs depend on every weight and a wrong lowering shows:
+    batch norms get random scale, shift and running statistics (an identity
+    batch norm would hide a wrong fold into the convolution), layer norms a
+    random scale and shift, and a linear layer initialised to zeros (ViT's
+    head) small random weights. Without this, MobileNetV2's outputs are
+    ~1e-9 and ViT-B/16's are all zeros, and any runtime would pass the check."""
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.normal_(0.0, 0.1)
+                module.running_mean.normal_(0.0, 0.1)
+                module.running_var.uniform_(0.5, 1.5)
+            elif isinstance(module, nn.LayerNorm):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.normal_(0.0, 0.1)
+            elif isinstance(module, nn.Linear) and not module.weight.any():
+                module.weight.normal_(0.0, 0.02)
+                if module.bias is not None:
+                    module.bias.normal_(0.0, 0.02)
+    return model
+
+
 def build(name):
     """The model in eval mode, its weights drawn from WEIGHT_SEED."""
     check_name(name)
     torch.manual_seed(WEIGHT_SEED)
-    model = MODELS[name][0]()
+    model = randomize_norms_and_heads(MODELS[name][0]())
     return model.eval()
 
 

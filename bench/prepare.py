@@ -73,13 +73,14 @@ def save_reference(model, x, prepared):
     torch.save(model.state_dict(), prepared.file("state_dict.pt"))
 
 
-def lower_kiln(kiln, prepared, log):
+def lower_kiln(kiln, prepared, log, backend=ONEDNN):
     """`kiln lower --backend OneDnnBackend`, or portable-only `kiln lower`
-    while the tool does not know that backend yet."""
+    while the tool does not know that backend yet (or when backend is None)."""
     pt2, pte = prepared.file("model.pt2"), prepared.file("kiln.pte")
     if os.path.exists(pte):
         os.remove(pte)
-    attempts = [("onednn", ["--backend", ONEDNN]), ("portable", [])]
+    attempts = [("onednn", ["--backend", ONEDNN])] if backend else []
+    attempts.append(("portable", []))
     for mode, extra in attempts:
         command = [kiln, "lower", pt2, *extra, "-o", pte]
         start = time.perf_counter()
@@ -125,7 +126,7 @@ def guarded(step, mode):
         return Artefact(None, None, mode, f"{type(error).__name__}: {short_error(error)}")
 
 
-def prepare(name, work, kiln, runtimes, log):
+def prepare(name, work, kiln, runtimes, log, kiln_backend=ONEDNN):
     """Builds model `name`, writes its files under work/<name>, lowers it for
     each runtime in `runtimes`; returns a Prepared."""
     prepared = Prepared(name, os.path.join(work, name))
@@ -145,7 +146,7 @@ def prepare(name, work, kiln, runtimes, log):
         except Exception as error:  # noqa: BLE001
             prepared.error = f"torch.export: {short_error(error)}"
     steps = {
-        "kiln": (lambda: lower_kiln(kiln, prepared, log), "kiln"),
+        "kiln": (lambda: lower_kiln(kiln, prepared, log, kiln_backend), "kiln"),
         "executorch": (lambda: lower_executorch(exported, prepared), "xnnpack"),
         "ort": (lambda: export_onnx(model, x, prepared), "cpu"),
         "eager": (lambda: Artefact(prepared.file("state_dict.pt"), None, "eager"), "eager"),
