@@ -93,7 +93,8 @@ def machine():
 
 def kiln_commit():
     done = subprocess.run(["git", "-C", REPO, "log", "-1", "--format=%h %s"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
+    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                            ":!bench/results"],
                            capture_output=True, text=True).stdout.strip()
     return done.stdout.strip()[:90] + (" (+ uncommitted changes)" if dirty else "")
 

@@ -35,6 +35,14 @@ def gflops(row, flops):
     return flops / (row.median_ms * 1e-3) / 1e9
 
 
+def over_base_mb(row):
+    """Peak RSS less what the process held before loading the model (the
+    Python interpreter and its imports, for the peers), in MB."""
+    if row.peak_rss_kb is None or row.baseline_rss_kb is None:
+        return None
+    return (row.peak_rss_kb - row.baseline_rss_kb) / 1024
+
+
 def markdown(header, lines):
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(cell) for cell in line) + " |" for line in lines]
@@ -53,7 +61,7 @@ def latency_cell(row):
 def summary_table(rows, model_names, threads_list):
     """One row per (model, threads): latencies, best peer, Kiln's ratios."""
     header = ["model", "threads", "Kiln ms", "ExecuTorch ms", "ONNX Runtime ms", "PyTorch ms", "best peer",
-              "Kiln / best peer", "load Kiln / ET", "peak RSS Kiln / ET", "lowering Kiln / ET"]
+              "Kiln / best peer", "load Kiln / ET", "RSS over base Kiln / ET", "lowering Kiln / ET"]
     lines = []
     for name in model_names:
         for threads in threads_list:
@@ -71,7 +79,7 @@ def summary_table(rows, model_names, threads_list):
                 f"{NAMES[best.runtime]} {fmt(best.median_ms)}" if best else "-",
                 ratio(kiln.median_ms, best.median_ms) if kiln_ok and best else "-",
                 ratio(kiln.load_ms, et.load_ms) if kiln_ok and et_ok else "-",
-                ratio(kiln.peak_rss_kb, et.peak_rss_kb) if kiln_ok and et_ok else "-",
+                ratio(over_base_mb(kiln), over_base_mb(et)) if kiln_ok and et_ok else "-",
                 ratio(kiln.lowering_s, et.lowering_s) if kiln is not None and et_ok and kiln.lowering_s else "-",
             ])
     return markdown(header, lines)
@@ -85,9 +93,7 @@ def detail_table(rows, flops_by_model):
         flops = flops_by_model.get(row.model)
         rate = gflops(row, flops)
         peak = rate / (PEAK_GFLOPS_PER_CORE * row.threads) * 100 if rate is not None else None
-        over = None
-        if row.peak_rss_kb is not None and row.baseline_rss_kb is not None:
-            over = (row.peak_rss_kb - row.baseline_rss_kb) / 1024
+        over = over_base_mb(row)
         check = "-" if row.passed is None else ("pass" if row.passed else "FAIL")
         note = row.error if row.error else row.note
         lines.append([
