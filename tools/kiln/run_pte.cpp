@@ -117,7 +117,8 @@ void allocate_planned(const runtime::MethodMeta& meta, MethodMemory& memory) {
 }
 
 /// Sizes the method allocator for the method (starting small, doubling while
-/// Method::load reports MemoryAllocationFailed) and loads it.
+/// Method::load reports MemoryAllocationFailed, or DelegateMemoryAllocationFailed
+/// from a backend's init that ran out of it) and loads it.
 runtime::Method load_method(const runtime::Program& program, const char* name, MethodMemory& memory) {
   for (size_t bytes = kFirstMethodPoolBytes;; bytes *= 2) {
     memory.method_pool.reset(new uint8_t[bytes]);
@@ -128,7 +129,9 @@ runtime::Method load_method(const runtime::Program& program, const char* name, M
     g_runtime_errors.clear();
     auto method = program.load_method(name, memory.manager.get());
     if (method.ok()) return std::move(method.get());
-    if (method.error() != Error::MemoryAllocationFailed || bytes * 2 > kMaxMethodPoolBytes) {
+    const bool out_of_memory =
+        method.error() == Error::MemoryAllocationFailed || method.error() == Error::DelegateMemoryAllocationFailed;
+    if (!out_of_memory || bytes * 2 > kMaxMethodPoolBytes) {
       fail(std::string("cannot load method '") + name + "'", method.error());
     }
   }
