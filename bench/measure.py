@@ -152,7 +152,7 @@ def measure(runtime, prepared, threads, options):
             row.note = "kiln run has no --threads yet: its own default"
     else:
         command = peer_command(runtime, prepared, threads, options.runs, options.warmup, out_path)
-    log_path = prepared.file(f"run_{runtime}_{threads}.log")
+    log_path = prepared.file(f"run_{runtime}_{artefact.mode}_{threads}.log")
     status, peak_kb, text = run_child(command, log_path, options.timeout_s)
     row.peak_rss_kb = peak_kb
     timings = last_json(text) if status == 0 else None
