@@ -25,7 +25,7 @@ namespace {
 
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
        kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N]
-                          [--threads N]
+                          [--threads N] [--json]
 
 A .pt2 (a program saved by torch.export.save) runs through Kiln's reference
 interpreter (the portable kernels); a program in the training IR (what
@@ -66,6 +66,12 @@ Options:
   --threads N       (.pte) threads the oneDNN backend (OneDnnBackend) runs its
                     delegates on, 1 to 256 (default 1); the portable kernels
                     always run on one thread
+  --json            (.pte) also print the timings as one line of JSON, the
+                    last line printed: load_ms, program_load_ms,
+                    method_load_ms, iterations, warmup, median_ms, min_ms,
+                    max_ms (execute times of the timed calls), planned_bytes,
+                    start_rss_kb (resident before loading) and peak_rss_kb
+                    (the process's peak; both -1 where /proc is missing)
 )";
 
 enum class FileKind { Pt2, Pte };
@@ -149,6 +155,7 @@ void print_output(const std::string& label, const aot::Value& value) {
 int run_run(Args args) {
   std::string path, inputs_path, output_path, model;
   int64_t iterations = -1, warmup = -1, threads = -1;
+  bool json = false;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -166,6 +173,8 @@ int run_run(Args args) {
       warmup = parse_integer(arg, args.value(arg), 0, 100000);
     } else if (arg == "--threads") {
       threads = parse_integer(arg, args.value(arg), 1, 256);
+    } else if (arg == "--json") {
+      json = true;
     } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
       path = arg;
     } else {
@@ -180,10 +189,14 @@ int run_run(Args args) {
     if (iterations >= 0) options.iterations = static_cast<int>(iterations);
     if (warmup >= 0) options.warmup = static_cast<int>(warmup);
     if (threads >= 0) options.threads = static_cast<int>(threads);
+    options.json = json;
     return run_pte(options);
   }
-  if (iterations >= 0 || warmup >= 0 || threads >= 0) {
-    throw UsageError(std::string(iterations >= 0 ? "--iterations" : warmup >= 0 ? "--warmup" : "--threads") +
+  if (iterations >= 0 || warmup >= 0 || threads >= 0 || json) {
+    throw UsageError(std::string(iterations >= 0 ? "--iterations"
+                                 : warmup >= 0   ? "--warmup"
+                                 : threads >= 0  ? "--threads"
+                                                 : "--json") +
                      " applies to .pte programs (Kiln's runtime); " + path + " is a .pt2 archive");
   }
   if (inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz for a .pt2 program");

@@ -8,12 +8,14 @@
 // Inputs come from an .npz and are checked against MethodMeta here, so a wrong
 // dtype, rank, shape or count is named before the runtime sees it; without
 // --inputs every input is ones at its planned shape. Prints each output as
-// the .pt2 path does, the load time and the execute times.
+// the .pt2 path does, the load time and the execute times (with --json also
+// as one line of JSON, the last line printed).
 #include "run_pte.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -118,9 +120,9 @@ void allocate_planned(const runtime::MethodMeta& meta, MethodMemory& memory) {
 
 /// Sizes the method allocator for the method (starting small, doubling while
 /// Method::load reports MemoryAllocationFailed; growing 8-fold when a
-/// delegate ran out, since oneDNN's keeps its weights there: the pool is not
-/// touched beyond what is used, so a larger one costs address space, not
-/// memory) and loads it.
+/// delegate's init ran out (DelegateMemoryAllocationFailed), since oneDNN's
+/// keeps its weights there: the pool is not touched beyond what is used, so
+/// a larger one costs address space, not memory) and loads it.
 runtime::Method load_method(const runtime::Program& program, const char* name, MethodMemory& memory) {
   for (size_t bytes = kFirstMethodPoolBytes;;) {
     memory.method_pool.reset(new uint8_t[bytes]);
@@ -351,13 +353,56 @@ aot::HostTensor as_array(const aot::Value& value) {
   return {};
 }
 
-void print_times(const std::vector<double>& times, int warmup) {
+/// Median, min and max of the timed calls, in milliseconds.
+struct TimeSummary {
+  double median = 0, min = 0, max = 0;
+  size_t count = 0;
+};
+
+TimeSummary summarize(const std::vector<double>& times) {
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
+  if (n == 0) return {};
   const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  std::printf("execute: median %.3f ms, min %.3f ms, max %.3f ms over %zu iteration%s (%d warm-up)\n", median,
-              sorted.front(), sorted.back(), n, n == 1 ? "" : "s", warmup);
+  return {median, sorted.front(), sorted.back(), n};
+}
+
+void print_times(const TimeSummary& summary, int warmup) {
+  std::printf("execute: median %.3f ms, min %.3f ms, max %.3f ms over %zu iteration%s (%d warm-up)\n",
+              summary.median, summary.min, summary.max, summary.count, summary.count == 1 ? "" : "s", warmup);
+}
+
+/// A "Vm...:" line of /proc/self/status in KiB (VmRSS: resident now, VmHWM:
+/// the process's peak), or -1 where there is no such file (not Linux).
+long long proc_status_kb(const char* field) {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return -1;
+  long long kb = -1;
+  char line[256];
+  const size_t length = std::strlen(field);
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    if (std::strncmp(line, field, length) == 0 && line[length] == ':') {
+      kb = std::atoll(line + length + 1);
+      break;
+    }
+  }
+  std::fclose(status);
+  return kb;
+}
+
+/// The timings as one line of JSON (kiln run --json), for scripts such as
+/// bench/: load times, the execute times of the timed calls, and the
+/// process's resident memory before the program was loaded and at its peak.
+void print_json_times(const RuntimeSession& session, const TimeSummary& summary, int warmup,
+                      long long start_rss_kb) {
+  std::printf(
+      "{\"load_ms\": %.6f, \"program_load_ms\": %.6f, \"method_load_ms\": %.6f, \"iterations\": %zu, "
+      "\"warmup\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"planned_bytes\": %zu, "
+      "\"start_rss_kb\": %lld, \"peak_rss_kb\": %lld}\n",
+      session.load_ms(), session.program_load_ms(), session.load_ms() - session.program_load_ms(), summary.count,
+      warmup, summary.median, summary.min, summary.max, session.planned_bytes(), start_rss_kb,
+      proc_status_kb("VmHWM"));
 }
 
 const char* method_to_run(const runtime::Program& program) {
@@ -458,6 +503,7 @@ std::vector<aot::Value> RuntimeSession::outputs() const {
 
 int run_pte(const PteRunOptions& options) {
   backends::onednn::set_num_threads(options.threads);  // before init: primitives are made for it
+  const long long start_rss_kb = proc_status_kb("VmRSS");
   std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
   const runtime::MethodMeta meta = session->method_meta();
   std::printf("program: %s, method '%s': %zu inputs, %zu outputs, %zu instructions, %zu planned bytes\n",
@@ -479,7 +525,8 @@ int run_pte(const PteRunOptions& options) {
   const std::vector<aot::Value> outputs = session->outputs();
   std::printf("%zu output%s\n", outputs.size(), outputs.size() == 1 ? "" : "s");
   for (size_t i = 0; i < outputs.size(); ++i) print_output("output_" + std::to_string(i), outputs[i]);
-  print_times(times, options.warmup);
+  const TimeSummary summary = summarize(times);
+  print_times(summary, options.warmup);
 
   if (!options.output_path.empty()) {
     std::vector<std::pair<std::string, aot::HostTensor>> arrays;
@@ -490,6 +537,7 @@ int run_pte(const PteRunOptions& options) {
     aot::write_npz(options.output_path, arrays);
     std::printf("wrote %s\n", options.output_path.c_str());
   }
+  if (options.json) print_json_times(*session, summary, options.warmup, start_rss_kb);
   return 0;
 }
 

@@ -20,7 +20,8 @@ struct PteRunOptions {
   std::string output_path;  ///< empty: no .npz written
   int iterations = 1;
   int warmup = 0;
-  int threads = 1;  ///< the oneDNN backend's thread count
+  int threads = 1;    ///< the oneDNN backend's thread count
+  bool json = false;  ///< also print the timings as one JSON line (kiln run --json)
 };
 
 /// Loads, runs and prints; throws AotError naming what was wrong.

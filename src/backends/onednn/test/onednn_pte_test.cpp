@@ -154,13 +154,6 @@ class OneDnnPteTest : public ::testing::TestWithParam<Case> {
 
 TEST_P(OneDnnPteTest, RunsOnTheRuntimeWithTheInterpretersResults) {
   const FixtureFile& p = GetParam().file;
-  if (p.fixture == "encoder_block") {
-    // Known, AOT side: delegate 0's output (f32[3, 5, 2, 16], an expand and
-    // permute) is emitted with dim order (1, 2, 0, 3), not the contiguous
-    // one the blob contract gives every delegate edge; execute refuses it
-    // ("delegate argument 2 has dim order (1, 2, 0, 3)").
-    GTEST_SKIP() << "delegate output emitted in a non-contiguous dim order (AOT side)";
-  }
   set_num_threads(GetParam().threads);
   ExportedProgram program = aot::load_pt2(aot::testing::kFixtures + p.fixture + "/" + p.file);
   if (program.dialect() == aot::kTrainingDialect) program = aot::transform(program, {aot::decompose_to_core_aten()});

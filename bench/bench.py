@@ -1,0 +1,184 @@
+"""Kiln against its peers on whole models (issue #11's benchmark).
+
+For each model: prepare.py makes the input, PyTorch's reference output, the
+FLOP count and each runtime's lowered file; then for each thread count every
+runtime runs in a process of its own (measure.py) and report.py makes the
+tables, printed and written to results/latest.md. Run it through run.sh,
+which sets up the Python environment and the kiln tool. See README.md.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import models
+import measure
+import prepare
+import report
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+RUNTIMES = ("kiln", "executorch", "ort", "eager")
+
+
+def log(message):
+    print(message, flush=True)
+
+
+def comma_list(text):
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="bench/run.sh", description="Kiln against ExecuTorch (XNNPACK), ONNX "
+                                     "Runtime and PyTorch eager on whole models.")
+    parser.add_argument("--models", default=",".join(models.names()),
+                        help=f"comma-separated, from {', '.join(models.names())} (default: all)")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default: 1,2)")
+    parser.add_argument("--runtimes", default=",".join(RUNTIMES), help=f"comma-separated subset of {', '.join(RUNTIMES)}")
+    parser.add_argument("--runs", type=int, default=50, help="timed calls per row (default 50)")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed calls before them (default 5)")
+    parser.add_argument("--quick", action="store_true", help="5 runs after 1 warm-up: for development, not numbers")
+    parser.add_argument("--tolerance", type=float, default=1e-3,
+                        help="an output passes when max |out - PyTorch| <= TOL * max(1, max |PyTorch|) (default 1e-3)")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds before a row's process is killed")
+    parser.add_argument("--kiln-portable", action="store_true",
+                        help="lower Kiln's programs to the portable kernels only (no --backend OneDnnBackend)")
+    parser.add_argument("--kiln", default=os.path.join(REPO, "build", "bin", "kiln"), help="the kiln tool")
+    parser.add_argument("--work", default=os.path.join(HERE, "work"), help="where the models' files go")
+    parser.add_argument("--output", default=os.path.join(HERE, "results", "latest.md"), help="the markdown table")
+    args = parser.parse_args(argv)
+    args.models = comma_list(args.models)
+    for name in args.models:
+        models.check_name(name)
+    args.threads = [int(t) for t in comma_list(args.threads)]
+    if not args.threads or min(args.threads) < 1:
+        parser.error("--threads needs positive integers")
+    args.runtimes = comma_list(args.runtimes)
+    for runtime in args.runtimes:
+        if runtime not in RUNTIMES:
+            parser.error(f"unknown runtime '{runtime}' (known: {', '.join(RUNTIMES)})")
+    if args.quick:
+        args.runs, args.warmup = 5, 1
+    if args.runs < 1 or args.warmup < 0:
+        parser.error("--runs must be at least 1 and --warmup at least 0")
+    return args
+
+
+def versions():
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for package in ("torch", "torchvision", "executorch", "onnxruntime"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = "missing"
+    return found
+
+
+def machine():
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{cpu}, {os.cpu_count()} cores"
+
+
+def kiln_commit():
+    done = subprocess.run(["git", "-C", REPO, "log", "-1", "--format=%h %s"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no", "--", ".",
+                            ":!bench/results"],
+                           capture_output=True, text=True).stdout.strip()
+    return done.stdout.strip()[:90] + (" (+ uncommitted changes)" if dirty else "")
+
+
+def header_lines(args, load_before, load_after, started, took_s):
+    v = versions()
+    return [
+        "# Kiln against its peers",
+        "",
+        f"Measured {started:%Y-%m-%d %H:%M} UTC in {took_s / 60:.1f} min by `bench/run.sh` "
+        f"(`{' '.join(sys.argv[1:]) or 'no options'}`) on {machine()}.",
+        f"Kiln at `{kiln_commit()}`; torch {v['torch']}, torchvision {v['torchvision']}, "
+        f"ExecuTorch {v['executorch']}, ONNX Runtime {v['onnxruntime']}.",
+        f"Median of {args.runs} timed calls after {args.warmup} warm-up calls per row, batch 1, float32. "
+        f"Load average (1 min) {load_before:.2f} before, {load_after:.2f} after: "
+        + ("**the machine was busy: the numbers are noisy**." if max(load_before, load_after) > 0.5
+           else "the machine was quiet."),
+        f"% peak is against {report.PEAK_GFLOPS_PER_CORE:.0f} GFLOP/s per thread (the measured FP32 FMA peak of "
+        f"one core). A check passes when max |out - PyTorch| <= {args.tolerance:g} * max(1, max |PyTorch|). "
+        "Columns: bench/README.md.",
+    ]
+
+
+def rerun_portable(prepared, threads, options, onednn_error, kiln):
+    """Kiln's row again on the portable kernels when its OneDnnBackend
+    program did not run (a tool whose `lower` knows the backend but whose
+    `run` does not link its runtime yet): the row says why. The portable
+    program then serves this model's other rows too."""
+    log(f"  Kiln's OneDnnBackend program did not run ({onednn_error}): lowering to the portable kernels")
+    prepared.artefacts["kiln"] = prepare.lower_kiln(kiln, prepared, log, backend=None)
+    row = measure.measure("kiln", prepared, threads, options)
+    prepared.onednn_error = onednn_error
+    return row
+
+
+def note_onednn_failure(row, prepared):
+    error = getattr(prepared, "onednn_error", None)
+    if row.runtime == "kiln" and error and row.mode == "portable":
+        row.note = (row.note + "; " if row.note else "") + f"OneDnnBackend program failed: {error}"
+
+
+def run(args):
+    started = datetime.datetime.now(datetime.timezone.utc)
+    start = time.monotonic()
+    load_before = os.getloadavg()[0]
+    if "kiln" in args.runtimes and not os.access(args.kiln, os.X_OK):
+        raise SystemExit(f"no kiln tool at {args.kiln}: build it (cmake --build build --target kiln) or pass --kiln")
+    options = argparse.Namespace(kiln=args.kiln, runs=args.runs, warmup=args.warmup, tolerance=args.tolerance,
+                                 timeout_s=args.timeout, kiln_threads=False)
+    if "kiln" in args.runtimes:
+        options.kiln_threads = measure.kiln_has_threads(args.kiln)
+        if not options.kiln_threads:
+            log("kiln run has no --threads yet: Kiln runs at its default thread count in every row")
+    rows, flops = [], {}
+    for name in args.models:
+        log(f"{models.label(name)}: preparing")
+        prepared = prepare.prepare(name, args.work, args.kiln, args.runtimes, log,
+                                   None if args.kiln_portable else prepare.ONEDNN)
+        flops[name] = prepared.flops
+        for threads in args.threads:
+            for runtime in args.runtimes:
+                row = measure.measure(runtime, prepared, threads, options)
+                if runtime == "kiln" and row.error and row.mode == "onednn":
+                    row = rerun_portable(prepared, threads, options, row.error, args.kiln)
+                note_onednn_failure(row, prepared)
+                rows.append(row)
+                result = row.error or f"{report.fmt(row.median_ms)} ms, " + ("pass" if row.passed else "FAIL")
+                log(f"  {threads} thread{'s' if threads > 1 else ''} {report.NAMES[runtime]}: {result}")
+    took = time.monotonic() - start
+    text = "\n".join(header_lines(args, load_before, os.getloadavg()[0], started, took)) + "\n\n"
+    text += "## Summary\n\n" + report.summary_table(rows, args.models, args.threads) + "\n\n"
+    text += "## Every row\n\n" + report.detail_table(rows, flops) + "\n"
+    print("\n" + text)
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(args.output, "w") as out:
+        out.write(text)
+    with open(os.path.join(args.work, "results.json"), "w") as out:
+        json.dump({"flops": flops, "rows": [r.as_dict() for r in rows]}, out, indent=1)
+    log(f"wrote {args.output}")
+
+
+def main():
+    run(parse_args(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""One row: a runtime run on one model at one thread count, in a process of
+its own; its timings and its peak RSS from the JSON line it prints last, its
+outputs compared with PyTorch's.
+
+Peak RSS is the process's own VmHWM (/proc/<pid>/status), which exec starts
+afresh. Not ru_maxrss from wait4: a child forked from this process (torch
+and the models loaded) and then exec'd keeps the forked copy's high-water
+mark in ru_maxrss, so every row would show this process's size. If a row
+does not report VmHWM, the largest VmHWM polled while it ran is used.
+
+Kiln's row runs the tool itself: `kiln run kiln.pte --inputs in.npz
+--output out.npz --iterations N --warmup W --json [--threads T]`; the peers'
+rows run worker.py.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
+
+
+class Row:
+    """What one runtime measured on one model at one thread count."""
+
+    def __init__(self, model, threads, runtime, mode):
+        self.model = model
+        self.threads = threads
+        self.runtime = runtime
+        self.mode = mode
+        self.median_ms = None
+        self.runs = None
+        self.load_ms = None
+        self.peak_rss_kb = None
+        self.baseline_rss_kb = None
+        self.lowering_s = None
+        self.size_bytes = None
+        self.max_abs_error = None
+        self.passed = None
+        self.note = ""
+        self.error = None
+
+    def as_dict(self):
+        return dict(self.__dict__)
+
+
+def polled_hwm_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def run_child(command, log_path, timeout_s):
+    """Runs command with its output in log_path; returns (exit status, the
+    largest VmHWM polled while it ran in KiB, output text). Kills it after
+    timeout_s seconds (status -1)."""
+    polled = None
+    with open(log_path, "w") as log:
+        child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            polled = max(filter(None, [polled, polled_hwm_kb(child.pid)]), default=None)
+            try:
+                status = child.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            if time.monotonic() > deadline:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+                status = -1
+                break
+    with open(log_path) as log:
+        text = log.read()
+    return status, polled, text
+
+
+def last_json(text):
+    for line in reversed(text.strip().splitlines()):
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            return json.loads(line)
+    return None
+
+
+def failure(text, status):
+    if status == -1:
+        return "timed out"
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    message = lines[-1].strip() if lines else f"exit status {status}"
+    return message[:200]
+
+
+def compare(out_path, ref_path, tolerance):
+    """Largest absolute difference over all outputs, and whether it is within
+    tolerance * max(1, largest |reference value|) for every output."""
+    worst, passed = 0.0, True
+    with np.load(out_path) as out, np.load(ref_path) as ref:
+        if sorted(out.files) != sorted(ref.files):
+            return None, False, f"outputs {sorted(out.files)}, expected {sorted(ref.files)}"
+        for key in ref.files:
+            expected, got = ref[key].astype(np.float64), out[key].astype(np.float64)
+            if expected.shape != got.shape:
+                return None, False, f"{key} has shape {got.shape}, expected {expected.shape}"
+            error = float(np.max(np.abs(expected - got))) if expected.size else 0.0
+            if not np.isfinite(error):
+                error = float("inf")
+            worst = max(worst, error)
+            scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
+            passed = passed and error <= tolerance * scale
+    return worst, passed, ""
+
+
+def kiln_command(kiln, prepared, threads, runs, warmup, out_path, kiln_threads):
+    command = [kiln, "run", prepared.file("kiln.pte"), "--inputs", prepared.file("in.npz"), "--output", out_path,
+               "--iterations", str(runs), "--warmup", str(warmup), "--json"]
+    if kiln_threads:
+        command += ["--threads", str(threads)]
+    return command
+
+
+def peer_command(runtime, prepared, threads, runs, warmup, out_path):
+    return [sys.executable, WORKER, runtime, prepared.dir, "--model", prepared.name, "--threads", str(threads),
+            "--runs", str(runs), "--warmup", str(warmup), "--output", out_path]
+
+
+def measure(runtime, prepared, threads, options):
+    """The row of `runtime` on `prepared` at `threads` threads."""
+    artefact = prepared.artefacts[runtime]
+    row = Row(prepared.name, threads, runtime, artefact.mode)
+    row.lowering_s = artefact.lowering_s
+    row.size_bytes = artefact.size_bytes if runtime != "eager" else None
+    if artefact.error:
+        row.error = artefact.error
+        return row
+    out_path = prepared.file(f"out_{runtime}_{threads}.npz")
+    if os.path.exists(out_path):
+        os.remove(out_path)
+    if runtime == "kiln":
+        command = kiln_command(options.kiln, prepared, threads, options.runs, options.warmup, out_path,
+                               options.kiln_threads)
+        if not options.kiln_threads and threads != 1:
+            row.note = "kiln run has no --threads yet: its own default"
+    else:
+        command = peer_command(runtime, prepared, threads, options.runs, options.warmup, out_path)
+    log_path = prepared.file(f"run_{runtime}_{artefact.mode}_{threads}.log")
+    status, peak_kb, text = run_child(command, log_path, options.timeout_s)
+    row.peak_rss_kb = peak_kb
+    timings = last_json(text) if status == 0 else None
+    if timings is None:
+        row.error = failure(text, status)
+        return row
+    row.median_ms = timings["median_ms"]
+    row.runs = timings.get("runs", timings.get("iterations"))
+    row.load_ms = timings["load_ms"]
+    reported = timings.get("peak_rss_kb")
+    row.peak_rss_kb = reported if reported is not None and reported > 0 else peak_kb
+    base = timings.get("baseline_rss_kb", timings.get("start_rss_kb"))
+    row.baseline_rss_kb = base if base is not None and base > 0 else None
+    row.max_abs_error, row.passed, problem = compare(out_path, prepared.file("ref.npz"), options.tolerance)
+    if problem:
+        row.note = problem
+    return row
+
+
+def kiln_has_threads(kiln):
+    done = subprocess.run([kiln, "run", "--help"], capture_output=True, text=True)
+    return "--threads" in done.stdout

@@ -1,0 +1,128 @@
+"""The benchmark's models, in plain PyTorch, with fixed-seed random weights.
+
+Each model is built by a function of no arguments; `build(name)` seeds torch's
+generator first, so every process that builds a model gets the same weights.
+`example_input(name)` is the one input every runtime is given (batch 1,
+float32, from its own fixed seed). `count_flops` counts a forward pass once
+with torch's FlopCounterMode (multiply and add are two FLOPs; only the ops
+that FlopCounterMode knows -- convolutions, matmuls, attention -- are counted,
+which is where nearly all the arithmetic of these models is).
+"""
+import torch
+import torch.nn as nn
+import torchvision
+
+WEIGHT_SEED = 0
+INPUT_SEED = 1
+
+
+def resnet18():
+    return torchvision.models.resnet18(weights=None)
+
+
+def mobilenet_v2():
+    return torchvision.models.mobilenet_v2(weights=None)
+
+
+class Encoder(nn.Module):
+    """4 layers of nn.TransformerEncoderLayer: hidden 256, 4 heads, FFN 1024,
+    batch-first, no dropout; the input is (batch, 128, 256)."""
+
+    def __init__(self, layers=4, hidden=256, heads=4, ffn=1024):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(hidden, heads, dim_feedforward=ffn, dropout=0.0, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, num_layers=layers, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+def encoder():
+    return Encoder()
+
+
+def vit_b_16():
+    return torchvision.models.vit_b_16(weights=None)
+
+
+# name -> (builder, input shape, label printed in the table)
+MODELS = {
+    "resnet18": (resnet18, (1, 3, 224, 224), "ResNet-18"),
+    "mobilenet_v2": (mobilenet_v2, (1, 3, 224, 224), "MobileNetV2"),
+    "encoder": (encoder, (1, 128, 256), "encoder"),
+    "vit_b_16": (vit_b_16, (1, 3, 224, 224), "ViT-B/16"),
+}
+
+
+def names():
+    return list(MODELS)
+
+
+def label(name):
+    return MODELS[name][2]
+
+
+def check_name(name):
+    if name not in MODELS:
+        raise SystemExit(f"unknown model '{name}' (known: {', '.join(MODELS)})")
+
+
+def randomize_norms_and_heads(model):
+    """Gives the layers torchvision initialises to constants random values,
+    so that outputs depend on every weight and a wrong lowering shows:
+    batch norms get random scale, shift and running statistics (an identity
+    batch norm would hide a wrong fold into the convolution), layer norms a
+    random scale and shift, and a linear layer initialised to zeros (ViT's
+    head) small random weights. Without this, MobileNetV2's outputs are
+    ~1e-9 and ViT-B/16's are all zeros, and any runtime would pass the check."""
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.normal_(0.0, 0.1)
+                module.running_mean.normal_(0.0, 0.1)
+                module.running_var.uniform_(0.5, 1.5)
+            elif isinstance(module, nn.LayerNorm):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.normal_(0.0, 0.1)
+            elif isinstance(module, nn.Linear) and not module.weight.any():
+                module.weight.normal_(0.0, 0.02)
+                if module.bias is not None:
+                    module.bias.normal_(0.0, 0.02)
+    return model
+
+
+def build(name):
+    """The model in eval mode, its weights drawn from WEIGHT_SEED."""
+    check_name(name)
+    torch.manual_seed(WEIGHT_SEED)
+    model = randomize_norms_and_heads(MODELS[name][0]())
+    return model.eval()
+
+
+def build_empty(name):
+    """The model's structure on the meta device (no weights drawn): a
+    state_dict is then loaded into it with assign=True."""
+    check_name(name)
+    with torch.device("meta"):
+        model = MODELS[name][0]()
+    return model.eval()
+
+
+def example_input(name):
+    check_name(name)
+    generator = torch.Generator().manual_seed(INPUT_SEED)
+    return torch.randn(MODELS[name][1], generator=generator)
+
+
+def count_flops(model, x):
+    """FLOPs of one forward pass (FlopCounterMode: 2 per multiply-add)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    # With autograd on, nn.MultiheadAttention and nn.TransformerEncoderLayer
+    # take their composite path (matmuls FlopCounterMode sees) rather than
+    # their fused inference kernels (which it does not count).
+    counter = FlopCounterMode(display=False)
+    with counter, torch.enable_grad():
+        model(x)
+    return counter.get_total_flops()

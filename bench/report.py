@@ -1,0 +1,110 @@
+"""The tables: a summary with one row per (model, threads) -- each runtime's
+median latency and the ratios of Kiln to the peers that the issue's targets
+are stated in -- then one row per runtime with every measured column. Both
+are markdown; bench.py prints them and writes them to results/latest.md.
+"""
+import models
+
+PEERS = ("executorch", "ort", "eager")
+NAMES = {"kiln": "Kiln", "executorch": "ExecuTorch", "ort": "ONNX Runtime", "eager": "PyTorch eager"}
+
+
+def fmt(value, digits=2, suffix=""):
+    if value is None:
+        return "-"
+    if value >= 100:
+        return f"{value:.0f}{suffix}"
+    return f"{value:.{digits}f}{suffix}"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "-"
+    value = a / b
+    return f"{value:.3f}x" if value < 0.1 else f"{value:.2f}x"
+
+
+def usable(row):
+    """A row whose latency counts: it ran and its outputs matched PyTorch's."""
+    return row is not None and row.error is None and row.median_ms is not None and row.passed
+
+
+def gflops(row, flops):
+    if row.median_ms is None or not flops:
+        return None
+    return flops / (row.median_ms * 1e-3) / 1e9
+
+
+def over_base_mb(row):
+    """Peak RSS less what the process held before loading the model (the
+    Python interpreter and its imports, for the peers), in MB."""
+    if row.peak_rss_kb is None or row.baseline_rss_kb is None:
+        return None
+    return (row.peak_rss_kb - row.baseline_rss_kb) / 1024
+
+
+def markdown(header, lines):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(cell) for cell in line) + " |" for line in lines]
+    return "\n".join(out)
+
+
+def latency_cell(row):
+    if row is None:
+        return "-"
+    if row.error:
+        return "error"
+    text = fmt(row.median_ms)
+    return text if row.passed else text + " (wrong)"
+
+
+def summary_table(rows, model_names, threads_list):
+    """One row per (model, threads): latencies, best peer, Kiln's ratios."""
+    header = ["model", "threads", "Kiln ms", "ExecuTorch ms", "ONNX Runtime ms", "PyTorch ms", "best peer",
+              "Kiln / best peer", "load Kiln / ET", "RSS over base Kiln / ET", "lowering Kiln / ET"]
+    lines = []
+    for name in model_names:
+        for threads in threads_list:
+            found = {r.runtime: r for r in rows if r.model == name and r.threads == threads}
+            kiln = found.get("kiln")
+            peers = [found[p] for p in PEERS if usable(found.get(p))]
+            best = min(peers, key=lambda r: r.median_ms) if peers else None
+            et = found.get("executorch")
+            kiln_ok = usable(kiln)
+            et_ok = et is not None and et.error is None
+            kiln_cell = latency_cell(kiln) + (f" ({kiln.mode})" if kiln is not None and kiln.mode else "")
+            lines.append([
+                models.label(name), threads, kiln_cell, latency_cell(et), latency_cell(found.get("ort")),
+                latency_cell(found.get("eager")),
+                f"{NAMES[best.runtime]} {fmt(best.median_ms)}" if best else "-",
+                ratio(kiln.median_ms, best.median_ms) if kiln_ok and best else "-",
+                ratio(kiln.load_ms, et.load_ms) if kiln_ok and et_ok else "-",
+                ratio(over_base_mb(kiln), over_base_mb(et)) if kiln_ok and et_ok else "-",
+                ratio(kiln.lowering_s, et.lowering_s) if kiln is not None and et_ok and kiln.lowering_s else "-",
+            ])
+    return markdown(header, lines)
+
+
+def detail_table(rows, flops_by_model):
+    header = ["model", "threads", "runtime", "mode", "median ms", "runs", "GFLOP/s", "% peak", "load ms",
+              "peak RSS MB", "RSS over base MB", "lowering s", "file MB", "max abs err", "check", "note"]
+    lines = []
+    for row in rows:
+        flops = flops_by_model.get(row.model)
+        rate = gflops(row, flops)
+        peak = rate / (PEAK_GFLOPS_PER_CORE * row.threads) * 100 if rate is not None else None
+        over = over_base_mb(row)
+        check = "-" if row.passed is None else ("pass" if row.passed else "FAIL")
+        note = row.error if row.error else row.note
+        lines.append([
+            models.label(row.model), row.threads, NAMES[row.runtime], row.mode or "-", fmt(row.median_ms),
+            row.runs if row.runs is not None else "-", fmt(rate, 1), fmt(peak, 0, "%"), fmt(row.load_ms),
+            fmt(row.peak_rss_kb / 1024 if row.peak_rss_kb else None, 0), fmt(over, 0),
+            fmt(row.lowering_s, 2), fmt(row.size_bytes / 2**20 if row.size_bytes else None, 1),
+            f"{row.max_abs_error:.2e}" if row.max_abs_error is not None else "-", check,
+            (note or "").replace("|", "/"),
+        ])
+    return markdown(header, lines)
+
+
+PEAK_GFLOPS_PER_CORE = 270.0
