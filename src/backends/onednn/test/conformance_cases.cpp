@@ -1,0 +1,420 @@
+// The op-conformance cases: per op, typical and odd shapes (7x5 images, 3 or
+// 19 channels, batch 1 and 2) and the op's parameter variants. Layout ops
+// follow a relu, since OneDnnBackend takes a layout op only next to a
+// compute op it runs.
+#include "backends/onednn/test/conformance_cases.h"
+
+#include <cmath>
+#include <cstdint>
+
+namespace kiln::backends::onednn::testing {
+
+using aot::ArgumentList;
+using aot::f32;
+using aot::HostTensor;
+using aot::Node;
+using aot::None;
+
+namespace {
+
+enum class Values { kSigned, kPositive };
+
+// Inputs and weights drawn from a fixed LCG: [-2, 2] (signed) or [0.25, 2.25]
+// (positive: sqrt, divisors, variances), each tensor from its own seed.
+HostTensor random_tensor(const std::vector<int64_t>& sizes, uint32_t seed, Values values) {
+  HostTensor t = HostTensor::zeros(aot::ScalarType::Float, sizes);
+  uint32_t state = seed * 2654435761u + 12345u;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    const float unit = static_cast<float>(state >> 8) / static_cast<float>(1u << 24);
+    t.data<float>()[i] = values == Values::kSigned ? 4.0f * unit - 2.0f : 2.0f * unit + 0.25f;
+  }
+  return t;
+}
+
+ArgumentList ints(const std::vector<int64_t>& values) {
+  ArgumentList list;
+  for (int64_t v : values) list.emplace_back(v);
+  return list;
+}
+
+// A GraphBuilder that also makes the inputs' values.
+class CaseBuilder {
+ public:
+  Node* input(const std::vector<int64_t>& sizes, Values values = Values::kSigned) {
+    inputs_.push_back(random_tensor(sizes, next_seed_++, values));
+    std::vector<aot::SymExpr> symbolic(sizes.begin(), sizes.end());
+    return b_.input("x" + std::to_string(inputs_.size() - 1), f32(symbolic));
+  }
+  Node* weight(const std::vector<int64_t>& sizes, Values values = Values::kSigned) {
+    const uint32_t seed = next_seed_++;
+    return b_.parameter("w" + std::to_string(seed), random_tensor(sizes, seed, values));
+  }
+  Node* call(const std::string& op, ArgumentList args, aot::KwargList kwargs = {}) {
+    return b_.call(op, std::move(args), std::move(kwargs));
+  }
+  /// A weight of `sizes`, or None when `present` is false.
+  ArgumentList optional_weight(bool present, const std::vector<int64_t>& sizes) {
+    ArgumentList one;
+    if (present) {
+      one.emplace_back(weight(sizes));
+    } else {
+      one.emplace_back(None{});
+    }
+    return one;
+  }
+  Node* getitem(Node* value, int64_t index) { return b_.getitem(value, index); }
+  ConformanceProgram finish(Node* output) && {
+    b_.output({output});
+    return {std::move(b_).build(), std::move(inputs_)};
+  }
+
+ private:
+  aot::GraphBuilder b_;
+  std::vector<HostTensor> inputs_;
+  uint32_t next_seed_ = 1;
+};
+
+using Cases = std::vector<ConformanceCase>;
+
+// op(x, args...) on one input of `sizes`.
+ConformanceCase unary(const std::string& op, const std::string& name, std::vector<int64_t> sizes, ArgumentList args = {},
+                      aot::KwargList kwargs = {}, Values values = Values::kSigned) {
+  return {op, name, [=] {
+            CaseBuilder c;
+            ArgumentList all{c.input(sizes, values)};
+            all.insert(all.end(), args.begin(), args.end());
+            Node* y = c.call(op, all, kwargs);
+            return std::move(c).finish(y);
+          }};
+}
+
+// ---- convolution ----
+// 1-D and 2-D only: OneDnnBackend also takes 3-D convolutions, but the
+// portable kernels convolve rank 3 and 4 inputs only, so there is no
+// reference to compare a 3-D one with.
+
+struct Conv {
+  std::vector<int64_t> input, weight;
+  int64_t stride = 1, padding = 0, dilation = 1, groups = 1;
+  bool transposed = false, bias = true;
+  int64_t output_padding = 0;
+};
+
+ConformanceCase conv_case(const std::string& name, Conv p) {
+  return {"aten::convolution.default", name, [=] {
+            CaseBuilder c;
+            Node* x = c.input(p.input);
+            Node* w = c.weight(p.weight);
+            const int64_t out = p.transposed ? p.weight[1] * p.groups : p.weight[0];
+            const ArgumentList bias = c.optional_weight(p.bias, {out});
+            const size_t spatial = p.input.size() - 2;
+            auto each = [&](int64_t v) { return ints(std::vector<int64_t>(spatial, v)); };
+            Node* y = c.call("aten::convolution", {x, w, bias[0], each(p.stride), each(p.padding), each(p.dilation),
+                                                   p.transposed, each(p.output_padding), p.groups});
+            return std::move(c).finish(y);
+          }};
+}
+
+Cases convolution_cases() {
+  return {
+      conv_case("3x3_c3_to_8_7x5_batch2", {{2, 3, 7, 5}, {8, 3, 3, 3}, 1, 1}),
+      conv_case("3x3_no_bias_batch1", {{1, 3, 7, 5}, {5, 3, 3, 3}, 1, 1, 1, 1, false, false}),
+      conv_case("stride2_c3_7x5", {{2, 3, 7, 5}, {5, 3, 3, 3}, 2, 1}),
+      conv_case("dilation2_c19_to_17", {{1, 19, 9, 7}, {17, 19, 3, 3}, 1, 2, 2}),
+      conv_case("depthwise_groups_c5", {{2, 5, 7, 5}, {5, 1, 3, 3}, 1, 1, 1, 5}),
+      conv_case("depthwise_stride2_c19", {{1, 19, 7, 5}, {19, 1, 3, 3}, 2, 1, 1, 19}),
+      conv_case("grouped_3_c6_to_9", {{1, 6, 7, 5}, {9, 2, 3, 3}, 1, 1, 1, 3}),
+      conv_case("pointwise_1x1_c19_to_17", {{2, 19, 7, 5}, {17, 19, 1, 1}}),
+      conv_case("5x5_stride2_pad2_c3", {{1, 3, 9, 7}, {4, 3, 5, 5}, 2, 2}),
+      conv_case("transposed_stride2_output_padding1", {{2, 3, 7, 5}, {3, 5, 3, 3}, 2, 1, 1, 1, true, true, 1}),
+      conv_case("transposed_2x2_stride2_grouped", {{1, 4, 7, 5}, {4, 3, 2, 2}, 2, 0, 1, 2, true}),
+      conv_case("transposed_dilation2", {{1, 3, 5, 4}, {3, 2, 3, 3}, 1, 2, 2, 1, true}),
+      conv_case("conv1d_stride2_c3", {{2, 3, 11}, {5, 3, 3}, 2, 1}),
+  };
+}
+
+// ---- matmul ----
+
+ConformanceCase matmul_case(const std::string& op, const std::string& name, std::vector<std::vector<int64_t>> shapes,
+                            bool bias_first = false) {
+  return {op, name, [=] {
+            CaseBuilder c;
+            ArgumentList args;
+            for (size_t i = 0; i < shapes.size(); ++i) {
+              // addmm's bias and linear's weight and bias are parameters, as exported.
+              const bool weight = (bias_first && i == 0) || (op == "aten::linear.default" && i > 0);
+              args.emplace_back(weight ? c.weight(shapes[i]) : c.input(shapes[i]));
+            }
+            return std::move(c).finish(c.call(op, args));
+          }};
+}
+
+Cases matmul_cases() {
+  return {
+      matmul_case("aten::mm.default", "7x5_by_5x19", {{7, 5}, {5, 19}}),
+      matmul_case("aten::mm.default", "1x33_by_33x3", {{1, 33}, {33, 3}}),
+      matmul_case("aten::bmm.default", "batched_2x7x5_by_2x5x3", {{2, 7, 5}, {2, 5, 3}}),
+      matmul_case("aten::bmm.default", "batched_3x1x17_by_3x17x19", {{3, 1, 17}, {3, 17, 19}}),
+      matmul_case("aten::addmm.default", "bias_row_7x5_by_5x19", {{19}, {7, 5}, {5, 19}}, true),
+      matmul_case("aten::addmm.default", "bias_full_3x17_by_17x5", {{3, 5}, {3, 17}, {17, 5}}, true),
+      matmul_case("aten::linear.default", "batched_2x7x5_to_19", {{2, 7, 5}, {19, 5}, {19}}),
+      matmul_case("aten::linear.default", "no_bias_7x33_to_3", {{7, 33}, {3, 33}}),
+  };
+}
+
+// ---- normalization, softmax ----
+
+ConformanceCase batch_norm_case(const std::string& name, std::vector<int64_t> sizes) {
+  return {"aten::_native_batch_norm_legit_no_training.default", name, [=] {
+            CaseBuilder c;
+            Node* x = c.input(sizes);
+            const std::vector<int64_t> per_channel{sizes[1]};
+            Node* bn = c.call("aten::_native_batch_norm_legit_no_training",
+                              {x, c.weight(per_channel), c.weight(per_channel), c.weight(per_channel),
+                               c.weight(per_channel, Values::kPositive), 0.1, 1e-5});
+            return std::move(c).finish(c.getitem(bn, 0));
+          }};
+}
+
+ConformanceCase layer_norm_case(const std::string& name, std::vector<int64_t> sizes, std::vector<int64_t> shape,
+                                bool affine) {
+  return {"aten::native_layer_norm.default", name, [=] {
+            CaseBuilder c;
+            Node* x = c.input(sizes);
+            const ArgumentList w = c.optional_weight(affine, shape);
+            const ArgumentList b = c.optional_weight(affine, shape);
+            Node* ln = c.call("aten::native_layer_norm", {x, ints(shape), w[0], b[0], 1e-5});
+            return std::move(c).finish(c.getitem(ln, 0));
+          }};
+}
+
+Cases normalization_cases() {
+  Cases cases = {
+      batch_norm_case("c3_7x5_batch2", {2, 3, 7, 5}),
+      batch_norm_case("c19_batch1", {1, 19, 4, 3}),
+      batch_norm_case("rank2_c17", {5, 17}),
+      layer_norm_case("last_dim_19", {2, 7, 19}, {19}, true),
+      layer_norm_case("last_two_dims_7x19", {2, 7, 19}, {7, 19}, true),
+      layer_norm_case("no_affine_256", {3, 256}, {256}, false),
+  };
+  for (const char* op : {"aten::_softmax.default", "aten::_log_softmax.default"}) {
+    cases.push_back(unary(op, "last_dim", {2, 3, 7, 5}, {-1, false}));
+    cases.push_back(unary(op, "channels_dim1", {2, 3, 7, 5}, {1, false}));
+    cases.push_back(unary(op, "batch_dim0", {2, 3, 7, 5}, {0, false}));
+    cases.push_back(unary(op, "rows_of_19", {7, 19}, {1, false}));
+  }
+  return cases;
+}
+
+// ---- pooling, reduction, resampling ----
+
+Cases pooling_cases() {
+  const std::string max = "aten::max_pool2d_with_indices.default";
+  auto max_pool = [&](const std::string& name, std::vector<int64_t> sizes, ArgumentList args) -> ConformanceCase {
+    return {max, name, [=] {
+              CaseBuilder c;
+              ArgumentList all{c.input(sizes)};
+              all.insert(all.end(), args.begin(), args.end());
+              return std::move(c).finish(c.getitem(c.call(max, all), 0));
+            }};
+  };
+  const std::string avg = "aten::avg_pool2d.default";
+  return {
+      max_pool("3x3_stride2_pad1_7x5", {2, 3, 7, 5}, {ints({3, 3}), ints({2, 2}), ints({1, 1})}),
+      max_pool("2x2_ceil_mode_7x5", {1, 3, 7, 5}, {ints({2, 2}), ints({2, 2}), ints({0, 0}), ints({1, 1}), true}),
+      max_pool("3x3_stride2_ceil_mode_pad1", {1, 19, 8, 6}, {ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}), true}),
+      max_pool("dilation2", {1, 3, 9, 7}, {ints({3, 3}), ints({1, 1}), ints({1, 1}), ints({2, 2})}),
+      max_pool("default_stride_3x2", {2, 3, 7, 5}, {ints({3, 2})}),
+      unary(avg, "3x3_stride2_pad1_include_pad", {2, 3, 7, 5}, {ints({3, 3}), ints({2, 2}), ints({1, 1})}),
+      unary(avg, "3x3_stride2_pad1_exclude_pad", {2, 3, 7, 5}, {ints({3, 3}), ints({2, 2}), ints({1, 1}), false, false}),
+      unary(avg, "2x2_ceil_mode_exclude_pad", {1, 19, 7, 5}, {ints({2, 2}), ints({2, 2}), ints({0, 0}), true, false}),
+      unary(avg, "default_stride_2x2", {1, 3, 6, 4}, {ints({2, 2})}),
+      unary("aten::_adaptive_avg_pool2d.default", "6x4_to_3x2", {2, 3, 6, 4}, {ints({3, 2})}),
+      unary("aten::_adaptive_avg_pool2d.default", "7x5_to_1x1", {1, 19, 7, 5}, {ints({1, 1})}),
+      unary("aten::adaptive_avg_pool2d.default", "7x5_to_1x1", {2, 3, 7, 5}, {ints({1, 1})}),
+      unary("aten::adaptive_avg_pool2d.default", "8x6_to_4x3", {1, 3, 8, 6}, {ints({4, 3})}),
+  };
+}
+
+Cases reduction_cases() {
+  return {
+      unary("aten::mean.dim", "hw_keepdim", {2, 3, 7, 5}, {ints({2, 3}), true}),
+      unary("aten::mean.dim", "hw_no_keepdim", {2, 19, 7, 5}, {ints({-1, -2}), false}),
+      unary("aten::mean.dim", "last_dim", {3, 7, 19}, {ints({-1})}),
+      unary("aten::sum.dim_IntList", "channels", {2, 3, 7, 5}, {ints({1})}),
+      unary("aten::sum.dim_IntList", "rows_keepdim", {7, 19}, {ints({0}), true}),
+  };
+}
+
+Cases resampling_cases() {
+  const std::vector<int64_t> image{2, 3, 7, 5};
+  const ArgumentList twice{2.0, 2.0};
+  return {
+      unary("aten::upsample_nearest2d.vec", "scale2_7x5", image, {None{}, twice}),
+      unary("aten::upsample_nearest2d.vec", "size_21x10", image, {ints({21, 10}), None{}}),
+      unary("aten::upsample_bilinear2d.vec", "scale2_7x5", image, {None{}, false, twice}),
+      unary("aten::upsample_bilinear2d.vec", "size_11x9", image, {ints({11, 9}), false, None{}}),
+      unary("aten::upsample_bilinear2d.vec", "down_to_4x3", image, {ints({4, 3}), false, None{}}),
+      unary("aten::upsample_nearest2d.default", "size_14x15", {1, 3, 7, 5}, {ints({14, 15})}),
+      unary("aten::upsample_bilinear2d.default", "size_13x6", {1, 19, 7, 5}, {ints({13, 6}), false}),
+  };
+}
+
+// ---- concat, pad ----
+
+ConformanceCase cat_case(const std::string& name, std::vector<std::vector<int64_t>> shapes, int64_t dim) {
+  return {"aten::cat.default", name, [=] {
+            CaseBuilder c;
+            ArgumentList tensors;
+            for (const auto& sizes : shapes) tensors.emplace_back(c.input(sizes));
+            return std::move(c).finish(c.call("aten::cat", {tensors, dim}));
+          }};
+}
+
+// pad (asymmetric) then a 3x3 convolution: how PyTorch exports padding='same'
+// with an even kernel, the padding aten::convolution cannot say.
+ConformanceCase pad_then_conv() {
+  return {"aten::constant_pad_nd.default", "asymmetric_then_conv", [] {
+            CaseBuilder c;
+            Node* padded = c.call("aten::constant_pad_nd", {c.input({1, 3, 7, 5}), ints({0, 1, 1, 0})});
+            Node* y = c.call("aten::convolution", {padded, c.weight({4, 3, 2, 2}), None{}, ints({1, 1}), ints({0, 0}),
+                                                   ints({1, 1}), false, ints({0, 0}), 1});
+            return std::move(c).finish(y);
+          }};
+}
+
+Cases concat_pad_cases() {
+  return {
+      cat_case("channels_3_and_19", {{2, 3, 7, 5}, {2, 19, 7, 5}}, 1),
+      cat_case("last_dim_three", {{7, 5}, {7, 1}, {7, 3}}, -1),
+      cat_case("batch_dim0", {{1, 3, 7, 5}, {2, 3, 7, 5}}, 0),
+      unary("aten::constant_pad_nd.default", "last_dim_1_2_value", {2, 3, 7, 5}, {ints({1, 2}), 0.5}),
+      unary("aten::constant_pad_nd.default", "asymmetric_hw", {2, 3, 7, 5}, {ints({0, 1, 2, 0})}),
+      unary("aten::constant_pad_nd.default", "channels_too", {1, 3, 7, 5}, {ints({1, 1, 1, 1, 2, 0}), -1.0}),
+      pad_then_conv(),
+  };
+}
+
+// ---- elementwise ----
+
+Cases activation_cases() {
+  const std::vector<int64_t> image{2, 3, 7, 5};
+  const std::vector<int64_t> rows{7, 19};
+  Cases cases;
+  for (const char* op : {"aten::relu.default", "aten::sigmoid.default", "aten::silu.default", "aten::tanh.default",
+                         "aten::exp.default", "aten::abs.default", "aten::hardswish.default",
+                         "aten::hardsigmoid.default"}) {
+    cases.push_back(unary(op, "image_7x5", image));
+    cases.push_back(unary(op, "rows_of_19", rows));
+  }
+  // hardswish/hardsigmoid bend at +-3: widen the input past them.
+  for (const char* op : {"aten::hardswish.default", "aten::hardsigmoid.default"}) {
+    cases.push_back({op, "past_the_bends", [op] {
+                       CaseBuilder c;
+                       Node* y = c.call(op, {c.call("aten::mul.Scalar", {c.input({3, 19}), 2.5})});
+                       return std::move(c).finish(y);
+                     }});
+  }
+  cases.push_back(unary("aten::sqrt.default", "positive_image", image, {}, {}, Values::kPositive));
+  cases.push_back(unary("aten::leaky_relu.default", "slope_default", image));
+  cases.push_back(unary("aten::leaky_relu.default", "slope_0_2", rows, {0.2}));
+  cases.push_back(unary("aten::elu.default", "alpha_1", image));
+  cases.push_back(unary("aten::elu.default", "alpha_0_5", rows, {0.5}));
+  cases.push_back(unary("aten::clamp.default", "min_max", image, {-0.5, 1.0}));
+  cases.push_back(unary("aten::clamp.default", "min_only", rows, {0.0}));
+  cases.push_back(unary("aten::clamp.default", "max_only", rows, {None{}, 6.0 / 4}));
+  cases.push_back(unary("aten::hardtanh.default", "default_bounds", image));
+  cases.push_back(unary("aten::hardtanh.default", "relu6_bounds", rows, {0.0, 1.5}));
+  cases.push_back(unary("aten::gelu.default", "tanh_approximation", image, {}, {{"approximate", "tanh"}}));
+  cases.push_back(unary("aten::gelu.default", "tanh_approximation_rows", rows, {}, {{"approximate", "tanh"}}));
+  cases.push_back(unary("aten::gelu.default", "erf", image));
+  cases.push_back(unary("aten::gelu.default", "erf_rows", rows, {}, {{"approximate", "none"}}));
+  return cases;
+}
+
+// x (op) y with `first` and `second` broadcast to one result; divisors positive.
+ConformanceCase binary(const std::string& op, const std::string& name, std::vector<int64_t> first,
+                       std::vector<int64_t> second) {
+  return {op, name, [=] {
+            CaseBuilder c;
+            Node* x = c.input(first);
+            Node* y = c.input(second, op == "aten::div.Tensor" ? Values::kPositive : Values::kSigned);
+            return std::move(c).finish(c.call(op, {x, y}));
+          }};
+}
+
+Cases binary_cases() {
+  const std::vector<int64_t> image{2, 3, 7, 5};
+  Cases cases;
+  for (const char* op : {"aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::div.Tensor",
+                         "aten::maximum.default", "aten::minimum.default"}) {
+    cases.push_back(binary(op, "same_shape", image, image));
+    cases.push_back(binary(op, "second_per_channel", image, {3, 1, 1}));
+    cases.push_back(binary(op, "second_row_batch1", {1, 7, 19}, {19}));
+  }
+  // oneDNN broadcasts its second operand only: the lowering swaps these.
+  for (const char* op : {"aten::add.Tensor", "aten::mul.Tensor", "aten::maximum.default", "aten::minimum.default"}) {
+    cases.push_back(binary(op, "first_per_channel", {3, 1, 1}, image));
+    cases.push_back(binary(op, "first_scalar_tensor", {1}, {7, 19}));
+  }
+  cases.push_back(unary("aten::add.Scalar", "plus_0_5", image, {0.5}));
+  cases.push_back(unary("aten::add.Scalar", "alpha_2", image, {0.5, 2.0}));
+  cases.push_back(unary("aten::sub.Scalar", "minus_1_25", image, {1.25}));
+  cases.push_back(unary("aten::mul.Scalar", "times_3", image, {3.0}));
+  cases.push_back(unary("aten::div.Scalar", "by_7", image, {7.0}));
+  return cases;
+}
+
+// ---- layout ops, each on a relu's result ----
+
+ConformanceCase layout(const std::string& op, const std::string& name, std::vector<int64_t> sizes, ArgumentList args,
+                       aot::KwargList kwargs = {}) {
+  return {op, name, [=] {
+            CaseBuilder c;
+            ArgumentList all{c.call("aten::relu", {c.input(sizes)})};
+            all.insert(all.end(), args.begin(), args.end());
+            return std::move(c).finish(c.call(op, all, kwargs));
+          }};
+}
+
+Cases layout_cases() {
+  const std::vector<int64_t> image{2, 3, 7, 5};
+  const std::vector<int64_t> ones{2, 1, 7, 1};
+  return {
+      layout("aten::view.default", "flatten_hw", image, {ints({2, 3, 35})}),
+      layout("aten::view_copy.default", "flatten_all_but_batch", image, {ints({2, -1})}),
+      layout("aten::_unsafe_view.default", "to_6x35", image, {ints({6, 35})}),
+      layout("aten::reshape.default", "to_42x5", image, {ints({42, 5})}),
+      layout("aten::alias_copy.default", "image", image, {}),
+      layout("aten::unsqueeze.default", "dim2", image, {2}),
+      layout("aten::unsqueeze_copy.default", "last", image, {-1}),
+      layout("aten::squeeze.dim", "dim1", ones, {1}),
+      layout("aten::squeeze.dims", "dims_1_3", ones, {ints({1, 3})}),
+      layout("aten::squeeze_copy.dims", "dim3", ones, {ints({3})}),
+      layout("aten::clone.default", "image", image, {}),
+      layout("aten::clone.default", "contiguous_format", image, {}, {{"memory_format", aot::MemoryFormat::Contiguous}}),
+      layout("aten::expand.default", "adds_a_leading_1", {7, 5}, {ints({1, 7, 5})}),
+      layout("aten::expand_copy.default", "same_sizes", ones, {ints({2, 1, 7, 1})}),
+      layout("aten::permute.default", "nchw_to_nhwc", image, {ints({0, 2, 3, 1})}),
+      layout("aten::permute.default", "reverse", image, {ints({3, 2, 1, 0})}),
+      layout("aten::permute_copy.default", "hw_swapped", image, {ints({0, 1, 3, 2})}),
+      layout("aten::transpose.int", "dims_1_2", image, {1, 2}),
+      layout("aten::transpose.int", "rows_19", {7, 19}, {0, 1}),
+      layout("aten::transpose_copy.int", "dims_0_last", image, {0, -1}),
+  };
+}
+
+}  // namespace
+
+std::vector<ConformanceCase> conformance_cases() {
+  std::vector<ConformanceCase> all;
+  for (Cases (*family)() : {convolution_cases, matmul_cases, normalization_cases, pooling_cases, reduction_cases,
+                            resampling_cases, concat_pad_cases, activation_cases, binary_cases, layout_cases}) {
+    Cases cases = family();
+    all.insert(all.end(), std::make_move_iterator(cases.begin()), std::make_move_iterator(cases.end()));
+  }
+  return all;
+}
+
+}  // namespace kiln::backends::onednn::testing

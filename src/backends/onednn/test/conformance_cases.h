@@ -1,0 +1,43 @@
+// The op-conformance cases (tests only): small programs around one op
+// OneDnnBackend accepts, each with its inputs and the float32 tolerance the
+// runtime's result must keep from the reference interpreter's. The harness
+// (onednn_conformance_test.cpp) lowers, runs and compares them, and fails
+// when an op of the partitioner's table has no case.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "aot/import/testing/golden_fixtures.h"
+#include "aot/ir/exported_program.h"
+#include "aot/ir/graph_builder.h"
+
+namespace kiln::backends::onednn::testing {
+
+/// The harness's default: |oneDNN - portable| <= 1e-4 + 1e-4 * |portable|.
+/// Both compute in float32 but sum in other orders (oneDNN's blocked
+/// convolutions and matmuls split K; its eltwise kernels use their own
+/// polynomial exp/tanh), which costs a few ulps on values of order 10; 1e-4
+/// is about 100 ulps at 1, far below any wrong result on inputs in [-2, 2].
+inline constexpr aot::testing::Tolerance kConformanceTolerance{1e-4, 1e-4};
+
+/// A program around the op, with one tensor per user input.
+struct ConformanceProgram {
+  aot::ExportedProgram program;
+  std::vector<aot::HostTensor> inputs;
+};
+
+struct ConformanceCase {
+  /// The op as OneDnnBackend's table names it ("aten::convolution.default").
+  std::string op;
+  /// What the case varies: "stride2_c3_7x5".
+  std::string name;
+  std::function<ConformanceProgram()> build;
+  aot::testing::Tolerance tolerance = kConformanceTolerance;
+};
+
+/// Every case, grouped by op family.
+std::vector<ConformanceCase> conformance_cases();
+
+}  // namespace kiln::backends::onednn::testing

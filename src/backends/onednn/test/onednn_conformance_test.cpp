@@ -1,0 +1,148 @@
+// The op-conformance harness for OneDnnBackend: every op its partitioner's
+// table accepts (supported_ops), in small programs (conformance_cases.cpp),
+// lowered with the CapabilityPartitioner to a .pte, run on the runtime
+// (oneDNN) and compared with the reference interpreter's run of the
+// un-lowered program (portable kernels), at the case's float32 tolerance.
+// Each case must be delegated whole: a delegate call, and no node of its op
+// left to the portable kernels. An op of the table without a case fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "aot/delegate/backend_api.h"
+#include "aot/delegate/canonical_partitioners.h"
+#include "aot/emit/to_executorch.h"
+#include "aot/interpreter/interpreter.h"
+#include "aot/ir/module_attribute.h"
+#include "aot/ir/op_schema.h"
+#include "aot/ir/pass_manager.h"
+#include "aot/passes/decompose.h"
+#include "backends/onednn/aot/node_ops.h"
+#include "backends/onednn/onednn_blob.h"
+#include "backends/onednn/test/conformance_cases.h"
+#include "backends/onednn/test/onednn_test_util.h"
+#include "backends/onednn/test/runtime_runner.h"
+
+namespace kiln::backends::onednn {
+namespace {
+
+using aot::ExportedProgram;
+using aot::HostTensor;
+using testing::ConformanceCase;
+using testing::ConformanceProgram;
+
+const std::vector<ConformanceCase>& cases() {
+  static const std::vector<ConformanceCase> all = testing::conformance_cases();
+  return all;
+}
+
+// The un-lowered program on the reference interpreter, decomposed to core
+// ATen first: the portable kernels have no linear, reshape or
+// upsample_*2d.default, which OneDnnBackend takes as they are.
+std::vector<HostTensor> interpret(const ExportedProgram& original, const std::vector<HostTensor>& inputs) {
+  ExportedProgram program = aot::transform(original, {aot::decompose_to_core_aten()});
+  std::vector<aot::PyTree> args;
+  for (const HostTensor& input : inputs) args.push_back(aot::PyTree::make_leaf(input.clone()));
+  const aot::PyTree result = aot::call_program(program, aot::PyTree::tuple(std::move(args)));
+  std::vector<HostTensor> outputs;
+  for (const aot::Value& value : aot::tree_flatten(result).first) outputs.push_back(std::get<HostTensor>(value));
+  return outputs;
+}
+
+// Why `lowered` does not run all of `op` on OneDnnBackend, or "".
+std::string delegation_problem(const ExportedProgram& lowered, const std::string& op) {
+  size_t delegate_calls = 0;
+  std::string problem;
+  for (const aot::Node* node : lowered.graph()) {
+    if (!node->is_call_function()) continue;
+    if (node->target() == aot::kCallDelegate) ++delegate_calls;
+    if (qualified_op(*node) == op) problem += " node '" + node->name() + "' (" + op + ") stayed on the portable kernels;";
+  }
+  if (delegate_calls == 0) problem += " the lowered program has no delegate call;";
+  return problem;
+}
+
+// The largest |actual - expected|, and its ratio to the tolerance it was allowed.
+struct Deviation {
+  double abs = 0;
+  double of_tolerance = 0;
+};
+
+Deviation deviation(const HostTensor& actual, const HostTensor& expected, aot::testing::Tolerance tolerance) {
+  Deviation d;
+  if (actual.describe() != expected.describe()) return d;
+  const std::vector<double> a = actual.to_doubles();
+  const std::vector<double> e = expected.to_doubles();
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double diff = std::fabs(a[i] - e[i]);
+    d.abs = std::max(d.abs, diff);
+    d.of_tolerance = std::max(d.of_tolerance, diff / (tolerance.atol + tolerance.rtol * std::fabs(e[i])));
+  }
+  return d;
+}
+
+// Ops of OneDnnBackend's table that the op schema table does not know: no
+// program can call them (the importer and GraphBuilder refuse unknown ops),
+// so they have no case. Pinned, so that a schema added for one asks for its case.
+const std::set<std::string> kOpsWithoutSchema = {"aten::alias.default", "aten::squeeze.default"};
+
+TEST(OneDnnConformanceTest, EveryOpThePartitionerAcceptsHasACase) {
+  std::set<std::string> covered;
+  for (const ConformanceCase& c : cases()) covered.insert(c.op);
+  const std::vector<std::string> accepted = testing::backend().supported_ops();
+  EXPECT_GT(accepted.size(), 50u);
+  std::set<std::string> without_schema;
+  for (const std::string& op : accepted) {
+    if (aot::find_op_schema(op) == nullptr) {
+      without_schema.insert(op);
+      continue;
+    }
+    EXPECT_TRUE(covered.count(op) > 0) << op << " has no conformance case";
+  }
+  EXPECT_EQ(without_schema, kOpsWithoutSchema);
+  for (const std::string& op : covered) {
+    EXPECT_NE(std::find(accepted.begin(), accepted.end(), op), accepted.end()) << op << " is not an op OneDnnBackend accepts";
+  }
+}
+
+class OneDnnConformanceTest : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(OneDnnConformanceTest, RunsOnOneDnnAsOnThePortableKernels) {
+  const ConformanceCase& c = cases().at(GetParam());
+  ConformanceProgram built = c.build();
+  const std::vector<HostTensor> expected = interpret(built.program, built.inputs);
+
+  const ExportedProgram lowered = aot::to_backend(built.program, aot::CapabilityPartitioner(kBackendId));
+  const std::string problem = delegation_problem(lowered, c.op);
+  EXPECT_TRUE(problem.empty()) << problem;
+  testing::RuntimeRunner runner(aot::to_executorch(lowered).buffer, 4 << 20);
+  ASSERT_EQ(runner.load(), runtime::Error::Ok);
+  ASSERT_TRUE(runner.program().method_meta("forward")->uses_backend(kBackendId));
+
+  const std::vector<aot::Value> inputs(built.inputs.begin(), built.inputs.end());
+  const std::vector<HostTensor> actual = runner.run(inputs);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const std::string mismatch = aot::testing::tensor_mismatch(actual[i], expected[i], c.tolerance);
+    EXPECT_TRUE(mismatch.empty()) << c.op << " " << c.name << " output " << i << ": " << mismatch;
+    const Deviation d = deviation(actual[i], expected[i], c.tolerance);
+    RecordProperty("max_abs_deviation", std::to_string(d.abs));
+    std::printf("%-52s %-40s max |oneDNN - portable| %.3g (%.2f of tolerance)\n", c.op.c_str(), c.name.c_str(), d.abs,
+                d.of_tolerance);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, OneDnnConformanceTest, ::testing::Range<size_t>(0, cases().size()),
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                           const ConformanceCase& c = cases().at(info.param);
+                           std::string name = c.op.substr(c.op.find("::") + 2) + "_" + c.name;
+                           for (char& ch : name) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace kiln::backends::onednn
