@@ -27,8 +27,9 @@ Commands:
   ops        list the ops Kiln knows: core ATen or not, out variant, the
              portable kernel's dtypes, the backends that run them
   demo       build the seed model (ConvReLUTanModel) in C++, print the program,
-             run it on the reference interpreter, lower it to a .pte, run that
-             on Kiln's runtime and compare the two outputs
+             run it on the reference interpreter, lower it to a .pte (portable
+             kernels, then OneDnnBackend), run both on Kiln's runtime, compare
+             each with the interpreter and print their execute times
   version    print Kiln's version
   help       print this help
 

@@ -198,6 +198,11 @@ expect "run .pt2 with --iterations" 2 "--iterations applies to .pte programs" --
 expect "run .pte to an unwritable output" 1 "$scratch/no/such/dir/out.npz" -- \
   run "$pte/add.pte" --output "$scratch/no/such/dir/out.npz"
 expect "demo runs the .pte on the runtime" 0 "runtime vs interpreter: max abs difference" -- demo --batch 1 --size 8 --quiet
+expect "demo lowers the seed model to OneDnnBackend" 0 "oneDNN:   lowered to OneDnnBackend: 1 delegate call; left on the portable kernels: aten::tan.default" -- demo --batch 1 --size 8 --quiet
+expect "demo runs the OneDnnBackend .pte on the runtime" 0 "oneDNN vs interpreter: max abs difference" -- demo --batch 2 --size 7 --quiet
+expect "demo prints portable vs oneDNN execute time" 0 "execute time: portable " -- demo --batch 1 --size 8 --quiet
+expect "demo times both .pte over 5 runs" 0 "(median of 5 runs, 1 thread)" -- demo --batch 1 --size 8 --quiet
+expect "demo help tells of OneDnnBackend" 0 "lowers the model to OneDnnBackend" -- demo --help
 
 # lower
 expect "help lists lower" 0 "lower      split a .pt2 program across backends" -- help
