@@ -1,7 +1,8 @@
 // The op-conformance cases: per op, typical and odd shapes (7x5 images, 3 or
 // 19 channels, batch 1 and 2) and the op's parameter variants. Layout ops
 // follow a relu, since OneDnnBackend takes a layout op only next to a
-// compute op it runs.
+// compute op it runs. Last, chains the lowering fuses (batch norm folded,
+// post-ops, attention), so the fused primitives are compared too.
 #include "backends/onednn/test/conformance_cases.h"
 
 #include <cmath>
@@ -405,12 +406,63 @@ Cases layout_cases() {
   };
 }
 
+// ---- fused chains: what the lowering folds into one oneDNN primitive ----
+
+Node* conv3x3(CaseBuilder& c, Node* x, int64_t in, int64_t out, int64_t groups = 1) {
+  return c.call("aten::convolution", {x, c.weight({out, in / groups, 3, 3}), c.weight({out}), ints({1, 1}), ints({1, 1}),
+                                      ints({1, 1}), false, ints({0, 0}), groups});
+}
+
+ConformanceCase fused(const std::string& op, const std::string& name, std::function<Node*(CaseBuilder&)> body) {
+  return {op, name, [body] {
+            CaseBuilder c;
+            Node* y = body(c);
+            return std::move(c).finish(y);
+          }};
+}
+
+Cases fusion_cases() {
+  const std::string conv = "aten::convolution.default";
+  return {
+      fused(conv, "fused_batch_norm_relu", [](CaseBuilder& c) {
+        Node* y = conv3x3(c, c.input({2, 3, 7, 5}), 3, 19);
+        Node* bn = c.call("aten::_native_batch_norm_legit_no_training",
+                          {y, c.weight({19}), c.weight({19}), c.weight({19}), c.weight({19}, Values::kPositive), 0.1, 1e-5});
+        return c.call("aten::relu", {c.getitem(bn, 0)});
+      }),
+      fused(conv, "fused_residual_add_relu", [](CaseBuilder& c) {
+        Node* x = c.input({1, 5, 7, 5});
+        return c.call("aten::relu", {c.call("aten::add.Tensor", {conv3x3(c, x, 5, 5), x})});
+      }),
+      fused(conv, "depthwise_fused_relu6", [](CaseBuilder& c) {
+        return c.call("aten::hardtanh", {conv3x3(c, c.input({2, 19, 7, 5}), 19, 19, 19), 0.0, 6.0});
+      }),
+      fused(conv, "fused_per_channel_scale_silu", [](CaseBuilder& c) {
+        Node* y = c.call("aten::mul.Tensor", {conv3x3(c, c.input({1, 3, 7, 5}), 3, 4), c.input({4, 1, 1})});
+        return c.call("aten::silu", {y});
+      }),
+      fused("aten::linear.default", "fused_gelu", [](CaseBuilder& c) {
+        Node* y = c.call("aten::linear", {c.input({2, 7, 19}), c.weight({33, 19}), c.weight({33})});
+        return c.call("aten::gelu", {y});
+      }),
+      fused("aten::addmm.default", "fused_sigmoid", [](CaseBuilder& c) {
+        return c.call("aten::sigmoid", {c.call("aten::addmm", {c.weight({17}), c.input({3, 5}), c.input({5, 17})})});
+      }),
+      fused("aten::bmm.default", "attention_scores_softmax", [](CaseBuilder& c) {
+        Node* scores = c.call("aten::bmm", {c.input({2, 7, 16}), c.call("aten::transpose.int", {c.input({2, 7, 16}), 1, 2})});
+        Node* scaled = c.call("aten::mul.Scalar", {scores, 0.25});
+        return c.call("aten::bmm", {c.call("aten::_softmax", {scaled, -1, false}), c.input({2, 7, 16})});
+      }),
+  };
+}
+
 }  // namespace
 
 std::vector<ConformanceCase> conformance_cases() {
   std::vector<ConformanceCase> all;
   for (Cases (*family)() : {convolution_cases, matmul_cases, normalization_cases, pooling_cases, reduction_cases,
-                            resampling_cases, concat_pad_cases, activation_cases, binary_cases, layout_cases}) {
+                            resampling_cases, concat_pad_cases, activation_cases, binary_cases, layout_cases,
+                            fusion_cases}) {
     Cases cases = family();
     all.insert(all.end(), std::make_move_iterator(cases.begin()), std::make_move_iterator(cases.end()));
   }
