@@ -91,9 +91,6 @@ ConformanceCase unary(const std::string& op, const std::string& name, std::vecto
 }
 
 // ---- convolution ----
-// 1-D and 2-D only: OneDnnBackend also takes 3-D convolutions, but the
-// portable kernels convolve rank 3 and 4 inputs only, so there is no
-// reference to compare a 3-D one with.
 
 struct Conv {
   std::vector<int64_t> input, weight;
@@ -117,6 +114,55 @@ ConformanceCase conv_case(const std::string& name, Conv p) {
           }};
 }
 
+// A 3-D convolution (depth kernel 3, no depth padding, depth stride 1). The
+// portable kernels convolve 1-D and 2-D images only, so its reference sums,
+// per output depth d, the 2-D convolutions of input depth d + k with weight
+// depth k: the same weights, sliced on the host.
+ConformanceCase conv3d_case(const std::string& name, std::vector<int64_t> input, int64_t out, int64_t stride_hw,
+                            int64_t pad_hw) {
+  const int64_t kDepth = 3;
+  const std::vector<int64_t> weight_sizes{out, input[1], kDepth, 3, 3};
+  const int64_t out_depth = input[2] - kDepth + 1;
+  ConformanceCase c{"aten::convolution.default", name, [=] {
+                      CaseBuilder b;
+                      Node* x = b.input(input);
+                      Node* y = b.call("aten::convolution",
+                                       {x, b.weight(weight_sizes), b.weight({out}), ints({1, stride_hw, stride_hw}),
+                                        ints({0, pad_hw, pad_hw}), ints({1, 1, 1}), false, ints({0, 0, 0}), 1});
+                      return std::move(b).finish(y);
+                    }};
+  c.reference = [=] {
+    // The seeds CaseBuilder gave: input 1, weight 2, bias 3.
+    const HostTensor weight = random_tensor(weight_sizes, 2, Values::kSigned);
+    aot::GraphBuilder b;
+    Node* x = b.input("x0", f32(std::vector<aot::SymExpr>(input.begin(), input.end())));
+    Node* bias = b.parameter("bias", random_tensor({out}, 3, Values::kSigned));
+    std::vector<Node*> slices;
+    const int64_t plane = weight_sizes[3] * weight_sizes[4];
+    for (int64_t k = 0; k < kDepth; ++k) {
+      HostTensor w = HostTensor::zeros(aot::ScalarType::Float, {out, input[1], 3, 3});
+      for (int64_t oc = 0; oc < out * input[1]; ++oc) {
+        for (int64_t i = 0; i < plane; ++i) w.data<float>()[oc * plane + i] = weight.data<float>()[(oc * kDepth + k) * plane + i];
+      }
+      slices.push_back(b.parameter("w" + std::to_string(k), std::move(w)));
+    }
+    ArgumentList depths;
+    for (int64_t d = 0; d < out_depth; ++d) {
+      Node* sum = nullptr;
+      for (int64_t k = 0; k < kDepth; ++k) {
+        Node* conv = b.call("aten::convolution", {b.call("aten::select.int", {x, 2, d + k}), slices[static_cast<size_t>(k)],
+                                                  k == 0 ? aot::Argument(bias) : aot::Argument(None{}), ints({stride_hw, stride_hw}),
+                                                  ints({pad_hw, pad_hw}), ints({1, 1}), false, ints({0, 0}), 1});
+        sum = sum == nullptr ? conv : b.call("aten::add.Tensor", {sum, conv});
+      }
+      depths.emplace_back(b.call("aten::unsqueeze", {sum, 2}));
+    }
+    b.output({b.call("aten::cat", {depths, 2})});
+    return std::move(b).build();
+  };
+  return c;
+}
+
 Cases convolution_cases() {
   return {
       conv_case("3x3_c3_to_8_7x5_batch2", {{2, 3, 7, 5}, {8, 3, 3, 3}, 1, 1}),
@@ -132,6 +178,8 @@ Cases convolution_cases() {
       conv_case("transposed_2x2_stride2_grouped", {{1, 4, 7, 5}, {4, 3, 2, 2}, 2, 0, 1, 2, true}),
       conv_case("transposed_dilation2", {{1, 3, 5, 4}, {3, 2, 3, 3}, 1, 2, 2, 1, true}),
       conv_case("conv1d_stride2_c3", {{2, 3, 11}, {5, 3, 3}, 2, 1}),
+      conv3d_case("conv3d_c3_depth4_pad1", {2, 3, 4, 7, 5}, 4, 1, 1),
+      conv3d_case("conv3d_c5_stride2_hw", {1, 5, 3, 7, 6}, 19, 2, 0),
   };
 }
 

@@ -35,6 +35,10 @@ struct ConformanceCase {
   std::string name;
   std::function<ConformanceProgram()> build;
   aot::testing::Tolerance tolerance = kConformanceTolerance;
+  /// Where the portable kernels lack the op's form (3-D convolution): a
+  /// program computing the same from ops they have, on the same inputs. Empty:
+  /// the reference interpreter runs the case's own program.
+  std::function<aot::ExportedProgram()> reference = {};
 };
 
 /// Every case, grouped by op family.
