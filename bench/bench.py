@@ -118,24 +118,6 @@ def header_lines(args, load_before, load_after, started, took_s):
     ]
 
 
-def rerun_portable(prepared, threads, options, onednn_error, kiln):
-    """Kiln's row again on the portable kernels when its OneDnnBackend
-    program did not run (a tool whose `lower` knows the backend but whose
-    `run` does not link its runtime yet): the row says why. The portable
-    program then serves this model's other rows too."""
-    log(f"  Kiln's OneDnnBackend program did not run ({onednn_error}): lowering to the portable kernels")
-    prepared.artefacts["kiln"] = prepare.lower_kiln(kiln, prepared, log, backend=None)
-    row = measure.measure("kiln", prepared, threads, options)
-    prepared.onednn_error = onednn_error
-    return row
-
-
-def note_onednn_failure(row, prepared):
-    error = getattr(prepared, "onednn_error", None)
-    if row.runtime == "kiln" and error and row.mode == "portable":
-        row.note = (row.note + "; " if row.note else "") + f"OneDnnBackend program failed: {error}"
-
-
 def run(args):
     started = datetime.datetime.now(datetime.timezone.utc)
     start = time.monotonic()
@@ -143,11 +125,7 @@ def run(args):
     if "kiln" in args.runtimes and not os.access(args.kiln, os.X_OK):
         raise SystemExit(f"no kiln tool at {args.kiln}: build it (cmake --build build --target kiln) or pass --kiln")
     options = argparse.Namespace(kiln=args.kiln, runs=args.runs, warmup=args.warmup, tolerance=args.tolerance,
-                                 timeout_s=args.timeout, kiln_threads=False)
-    if "kiln" in args.runtimes:
-        options.kiln_threads = measure.kiln_has_threads(args.kiln)
-        if not options.kiln_threads:
-            log("kiln run has no --threads yet: Kiln runs at its default thread count in every row")
+                                 timeout_s=args.timeout)
     rows, flops = [], {}
     for name in args.models:
         log(f"{models.label(name)}: preparing")
@@ -157,9 +135,6 @@ def run(args):
         for threads in args.threads:
             for runtime in args.runtimes:
                 row = measure.measure(runtime, prepared, threads, options)
-                if runtime == "kiln" and row.error and row.mode == "onednn":
-                    row = rerun_portable(prepared, threads, options, row.error, args.kiln)
-                note_onednn_failure(row, prepared)
                 rows.append(row)
                 result = row.error or f"{report.fmt(row.median_ms)} ms, " + ("pass" if row.passed else "FAIL")
                 log(f"  {threads} thread{'s' if threads > 1 else ''} {report.NAMES[runtime]}: {result}")

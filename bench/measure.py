@@ -9,7 +9,7 @@ mark in ru_maxrss, so every row would show this process's size. If a row
 does not report VmHWM, the largest VmHWM polled while it ran is used.
 
 Kiln's row runs the tool itself: `kiln run kiln.pte --inputs in.npz
---output out.npz --iterations N --warmup W --json [--threads T]`; the peers'
+--output out.npz --iterations N --warmup W --json --threads T`; the peers'
 rows run worker.py.
 """
 import json
@@ -120,12 +120,9 @@ def compare(out_path, ref_path, tolerance):
     return worst, passed, ""
 
 
-def kiln_command(kiln, prepared, threads, runs, warmup, out_path, kiln_threads):
-    command = [kiln, "run", prepared.file("kiln.pte"), "--inputs", prepared.file("in.npz"), "--output", out_path,
-               "--iterations", str(runs), "--warmup", str(warmup), "--json"]
-    if kiln_threads:
-        command += ["--threads", str(threads)]
-    return command
+def kiln_command(kiln, prepared, threads, runs, warmup, out_path):
+    return [kiln, "run", prepared.file("kiln.pte"), "--inputs", prepared.file("in.npz"), "--output", out_path,
+            "--iterations", str(runs), "--warmup", str(warmup), "--json", "--threads", str(threads)]
 
 
 def peer_command(runtime, prepared, threads, runs, warmup, out_path):
@@ -146,10 +143,7 @@ def measure(runtime, prepared, threads, options):
     if os.path.exists(out_path):
         os.remove(out_path)
     if runtime == "kiln":
-        command = kiln_command(options.kiln, prepared, threads, options.runs, options.warmup, out_path,
-                               options.kiln_threads)
-        if not options.kiln_threads and threads != 1:
-            row.note = "kiln run has no --threads yet: its own default"
+        command = kiln_command(options.kiln, prepared, threads, options.runs, options.warmup, out_path)
     else:
         command = peer_command(runtime, prepared, threads, options.runs, options.warmup, out_path)
     log_path = prepared.file(f"run_{runtime}_{artefact.mode}_{threads}.log")
@@ -170,8 +164,3 @@ def measure(runtime, prepared, threads, options):
     if problem:
         row.note = problem
     return row
-
-
-def kiln_has_threads(kiln):
-    done = subprocess.run([kiln, "run", "--help"], capture_output=True, text=True)
-    return "--threads" in done.stdout

@@ -73,29 +73,22 @@ def save_reference(model, x, prepared):
     torch.save(model.state_dict(), prepared.file("state_dict.pt"))
 
 
-def lower_kiln(kiln, prepared, log, backend=ONEDNN):
-    """`kiln lower --backend OneDnnBackend`, or portable-only `kiln lower`
-    while the tool does not know that backend yet (or when backend is None)."""
+def lower_kiln(kiln, prepared, backend=ONEDNN):
+    """`kiln lower --backend OneDnnBackend -o kiln.pte`, or plain `kiln lower`
+    (the portable kernels only) when backend is None."""
     pt2, pte = prepared.file("model.pt2"), prepared.file("kiln.pte")
     if os.path.exists(pte):
         os.remove(pte)
-    attempts = [("onednn", ["--backend", ONEDNN])] if backend else []
-    attempts.append(("portable", []))
-    for mode, extra in attempts:
-        command = [kiln, "lower", pt2, *extra, "-o", pte]
-        start = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True)
-        took = time.perf_counter() - start
-        with open(prepared.file(f"kiln_lower_{mode}.log"), "w") as out:
-            out.write(done.stdout + done.stderr)
-        if done.returncode == 0:
-            return Artefact(pte, took, mode)
-        unknown_backend = f"unknown backend '{ONEDNN}'" in done.stderr + done.stdout
-        if mode == "onednn" and unknown_backend:
-            log(f"  kiln lower does not know {ONEDNN} yet: portable kernels only")
-            continue
+    mode, extra = ("onednn", ["--backend", backend]) if backend else ("portable", [])
+    command = [kiln, "lower", pt2, *extra, "-o", pte]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    with open(prepared.file(f"kiln_lower_{mode}.log"), "w") as out:
+        out.write(done.stdout + done.stderr)
+    if done.returncode != 0:
         return Artefact(None, None, mode, "kiln lower: " + short_error(done.stderr or done.stdout))
-    return Artefact(None, None, "", "kiln lower failed")
+    return Artefact(pte, took, mode)
 
 
 def lower_executorch(exported, prepared):
@@ -146,7 +139,7 @@ def prepare(name, work, kiln, runtimes, log, kiln_backend=ONEDNN):
         except Exception as error:  # noqa: BLE001
             prepared.error = f"torch.export: {short_error(error)}"
     steps = {
-        "kiln": (lambda: lower_kiln(kiln, prepared, log, kiln_backend), "kiln"),
+        "kiln": (lambda: lower_kiln(kiln, prepared, kiln_backend), "kiln"),
         "executorch": (lambda: lower_executorch(exported, prepared), "xnnpack"),
         "ort": (lambda: export_onnx(model, x, prepared), "cpu"),
         "eager": (lambda: Artefact(prepared.file("state_dict.pt"), None, "eager"), "eager"),
