@@ -193,6 +193,22 @@ TEST(OneDnnLoweringTest, LinearOnA3dInputIsOneMatMulWithItsActivationAndResidual
             "post-ops [Eltwise Relu(alpha=0), Binary Add %1[2, 3, 5]] debug_id -1 'view'\n");
 }
 
+// Sequence-first linear ([L, 1, E], as MultiheadAttention projects): kept a
+// 2-D matmul between the reshapes, not L batched GEMMs of one row each.
+TEST(OneDnnLoweringTest, LinearWithOneRowPerBatchStaysATwoDimensionalMatMul) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({6, 1, 4}));
+  Node* flat = b.call("aten::view", {x, ints({6, 4})});
+  Node* t = b.call("aten::permute", {b.parameter("fc.weight", ramp({5, 4})), ints({1, 0})});
+  Node* addmm = b.call("aten::addmm", {b.parameter("fc.bias", ramp({5}, 1)), flat, t});
+  b.output({b.call("aten::relu", {b.call("aten::view", {addmm, ints({6, 1, 5})})})});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const std::string text = printout(backend().preprocess(program, {}));
+  EXPECT_THAT(text, HasSubstr("Reorder reshape (%0[6, 1, 4]) -> %1[6, 4]"));
+  EXPECT_THAT(text, HasSubstr("MatMul transpose_b (%1[6, 4], %2[5, 4], %3[5]) -> %4[6, 5]"));
+}
+
 TEST(OneDnnLoweringTest, AMeanWithoutKeepdimReducesThenReshapes) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 3, 3}));
