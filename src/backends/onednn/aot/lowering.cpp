@@ -169,7 +169,7 @@ class GraphWriter {
     if (group.batch_norm != nullptr) fold_batch_norm_into(group, *op);
     add_post_ops(group, *op);
     if (group.op.keepdim_sizes) {
-      // The reduction keeps the reduced dimensions; a reshape drops them.
+      // The reduction (or select) keeps its dimensions; a reshape drops them.
       const int32_t kept = add_value(*group.op.keepdim_sizes, fb::ValueKind::Intermediate);
       op->outputs = {kept};
       auto reshape = operation(group, debug_id(group));

@@ -322,6 +322,57 @@ NodeOp constant_pad(const Node& node, const Args& args) {
   return make_op(std::move(params), {args[0].node()}, result_sizes(node));
 }
 
+// slice (step 1) and select as a crop: a Pad with negative padding on one
+// dimension. select writes the picked index as a dimension of 1, which a
+// reshape then drops.
+NodeOp crop(const Node& node, const Args& args, int64_t dim, int64_t start, int64_t end) {
+  const std::vector<int64_t> in = tensor_arg(args.at(0), "its input").static_sizes();
+  fb::PadT params;
+  params.before.assign(in.size(), 0);
+  params.after.assign(in.size(), 0);
+  params.before[static_cast<size_t>(dim)] = -start;
+  params.after[static_cast<size_t>(dim)] = end - in[static_cast<size_t>(dim)];
+  std::vector<int64_t> cropped = in;
+  cropped[static_cast<size_t>(dim)] = end - start;
+  NodeOp op = make_op(std::move(params), {args[0].node()}, result_sizes(node));
+  if (op.sizes != cropped) op.keepdim_sizes = cropped;
+  return op;
+}
+
+// PyTorch's slice bounds: None is the whole dimension, a negative bound
+// counts from its end, and both are clamped to it.
+int64_t slice_bound(const Argument& arg, int64_t none, int64_t size, const std::string& what) {
+  int64_t bound = arg.is_none() ? none : int_arg(arg, what);
+  if (bound < 0) bound += size;
+  return std::clamp<int64_t>(bound, 0, size);
+}
+
+NodeOp slice(const Node& node, const Args& args) {
+  const std::vector<int64_t> in = tensor_arg(args.at(0), "its input").static_sizes();
+  if (in.empty()) refuse("a 0-dimensional input has nothing to slice");
+  const int64_t dim = normalize_dim(int_arg(args.at(1), "dim"), in.size());
+  const int64_t size = in[static_cast<size_t>(dim)];
+  const int64_t step = args.at(4).is_none() ? 1 : int_arg(args.at(4), "step");
+  if (step != 1) refuse("step " + std::to_string(step) + "; OneDnnBackend slices with step 1 only");
+  const int64_t start = slice_bound(args.at(2), 0, size, "start");
+  const int64_t end = std::max(start, slice_bound(args.at(3), size, size, "end"));
+  return crop(node, args, dim, start, end);
+}
+
+NodeOp select(const Node& node, const Args& args) {
+  const std::vector<int64_t> in = tensor_arg(args.at(0), "its input").static_sizes();
+  if (in.empty()) refuse("a 0-dimensional input has nothing to select from");
+  const int64_t dim = normalize_dim(int_arg(args.at(1), "dim"), in.size());
+  const int64_t size = in[static_cast<size_t>(dim)];
+  int64_t index = int_arg(args.at(2), "index");
+  if (index < -size || index >= size) {
+    refuse("index " + std::to_string(index) + " is out of range for dim " + std::to_string(dim) + " of size " +
+           std::to_string(size));
+  }
+  if (index < 0) index += size;
+  return crop(node, args, dim, index, index + 1);
+}
+
 // ---- the op table ----
 
 const std::map<std::string, NodeDescriber>& describers() {
@@ -348,6 +399,10 @@ const std::map<std::string, NodeDescriber>& describers() {
         {"aten::upsample_bilinear2d.default", upsample_bilinear},
         {"aten::cat.default", cat},
         {"aten::constant_pad_nd.default", constant_pad},
+        {"aten::slice.Tensor", slice},
+        {"aten::slice_copy.Tensor", slice},
+        {"aten::select.int", select},
+        {"aten::select_copy.int", select},
     };
     for (const auto& [name, describe] : elementwise_describers()) t.emplace(name, describe);
     for (const auto& [name, describe] : layout_describers()) t.emplace(name, describe);

@@ -40,8 +40,8 @@ struct NodeOp {
   std::vector<const aot::Node*> inputs;
   /// The result's sizes (the first result of a multi-output op).
   std::vector<int64_t> sizes;
-  /// A reduction with keepdim=False: the sizes the reduction writes (reduced
-  /// dimensions kept as 1) before a reshape to `sizes`.
+  /// A reduction with keepdim=False, or a select: the sizes the operation
+  /// writes (reduced or selected dimensions kept as 1) before a reshape to `sizes`.
   std::optional<std::vector<int64_t>> keepdim_sizes;
   /// A multi-output op (max_pool2d_with_indices, batch and layer norm): only
   /// its first result, taken by getitem(node, 0), is used.

@@ -333,6 +333,35 @@ ConformanceCase pad_then_conv() {
           }};
 }
 
+// A crop of a convolution's result (oneDNN's blocked layout) then a matmul:
+// the encoder's select of q, k, v between two oneDNN ops.
+ConformanceCase crop_between_compute_ops(const std::string& op, const std::string& name, ArgumentList args) {
+  return {op, name, [=] {
+            CaseBuilder c;
+            Node* conv = c.call("aten::convolution", {c.input({1, 3, 7, 5}), c.weight({19, 3, 3, 3}), None{},
+                                                      ints({1, 1}), ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 1});
+            ArgumentList all{conv};
+            all.insert(all.end(), args.begin(), args.end());
+            Node* cropped = c.call(op, all);
+            return std::move(c).finish(c.call("aten::relu", {cropped}));
+          }};
+}
+
+Cases crop_cases() {
+  return {
+      unary("aten::slice.Tensor", "dim1_1_to_3", {2, 5, 7}, {1, 1, 3}),
+      unary("aten::slice.Tensor", "last_dim_negative_start", {3, 7, 19}, {-1, -5, None{}}),
+      unary("aten::slice.Tensor", "end_past_the_size", {2, 3, 7, 5}, {0, 1, 100}),
+      unary("aten::slice.Tensor", "whole_dim", {7, 19}, {0, None{}, None{}}),
+      crop_between_compute_ops("aten::slice.Tensor", "channels_5_to_17_of_a_conv", {1, 5, 17}),
+      unary("aten::slice_copy.Tensor", "dim2_2_to_6", {2, 3, 7, 5}, {2, 2, 6}),
+      unary("aten::select.int", "first_of_three", {3, 7, 1, 19}, {0, 0}),
+      unary("aten::select.int", "negative_index", {2, 3, 7, 5}, {-1, -1}),
+      crop_between_compute_ops("aten::select.int", "channel_11_of_a_conv", {1, 11}),
+      unary("aten::select_copy.int", "middle_row", {7, 19}, {0, 3}),
+  };
+}
+
 Cases concat_pad_cases() {
   return {
       cat_case("channels_3_and_19", {{2, 3, 7, 5}, {2, 19, 7, 5}}, 1),
@@ -509,7 +538,7 @@ Cases fusion_cases() {
 std::vector<ConformanceCase> conformance_cases() {
   std::vector<ConformanceCase> all;
   for (Cases (*family)() : {convolution_cases, matmul_cases, normalization_cases, pooling_cases, reduction_cases,
-                            resampling_cases, concat_pad_cases, activation_cases, binary_cases, layout_cases,
+                            resampling_cases, concat_pad_cases, crop_cases, activation_cases, binary_cases, layout_cases,
                             fusion_cases}) {
     Cases cases = family();
     all.insert(all.end(), std::make_move_iterator(cases.begin()), std::make_move_iterator(cases.end()));

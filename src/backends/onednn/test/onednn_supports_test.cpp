@@ -245,6 +245,19 @@ TEST(OneDnnSupportsTest, ConcatAndConstantPad) {
   EXPECT_REFUSED(backend().supports(*crop, program), "crops (negative padding)");
 }
 
+TEST(OneDnnSupportsTest, SliceWithStepOneAndSelectAreCrops) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3, 4, 5}));
+  Node* slice = b.call("aten::slice.Tensor", {x, 2, 1, -1});
+  Node* strided = b.call("aten::slice.Tensor", {x, 2, 0, 5, 2});
+  Node* select = b.call("aten::select.int", {x, 0, -1});
+  b.output({slice, strided, select});
+  const aot::ExportedProgram program = std::move(b).build();
+  EXPECT_ACCEPTED(backend().supports(*slice, program));
+  EXPECT_ACCEPTED(backend().supports(*select, program));
+  EXPECT_REFUSED(backend().supports(*strided, program), "step 2; OneDnnBackend slices with step 1 only");
+}
+
 TEST(OneDnnSupportsTest, LayoutOpsOnlyNextToAComputeOp) {
   GraphBuilder b;
   Node* x = b.input("x", f32({2, 3, 4}));
