@@ -21,6 +21,8 @@ namespace kiln::backends::onednn {
 inline constexpr char kBlobMagic[4] = {'K', 'O', 'D', 'N'};
 inline constexpr uint32_t kBlobVersion = 1;
 inline constexpr size_t kBlobHeaderSize = 16;
+/// Where the flatbuffer must start in memory (its int64 vectors).
+inline constexpr size_t kFlatbufferAlignment = 8;
 /// The backend id partitioners name and the runtime registers.
 inline constexpr const char* kBackendId = "OneDnnBackend";
 
@@ -30,7 +32,7 @@ struct BlobHeader {
   uint32_t flatbuffer_size = 0;
 };
 
-enum class BlobHeaderStatus { kOk, kTooSmall, kBadMagic, kBadVersion, kBadExtent };
+enum class BlobHeaderStatus { kOk, kTooSmall, kBadMagic, kBadVersion, kBadExtent, kMisaligned };
 
 inline uint32_t read_u32_le(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
@@ -52,6 +54,11 @@ inline BlobHeaderStatus parse_blob_header(const void* data, size_t size, BlobHea
   if (header->version != kBlobVersion) return BlobHeaderStatus::kBadVersion;
   const uint64_t end = uint64_t{header->flatbuffer_offset} + header->flatbuffer_size;
   if (header->flatbuffer_offset < kBlobHeaderSize || end > size) return BlobHeaderStatus::kBadExtent;
+  // The flatbuffer's verifier checks alignment relative to the flatbuffer's
+  // start: that start must itself lie on the widest scalar's boundary.
+  if ((reinterpret_cast<uintptr_t>(bytes) + header->flatbuffer_offset) % kFlatbufferAlignment != 0) {
+    return BlobHeaderStatus::kMisaligned;
+  }
   return BlobHeaderStatus::kOk;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aot/ir/error.h"
+#include "backends/onednn/graph_alignment.h"
 #include "backends/onednn/onednn_blob.h"
 
 namespace kiln::backends::onednn {
@@ -31,10 +32,18 @@ std::unique_ptr<fb::GraphT> parse_onednn_blob(const std::vector<uint8_t>& blob) 
     case BlobHeaderStatus::kBadExtent:
       throw aot::AotError("oneDNN blob's flatbuffer (offset " + std::to_string(header.flatbuffer_offset) + ", " +
                           std::to_string(header.flatbuffer_size) + " bytes) does not fit its " + std::to_string(blob.size()) + " bytes");
+    case BlobHeaderStatus::kMisaligned:
+      throw aot::AotError("oneDNN blob's flatbuffer (offset " + std::to_string(header.flatbuffer_offset) +
+                          ") does not start on an 8-byte boundary");
   }
   const uint8_t* data = blob.data() + header.flatbuffer_offset;
   flatbuffers::Verifier verifier(data, header.flatbuffer_size);
   if (!fb::VerifyGraphBuffer(verifier)) throw aot::AotError("oneDNN blob's flatbuffer does not verify as a kiln.onednn.Graph");
+  uint32_t where = 0;
+  if (const char* field = first_misaligned_vector(*fb::GetGraph(data), &where)) {
+    throw aot::AotError("oneDNN blob's flatbuffer has a misaligned vector: " + std::string(field) + " at index " +
+                        std::to_string(where));
+  }
   return fb::UnPackGraph(data);
 }
 

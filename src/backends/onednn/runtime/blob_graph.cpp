@@ -1,5 +1,6 @@
 #include "backends/onednn/runtime/blob_graph.h"
 
+#include "backends/onednn/graph_alignment.h"
 #include "backends/onednn/onednn_blob.h"
 #include "runtime/core/log.h"
 
@@ -26,6 +27,7 @@ const char* header_problem(BlobHeaderStatus status) {
     case BlobHeaderStatus::kBadMagic: return "bad magic (expected KODN)";
     case BlobHeaderStatus::kBadVersion: return "wrong version";
     case BlobHeaderStatus::kBadExtent: return "the flatbuffer's offset and size do not fit the blob";
+    case BlobHeaderStatus::kMisaligned: return "the flatbuffer does not start on an 8-byte boundary";
     case BlobHeaderStatus::kOk: break;
   }
   return "ok";
@@ -166,6 +168,10 @@ Error read_blob_graph(const void* data, size_t size, const char* method, runtime
   KILN_ONEDNN_REFUSE(fb::VerifyGraphBuffer(verifier), "the flatbuffer (%u bytes at %u) fails verification", method,
                      header.flatbuffer_size, header.flatbuffer_offset);
   const fb::Graph* graph = fb::GetGraph(flatbuffer);
+  uint32_t where = 0;
+  const char* misaligned = first_misaligned_vector(*graph, &where);
+  KILN_ONEDNN_REFUSE(misaligned == nullptr, "the flatbuffer has a misaligned vector: %s at index %u", method,
+                     misaligned, where);
   KILN_ONEDNN_REFUSE(graph->values() != nullptr && graph->operations() != nullptr, "the graph has no %s", method,
                      graph->values() == nullptr ? "values" : "operations");
   const uint32_t num_values = graph->values()->size();

@@ -169,6 +169,11 @@ TEST(OneDnnBlobTest, BadBlobsAreRefusedWithTheReason) {
   expect_error([&] { parse_onednn_blob(version); }, "has version 2, expected 1");
   const std::vector<uint8_t> truncated(good.begin(), good.end() - 1);
   expect_error([&] { parse_onednn_blob(truncated); }, "does not fit its");
+  std::vector<uint8_t> shifted(good.size() + 4);  // the flatbuffer moved 4 bytes on, the header saying so
+  std::copy(good.begin(), good.begin() + kBlobHeaderSize, shifted.begin());
+  std::copy(good.begin() + kBlobHeaderSize, good.end(), shifted.begin() + kBlobHeaderSize + 4);
+  write_u32_le(shifted.data() + 8, kBlobHeaderSize + 4);
+  expect_error([&] { parse_onednn_blob(shifted); }, "(offset 20) does not start on an 8-byte boundary");
   std::vector<uint8_t> identifier = good;
   identifier[kBlobHeaderSize + 4] = 'X';  // the file identifier "KODG"
   expect_error([&] { parse_onednn_blob(identifier); }, "does not verify as a kiln.onednn.Graph");

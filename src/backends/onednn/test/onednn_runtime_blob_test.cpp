@@ -80,6 +80,22 @@ TEST(OneDnnBlobTest, RefusesEveryTruncation) {
   EXPECT_EQ(b.named_data.outstanding(), 0);
 }
 
+// The flatbuffer moved 4 bytes on, the header saying so: its 8-byte vectors
+// would be read misaligned, so init refuses it.
+TEST(OneDnnBlobTest, RefusesAFlatbufferOffAnEightByteBoundary) {
+  std::vector<uint8_t> blob;
+  BlobBuilder b = small_network(&blob);
+  std::vector<uint8_t> shifted(blob.size() + 4);
+  std::copy(blob.begin(), blob.begin() + kBlobHeaderSize, shifted.begin());
+  std::copy(blob.begin() + kBlobHeaderSize, blob.end(), shifted.begin() + kBlobHeaderSize + 4);
+  write_u32_le(shifted.data() + 8, static_cast<uint32_t>(kBlobHeaderSize + 4));
+  LogCapture log;
+  Runner runner(1 << 20);
+  EXPECT_EQ(runner.init(shifted, &b.named_data), Error::DelegateInvalidCompatibility);
+  EXPECT_THAT(log.lines(), HasSubstr("the flatbuffer does not start on an 8-byte boundary"));
+  EXPECT_EQ(b.named_data.outstanding(), 0);
+}
+
 // Every byte flipped three ways: init refuses, or the graph it accepts runs
 // (or refuses its arguments) without crashing.
 TEST(OneDnnBlobTest, FlippedBytesNeverCrash) {
