@@ -109,9 +109,10 @@ def header_lines(args, load_before, load_after, started, took_s):
         f"Kiln at `{kiln_commit()}`; torch {v['torch']}, torchvision {v['torchvision']}, "
         f"ExecuTorch {v['executorch']}, ONNX Runtime {v['onnxruntime']}.",
         f"Median of {args.runs} timed calls after {args.warmup} warm-up calls per row, batch 1, float32. "
-        f"Load average (1 min) {load_before:.2f} before, {load_after:.2f} after: "
-        + ("**the machine was busy: the numbers are noisy**." if max(load_before, load_after) > 0.5
-           else "the machine was quiet."),
+        f"Load average (1 min) {load_before:.2f} before, {load_after:.2f} after (the benchmark's own threads "
+        "raise the second): "
+        + ("**the machine was busy before it started: the numbers are noisy**." if load_before > 0.5
+           else "the machine was quiet when it started."),
         f"% peak is against {report.PEAK_GFLOPS_PER_CORE:.0f} GFLOP/s per thread (the measured FP32 FMA peak of "
         f"one core). A check passes when max |out - PyTorch| <= {args.tolerance:g} * max(1, max |PyTorch|). "
         "Columns: bench/README.md.",

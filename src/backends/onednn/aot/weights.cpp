@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <utility>
 
 #include "aot/ir/error.h"
 
@@ -9,13 +11,33 @@ namespace kiln::backends::onednn {
 
 namespace {
 
-uint64_t fnv1a(const std::vector<uint8_t>& bytes, uint64_t basis) {
-  uint64_t hash = basis;
-  for (uint8_t byte : bytes) {
-    hash ^= byte;
-    hash *= 0x100000001b3ULL;
+// Two independent 64-bit hashes of `bytes`, eight bytes a step (a byte-wise
+// FNV-1a took 40% of lowering ResNet-18). A key names the content only:
+// NamedDataStore refuses one key for two different byte strings, so a
+// collision is an error, never wrong weights.
+std::pair<uint64_t, uint64_t> hash_pair(const std::vector<uint8_t>& bytes) {
+  const auto finish = [](uint64_t h) {  // splitmix64's finalizer
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+  };
+  uint64_t a = 0x243f6a8885a308d3ULL ^ bytes.size(), b = 0x13198a2e03707344ULL ^ bytes.size();
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + i, sizeof word);
+    a = (a ^ word) * 0x9e3779b97f4a7c15ULL;
+    a ^= a >> 32;
+    b = (b + word) * 0xc2b2ae3d27d4eb4fULL;
+    b ^= b >> 29;
   }
-  return hash;
+  for (; i < bytes.size(); ++i) {
+    a = (a ^ bytes[i]) * 0x100000001b3ULL;
+    b = (b + bytes[i]) * 0x9e3779b97f4a7c15ULL;
+  }
+  return {finish(a), finish(b)};
 }
 
 std::vector<uint8_t> bytes_of(const aot::HostTensor& tensor) {
@@ -35,8 +57,8 @@ std::vector<double> values_or(const aot::HostTensor* tensor, size_t count, doubl
 
 std::string content_key(const std::vector<uint8_t>& bytes) {
   char text[64];
-  std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(fnv1a(bytes, 0xcbf29ce484222325ULL)),
-                static_cast<unsigned long long>(fnv1a(bytes, 0x84222325cbf29ce4ULL)));
+  const auto [a, b] = hash_pair(bytes);
+  std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
   return "onednn_w_" + std::string(text) + "_" + std::to_string(bytes.size());
 }
 
