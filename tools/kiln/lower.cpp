@@ -13,9 +13,11 @@
 #include "aot/import/pt2_reader.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/decompose.h"
+#include "aot/passes/op_support.h"
 #include "backends/onednn/aot/blob_io.h"
 #include "backends/onednn/onednn_blob.h"
 #include "cli.h"
+#include "runtime/kernel/operator_registry.h"
 
 namespace kiln::cli {
 
@@ -293,6 +295,11 @@ int run_lower(Args args) {
   aot::generate_debug_handles(program);
   if (!options.backend_list.empty()) program = delegate(program, options);
   if (options.output.empty() && !options.print_memory) return 0;
+  // What stays off the delegates runs on the kernels registered in this tool
+  // (portable and prim): every node they cannot run, named at once.
+  aot::check_ops_supported(
+      program, [](const std::string& name) { return kiln::runtime::registry_has_op_function(name.c_str()); },
+      "Kiln's portable kernels");
 
   const aot::ExecutorchProgram result = aot::to_executorch(program, options.config);
   if (!options.output.empty()) {

@@ -1,6 +1,7 @@
-// kiln ops: the op table as users see it — each op of src/aot/ir/ops.def,
-// whether it is core ATen, its out variant, the dtypes of its portable kernel
-// and the backends that run it. `--markdown` prints docs/ops.md.
+// kiln ops: the op table as users see it — each op Kiln runs and each core
+// op (--all: every op of src/aot/ir/ops.def), whether it is core ATen, its out
+// variant, the dtypes of its portable kernel and how it runs (op_support).
+// `--markdown` prints docs/ops.md.
 #include <algorithm>
 #include <functional>
 #include <iterator>
@@ -11,21 +12,28 @@
 #include "aot/delegate/backend_details.h"
 #include "aot/ir/op_schema.h"
 #include "cli.h"
+#include "aot/passes/op_support.h"
 #include "kernels/portable/register.h"
+#include "runtime/kernel/operator_registry.h"
 
 namespace kiln::cli {
 
 namespace {
 
-constexpr const char* kOpsUsage = R"(Usage: kiln ops [--markdown]
+constexpr const char* kOpsUsage = R"(Usage: kiln ops [--all] [--markdown]
 
-Prints every op of Kiln's op table (src/aot/ir/ops.def): its functional name,
-whether it is core ATen (torch.Tag.core) or a view copy, its out variant, the
-dtypes the portable kernel takes, and the backends that run it. A view op runs
-as its copy; ops of torch.export's training IR are lowered to core ATen by
-decompositions before anything runs them.
+Prints the ops Kiln runs, and every core ATen op (torch.Tag.core) whether it
+runs or not: its functional name, whether it is core ATen or a view copy, its
+out variant, the dtypes the portable kernel takes, and how it runs (the
+backends with a kernel for it; a view op runs as its copy; ops of
+torch.export's training IR and in-place ops are decomposed or functionalized
+first; "not yet" for an op nothing runs, "not for inference" for gradients
+and random sampling: lowering refuses both, naming every node that calls
+one). The op table (src/aot/ir/ops.def) knows every ATen
+op of the torch it was generated from.
 
 Options:
+  --all        every op of the table, also those that neither run nor are core
   --markdown   print the table as Markdown (docs/ops.md is this output)
 )";
 
@@ -108,26 +116,40 @@ std::string runners_of(const aot::OpSchema& out_variant, const std::vector<OpRun
   return names.empty() ? "none yet" : names;
 }
 
-std::vector<OpRow> op_rows() {
+bool has_kernel(const std::string& name) { return runtime::registry_has_op_function(name.c_str()); }
+
+std::vector<OpRow> op_rows(bool all) {
   const std::vector<OpRunner> runners = op_runners();
   std::vector<OpRow> rows;
   for (const aot::OpSchema& op : aot::all_op_schemas()) {
     if (op.is_out_variant()) continue;
+    const aot::OpSupport support = aot::op_support(op, has_kernel);
+    if (!all && support == aot::OpSupport::kNone && !op.is_core) continue;
     OpRow row;
     row.op = op.name + (op.overload.empty() ? "" : "." + op.overload);
     row.kind = op.is_core ? "yes" : op.is_view_copy ? "view copy" : "no";
     row.out_variant = op.out_variant;
     if (!op.out_variant.empty()) {
       if (const auto* kernel = portable_kernel(op.out_variant)) row.dtypes = dtype_list(kernel->dtypes);
-      row.runs_on = runners_of(aot::get_op_schema(op.out_variant), runners);
-    } else if (const aot::OpSchema* copy = aot::view_copy_twin(op)) {
-      row.runs_on = "as " + copy->name + ": " + runners_of(aot::get_op_schema(copy->out_variant), runners);
-    } else if (op.name == "aten::sym_size") {
-      row.runs_on = "folded by lowering, or read from the tensor's sizes";
-    } else if (op.name == "aten::_assert_tensor_metadata") {
-      row.runs_on = "dropped by lowering (remove_graph_asserts)";
-    } else {
-      row.runs_on = "lowered by decompositions";
+    }
+    switch (support) {
+      case aot::OpSupport::kKernel:
+        row.runs_on = op.out_variant.empty() || !has_kernel(op.out_variant)
+                          ? "prim kernel"
+                          : runners_of(aot::get_op_schema(op.out_variant), runners);
+        break;
+      case aot::OpSupport::kViewCopy: {
+        const aot::OpSchema* copy = aot::view_copy_twin(op);
+        row.runs_on = "as " + copy->name + ": " + runners_of(aot::get_op_schema(copy->out_variant), runners);
+        break;
+      }
+      case aot::OpSupport::kDecomposition:
+        row.runs_on = aot::functional_of_inplace(op) != nullptr ? "functionalized (as " +
+                                                                      aot::functional_of_inplace(op)->qualified_name() + ")"
+                                                                : "lowered by decompositions";
+        break;
+      case aot::OpSupport::kGraphAssert: row.runs_on = "dropped by lowering (remove_graph_asserts)"; break;
+      case aot::OpSupport::kNone: row.runs_on = aot::is_training_only(op) ? "not for inference" : "not yet"; break;
     }
     rows.push_back(std::move(row));
   }
@@ -135,21 +157,26 @@ std::vector<OpRow> op_rows() {
 }
 
 std::string summary(const std::vector<OpRow>& rows) {
-  size_t core = 0, out = 0, portable = 0;
+  size_t core = 0, runs = 0, portable = 0, core_gaps = 0, functional = 0;
+  for (const aot::OpSchema& op : aot::all_op_schemas()) functional += !op.is_out_variant();
   for (const OpRow& row : rows) {
     core += row.kind == "yes";
-    out += !row.out_variant.empty();
+    runs += row.runs_on != "not yet" && row.runs_on != "not for inference";
     portable += !row.dtypes.empty();
+    core_gaps += row.kind == "yes" && row.runs_on == "not yet";
   }
-  return std::to_string(rows.size()) + " ops: " + std::to_string(core) + " core ATen, " + std::to_string(out) +
-         " with an out variant, " + std::to_string(portable) + " with a portable kernel.";
+  return std::to_string(rows.size()) + " of the table's " + std::to_string(functional) + " ops: " +
+         std::to_string(runs) + " run (" + std::to_string(portable) + " on a portable kernel of their own), " +
+         std::to_string(core) + " are core ATen, of which " + std::to_string(core_gaps) + " do not run yet.";
 }
 
 constexpr const char* kMarkdownIntro = R"(# Ops
 
-What Kiln runs, op by op. This page is the output of `kiln ops --markdown`,
-made from the op table (`src/aot/ir/ops.def`) and the portable kernel library;
-do not edit it by hand (a test fails when it differs from the command's output).
+What Kiln runs, op by op, and every core ATen op. This page is the output of
+`kiln ops --markdown`, made from the op table (`src/aot/ir/ops.def`, every ATen
+op of torch 2.15) and the kernel libraries; do not edit it by hand (a test
+fails when it differs from the command's output). `kiln ops --all` lists the
+rest of the table too: the ops that neither run nor are core.
 
 - **core**: `yes` for core ATen (`torch.Tag.core`), `view copy` for the
   functional copies of view ops (which ExecuTorch's edge dialect accepts too),
@@ -161,7 +188,10 @@ do not edit it by hand (a test fails when it differs from the command's output).
   checked against PyTorch, case by case, by `portable_golden_test`.
 - **runs on**: the backends with a kernel for the op (a delegate backend may
   still refuse a node of it for its dtypes or shapes). A view op runs as its
-  copy; training-IR ops are lowered to core ATen by decompositions first.
+  copy; training-IR ops are lowered to core ATen by decompositions first, and
+  in-place ops are functionalized. `not yet`: nothing runs it (`not for
+  inference`: a gradient or random sampling); lowering and `kiln run` refuse a
+  program calling it, naming every such node.
 
 )";
 
@@ -204,7 +234,7 @@ void print_text(const std::vector<OpRow>& rows) {
 }  // namespace
 
 int run_ops(Args args) {
-  bool markdown = false;
+  bool markdown = false, all = false;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -212,11 +242,13 @@ int run_ops(Args args) {
       return 0;
     } else if (arg == "--markdown") {
       markdown = true;
+    } else if (arg == "--all") {
+      all = true;
     } else {
       args.unknown(arg);
     }
   }
-  const std::vector<OpRow> rows = op_rows();
+  const std::vector<OpRow> rows = op_rows(all);
   if (markdown) print_markdown(rows);
   else print_text(rows);
   return 0;

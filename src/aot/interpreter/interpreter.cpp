@@ -9,6 +9,7 @@
 #include "aot/ir/memory_ops.h"
 #include "aot/ir/schema_binding.h"
 #include "aot/passes/lowering.h"
+#include "aot/passes/op_support.h"
 
 namespace kiln::aot {
 
@@ -338,7 +339,10 @@ std::vector<Value> run_executable_graph(const ExportedProgram& program, const st
 // into them reach `program`'s own tensors.
 struct Executable {
   explicit Executable(const ExportedProgram& program) {
-    if (!is_executable_form(program)) lowered.emplace(lower_to_executable(program));
+    if (!is_executable_form(program)) {
+      check_ops_supported(program, interpreter_has_kernel, "the portable kernels");
+      lowered.emplace(lower_to_executable(program));
+    }
     form = lowered ? &*lowered : &program;
   }
   std::optional<ExportedProgram> lowered;

@@ -215,6 +215,12 @@ std::vector<HostTensor> out_tensors(const Argument& out, const std::string& name
 
 }  // namespace
 
+bool interpreter_has_kernel(const std::string& name) {
+  if (name == kSymSize) return true;
+  (void)kernels::portable::register_portable_kernels();
+  return runtime::registry_has_op_function(name.c_str());
+}
+
 NodeValue call_out_variant_kernel(const Node& node, const std::function<const NodeValue&(const Node*)>& lookup) {
   const std::string where = "node '" + node.name() + "' (" + node.target() + ")";
   const OpSchema& schema = get_op_schema(node.target());

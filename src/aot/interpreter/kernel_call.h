@@ -25,4 +25,8 @@ struct NodeValue {
 /// out tensors: one, or a list when its meta is a list (a multi-output op).
 NodeValue call_out_variant_kernel(const Node& node, const std::function<const NodeValue&(const Node*)>& lookup);
 
+/// True if the interpreter can call a kernel called `name` ("aten::add.out"):
+/// a portable kernel, or sym_size, which it computes itself.
+bool interpreter_has_kernel(const std::string& name);
+
 }  // namespace kiln::aot

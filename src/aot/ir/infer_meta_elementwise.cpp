@@ -148,7 +148,7 @@ ValueMeta in_place(const Call& c) {
 
 void add_elementwise_rules(RuleTable& t) {
   for (const char* op : {"relu", "clone", "abs", "floor", "ceil", "round", "sign", "gelu", "silu", "hardswish",
-                         "hardsigmoid", "alias_copy", "dropout"}) {
+                         "hardsigmoid", "alias_copy", "alias", "dropout", "copy"}) {
     t[std::string("aten::") + op + ".default"] = same_as_self;
   }
   for (const char* op : {"sin", "cos", "tan", "tanh", "sigmoid", "exp", "log", "log1p", "sqrt", "rsqrt",

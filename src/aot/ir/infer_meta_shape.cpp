@@ -419,6 +419,11 @@ void add_shape_rules(RuleTable& t) {
   t["aten::squeeze.dims"] = [](const Call& c) { return squeeze(c, c.int_list(1)); };
   t["aten::squeeze_copy.dims"] = [](const Call& c) { return squeeze(c, c.int_list(1)); };
   t["aten::squeeze.dim"] = [](const Call& c) { return squeeze(c, {c.integer(1)}); };
+  t["aten::squeeze.default"] = [](const Call& c) {  // every dim of static size 1
+    std::vector<int64_t> all(c.tensor(0).rank());
+    for (size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int64_t>(d);
+    return squeeze(c, all);
+  };
   t["aten::unsqueeze.default"] = unsqueeze;
   t["aten::unsqueeze_copy.default"] = unsqueeze;
   t["aten::flatten.using_ints"] = flatten;

@@ -624,4 +624,29 @@ const OpSchema* view_copy_twin(const OpSchema& schema) {
   return copy != nullptr && !copy->out_variant.empty() ? copy : nullptr;
 }
 
+const OpSchema* functional_of_inplace(const OpSchema& schema) {
+  if (schema.name.size() < 2 || schema.name.back() != '_' || schema.name[schema.name.size() - 2] == '_' ||
+      schema.arguments.empty() || !schema.arguments[0].is_write() || schema.is_out_variant()) {
+    return nullptr;
+  }
+  for (size_t i = 1; i < schema.arguments.size(); ++i) {
+    if (schema.arguments[i].is_write()) return nullptr;
+  }
+  const OpSchema* functional = find_op_schema(schema.name.substr(0, schema.name.size() - 1) + "." +
+                                              (schema.overload.empty() ? "default" : schema.overload));
+  if (functional == nullptr || functional->is_out_variant() || functional->returns.size() != 1 ||
+      functional->arguments.size() != schema.arguments.size()) {
+    return nullptr;
+  }
+  for (size_t i = 0; i < schema.arguments.size(); ++i) {
+    SchemaArgument self = schema.arguments[i];
+    if (i == 0) {  // dropout_(Tensor(a!) self, ...) and dropout(Tensor input, ...): self's name may differ
+      self.alias = functional->arguments[0].alias;
+      self.name = functional->arguments[0].name;
+    }
+    if (!(self == functional->arguments[i])) return nullptr;
+  }
+  return functional;
+}
+
 }  // namespace kiln::aot

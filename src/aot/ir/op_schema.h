@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -127,6 +128,11 @@ const OpSchema* find_op_schema(std::string_view qualified_name);
 /// As find_op_schema, but throws AotError("unknown op '...'") naming close
 /// matches when it has none.
 const OpSchema& get_op_schema(std::string_view qualified_name);
+/// Names of the table close to `wanted` ("aten::rleu", "aten::add.Tenser"):
+/// its other overloads and names a few edits away, closest first, at most
+/// three, among the schemas `keep` accepts (all when it is empty).
+std::vector<std::string> close_op_names(std::string_view wanted,
+                                        const std::function<bool(const OpSchema&)>& keep = {});
 /// The `_copy` twin a view op runs as (aten::view_copy.default for
 /// aten::view.default, aten::split_with_sizes_copy.default for
 /// aten::split_with_sizes.default), named by PyTorch's convention as
@@ -134,6 +140,14 @@ const OpSchema& get_op_schema(std::string_view qualified_name);
 /// view of its input (alias "a", or "a -> *" for a list of views), that has no
 /// out variant of its own, and whose twin has one. nullptr for other ops.
 const OpSchema* view_copy_twin(const OpSchema& schema);
+/// The functional op computing the value an in-place op leaves in `self`, by
+/// PyTorch's naming convention: aten::relu.default for aten::relu_.default,
+/// aten::index_put.default for aten::index_put_.default, aten::dropout.default
+/// for aten::dropout_.default. The in-place op writes its first argument and
+/// no other; the functional op has the same overload name, the same arguments
+/// but for self's write annotation (and name: dropout's is `input`), and one
+/// result. nullptr for other ops.
+const OpSchema* functional_of_inplace(const OpSchema& schema);
 /// Every schema of the table, functional ops and out variants, in ops.def order
 /// (each row's functional op, then its out variant).
 std::span<const OpSchema> all_op_schemas();

@@ -1,6 +1,7 @@
 // The op table: the rows of ops.def, parsed once on first use, looked up by
 // qualified name (with close matches suggested for unknown ones).
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -96,8 +97,10 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
+}  // namespace
+
 // Other overloads of the same op, and names a few edits away, closest first.
-std::vector<std::string> close_names(std::string_view wanted) {
+std::vector<std::string> close_op_names(std::string_view wanted, const std::function<bool(const OpSchema&)>& keep) {
   const size_t namespace_end = wanted.find("::");
   const std::string_view base =
       wanted.substr(0, wanted.find('.', namespace_end == std::string_view::npos ? 0 : namespace_end));
@@ -105,6 +108,7 @@ std::vector<std::string> close_names(std::string_view wanted) {
   const size_t limit = std::max<size_t>(1, name_length / 4);
   std::vector<std::pair<size_t, std::string>> scored;
   for (const OpSchema& schema : op_table().schemas) {
+    if (keep && !keep(schema)) continue;
     const std::string name = schema.qualified_name();
     // "aten::rleu" is compared with op names, "aten::add.Tenser" with qualified names.
     const size_t distance = edit_distance(wanted, base.size() == wanted.size() ? schema.name : name);
@@ -115,8 +119,6 @@ std::vector<std::string> close_names(std::string_view wanted) {
   for (size_t i = 0; i < scored.size() && i < 3; ++i) names.push_back(scored[i].second);
   return names;
 }
-
-}  // namespace
 
 const OpSchema* find_op_schema(std::string_view qualified_name) {
   const OpTable& table = op_table();
@@ -137,7 +139,7 @@ const OpSchema* find_op_schema(std::string_view qualified_name) {
 const OpSchema& get_op_schema(std::string_view qualified_name) {
   if (const OpSchema* schema = find_op_schema(qualified_name)) return *schema;
   std::string message = "unknown op '" + std::string(qualified_name) + "'";
-  const std::vector<std::string> names = close_names(qualified_name);
+  const std::vector<std::string> names = close_op_names(qualified_name);
   for (size_t i = 0; i < names.size(); ++i) {
     message += (i == 0 ? " (did you mean '" : ", '") + names[i] + "'";
   }

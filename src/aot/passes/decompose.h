@@ -28,9 +28,9 @@ bool has_decomposition(const std::string& target);
 /// decompose_to_core_aten as a Pass named "decompose_to_core_aten".
 Pass decompose_to_core_aten();
 
-/// Replaces in-place ops (add_, sub_, mul_, div_, relu_, hardtanh_, silu_,
-/// hardswish_, hardsigmoid_, leaky_relu_, elu_, sigmoid_, tanh_, clamp_,
-/// masked_fill_, copy_) by their functional ops (cast back to self's dtype
+/// Replaces in-place ops (relu_, add_.Tensor, dropout_, ...: every op the op
+/// table's functional_of_inplace pairs with a functional op, and copy_) by
+/// their functional ops (cast back to self's dtype
 /// where the functional op would widen it), points later uses of the mutated
 /// value at the new one, and adds a BUFFER_MUTATION or USER_INPUT_MUTATION
 /// output (before the user outputs, in placeholder order) for each mutated

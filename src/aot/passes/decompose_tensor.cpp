@@ -31,6 +31,16 @@ void decompose_squeeze_dim(Rewriter& r) {
   r.replace_with(r.call("aten::squeeze.dims", {r.arg(0), ArgumentList{r.arg(1)}}, r.out()));
 }
 
+// squeeze(x): every dim of static size 1, as squeeze.dims names them.
+void decompose_squeeze(Rewriter& r) {
+  const TensorMeta& input = r.tensor_arg(0)->meta.tensor();
+  ArgumentList dims;
+  for (size_t d = 0; d < input.rank(); ++d) {
+    if (input.sizes[d].constant_value() == 1) dims.emplace_back(static_cast<int64_t>(d));
+  }
+  r.replace_with(r.call("aten::squeeze.dims", {r.arg(0), dims}, r.out()));
+}
+
 void decompose_contiguous(Rewriter& r) { r.replace_with(r.call("aten::clone", {r.arg(0)}, r.out())); }
 
 // pad(self, pad, mode, value): only constant padding has a core op.
@@ -116,6 +126,7 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::t.default"] = [](Rewriter& r) { permute_swapping(r, 0, 1); };
   t["aten::transpose.int"] = [](Rewriter& r) { permute_swapping(r, r.int_arg(1), r.int_arg(2)); };
   t["aten::squeeze.dim"] = decompose_squeeze_dim;
+  t["aten::squeeze.default"] = decompose_squeeze;
   t["aten::contiguous.default"] = decompose_contiguous;
   t["aten::pad.default"] = decompose_pad;
   t["aten::to.dtype"] = decompose_to_dtype;

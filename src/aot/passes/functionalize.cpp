@@ -15,28 +15,6 @@ namespace {
 
 using passes::Rewriter;
 
-// In-place ops and the functional ops computing the value they leave in `self`.
-const std::map<std::string, std::string>& functional_ops() {
-  static const std::map<std::string, std::string> table = {
-      {"aten::add_.Tensor", "aten::add.Tensor"},
-      {"aten::sub_.Tensor", "aten::sub.Tensor"},
-      {"aten::mul_.Tensor", "aten::mul.Tensor"},
-      {"aten::div_.Tensor", "aten::div.Tensor"},
-      {"aten::relu_.default", "aten::relu.default"},
-      {"aten::hardtanh_.default", "aten::hardtanh.default"},
-      {"aten::silu_.default", "aten::silu.default"},
-      {"aten::hardswish_.default", "aten::hardswish.default"},
-      {"aten::hardsigmoid_.default", "aten::hardsigmoid.default"},
-      {"aten::leaky_relu_.default", "aten::leaky_relu.default"},
-      {"aten::elu_.default", "aten::elu.default"},
-      {"aten::sigmoid_.default", "aten::sigmoid.default"},
-      {"aten::tanh_.default", "aten::tanh.default"},
-      {"aten::clamp_.default", "aten::clamp.default"},
-      {"aten::masked_fill_.Scalar", "aten::masked_fill.Scalar"},
-  };
-  return table;
-}
-
 // copy_: the source, broadcast to self's sizes and cast to its dtype.
 Node* copied_value(Rewriter& r) {
   const TensorMeta& self = r.tensor_arg(0)->meta.tensor();
@@ -57,7 +35,7 @@ Node* copied_value(Rewriter& r) {
 // same arguments (which share names and order), in self's dtype.
 Node* functional_value(Rewriter& r, const std::string& target) {
   if (target == "aten::copy_.default") return copied_value(r);
-  const OpSchema& schema = get_op_schema(functional_ops().at(target));
+  const OpSchema& schema = *functional_of_inplace(get_op_schema(target));
   ArgumentList args;
   KwargList kwargs;
   for (size_t i = 0; i < schema.arguments.size(); ++i) {
@@ -122,7 +100,11 @@ void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>
 
 namespace passes {
 
-bool is_inplace(const std::string& target) { return target == "aten::copy_.default" || functional_ops().count(target) > 0; }
+bool is_inplace(const std::string& target) {
+  if (target == "aten::copy_.default") return true;
+  const OpSchema* schema = find_op_schema(target);
+  return schema != nullptr && functional_of_inplace(*schema) != nullptr;
+}
 
 }  // namespace passes
 

@@ -260,7 +260,7 @@ expect "the demo's .pte reads back" 0 "aten::convolution.out" -- inspect "$scrat
 
 # ops
 expect "help lists ops" 0 "ops        list the ops Kiln knows" -- help
-expect "ops help" 0 "Usage: kiln ops [--markdown]" -- ops --help
+expect "ops help" 0 "Usage: kiln ops [--all] [--markdown]" -- ops --help
 expect "ops unknown flag" 2 "unknown option '--html' for 'kiln ops'" -- ops --html
 expect "ops stray argument" 2 "unexpected argument 'relu' for 'kiln ops'" -- ops relu
 expect "ops lists an op with its out variant" 0 "aten::add.out" -- ops

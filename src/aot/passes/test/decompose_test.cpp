@@ -94,21 +94,6 @@ TEST_P(TrainingIrFixtureTest, RunsAsPyTorchDid) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, TrainingIrFixtureTest, ::testing::ValuesIn(training_ir_fixtures()),
                          [](const auto& info) { return info.param.name; });
 
-// Each op of the table runs on a portable kernel (its out variant, or the
-// out variant of its _copy twin for a view), is sym_size (a prim op), is a
-// graph assert that lowering drops (_assert_tensor_metadata, which torch
-// keeps in core ATen too) or is rewritten by the pass.
-TEST(DecomposeTableTest, EveryOpWithoutAKernelDecomposes) {
-  std::vector<std::string> stuck;
-  for (const OpSchema& schema : all_op_schemas()) {
-    if (schema.is_out_variant() || !schema.out_variant.empty()) continue;
-    if (schema.qualified_name() == "aten::sym_size.int" || is_graph_assert(schema.qualified_name())) continue;
-    if (view_copy_twin(schema) != nullptr) continue;
-    if (!has_decomposition(schema.qualified_name())) stuck.push_back(schema.qualified_name());
-  }
-  EXPECT_THAT(stuck, ::testing::IsEmpty());
-}
-
 // The mutation outputs match the ones torch's run_decompositions() adds.
 TEST(DecomposeFixtureTest, MutationOutputsMatchTheCoreProgram) {
   for (const char* name : {"buffer_mutation", "input_mutation"}) {
@@ -264,6 +249,23 @@ TEST(DecomposeTest, InPlaceAddOnAUserInputBecomesAMutationOutput) {
   const HostTensor& out = std::get<HostTensor>(flat.first.at(0));
   EXPECT_EQ(out.to_doubles(), (std::vector<double>{121, 484, 1089}));
   EXPECT_EQ(xv.to_doubles(), (std::vector<double>{11, 22, 33}));
+}
+
+// nn.Dropout(inplace=True) in eval mode, as torch.export.export leaves it
+// (EfficientNet, MNASNet, MobileNetV3): functionalized by the op table's
+// in-place rule, then decomposed away.
+TEST(DecomposeTest, InPlaceDropoutInEvalModeVanishes) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4}));
+  Node* relu = b.call("aten::relu", {x});
+  Node* dropped = call_with_meta(b, "aten::dropout_", {relu, 0.2, false}, f32({4}));
+  b.output({b.call("aten::neg", {dropped})});
+  ExportedProgram program = decomposed(std::move(b));
+  EXPECT_THAT(program.to_string(), ::testing::Not(HasSubstr("dropout")));
+  EXPECT_EQ(program.graph_signature().output_specs.size(), 1u);  // an intermediate: no mutation output
+  HostTensor xv = HostTensor::from_vector<float>({4}, {-1, 2, -3, 4});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv)})));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{0, -2, 0, -4}));
 }
 
 TEST(DecomposeTest, InPlaceOpOnAParameterIsAnError) {
