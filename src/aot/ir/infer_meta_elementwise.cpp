@@ -148,11 +148,12 @@ ValueMeta in_place(const Call& c) {
 
 void add_elementwise_rules(RuleTable& t) {
   for (const char* op : {"relu", "clone", "abs", "floor", "ceil", "round", "sign", "gelu", "silu", "hardswish",
-                         "hardsigmoid", "alias_copy", "alias", "dropout", "copy"}) {
+                         "hardsigmoid", "alias_copy", "alias", "dropout", "copy", "trunc"}) {
     t[std::string("aten::") + op + ".default"] = same_as_self;
   }
   for (const char* op : {"sin", "cos", "tan", "tanh", "sigmoid", "exp", "log", "log1p", "sqrt", "rsqrt",
-                         "reciprocal", "erf", "mish"}) {
+                         "reciprocal", "erf", "mish", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+                         "atanh", "expm1", "log2", "log10"}) {
     t[std::string("aten::") + op + ".default"] = to_floating;
   }
   t["aten::neg.default"] = [](const Call& c) { return not_bool(c, "negation"); };

@@ -150,6 +150,19 @@ void tanh_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void sin_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void cos_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void tan_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void asin_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void acos_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void atan_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void sinh_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void cosh_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void asinh_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void acosh_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void atanh_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void expm1_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void log2_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void log10_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// Toward zero, in self's dtype (integers as they are).
+void trunc_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 /// Activations on Float, Double, Half or BFloat16 (out of self's dtype):
 ///   aten::silu.out: x / (1 + exp(-x));

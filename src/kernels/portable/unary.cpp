@@ -1,6 +1,7 @@
-// Unary math: neg, abs, sign, floor, ceil, round, relu (same dtype) and exp,
-// log, log1p, sqrt, rsqrt, reciprocal, erf, sigmoid, tanh, sin, cos, tan
-// (floating). exp, erf, sigmoid and tanh of dense Float tensors take the
+// Unary math: neg, abs, sign, floor, ceil, round, trunc, relu (same dtype)
+// and exp, expm1, log, log1p, log2, log10, sqrt, rsqrt, reciprocal, erf,
+// sigmoid, tanh, the trigonometric and hyperbolic functions and their
+// inverses (floating). exp, erf, sigmoid and tanh of dense Float tensors take the
 // vectorised approximations of util/vector_math.h.
 #include <cmath>
 #include <type_traits>
@@ -161,6 +162,57 @@ void cos_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
 
 void tan_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   util::floating_unary_kernel(ctx, args, "aten::tan.out", [](auto x) { return std::tan(x); });
+}
+
+void asin_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::asin.out", [](auto x) { return std::asin(x); });
+}
+
+void acos_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::acos.out", [](auto x) { return std::acos(x); });
+}
+
+void atan_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::atan.out", [](auto x) { return std::atan(x); });
+}
+
+void sinh_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::sinh.out", [](auto x) { return std::sinh(x); });
+}
+
+void cosh_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::cosh.out", [](auto x) { return std::cosh(x); });
+}
+
+void asinh_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::asinh.out", [](auto x) { return std::asinh(x); });
+}
+
+void acosh_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::acosh.out", [](auto x) { return std::acosh(x); });
+}
+
+void atanh_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::atanh.out", [](auto x) { return std::atanh(x); });
+}
+
+void expm1_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::expm1.out", [](auto x) { return std::expm1(x); });
+}
+
+void log2_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::log2.out", [](auto x) { return std::log2(x); });
+}
+
+void log10_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::log10.out", [](auto x) { return std::log10(x); });
+}
+
+void trunc_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::same_dtype_unary_kernel<UnaryDtypes::kReal>(ctx, args, "aten::trunc.out", [](auto x) {
+    if constexpr (kIntegral<decltype(x)>) return x;
+    else return std::copysign(round_down(std::fabs(x)), x);
+  });
 }
 
 }  // namespace kiln::kernels::portable
