@@ -182,7 +182,8 @@ void add_elementwise_rules(RuleTable& t) {
   for (const char* op : {"aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar", "aten::pow.Scalar"}) {
     t[op] = [](const Call& c) { return binary(c, Result::Power); };
   }
-  for (const char* op : {"aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor"}) {
+  for (const char* op : {"aten::bitwise_and.Tensor", "aten::bitwise_or.Tensor", "aten::bitwise_xor.Tensor",
+                         "aten::bitwise_and.Scalar", "aten::bitwise_or.Scalar", "aten::bitwise_xor.Scalar"}) {
     t[op] = [](const Call& c) { return binary(c, Result::Bitwise); };
   }
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge"}) {

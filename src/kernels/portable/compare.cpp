@@ -117,7 +117,7 @@ void logical_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* n
 
 // ---- bitwise ----
 
-enum class Bitwise { And, Or };
+enum class Bitwise { And, Or, Xor };
 
 bool is_bitwise_dtype(ScalarType t) { return t == ScalarType::Bool || t == ScalarType::Int || t == ScalarType::Long; }
 
@@ -129,11 +129,11 @@ void visit_bitwise(ScalarType t, F&& f) {
   });
 }
 
-void bitwise_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* name, Bitwise op) {
+void bitwise_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* name, Bitwise op, bool scalar) {
   KernelArgs a(ctx, name, args);
   Operand self, other;
   Tensor out;
-  if (!read_binary(a, false, &self, &other, &out)) return;
+  if (!read_binary(a, scalar, &self, &other, &out)) return;
   const Operand inputs[2] = {self, other};
   for (const Operand& operand : inputs) {
     if (!is_bitwise_dtype(operand.dtype())) {
@@ -154,8 +154,10 @@ void bitwise_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* n
     using T = typename decltype(tag)::type;
     if (op == Bitwise::And) {
       util::map_elementwise<T, T, T>(inputs, out, [](T x, T y) { return static_cast<T>(x & y); });
-    } else {
+    } else if (op == Bitwise::Or) {
       util::map_elementwise<T, T, T>(inputs, out, [](T x, T y) { return static_cast<T>(x | y); });
+    } else {
+      util::map_elementwise<T, T, T>(inputs, out, [](T x, T y) { return static_cast<T>(x ^ y); });
     }
   });
 }
@@ -222,10 +224,22 @@ void logical_not_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
 }
 
 void bitwise_and_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  bitwise_kernel(ctx, args, "aten::bitwise_and.Tensor_out", Bitwise::And);
+  bitwise_kernel(ctx, args, "aten::bitwise_and.Tensor_out", Bitwise::And, false);
 }
 void bitwise_or_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  bitwise_kernel(ctx, args, "aten::bitwise_or.Tensor_out", Bitwise::Or);
+  bitwise_kernel(ctx, args, "aten::bitwise_or.Tensor_out", Bitwise::Or, false);
+}
+void bitwise_xor_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  bitwise_kernel(ctx, args, "aten::bitwise_xor.Tensor_out", Bitwise::Xor, false);
+}
+void bitwise_and_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  bitwise_kernel(ctx, args, "aten::bitwise_and.Scalar_out", Bitwise::And, true);
+}
+void bitwise_or_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  bitwise_kernel(ctx, args, "aten::bitwise_or.Scalar_out", Bitwise::Or, true);
+}
+void bitwise_xor_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  bitwise_kernel(ctx, args, "aten::bitwise_xor.Scalar_out", Bitwise::Xor, true);
 }
 
 // Out has self's dtype (PyTorch does not cast here): ~x, or not x for Bool.

@@ -255,6 +255,10 @@ void logical_xor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void bitwise_not_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void bitwise_and_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void bitwise_or_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void bitwise_xor_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void bitwise_and_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void bitwise_or_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void bitwise_xor_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::masked_fill.Scalar_out: self where mask (Bool) is false, value where
 /// true; self and mask broadcast; out has self's dtype; value must fit it
 /// (PyTorch's overflow check, Half/BFloat16 included).

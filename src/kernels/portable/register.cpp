@@ -118,6 +118,10 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::bitwise_not.out", bitwise_not_out}, kIntegral | kBool},
     {{"aten::bitwise_and.Tensor_out", bitwise_and_tensor_out}, kIntegral | kBool},
     {{"aten::bitwise_or.Tensor_out", bitwise_or_tensor_out}, kIntegral | kBool},
+    {{"aten::bitwise_xor.Tensor_out", bitwise_xor_tensor_out}, kIntegral | kBool},
+    {{"aten::bitwise_and.Scalar_out", bitwise_and_scalar_out}, kIntegral | kBool},
+    {{"aten::bitwise_or.Scalar_out", bitwise_or_scalar_out}, kIntegral | kBool},
+    {{"aten::bitwise_xor.Scalar_out", bitwise_xor_scalar_out}, kIntegral | kBool},
     {{"aten::masked_fill.Scalar_out", masked_fill_scalar_out}, kRealOrBool | kHalfs},
     // ---- reductions, scans, sort, softmax (reduce.cpp, sort.cpp, norm.cpp) ----
     {{"aten::sum.IntList_out", sum_intlist_out}, kRealOrBool | kHalfs},
