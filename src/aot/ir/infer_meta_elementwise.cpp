@@ -162,7 +162,9 @@ void add_elementwise_rules(RuleTable& t) {
     if (!is_integral(c.tensor(0).dtype)) c.fail("bitwise_not takes an integer or bool tensor");
     return same_as_self(c);
   };
-  t["aten::logical_not.default"] = [](const Call& c) { return ValueMeta(with_sizes(ScalarType::Bool, c.tensor(0).sizes)); };
+  for (const char* op : {"aten::logical_not.default", "aten::isnan.default", "aten::isinf.default"}) {
+    t[op] = [](const Call& c) { return ValueMeta(with_sizes(ScalarType::Bool, c.tensor(0).sizes)); };
+  }
   t["aten::leaky_relu.default"] = leaky_relu;
   t["aten::elu.default"] = floating_only;
   t["aten::clamp.default"] = clamp_scalar;

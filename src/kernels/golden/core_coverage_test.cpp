@@ -41,8 +41,6 @@ const std::set<std::string> kNotYetSupported = {
     "aten::fmod.Tensor",
     "aten::grid_sampler_2d.default",
     "aten::index_put.default",
-    "aten::isinf.default",
-    "aten::isnan.default",
     "aten::masked_scatter.default",
     "aten::max_pool3d_with_indices.default",
     "aten::mean.default",

@@ -3,6 +3,7 @@
 // logical ops on each operand's truth value, and the bitwise ops on Bool and
 // integral dtypes. Comparisons and logical ops write 0/1 in any out dtype, as
 // PyTorch allows.
+#include <cmath>
 #include <type_traits>
 
 #include "kernels/portable/kernels.h"
@@ -221,6 +222,35 @@ void logical_not_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     return;
   }
   util::map_elementwise<bool, bool>(inputs, out, [](bool x) { return !x; });
+}
+
+// isnan / isinf: a Bool per element of self (any real, bool or half dtype;
+// integers are never NaN or infinite).
+template <typename Pred>
+void classify_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* name, Pred pred) {
+  KernelArgs a(ctx, name, args);
+  Tensor self, out;
+  if (!a.check_count(2) || !a.tensor(0, "self", &self) || !a.tensor(1, "out", &out)) return;
+  const Operand inputs[1] = {Operand::of("self", self)};
+  if (!util::check_elementwise_dtypes(a, inputs) || !check_out_dtype(a, out) ||
+      !a.resize_out(out, "out", self.sizes())) {
+    return;
+  }
+  util::visit_real_or_bool_or_half(self.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using K = util::compute_t<T>;
+    util::map_elementwise<bool, T>(inputs, out, [&](K x) {
+      if constexpr (std::is_floating_point_v<K>) return pred(x);
+      else return false;
+    });
+  });
+}
+
+void isnan_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  classify_kernel(ctx, args, "aten::isnan.out", [](auto x) { return std::isnan(x); });
+}
+void isinf_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  classify_kernel(ctx, args, "aten::isinf.out", [](auto x) { return std::isinf(x); });
 }
 
 void bitwise_and_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {

@@ -95,6 +95,9 @@ void div_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// PyTorch rounds to infinity). Dtypes bool/int32/int64/float/double/half/
 /// bfloat16.
 void logical_not_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::isnan.out, aten::isinf.out: Bool per element (integers: false).
+void isnan_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void isinf_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void eq_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void where_self_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void full_like_out(KernelRuntimeContext& ctx, Span<EValue*> args);

@@ -43,6 +43,8 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::mul.Scalar_out", mul_scalar_out}, kRealOrBool | kHalfs},
     {{"aten::div.Scalar_out", div_scalar_out}, kRealOrBool | kHalfs},
     {{"aten::logical_not.out", logical_not_out}, kRealOrBool | kHalfs},
+    {{"aten::isnan.out", isnan_out}, kRealOrBool | kHalfs},
+    {{"aten::isinf.out", isinf_out}, kRealOrBool | kHalfs},
     {{"aten::eq.Scalar_out", eq_scalar_out}, kRealOrBool | kHalfs},
     {{"aten::where.self_out", where_self_out}, kRealOrBool | kHalfs},
     {{"aten::full_like.out", full_like_out}, kRealOrBool | kHalfs},

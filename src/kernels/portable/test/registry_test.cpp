@@ -21,6 +21,8 @@ constexpr const char* kKernelNames[] = {
     "aten::sin.out",
     "aten::cos.out",
     "aten::tan.out",
+    "aten::isnan.out",
+    "aten::isinf.out",
     "aten::bitwise_xor.Tensor_out",
     "aten::bitwise_and.Scalar_out",
     "aten::bitwise_or.Scalar_out",
