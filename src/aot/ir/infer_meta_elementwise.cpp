@@ -177,6 +177,10 @@ void add_elementwise_rules(RuleTable& t) {
   for (const char* op : {"aten::mul.Tensor", "aten::mul.Scalar", "aten::minimum.default", "aten::maximum.default"}) {
     t[op] = [](const Call& c) { return binary(c, Result::Promoted); };
   }
+  for (const char* op : {"aten::fmod.Tensor", "aten::fmod.Scalar", "aten::remainder.Tensor", "aten::remainder.Scalar"}) {
+    t[op] = [](const Call& c) { return binary(c, Result::Promoted); };
+  }
+  t["aten::atan2.default"] = [](const Call& c) { return binary(c, Result::TrueDivide); };
   t["aten::div.Tensor"] = [](const Call& c) { return binary(c, Result::TrueDivide); };
   t["aten::div.Scalar"] = [](const Call& c) { return binary(c, Result::TrueDivide); };
   t["aten::div.Tensor_mode"] = div_mode;

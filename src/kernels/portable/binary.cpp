@@ -23,7 +23,7 @@ using runtime::Tensor;
 using util::KernelArgs;
 using util::Operand;
 
-enum class Arith { Add, Sub, Mul, Div, DivTrunc, DivFloor, Pow, Minimum, Maximum };
+enum class Arith { Add, Sub, Mul, Div, DivTrunc, DivFloor, Pow, Minimum, Maximum, Fmod, Remainder, Atan2 };
 
 // Exponents PyTorch's pow with a Scalar exponent computes without pow(), which
 // rounds differently (x * x * x is not pow(x, 3)).
@@ -104,6 +104,27 @@ K integer_pow(K base, K exponent) {
       base = util::wrapping_mul(base, base);
     }
     return result;
+  }
+}
+
+// C's fmod (the sign of x), and Python's remainder (the sign of y), as
+// PyTorch computes them; integer divisors of 0 were rejected before, and
+// y == -1 gives 0 (x % -1 would overflow for the lowest x).
+template <typename K>
+K fmod_of(K x, K y) {
+  if constexpr (kFloating<K>) {
+    return std::fmod(x, y);
+  } else {
+    return y == -1 ? K(0) : static_cast<K>(x % y);
+  }
+}
+template <typename K>
+K remainder_of(K x, K y) {
+  const K mod = fmod_of(x, y);
+  if constexpr (kFloating<K>) {
+    return mod != 0 && (y < 0) != (mod < 0) ? mod + y : mod;
+  } else {
+    return mod != 0 && (y < 0) != (mod < 0) ? static_cast<K>(mod + y) : mod;
   }
 }
 
@@ -233,6 +254,16 @@ void compute(Arith op, const Operand (&in)[2], const Tensor& out, const ArithPar
     case Arith::Minimum: return map_arith<T>(in, out, [](K x, K y) { return minimum(x, y); });
     case Arith::Maximum: return map_arith<T>(in, out, [](K x, K y) { return maximum(x, y); });
     case Arith::Pow: return compute_pow<T>(in, out, params.exponent, params.pow_form);
+    case Arith::Fmod:
+    case Arith::Remainder:
+      if constexpr (!kBool<K>) {  // Bool is refused before
+        if (op == Arith::Fmod) return map_arith<T>(in, out, [](K x, K y) { return fmod_of(x, y); });
+        return map_arith<T>(in, out, [](K x, K y) { return remainder_of(x, y); });
+      }
+      return;
+    case Arith::Atan2:
+      if constexpr (kFloating<K>) map_arith<T>(in, out, [](K x, K y) { return std::atan2(x, y); });
+      return;
     case Arith::Div:
     case Arith::DivTrunc:
     case Arith::DivFloor:
@@ -265,6 +296,8 @@ const char* arith_name(Arith op) {
     case Arith::DivTrunc: return "division with rounding_mode 'trunc'";
     case Arith::DivFloor: return "division with rounding_mode 'floor'";
     case Arith::Pow: return "pow";
+    case Arith::Fmod: return "fmod";
+    case Arith::Remainder: return "remainder";
     default: return "this op";
   }
 }
@@ -338,10 +371,11 @@ void run_arith(KernelArgs& a, Arith op, const Operand& self, const Operand& othe
            runtime::to_string(self.dtype()), other.name, runtime::to_string(other.dtype()));
     return;
   }
-  if (op == Arith::Div && util::category(common) != 2) common = ScalarType::Float;
+  if ((op == Arith::Div || op == Arith::Atan2) && util::category(common) != 2) common = ScalarType::Float;
+  const bool modulo = op == Arith::Fmod || op == Arith::Remainder;
   const bool pow_by_scalar = op == Arith::Pow && other.is_scalar();
   if (common == ScalarType::Bool &&
-      (op == Arith::DivTrunc || op == Arith::DivFloor || (op == Arith::Pow && !pow_by_scalar))) {
+      (op == Arith::DivTrunc || op == Arith::DivFloor || modulo || (op == Arith::Pow && !pow_by_scalar))) {
     a.fail(Error::InvalidArgument, "'%s' and '%s' are Bool; %s is not supported for Bool", self.name, other.name,
            arith_name(op));
     return;
@@ -357,10 +391,15 @@ void run_arith(KernelArgs& a, Arith op, const Operand& self, const Operand& othe
     return;
   }
   if (!check_scalars(a, op, other, alpha, common) || !util::resize_to_broadcast(a, inputs, out)) return;
-  if ((op == Arith::DivTrunc || op == Arith::DivFloor) && util::category(common) == 1 && out.numel() > 0) {
-    const bool zero = common == ScalarType::Int ? has_zero<int32_t>(other) : has_zero<int64_t>(other);
+  if ((op == Arith::DivTrunc || op == Arith::DivFloor || modulo) && util::category(common) == 1 && out.numel() > 0) {
+    bool zero = false;
+    util::visit_real_or_bool_or_half(common, [&](auto tag) {
+      using I = typename decltype(tag)::type;
+      if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>) zero = has_zero<I>(other);
+    });
     if (zero) {
-      a.fail(Error::InvalidArgument, "'%s' holds a zero: integer division by zero", other.name);
+      a.fail(Error::InvalidArgument, "'%s' holds a zero: integer %s by zero", other.name,
+             modulo ? arith_name(op) : "division");
       return;
     }
   }
@@ -400,6 +439,7 @@ constexpr Signature kTensorTensorMode{"self", false, "other", false, Extra::Roun
 constexpr Signature kTensorScalar{"self", false, "other", true, Extra::None, true};
 constexpr Signature kTensorScalarAlpha{"self", false, "other", true, Extra::Alpha, true};
 constexpr Signature kTensorScalarMode{"self", false, "other", true, Extra::RoundingMode, true};
+constexpr Signature kTensorScalarCast{"self", false, "other", true, Extra::None, false};
 constexpr Signature kPowTensorTensor{"self", false, "exponent", false, Extra::None, false};
 constexpr Signature kPowTensorScalar{"self", false, "exponent", true, Extra::None, false};
 constexpr Signature kPowScalarTensor{"self", true, "exponent", false, Extra::None, false};
@@ -495,6 +535,22 @@ void pow_tensor_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
 void pow_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   arith_kernel(ctx, args, "aten::pow.Scalar_out", Arith::Pow, kPowScalarTensor);
 }
+void fmod_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  arith_kernel(ctx, args, "aten::fmod.Tensor_out", Arith::Fmod, kTensorTensor);
+}
+void fmod_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  arith_kernel(ctx, args, "aten::fmod.Scalar_out", Arith::Fmod, kTensorScalarCast);
+}
+void remainder_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  arith_kernel(ctx, args, "aten::remainder.Tensor_out", Arith::Remainder, kTensorTensor);
+}
+void remainder_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  arith_kernel(ctx, args, "aten::remainder.Scalar_out", Arith::Remainder, kTensorScalarCast);
+}
+void atan2_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  arith_kernel(ctx, args, "aten::atan2.out", Arith::Atan2, kTensorTensor);
+}
+
 void minimum_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   arith_kernel(ctx, args, "aten::minimum.out", Arith::Minimum, kTensorTensor);
 }

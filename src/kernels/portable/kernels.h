@@ -223,6 +223,14 @@ void div_scalar_mode_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::minimum.out, maximum.out: NaN propagates. Out as for add.
 void minimum_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void maximum_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// fmod (the sign of self) and remainder (the sign of other) of the promoted
+/// dtype (Bool refused, an integer 0 divisor an error); atan2 (floating,
+/// integers promoted to Float).
+void fmod_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void fmod_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void remainder_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void remainder_scalar_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void atan2_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::clamp.out (Scalar? min, max; out of the result dtype) and
 /// clamp.Tensor_out (Tensor? min, max, broadcast; out as for add):
 /// min(max(self, min), max), so max wins when min > max; NaN in any operand
