@@ -110,6 +110,25 @@ void decompose_fill_like(Rewriter& r, int64_t value) {
   r.replace_with(r.op("aten::full_like", {r.arg(0), value}, std::move(kwargs)));
 }
 
+// fill(self, value): full_like in self's dtype and sizes.
+void decompose_fill(Rewriter& r) { r.replace_with(r.op("aten::full_like", {r.arg(0), r.arg(1)})); }
+
+// mean(self, dtype) over every dim: mean.dim naming them all.
+void decompose_mean(Rewriter& r) {
+  const size_t rank = r.tensor_arg(0)->meta.tensor().rank();
+  ArgumentList dims;
+  for (size_t d = 0; d < rank; ++d) dims.emplace_back(static_cast<int64_t>(d));
+  KwargList kwargs;
+  if (!r.arg(1).is_none()) kwargs.emplace_back("dtype", r.arg(1));
+  r.replace_with(r.op("aten::mean.dim", {r.arg(0), std::move(dims), false}, std::move(kwargs)));
+}
+
+// var(self, dim, unbiased, keepdim): var.correction with correction 1 or 0.
+void decompose_var_dim(Rewriter& r) {
+  KwargList kwargs{{"correction", int64_t{r.bool_arg(2) ? 1 : 0}}, {"keepdim", r.arg(3)}};
+  r.replace_with(r.op("aten::var.correction", {r.arg(0), r.arg(1)}, std::move(kwargs)));
+}
+
 // arange(end) and arange(start, end): arange.start_step with step 1.
 void decompose_arange(Rewriter& r, const Argument& start, const Argument& end, size_t dtype_arg) {
   KwargList kwargs;
@@ -136,6 +155,9 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::stack.default"] = decompose_stack;
   t["aten::zeros_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 0); };
   t["aten::ones_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 1); };
+  t["aten::fill.Scalar"] = decompose_fill;
+  t["aten::mean.default"] = decompose_mean;
+  t["aten::var.dim"] = decompose_var_dim;
   t["aten::arange.default"] = [](Rewriter& r) { decompose_arange(r, int64_t{0}, r.arg(0), 1); };
   t["aten::arange.start"] = [](Rewriter& r) { decompose_arange(r, r.arg(0), r.arg(1), 2); };
 }

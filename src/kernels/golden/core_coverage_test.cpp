@@ -34,13 +34,11 @@ const std::set<std::string> kNotYetSupported = {
     "aten::diagonal.default",
     "aten::empty.memory_format",
     "aten::empty_strided.default",
-    "aten::fill.Scalar",
     "aten::flip.default",
     "aten::grid_sampler_2d.default",
     "aten::index_put.default",
     "aten::masked_scatter.default",
     "aten::max_pool3d_with_indices.default",
-    "aten::mean.default",
     "aten::nonzero.default",
     "aten::reflection_pad1d.default",
     "aten::reflection_pad2d.default",
@@ -57,7 +55,6 @@ const std::set<std::string> kNotYetSupported = {
     "aten::sym_is_contiguous.default",
     "aten::sym_storage_offset.default",
     "aten::sym_stride.int",
-    "aten::var.dim",
 };
 
 bool has_kernel(const std::string& name) {

@@ -279,5 +279,24 @@ TEST(DecomposeInPlaceTest, AWiderResultIsCastBackAndAFloatIntoIntsIsAnError) {
   expect_decomposition_fails(std::move(b2), "node 'div_' (aten::div_.Tensor): the result type Float cannot be written into self i64[3]");
 }
 
+// Core ops that decompose into ones with kernels: fill, mean over every dim,
+// var with unbiased.
+TEST(DecomposeReductionTest, FillMeanAndVarDimBecomeOpsWithKernels) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* filled = call_with_meta(b, "aten::fill.Scalar", {x, 2.5}, f32({2, 3}));
+  Node* mean = call_with_meta(b, "aten::mean", {x}, f32({}));
+  Node* var = call_with_meta(b, "aten::var.dim", {x, ArgumentList{1}, true, true}, f32({2, 1}));
+  Node* biased = call_with_meta(b, "aten::var.dim", {x, ArgumentList{0}, false, false}, f32({3}));
+  b.output({filled, mean, var, biased});
+  ExportedProgram program = decomposed(std::move(b));
+  EXPECT_THAT(ops_without_kernels(program), ::testing::IsEmpty());
+  const auto outputs = run(program, {HostTensor::from_vector<float>({2, 3}, {0, 1, 2, 3, 4, 5})});
+  expect_values_near(outputs.at(0), {2.5, 2.5, 2.5, 2.5, 2.5, 2.5});
+  expect_values_near(outputs.at(1), {2.5});
+  expect_values_near(outputs.at(2), {1, 1});
+  expect_values_near(outputs.at(3), {2.25, 2.25, 2.25});
+}
+
 }  // namespace
 }  // namespace kiln::aot
