@@ -400,6 +400,9 @@ void add_shape_rules(RuleTable& t) {
   for (const char* op : {"aten::view.default", "aten::view_copy.default", "aten::reshape.default", "aten::_unsafe_view.default"}) {
     t[op] = view;
   }
+  for (const char* op : {"aten::as_strided.default", "aten::as_strided_copy.default"}) {
+    t[op] = [](const Call& c) { return ValueMeta(TensorMeta(c.tensor(0).dtype, c.sym_list(1))); };
+  }
   t["aten::permute.default"] = permute;
   t["aten::permute_copy.default"] = permute;
   t["aten::transpose.int"] = transpose;

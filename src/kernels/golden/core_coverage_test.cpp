@@ -28,7 +28,6 @@ const std::set<std::string> kNotYetSupported = {
     "aten::_native_batch_norm_legit.default",
     "aten::_native_batch_norm_legit.no_stats",
     "aten::_pdist_forward.default",
-    "aten::as_strided.default",
     "aten::avg_pool3d.default",
     "aten::col2im.default",
     "aten::diagonal.default",

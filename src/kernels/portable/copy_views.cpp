@@ -1,7 +1,7 @@
 // The copy variants of view ops: expand_copy, select_copy.int,
 // squeeze_copy.dims, unsqueeze_copy, transpose_copy.int, slice_copy.Tensor.
 // Each computes the view's shape and strides over `self` and copies through them.
-// Also alias_copy, and _to_copy (a copy that may change the dtype).
+// Also as_strided_copy, alias_copy, and _to_copy (a copy that may change the dtype).
 #include <algorithm>
 #include <cstdint>
 
@@ -228,6 +228,55 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   view.sizes[d] = static_cast<SizesType>(count);
   view.offset = count == 0 ? 0 : start * view.strides[d];
   if (count > 1) view.strides[d] *= step;
+  write_view(a, self, view, out);
+}
+
+// as_strided over self's elements (dense, in its dim order): Kiln's views
+// are copies, so self's storage is self itself; every element read must lie
+// inside it.
+void as_strided_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::as_strided_copy.out", args);
+  Tensor self, out;
+  Span<const int64_t> size, stride;
+  int64_t offset = 0;
+  if (!read_self_out(a, 5, 4, &self, &out) || !a.int_list(1, "size", &size) || !a.int_list(2, "stride", &stride)) {
+    return;
+  }
+  if (!args[3]->isNone() && !a.integer(3, "storage_offset", &offset)) return;
+  if (size.size() != stride.size() || size.size() > util::kMaxDims) {
+    a.fail(Error::InvalidArgument, "'size' has %zu entries and 'stride' %zu; they must match, at most %zu",
+           size.size(), stride.size(), util::kMaxDims);
+    return;
+  }
+  if (offset < 0) {
+    a.fail(Error::InvalidArgument, "'storage_offset' is %lld; it must not be negative", static_cast<long long>(offset));
+    return;
+  }
+  View view;
+  view.rank = size.size();
+  int64_t last = offset;
+  bool empty = false;
+  for (size_t d = 0; d < view.rank; ++d) {
+    if (size[d] < 0 || size[d] > INT32_MAX || stride[d] < 0) {
+      a.fail(Error::InvalidArgument, "dim %zu: size %lld and stride %lld must be non-negative (size at most 2^31-1)",
+             d, static_cast<long long>(size[d]), static_cast<long long>(stride[d]));
+      return;
+    }
+    view.sizes[d] = static_cast<SizesType>(size[d]);
+    view.strides[d] = stride[d];
+    int64_t reach = 0;
+    if (size[d] == 0) empty = true;
+    else if (__builtin_mul_overflow(size[d] - 1, stride[d], &reach) || __builtin_add_overflow(last, reach, &last)) {
+      a.fail(Error::InvalidArgument, "the view reaches past the int64 range");
+      return;
+    }
+  }
+  if (!empty && last >= self.numel()) {
+    a.fail(Error::InvalidArgument, "the view reads element %lld of 'self', which has %lld", static_cast<long long>(last),
+           static_cast<long long>(self.numel()));
+    return;
+  }
+  view.offset = empty ? 0 : offset;
   write_view(a, self, view, out);
 }
 

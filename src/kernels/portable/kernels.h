@@ -382,6 +382,8 @@ void constant_pad_nd_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// have more dims than self, which gains leading dims of size 1). Any dtype.
 void repeat_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::alias_copy.out: a copy of self. Any dtype.
+/// as_strided over self's own elements (every read inside self).
+void as_strided_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::_to_copy.out: self copied into out's dtype, cast as PyTorch casts
 /// (float to integer truncates, to bool is != 0; the result of a float beyond

@@ -164,6 +164,7 @@ const PortableKernel kPortableKernels[] = {
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
     {{"aten::repeat.out", repeat_out}, kAll},
     {{"aten::alias_copy.out", alias_copy_out}, kAll},
+    {{"aten::as_strided_copy.out", as_strided_copy_out}, kAll},
     {{"aten::_to_copy.out", to_copy_out},
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
     {{"aten::index.Tensor_out", index_tensor_out}, kAll},

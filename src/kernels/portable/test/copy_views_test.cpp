@@ -83,6 +83,23 @@ TEST(SelectCopy, Errors) {
   EXPECT_TRUE(failed_with(run(0, 0, scalar), Error::InvalidArgument, "aten::select_copy.int_out", "'self'"));
 }
 
+TEST(AsStridedCopy, ReadsOnlyInsideSelf) {
+  TestTensor self = grid();
+  TestTensor out = zeros<float>({2, 2});
+  auto run = [&](std::vector<int64_t> size, std::vector<int64_t> stride, int64_t offset) {
+    return KernelCall().tensor(self).int_list(size).int_list(stride).scalar(offset).tensor(out).run(
+        "aten::as_strided_copy.out");
+  };
+  EXPECT_TRUE(failed_with(run({2, 2}, {3, 1}, 5), Error::InvalidArgument, "aten::as_strided_copy.out",
+                          "reads element 9 of 'self', which has 6"));
+  EXPECT_TRUE(failed_with(run({2, 2}, {3, -1}, 1), Error::InvalidArgument, "aten::as_strided_copy.out", "stride -1"));
+  EXPECT_TRUE(failed_with(run({2, 2}, {3}, 0), Error::InvalidArgument, "aten::as_strided_copy.out", "'size'"));
+  EXPECT_TRUE(failed_with(run({2, 2}, {3, 1}, -1), Error::InvalidArgument, "aten::as_strided_copy.out",
+                          "'storage_offset'"));
+  EXPECT_EQ(run({2, 2}, {1, 3}, 1).failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{1, 4, 2, 5}));
+}
+
 TEST(SqueezeCopy, RemovesOnlyTheGivenSizeOneDims) {
   TestTensor self = make_tensor<float>({1, 3, 1, 1}, {1, 2, 3});
   TestTensor out = zeros<float>({3, 1}, TensorShapeDynamism::DynamicBound);

@@ -21,6 +21,7 @@ constexpr const char* kKernelNames[] = {
     "aten::sin.out",
     "aten::cos.out",
     "aten::tan.out",
+    "aten::as_strided_copy.out",
     "aten::fmod.Tensor_out",
     "aten::fmod.Scalar_out",
     "aten::remainder.Tensor_out",
