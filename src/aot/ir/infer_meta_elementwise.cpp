@@ -200,6 +200,7 @@ void add_elementwise_rules(RuleTable& t) {
   for (const char* op : {"aten::logical_and.default", "aten::logical_or.default", "aten::logical_xor.default"}) {
     t[op] = [](const Call& c) { return binary(c, Result::Bool); };
   }
+  t["aten::fill.Scalar"] = same_as_self;
   t["aten::where.self"] = where;
   t["aten::masked_fill.Scalar"] = masked_fill;
 

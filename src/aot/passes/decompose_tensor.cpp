@@ -129,6 +129,47 @@ void decompose_var_dim(Rewriter& r) {
   r.replace_with(r.op("aten::var.correction", {r.arg(0), r.arg(1)}, std::move(kwargs)));
 }
 
+// new_zeros(self, size, dtype, ...): full(size, 0) in dtype, else self's.
+void decompose_new_zeros(Rewriter& r) {
+  const ScalarType dtype = r.arg(2).is_none() ? r.tensor_arg(0)->meta.tensor().dtype : r.out().dtype;
+  r.replace_with(r.op("aten::full", {r.arg(1), int64_t{0}}, {{"dtype", dtype}}));
+}
+
+// roll(self, shifts, dims): per dim, the last `shift` elements moved to the
+// front by two slices and a cat (torch's decomposition); with no dims, the
+// flattened tensor is rolled and reshaped back. Static sizes only.
+void decompose_roll(Rewriter& r) {
+  const TensorMeta& meta = r.tensor_arg(0)->meta.tensor();
+  if (!meta.is_static()) r.fail("roll needs static sizes");
+  const std::vector<int64_t> shifts = r.ints_arg(1);
+  std::vector<int64_t> dims = r.ints_arg(2);
+  Node* x = r.tensor_arg(0);
+  const std::string where = "node '" + r.node().name() + "'";
+  if (dims.empty()) {
+    if (shifts.size() != 1) r.fail("roll without dims takes one shift");
+    const int64_t numel = product(meta.sizes).constant_value().value_or(0);
+    Node* flat = r.op("aten::view", {x, ArgumentList{numel}});
+    const int64_t s = numel == 0 ? 0 : ((shifts[0] % numel) + numel) % numel;
+    Node* rolled = s == 0 ? flat
+                          : r.op("aten::cat", {ArgumentList{r.op("aten::slice.Tensor", {flat, 0, numel - s, numel}),
+                                                            r.op("aten::slice.Tensor", {flat, 0, 0, numel - s})},
+                                               0});
+    r.replace_with(r.op("aten::view", {rolled, r.size_list(meta.sizes, x)}));
+    return;
+  }
+  if (shifts.size() != dims.size()) r.fail("roll takes one shift per dim");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t dim = normalize_dim(dims[i], meta.rank(), where);
+    const int64_t n = meta.static_sizes()[static_cast<size_t>(dim)];
+    const int64_t s = n == 0 ? 0 : ((shifts[i] % n) + n) % n;
+    if (s == 0) continue;
+    x = r.op("aten::cat", {ArgumentList{r.op("aten::slice.Tensor", {x, dim, n - s, n}),
+                                        r.op("aten::slice.Tensor", {x, dim, 0, n - s})},
+                           dim});
+  }
+  r.replace_with(x == r.tensor_arg(0) ? r.op("aten::clone", {x}) : x);
+}
+
 // arange(end) and arange(start, end): arange.start_step with step 1.
 void decompose_arange(Rewriter& r, const Argument& start, const Argument& end, size_t dtype_arg) {
   KwargList kwargs;
@@ -156,6 +197,8 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::zeros_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 0); };
   t["aten::ones_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 1); };
   t["aten::fill.Scalar"] = decompose_fill;
+  t["aten::new_zeros.default"] = decompose_new_zeros;
+  t["aten::roll.default"] = decompose_roll;
   t["aten::mean.default"] = decompose_mean;
   t["aten::var.dim"] = decompose_var_dim;
   t["aten::arange.default"] = [](Rewriter& r) { decompose_arange(r, int64_t{0}, r.arg(0), 1); };

@@ -61,6 +61,18 @@ Node* functional_value(Rewriter& r, const std::string& target) {
   return r.op("aten::_to_copy", {value}, {{"dtype", self.dtype}});
 }
 
+// True if `node` is a view of another tensor (its op's first argument is
+// aliased without being written: slice, select, view, permute, ...; or an
+// item of split's list of views).
+bool is_view(const Node* node) {
+  if (!node->is_call_function()) return false;
+  if (node->target() == "getitem") return !node->args().empty() && node->args()[0].is_node() && is_view(node->args()[0].node());
+  const OpSchema* schema = find_op_schema(node->target());
+  if (schema == nullptr || schema->arguments.empty() || schema->arguments[0].is_write()) return false;
+  const std::string& alias = schema->arguments[0].alias;
+  return alias == "a" || alias == "a -> *";
+}
+
 void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>& current) {
   const auto placeholders = program.graph().placeholders();
   GraphSignature& signature = program.graph_signature();
@@ -127,6 +139,13 @@ bool functionalize_inplace_ops(ExportedProgram& program) {
     const std::string target = passes::canonical_target(node->target());
     if (!passes::is_inplace(target)) continue;
     Rewriter rewriter(*node);
+    // Writing through a view must reach the viewed tensor (torch turns it into
+    // a slice_scatter of the base); replacing the view alone would silently
+    // leave the base unchanged.
+    if (is_view(rewriter.tensor_arg(0))) {
+      rewriter.fail("writes in place into '" + rewriter.tensor_arg(0)->name() + "', a view (" +
+                    rewriter.tensor_arg(0)->target() + ") of another tensor; writing through views is not supported yet");
+    }
     Node* mutated = base(rewriter.tensor_arg(0));
     Node* value = functional_value(rewriter, target);
     rewriter.replace_with(value);

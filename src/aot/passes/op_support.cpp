@@ -53,8 +53,17 @@ void check_ops_supported(const ExportedProgram& program, const KernelQuery& has_
     const OpSchema* schema = find_op_schema(node->target());
     if (schema == nullptr || op_support(*schema, has_kernel) != OpSupport::kNone) continue;
     std::string line = "  " + node->name() + ": " + schema->qualified_name();
+    // Close names that are related: another overload, or one name inside the
+    // other (new_zeros and zeros), not a false friend a few edits away (roll, full).
+    const auto contains = [](const std::string& outer, const std::string& inner) {
+      const std::string bare = inner.substr(inner.find("::") + 2);
+      return bare.size() >= 4 && outer.find(bare) != std::string::npos;
+    };
+    const auto related = [&](const OpSchema& other) {
+      return other.name == schema->name || contains(other.name, schema->name) || contains(schema->name, other.name);
+    };
     const std::vector<std::string> near = close_op_names(schema->qualified_name(), [&](const OpSchema& other) {
-      return !other.is_out_variant() && op_support(other, has_kernel) != OpSupport::kNone;
+      return !other.is_out_variant() && related(other) && op_support(other, has_kernel) != OpSupport::kNone;
     });
     if (is_training_only(*schema)) {
       line += " (not for inference: training only)";

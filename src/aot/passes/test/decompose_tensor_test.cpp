@@ -298,5 +298,22 @@ TEST(DecomposeReductionTest, FillMeanAndVarDimBecomeOpsWithKernels) {
   expect_values_near(outputs.at(3), {2.25, 2.25, 2.25});
 }
 
+// Swin Transformer's shifted windows (training IR): roll over two dims and
+// new_zeros for the attention mask.
+TEST(DecomposeShapeTest, RollAndNewZerosBecomeSlicesCatAndFull) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* rolled = call_with_meta(b, "aten::roll", {x, ArgumentList{1, -1}, ArgumentList{0, 1}}, f32({2, 3}));
+  Node* flat = call_with_meta(b, "aten::roll", {x, ArgumentList{2}, ArgumentList{}}, f32({2, 3}));
+  Node* zeros = call_with_meta(b, "aten::new_zeros", {x, ArgumentList{3}}, f32({3}));
+  b.output({rolled, flat, zeros});
+  ExportedProgram program = decomposed(std::move(b));
+  EXPECT_THAT(ops_without_kernels(program), ::testing::IsEmpty());
+  const auto outputs = run(program, {HostTensor::from_vector<float>({2, 3}, {0, 1, 2, 3, 4, 5})});
+  expect_values_near(outputs.at(0), {4, 5, 3, 1, 2, 0});  // torch.roll(x, (1, -1), (0, 1))
+  expect_values_near(outputs.at(1), {4, 5, 0, 1, 2, 3});  // torch.roll(x, 2)
+  expect_values_near(outputs.at(2), {0, 0, 0});
+}
+
 }  // namespace
 }  // namespace kiln::aot

@@ -26,6 +26,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 using testing::call_with_meta;
+using testing::expect_error;
 using testing::decomposed;
 using testing::expect_cases_match_pytorch;
 using testing::kFixtures;
@@ -266,6 +267,20 @@ TEST(DecomposeTest, InPlaceDropoutInEvalModeVanishes) {
   HostTensor xv = HostTensor::from_vector<float>({4}, {-1, 2, -3, 4});
   const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv)})));
   EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{0, -2, 0, -4}));
+}
+
+// Swin's attention mask: new_zeros, then fill_ on slices of it. Writing
+// through a view is refused rather than silently leaving the base as it was.
+TEST(DecomposeTest, InPlaceWriteThroughAViewIsAnErrorNamingTheView) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4}));
+  Node* mask = b.call("aten::relu", {x});
+  Node* part = b.call("aten::slice.Tensor", {mask, 0, 0, 2});
+  call_with_meta(b, "aten::fill_.Scalar", {part, 1.0}, f32({2}));
+  b.output({mask});
+  ExportedProgram program = std::move(b).build();
+  expect_error([&] { decompose_to_core_aten(program); },
+               "writes in place into 'slice', a view (aten::slice.Tensor) of another tensor");
 }
 
 TEST(DecomposeTest, InPlaceOpOnAParameterIsAnError) {
