@@ -3,6 +3,7 @@
 // later uses of the base (or of an earlier in-place result) read that value,
 // and each mutated buffer or user input gets a mutation output.
 #include <map>
+#include <set>
 
 #include "aot/ir/error.h"
 #include "aot/ir/op_schema.h"
@@ -71,6 +72,17 @@ bool is_view(const Node* node) {
   if (schema == nullptr || schema->arguments.empty() || schema->arguments[0].is_write()) return false;
   const std::string& alias = schema->arguments[0].alias;
   return alias == "a" || alias == "a -> *";
+}
+
+// Views that keep every element of their input in order (reshapes): a write
+// through one is a write of the whole input, reshaped back.
+bool reshapes_whole(const Node* view) {
+  static const std::set<std::string> reshapes = {
+      "aten::view.default",    "aten::_unsafe_view.default", "aten::reshape.default",   "aten::flatten.using_ints",
+      "aten::unflatten.int",   "aten::squeeze.default",      "aten::squeeze.dim",       "aten::squeeze.dims",
+      "aten::unsqueeze.default", "aten::alias.default"};
+  return reshapes.count(passes::canonical_target(view->target())) > 0 && !view->args().empty() &&
+         view->args()[0].is_node();
 }
 
 void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>& current) {
@@ -142,6 +154,21 @@ bool functionalize_inplace_ops(ExportedProgram& program) {
     // Writing through a view must reach the viewed tensor (torch turns it into
     // a slice_scatter of the base); replacing the view alone would silently
     // leave the base unchanged.
+    if (Node* view = rewriter.tensor_arg(0); is_view(view) && reshapes_whole(view)) {
+      // The new value of the view, and of the tensor it reshapes: the same
+      // elements, back in that tensor's sizes.
+      Node* viewed = view->args()[0].node();
+      Node* mutated = base(viewed);
+      Node* value = functional_value(rewriter, target);
+      Node* whole = rewriter.op("aten::view", {value, rewriter.size_list(viewed->meta.tensor().sizes, viewed)});
+      rewriter.replace_with(value);
+      base_of[value] = view;
+      current[view] = value;
+      base_of[whole] = mutated;
+      current[mutated] = whole;
+      changed = true;
+      continue;
+    }
     if (is_view(rewriter.tensor_arg(0))) {
       rewriter.fail("writes in place into '" + rewriter.tensor_arg(0)->name() + "', a view (" +
                     rewriter.tensor_arg(0)->target() + ") of another tensor; writing through views is not supported yet");

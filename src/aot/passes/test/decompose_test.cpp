@@ -269,6 +269,30 @@ TEST(DecomposeTest, InPlaceDropoutInEvalModeVanishes) {
   EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{0, -2, 0, -4}));
 }
 
+// EfficientNet's classifier: Dropout(inplace=True) on a flattened view. A
+// write through a reshape is a write of the whole tensor, reshaped back: here
+// of a user input, which becomes a mutation output.
+TEST(DecomposeTest, InPlaceWriteThroughAReshapeWritesTheWholeTensor) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 2}));
+  Node* flat = b.call("aten::flatten.using_ints", {x, 0});
+  Node* added = call_with_meta(b, "aten::add_.Tensor", {flat, b.input("y", f32({4}))}, f32({4}));
+  Node* dropped = call_with_meta(b, "aten::dropout_", {added, 0.2, false}, f32({4}));
+  b.output({b.call("aten::neg", {dropped}), b.call("aten::mul.Tensor", {x, 2})});
+  ExportedProgram program = decomposed(std::move(b));
+  const auto& outputs = program.graph_signature().output_specs;
+  ASSERT_EQ(outputs.size(), 3u);
+  EXPECT_EQ(outputs[0].kind, OutputKind::UserInputMutation);
+  EXPECT_EQ(outputs[0].target, "x");
+  HostTensor xv = HostTensor::from_vector<float>({2, 2}, {1, 2, 3, 4});
+  HostTensor yv = HostTensor::from_vector<float>({4}, {10, 20, 30, 40});
+  const auto flat_out = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv), PyTree::make_leaf(yv)})));
+  EXPECT_EQ(std::get<HostTensor>(flat_out.first.at(0)).to_doubles(), (std::vector<double>{-11, -22, -33, -44}));
+  // x read after the write sees it: (x + y) * 2.
+  EXPECT_EQ(std::get<HostTensor>(flat_out.first.at(1)).to_doubles(), (std::vector<double>{22, 44, 66, 88}));
+  EXPECT_EQ(xv.to_doubles(), (std::vector<double>{11, 22, 33, 44}));
+}
+
 // Swin's attention mask: new_zeros, then fill_ on slices of it. Writing
 // through a view is refused rather than silently leaving the base as it was.
 TEST(DecomposeTest, InPlaceWriteThroughAViewIsAnErrorNamingTheView) {

@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""The model-zoo check: real architectures through Kiln, at both IR levels.
+
+For each model (torchvision's classification families, three segmentation
+models, a video model, and BERT / GPT-2 / T5 built from small configs when
+`transformers` is installed), with random weights given a real scale (every
+all-zero parameter redrawn, batch norms calibrated on a few random batches):
+
+  1. torch.export.export (the training IR) and, as a second program,
+     run_decompositions() (core ATen); both saved as .pt2;
+  2. `kiln run MODEL.pt2` (the reference interpreter) on a fixed input,
+     compared with PyTorch's output;
+  3. `kiln lower MODEL.pt2 -o MODEL.pte`, then `kiln run MODEL.pte` on
+     Kiln's runtime, compared again, and its median time over a few calls.
+
+It writes docs/models.md: per model and IR level, pass or fail, the largest
+error against PyTorch, the first op Kiln could not run (or the first line of
+the error) and Kiln's time. A row passes when every output is within
+1e-3 * max(1, max |PyTorch|) on both paths. Needs torch and torchvision
+(the venv of scripts/setup-venv.sh); not part of `make test`.
+
+  .venv/bin/python tools/models/zoo.py                      # every model
+  .venv/bin/python tools/models/zoo.py --models resnet18,swin_t --ir core
+"""
+
+import argparse
+import datetime
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+TOLERANCE = 1e-3
+
+CLASSIFICATION = [
+    "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
+    "resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2", "wide_resnet101_2",
+    "mobilenet_v2", "mobilenet_v3_small", "mobilenet_v3_large",
+    "efficientnet_b0", "efficientnet_b1", "efficientnet_b2", "efficientnet_b3", "efficientnet_b4",
+    "efficientnet_b5", "efficientnet_b6", "efficientnet_b7",
+    "efficientnet_v2_s", "efficientnet_v2_m", "efficientnet_v2_l",
+    "regnet_y_400mf", "regnet_y_800mf", "regnet_y_1_6gf", "regnet_y_3_2gf", "regnet_y_8gf", "regnet_y_16gf",
+    "regnet_y_32gf", "regnet_y_128gf", "regnet_x_400mf", "regnet_x_800mf", "regnet_x_1_6gf", "regnet_x_3_2gf",
+    "regnet_x_8gf", "regnet_x_16gf", "regnet_x_32gf",
+    "convnext_tiny", "convnext_small", "convnext_base", "convnext_large",
+    "vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32", "vit_h_14",
+    "swin_t", "swin_s", "swin_b", "swin_v2_t", "swin_v2_s", "swin_v2_b",
+    "maxvit_t",
+    "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
+    "squeezenet1_0", "squeezenet1_1",
+    "densenet121", "densenet161", "densenet169", "densenet201",
+    "googlenet", "inception_v3",
+    "mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3",
+]
+SEGMENTATION = ["fcn_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
+VIDEO = ["r2plus1d_18"]
+TRANSFORMERS = ["bert", "gpt2", "t5"]
+
+# Inputs: small where the model allows it; ViT, MaxViT fix 224 (ViT-H/14: 518
+# is its default, 224 works), Inception-V3 needs 75 or more.
+IMAGE_SIZE = {"inception_v3": 96, "googlenet": 64, "maxvit_t": 224}
+FIXED_224 = ("vit_", "maxvit")
+
+
+def image_size(name):
+    if name.startswith(FIXED_224):
+        return 224
+    return IMAGE_SIZE.get(name, 64)
+
+
+def real_scale(model, make_input):
+    """Random weights with a real scale: all-zero parameters redrawn, batch
+    norms calibrated on random batches (cumulative statistics), then eval."""
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.numel() > 0 and not parameter.any():
+                parameter.normal_(0.0, 0.02)
+        norms = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+        if norms:
+            for m in norms:
+                m.reset_running_stats()
+                m.momentum = None
+            model.train()
+            for _ in range(3):
+                model(*make_input(2))
+    return model.eval()
+
+
+def build(name):
+    """(model, example inputs as a tuple) for `name`."""
+    import torchvision
+
+    if name in TRANSFORMERS:
+        return build_transformer(name)
+    if name in SEGMENTATION:
+        model = getattr(torchvision.models.segmentation, name)(weights=None, weights_backbone=None, aux_loss=False)
+        size = 64
+    elif name in VIDEO:
+        model = getattr(torchvision.models.video, name)(weights=None)
+        size = None
+    else:
+        extra = {"aux_logits": False, "init_weights": False} if name in ("googlenet", "inception_v3") else {}
+        model = getattr(torchvision.models, name)(weights=None, **extra)
+        size = image_size(name)
+
+    def make_input(batch, seed=1):
+        generator = torch.Generator().manual_seed(seed)
+        if size is None:
+            return (torch.randn(batch, 3, 4, 32, 32, generator=generator),)
+        return (torch.randn(batch, 3, size, size, generator=generator),)
+
+    model = real_scale(model, make_input)
+    if name in SEGMENTATION:
+        model = SegmentationOut(model)
+    return model, make_input(1)
+
+
+class SegmentationOut(nn.Module):
+    """torchvision's segmentation models return a dict; the zoo compares its 'out'."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def build_transformer(name):
+    try:
+        import transformers
+    except ModuleNotFoundError:
+        raise RuntimeError("transformers is not installed: .venv/bin/pip install -r tools/models/requirements.txt")
+
+    torch.manual_seed(0)
+    if name == "bert":
+        config = transformers.BertConfig(vocab_size=512, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                         intermediate_size=128, max_position_embeddings=64)
+        model = transformers.BertModel(config)
+        ids = torch.randint(0, 512, (1, 16), generator=torch.Generator().manual_seed(1))
+        wrapped = HiddenStates(model)
+        return real_scale(wrapped, lambda b: (ids.repeat(b, 1),)), (ids,)
+    if name == "gpt2":
+        config = transformers.GPT2Config(vocab_size=512, n_embd=64, n_layer=2, n_head=4, n_positions=64)
+        model = transformers.GPT2LMHeadModel(config)
+        ids = torch.randint(0, 512, (1, 16), generator=torch.Generator().manual_seed(1))
+        return real_scale(Logits(model), lambda b: (ids.repeat(b, 1),)), (ids,)
+    config = transformers.T5Config(vocab_size=512, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4,
+                                   decoder_start_token_id=0)
+    model = transformers.T5Model(config)
+    ids = torch.randint(0, 512, (1, 16), generator=torch.Generator().manual_seed(1))
+    decoder_ids = torch.randint(0, 512, (1, 8), generator=torch.Generator().manual_seed(2))
+    wrapped = EncoderDecoder(model)
+    return real_scale(wrapped, lambda b: (ids.repeat(b, 1), decoder_ids.repeat(b, 1))), (ids, decoder_ids)
+
+
+class HiddenStates(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids):
+        return self.model(input_ids=ids).last_hidden_state
+
+
+class Logits(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids):
+        return self.model(input_ids=ids, use_cache=False).logits
+
+
+class EncoderDecoder(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids, decoder_ids):
+        return self.model(input_ids=ids, decoder_input_ids=decoder_ids, use_cache=False).last_hidden_state
+
+
+# ---- running Kiln ----
+
+def run(command, timeout):
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after {timeout} s"
+    return done.returncode, done.stdout + done.stderr
+
+
+def first_problem(text):
+    """The first op Kiln could not run, else the error's first line."""
+    match = re.search(r"cannot run \(no kernel and no decomposition\):\n\s+\S+: (\S+)", text)
+    if match:
+        return "no kernel: " + match.group(1)
+    for line in text.splitlines():
+        if "error" in line.lower():
+            return line.strip()[:160]
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:160] if lines else "failed"
+
+
+def max_error(out_path, reference):
+    got = np.load(out_path)
+    worst, passed = 0.0, True
+    for i, expected in enumerate(reference):
+        actual = got[f"output_{i}"].astype(np.float64)
+        expected = expected.astype(np.float64)
+        if actual.shape != expected.shape:
+            return float("inf"), False
+        error = float(np.max(np.abs(actual - expected))) if expected.size else 0.0
+        worst = max(worst, error)
+        passed = passed and error <= TOLERANCE * max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
+    return worst, passed
+
+
+def check(kiln, name, ir, program, inputs, reference, work, timeout):
+    """One row: the .pt2 through the interpreter, then lowered and run on the runtime."""
+    row = {"model": name, "ir": ir, "passed": False, "error": None, "problem": "", "ms": None}
+    pt2 = work / f"{name}.{ir}.pt2"
+    torch.export.save(program, pt2)
+    in_npz = work / f"{name}.in.npz"
+    np.savez(in_npz, *[x.numpy() for x in inputs])
+    out = work / f"{name}.{ir}.out.npz"
+    status, text = run([kiln, "run", str(pt2), "--inputs", str(in_npz), "--output", str(out)], timeout)
+    if status != 0:
+        row["problem"] = "kiln run .pt2: " + first_problem(text)
+        return row
+    interpreter_error, interpreter_ok = max_error(out, reference)
+    pte = work / f"{name}.{ir}.pte"
+    status, text = run([kiln, "lower", str(pt2), "-o", str(pte)], timeout)
+    if status != 0:
+        row["error"] = interpreter_error
+        row["problem"] = "kiln lower: " + first_problem(text)
+        return row
+    out = work / f"{name}.{ir}.pte.out.npz"
+    status, text = run([kiln, "run", str(pte), "--inputs", str(in_npz), "--output", str(out), "--iterations", "3",
+                        "--warmup", "1", "--json"], timeout)
+    if status != 0:
+        row["error"] = interpreter_error
+        row["problem"] = "kiln run .pte: " + first_problem(text)
+        return row
+    runtime_error, runtime_ok = max_error(out, reference)
+    row["error"] = max(interpreter_error, runtime_error)
+    row["passed"] = interpreter_ok and runtime_ok
+    if not row["passed"]:
+        row["problem"] = f"outputs differ (interpreter {interpreter_error:.2e}, runtime {runtime_error:.2e})"
+    timings = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+    if timings:
+        row["ms"] = timings[-1].get("median_ms")
+    for path in (pte, work / f"{name}.{ir}.out.npz", out):
+        path.unlink(missing_ok=True)
+    return row
+
+
+def zoo(args):
+    names = args.models.split(",") if args.models else CLASSIFICATION + SEGMENTATION + VIDEO + TRANSFORMERS
+    levels = args.ir.split(",")
+    work = pathlib.Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for name in names:
+        started = time.monotonic()
+        try:
+            model, inputs = build(name)
+            with torch.no_grad():
+                result = model(*inputs)
+            reference = [t.numpy() for t in (result if isinstance(result, (list, tuple)) else [result])]
+            exported = torch.export.export(model, inputs)
+        except Exception as error:  # a model torch cannot build or export here
+            for ir in levels:
+                rows.append({"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
+                             "problem": "export: " + str(error).splitlines()[0][:160]})
+            print(f"{name}: export failed: {error}", file=sys.stderr)
+            continue
+        for ir in levels:
+            try:
+                program = exported if ir == "training" else exported.run_decompositions()
+                row = check(args.kiln, name, ir, program, inputs, reference, work, args.timeout)
+            except Exception as error:
+                row = {"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
+                       "problem": "run_decompositions: " + str(error).splitlines()[0][:160]}
+            rows.append(row)
+            (work / f"{name}.{ir}.pt2").unlink(missing_ok=True)
+            state = "pass" if row["passed"] else "FAIL " + row["problem"]
+            print(f"{name} [{ir}]: {state} ({time.monotonic() - started:.0f} s)", flush=True)
+    return rows
+
+
+def markdown(rows, args):
+    passed = sum(r["passed"] for r in rows)
+    lines = [
+        "# The model zoo",
+        "",
+        f"Made by `tools/models/zoo.py` ({' '.join(sys.argv[1:]) or 'no options'}) on "
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, torch {torch.__version__.split('+')[0]}. "
+        f"**{passed} of {len(rows)} rows pass.** A row passes when `kiln run` on the .pt2 (the interpreter) and on "
+        f"the `kiln lower -o` .pte (the runtime) both match PyTorch within {TOLERANCE:g} * max(1, max |PyTorch|). "
+        "Error: the larger of the two; time: the runtime's median of 3 calls at its default thread count, "
+        "portable kernels only.",
+        "",
+        "| model | IR | result | max error | first problem | Kiln ms |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        error = "-" if r["error"] is None else f"{r['error']:.2e}"
+        ms = "-" if r["ms"] is None else f"{r['ms']:.1f}"
+        problem = r["problem"].replace("|", "\\|") or "-"
+        lines.append(f"| {r['model']} | {r['ir']} | {'pass' if r['passed'] else 'fail'} | {error} | {problem} | {ms} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", help="comma-separated names (default: the whole zoo)")
+    parser.add_argument("--ir", default="training,core", help="training, core or both (default: both)")
+    parser.add_argument("--kiln", default=str(REPO / "build" / "bin" / "kiln"))
+    parser.add_argument("--work", default=str(REPO / "build" / "zoo"), help="where the .pt2 files go")
+    parser.add_argument("--output", default=str(REPO / "docs" / "models.md"))
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per kiln command")
+    args = parser.parse_args()
+    if not os.access(args.kiln, os.X_OK):
+        raise SystemExit(f"zoo.py: no kiln tool at {args.kiln}: build it first (make)")
+    for ir in args.ir.split(","):
+        if ir not in ("training", "core"):
+            parser.error(f"--ir takes training and/or core, not {ir!r}")
+    torch.set_num_threads(1)
+    rows = zoo(args)
+    text = markdown(rows, args)
+    pathlib.Path(args.output).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
