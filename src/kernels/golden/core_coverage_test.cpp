@@ -49,8 +49,6 @@ const std::set<std::string> kNotYetSupported = {
     "aten::scatter.value",
     "aten::scatter_add.default",
     "aten::scatter_reduce.two",
-    "aten::select_scatter.default",
-    "aten::slice_scatter.default",
     "aten::sym_is_contiguous.default",
     "aten::sym_storage_offset.default",
     "aten::sym_stride.int",

@@ -1,9 +1,12 @@
 // The copy variants of view ops: expand_copy, select_copy.int,
-// squeeze_copy.dims, unsqueeze_copy, transpose_copy.int, slice_copy.Tensor.
+// squeeze_copy.dims, unsqueeze_copy, transpose_copy.int, slice_copy.Tensor;
+// their inverses slice_scatter and select_scatter (self with the view's
+// elements replaced).
 // Each computes the view's shape and strides over `self` and copies through them.
 // Also as_strided_copy, alias_copy, and _to_copy (a copy that may change the dtype).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/convert.h"
@@ -47,16 +50,106 @@ bool read_self_out(KernelArgs& a, size_t count, size_t out_index, Tensor* self, 
   return a.check_dtype(*out, "out", self->scalar_type());
 }
 
-// Resizes out to `view` and copies the viewed elements into it.
-void write_view(KernelArgs& a, const Tensor& self, const View& view, const Tensor& out) {
-  if (!a.resize_out(out, "out", {view.sizes, view.rank})) return;
-  if (out.numel() == 0) return;
+// Resizes out to `view` and copies the viewed elements into it; false if out
+// cannot take the view's shape.
+bool write_view(KernelArgs& a, const Tensor& self, const View& view, const Tensor& out) {
+  if (!a.resize_out(out, "out", {view.sizes, view.rank})) return false;
+  if (out.numel() == 0) return true;
   // The copy helper reads from its source's base pointer: hand it a 0-dim
   // tensor whose data starts at the view's first element (it is only read).
   const auto* first =
       static_cast<const uint8_t*>(self.const_data_ptr()) + view.offset * static_cast<int64_t>(self.element_size());
   runtime::TensorImpl shifted(self.scalar_type(), 0, nullptr, const_cast<uint8_t*>(first), nullptr, nullptr);
   util::copy_with_strides(Tensor(&shifted), view.strides, out);
+  return true;
+}
+
+// select(self, dim, index) as a view of self.
+bool select_view(KernelArgs& a, const Tensor& self, int64_t dim, int64_t index, View* view) {
+  if (self.dim() == 0) {
+    a.fail(Error::InvalidArgument, "'self' is 0-dim and cannot be selected from");
+    return false;
+  }
+  size_t d = 0;
+  if (!a.wrap_dim(dim, static_cast<size_t>(self.dim()), "dim", &d)) return false;
+  const int64_t length = self.sizes()[d];
+  if (index < -length || index >= length) {
+    a.fail(Error::InvalidArgument, "'index' %lld is out of range for size %lld", static_cast<long long>(index),
+           static_cast<long long>(length));
+    return false;
+  }
+  if (index < 0) index += length;
+  const View full = identity(self);
+  for (size_t i = 0; i < full.rank; ++i) {
+    if (i == d) continue;
+    view->sizes[view->rank] = full.sizes[i];
+    view->strides[view->rank++] = full.strides[i];
+  }
+  view->offset = index * full.strides[d];
+  return true;
+}
+
+// slice(self, dim, start, end, step) as a view of self, with PyTorch's
+// clamping: negative bounds count from the end, then both clamp to [0, length].
+bool slice_view(KernelArgs& a, Span<EValue*> args, size_t start_index, const Tensor& self, int64_t dim, int64_t step,
+                View* view) {
+  if (self.dim() == 0) {
+    a.fail(Error::InvalidArgument, "'self' is 0-dim and cannot be sliced");
+    return false;
+  }
+  size_t d = 0;
+  if (!a.wrap_dim(dim, static_cast<size_t>(self.dim()), "dim", &d)) return false;
+  if (step <= 0) {
+    a.fail(Error::InvalidArgument, "'step' must be positive, got %lld", static_cast<long long>(step));
+    return false;
+  }
+  const int64_t length = self.sizes()[d];
+  int64_t start = 0, end = length;
+  if (!args[start_index]->isNone() && !a.integer(start_index, "start", &start)) return false;
+  if (!args[start_index + 1]->isNone() && !a.integer(start_index + 1, "end", &end)) return false;
+  if (start < 0) start += length;
+  if (end < 0) end += length;
+  start = std::clamp<int64_t>(start, 0, length);
+  end = std::clamp<int64_t>(end, start, length);
+  *view = identity(self);
+  const int64_t count = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for a huge step
+  view->sizes[d] = static_cast<SizesType>(count);
+  view->offset = count == 0 ? 0 : start * view->strides[d];
+  if (count > 1) view->strides[d] *= step;
+  return true;
+}
+
+// out = self with the elements of `view` (a view of self's layout) replaced by
+// src's: self copied whole, then src written through the view. Self, src and
+// out are contiguous; src has the view's sizes.
+void scatter_into_view(KernelArgs& a, const Tensor& self, const Tensor& src, const View& view, const Tensor& out) {
+  if (!a.check_dtype(src, "src", self.scalar_type())) return;
+  if (!util::is_dense(self) || !util::is_dense(src) || !util::is_dense(out)) {
+    a.fail(Error::InvalidArgument, "'self', 'src' and 'out' must be contiguous");
+    return;
+  }
+  bool fits = static_cast<size_t>(src.dim()) == view.rank;
+  for (size_t d = 0; fits && d < view.rank; ++d) fits = src.sizes()[d] == view.sizes[d];
+  if (!fits) {
+    a.fail(Error::InvalidArgument, "'src' has %zd dims that do not match the %zu-dim slice it replaces",
+           static_cast<ssize_t>(src.dim()), view.rank);
+    return;
+  }
+  if (!write_view(a, self, identity(self), out) || src.numel() == 0) return;
+  const size_t element = self.element_size();
+  const auto* from = static_cast<const uint8_t*>(src.const_data_ptr());
+  auto* to = static_cast<uint8_t*>(out.mutable_data_ptr());
+  int64_t index[util::kMaxDims] = {};
+  int64_t offset = view.offset;
+  for (ssize_t i = 0; i < src.numel(); ++i) {
+    std::memcpy(to + offset * static_cast<int64_t>(element), from + i * static_cast<ssize_t>(element), element);
+    for (size_t d = view.rank; d-- > 0;) {  // the next index, last dim fastest
+      offset += view.strides[d];
+      if (++index[d] < view.sizes[d]) break;
+      offset -= view.strides[d] * index[d];
+      index[d] = 0;
+    }
+  }
 }
 
 }  // namespace
@@ -104,28 +197,8 @@ void select_copy_int_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   Tensor self, out;
   int64_t dim = 0, index = 0;
   if (!read_self_out(a, 4, 3, &self, &out) || !a.integer(1, "dim", &dim) || !a.integer(2, "index", &index)) return;
-  size_t d = 0;
-  if (self.dim() == 0) {
-    a.fail(Error::InvalidArgument, "'self' is 0-dim and cannot be selected from");
-    return;
-  }
-  if (!a.wrap_dim(dim, static_cast<size_t>(self.dim()), "dim", &d)) return;
-  const int64_t length = self.sizes()[d];
-  if (index < -length || index >= length) {
-    a.fail(Error::InvalidArgument, "'index' %lld is out of range for size %lld", static_cast<long long>(index),
-           static_cast<long long>(length));
-    return;
-  }
-  if (index < 0) index += length;
-  View full = identity(self);
   View view;
-  for (size_t i = 0; i < full.rank; ++i) {
-    if (i == d) continue;
-    view.sizes[view.rank] = full.sizes[i];
-    view.strides[view.rank++] = full.strides[i];
-  }
-  view.offset = index * full.strides[d];
-  write_view(a, self, view, out);
+  if (select_view(a, self, dim, index, &view)) write_view(a, self, view, out);
 }
 
 void squeeze_copy_dims_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
@@ -204,31 +277,34 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   Tensor self, out;
   int64_t dim = 0, step = 1;
   if (!read_self_out(a, 6, 5, &self, &out) || !a.integer(1, "dim", &dim) || !a.integer(4, "step", &step)) return;
-  if (self.dim() == 0) {
-    a.fail(Error::InvalidArgument, "'self' is 0-dim and cannot be sliced");
+  View view;
+  if (slice_view(a, args, 2, self, dim, step, &view)) write_view(a, self, view, out);
+}
+
+void slice_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::slice_scatter.out", args);
+  Tensor self, src, out;
+  int64_t dim = 0, step = 1;
+  if (!read_self_out(a, 7, 6, &self, &out) || !a.tensor(1, "src", &src) || !a.integer(2, "dim", &dim) ||
+      !a.integer(5, "step", &step)) {
     return;
   }
-  size_t d = 0;
-  if (!a.wrap_dim(dim, static_cast<size_t>(self.dim()), "dim", &d)) return;
-  if (step <= 0) {
-    a.fail(Error::InvalidArgument, "'step' must be positive, got %lld", static_cast<long long>(step));
+  View view;
+  if (!slice_view(a, args, 3, self, dim, step, &view)) return;
+  scatter_into_view(a, self, src, view, out);
+}
+
+void select_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::select_scatter.out", args);
+  Tensor self, src, out;
+  int64_t dim = 0, index = 0;
+  if (!read_self_out(a, 5, 4, &self, &out) || !a.tensor(1, "src", &src) || !a.integer(2, "dim", &dim) ||
+      !a.integer(3, "index", &index)) {
     return;
   }
-  const int64_t length = self.sizes()[d];
-  int64_t start = 0, end = length;
-  if (!args[2]->isNone() && !a.integer(2, "start", &start)) return;
-  if (!args[3]->isNone() && !a.integer(3, "end", &end)) return;
-  // PyTorch's clamping: negatives count from the end, then both clamp to [0, length].
-  if (start < 0) start += length;
-  if (end < 0) end += length;
-  start = std::clamp<int64_t>(start, 0, length);
-  end = std::clamp<int64_t>(end, start, length);
-  View view = identity(self);
-  const int64_t count = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for a huge step
-  view.sizes[d] = static_cast<SizesType>(count);
-  view.offset = count == 0 ? 0 : start * view.strides[d];
-  if (count > 1) view.strides[d] *= step;
-  write_view(a, self, view, out);
+  View view;
+  if (!select_view(a, self, dim, index, &view)) return;
+  scatter_into_view(a, self, src, view, out);
 }
 
 // as_strided over self's elements (dense, in its dim order): Kiln's views

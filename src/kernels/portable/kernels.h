@@ -382,6 +382,9 @@ void constant_pad_nd_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// have more dims than self, which gains leading dims of size 1). Any dtype.
 void repeat_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::alias_copy.out: a copy of self. Any dtype.
+/// self with a slice (or one index) of `dim` replaced by src, whose sizes are the slice's.
+void slice_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void select_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// as_strided over self's own elements (every read inside self).
 void as_strided_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);

@@ -165,6 +165,8 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::repeat.out", repeat_out}, kAll},
     {{"aten::alias_copy.out", alias_copy_out}, kAll},
     {{"aten::as_strided_copy.out", as_strided_copy_out}, kAll},
+    {{"aten::slice_scatter.out", slice_scatter_out}, kAll},
+    {{"aten::select_scatter.out", select_scatter_out}, kAll},
     {{"aten::_to_copy.out", to_copy_out},
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
     {{"aten::index.Tensor_out", index_tensor_out}, kAll},

@@ -100,6 +100,19 @@ TEST(AsStridedCopy, ReadsOnlyInsideSelf) {
   EXPECT_EQ(out.values<float>(), (std::vector<float>{1, 4, 2, 5}));
 }
 
+TEST(SliceScatter, ReplacesTheSliceAndRefusesASrcOfAnotherShape) {
+  TestTensor self = grid();
+  TestTensor out = zeros<float>({2, 3});
+  TestTensor src = make_tensor<float>({2, 1}, {-1, -2});
+  auto run = [&](const TestTensor& s, int64_t start, int64_t end) {
+    return KernelCall().tensor(self).tensor(s).scalar(int64_t{1}).scalar(start).scalar(end).scalar(int64_t{1}).tensor(out).run(
+        "aten::slice_scatter.out");
+  };
+  EXPECT_EQ(run(src, 1, 2).failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{0, -1, 2, 3, -2, 5}));
+  EXPECT_TRUE(failed_with(run(src, 0, 2), Error::InvalidArgument, "aten::slice_scatter.out", "'src'"));
+}
+
 TEST(SqueezeCopy, RemovesOnlyTheGivenSizeOneDims) {
   TestTensor self = make_tensor<float>({1, 3, 1, 1}, {1, 2, 3});
   TestTensor out = zeros<float>({3, 1}, TensorShapeDynamism::DynamicBound);

@@ -21,6 +21,8 @@ constexpr const char* kKernelNames[] = {
     "aten::sin.out",
     "aten::cos.out",
     "aten::tan.out",
+    "aten::slice_scatter.out",
+    "aten::select_scatter.out",
     "aten::as_strided_copy.out",
     "aten::fmod.Tensor_out",
     "aten::fmod.Scalar_out",
