@@ -7,6 +7,7 @@
 
 #include "aot/ir/error.h"
 #include "aot/ir/op_schema.h"
+#include "aot/ir/schema_binding.h"
 #include "aot/passes/decompose.h"
 #include "aot/passes/decompositions.h"
 #include "aot/passes/rewriter.h"
@@ -74,15 +75,39 @@ bool is_view(const Node* node) {
   return alias == "a" || alias == "a -> *";
 }
 
-// Views that keep every element of their input in order (reshapes): a write
-// through one is a write of the whole input, reshaped back.
-bool reshapes_whole(const Node* view) {
+// The tensor `view` looks into (its first argument).
+Node* viewed_tensor(const Node* view) { return view->args().at(0).node(); }
+
+// The new value of the tensor `view` looks into, `viewed` (its current
+// value), when the view's elements become `written`: the scatter inverse to
+// the view (torch's functionalization does the same).
+Node* written_back(Rewriter& r, const Node* view, Node* viewed, Node* written) {
   static const std::set<std::string> reshapes = {
       "aten::view.default",    "aten::_unsafe_view.default", "aten::reshape.default",   "aten::flatten.using_ints",
       "aten::unflatten.int",   "aten::squeeze.default",      "aten::squeeze.dim",       "aten::squeeze.dims",
       "aten::unsqueeze.default", "aten::alias.default"};
-  return reshapes.count(passes::canonical_target(view->target())) > 0 && !view->args().empty() &&
-         view->args()[0].is_node();
+  const std::string target = passes::canonical_target(view->target());
+  if (reshapes.count(target) > 0) {
+    // The same elements in order: the whole tensor, reshaped back.
+    return r.op("aten::view", {written, r.size_list(viewed->meta.tensor().sizes, viewed)});
+  }
+  const std::vector<Argument> args = bind_node_arguments(*view);
+  if (target == "aten::slice.Tensor") {
+    return r.op("aten::slice_scatter", {viewed, written, args.at(1), args.at(2), args.at(3), args.at(4)});
+  }
+  if (target == "aten::select.int") return r.op("aten::select_scatter", {viewed, written, args.at(1), args.at(2)});
+  if (target == "aten::transpose.int") return r.op("aten::transpose.int", {written, args.at(1), args.at(2)});
+  if (target == "aten::t.default") return r.op("aten::t", {written});
+  if (target == "aten::permute.default") {
+    const ArgumentList& dims = args.at(1).list();
+    ArgumentList inverse(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) {
+      inverse.at(static_cast<size_t>(passes::normalize_dim(dims[i].to_int(), dims.size(), "permute"))) = static_cast<int64_t>(i);
+    }
+    return r.op("aten::permute", {written, std::move(inverse)});
+  }
+  r.fail("writes in place into '" + view->name() + "', a view (" + view->target() +
+         ") of another tensor; writing through this kind of view is not supported yet");
 }
 
 void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>& current) {
@@ -132,55 +157,127 @@ bool is_inplace(const std::string& target) {
 
 }  // namespace passes
 
-bool functionalize_inplace_ops(ExportedProgram& program) {
-  Graph& graph = program.graph();
-  std::map<Node*, Node*> base_of;  // a functional value -> the tensor it is the new value of
-  std::map<Node*, Node*> current;  // a mutated tensor -> its latest value
-  auto base = [&base_of](Node* node) {
-    auto it = base_of.find(node);
-    return it == base_of.end() ? node : it->second;
-  };
-  bool changed = false;
-  for (Node* node : graph.node_list()) {
-    if (!node->is_call_function() && !node->is_output()) continue;
-    for (Node* input : node->input_nodes()) {
-      auto it = current.find(base(input));
-      if (it != current.end() && it->second != input) node->replace_input_with(input, it->second);
+namespace {
+
+// The state of functionalization as it walks the graph: the latest value of
+// every mutated tensor, and views read again after their tensor changed.
+class Functionalizer {
+ public:
+  explicit Functionalizer(Graph& graph) : graph_(graph) {}
+
+  // Points `node`'s inputs at the current values: a mutated tensor's latest
+  // value, and a view taken before its tensor changed taken again.
+  void read_current_values(Node& node) {
+    for (Node* input : node.input_nodes()) {
+      Node* value = current_value(input, node);
+      if (value != input) node.replace_input_with(input, value);
     }
+  }
+
+  // Replaces the in-place call `node` by its functional op; a write through
+  // views becomes the new value of the tensor they look into.
+  void functionalize(Node& node, const std::string& target) {
+    Rewriter rewriter(node);
+    Node* self = written_view(rewriter.tensor_arg(0), node);
+    Node* value = functional_value(rewriter, target);
+    Node* written = value;
+    Node* tensor = self;
+    for (; is_view(tensor); tensor = viewed_tensor(tensor)) {
+      written = written_back(rewriter, tensor, viewed_tensor(tensor), written);
+    }
+    rewriter.replace_with(value);
+    Node* mutated = base(tensor);
+    base_of_[written] = mutated;
+    current_[mutated] = written;
+    if (self != tensor) alias_of_[value] = {self, written};  // the call's result is the view, as it is now
+  }
+
+  const std::map<Node*, Node*>& mutations() const { return current_; }
+
+ private:
+  struct ViewOf {
+    Node* view;
+    Node* tensor_value;  // the value of the viewed tensor the view was taken of
+  };
+
+  // The tensor `value` is a value of (itself unless it is an in-place result).
+  Node* base(Node* value) const {
+    auto it = base_of_.find(value);
+    return it == base_of_.end() ? value : it->second;
+  }
+
+  // The first non-view tensor under a chain of views.
+  static Node* root_of(Node* view) {
+    while (is_view(view)) view = viewed_tensor(view);
+    return view;
+  }
+
+  Node* latest(Node* tensor) const {
+    auto it = current_.find(base(tensor));
+    return it == current_.end() ? tensor : it->second;
+  }
+
+  // What an in-place call on `self` writes: self, or the view that self (an
+  // earlier in-place result) stands for, over the latest values.
+  Node* written_view(Node* self, Node& user) {
+    auto alias = alias_of_.find(self);
+    if (alias == alias_of_.end()) return self;
+    Node* view = alias->second.view;
+    return latest(root_of(view)) == root_of(view) ? view : view_again(view, user);
+  }
+
+  Node* current_value(Node* input, Node& user) {
+    if (auto alias = alias_of_.find(input); alias != alias_of_.end()) {
+      const ViewOf& of = alias->second;
+      return latest(root_of(of.view)) == of.tensor_value ? input : view_again(of.view, user);
+    }
+    if (is_view(input)) {
+      Node* root = root_of(input);
+      return latest(root) == root ? input : view_again(input, user);
+    }
+    return latest(input);
+  }
+
+  // `view`'s chain of views taken again of its tensor's latest value, before
+  // `user` (once per view and value).
+  Node* view_again(Node* view, Node& user) {
+    Node* tensor = latest(root_of(view));
+    auto [it, fresh] = views_again_.try_emplace({view, tensor}, nullptr);
+    if (!fresh) return it->second;
+    Node* viewed = is_view(viewed_tensor(view)) ? view_again(viewed_tensor(view), user) : tensor;
+    Node* saved = graph_.insert_point();
+    graph_.set_insert_point(&user);
+    ArgumentList args = view->args();
+    args.at(0) = viewed;
+    Node* again = graph_.call_function(view->target(), std::move(args), view->kwargs());
+    graph_.set_insert_point(saved);
+    again->meta = view->meta;
+    it->second = again;
+    return again;
+  }
+
+  Graph& graph_;
+  std::map<Node*, Node*> base_of_;  // a functional value -> the tensor it is the new value of
+  std::map<Node*, Node*> current_;  // a mutated tensor -> its latest value
+  std::map<Node*, ViewOf> alias_of_;  // an in-place result that is a view -> that view
+  std::map<std::pair<Node*, Node*>, Node*> views_again_;
+};
+
+}  // namespace
+
+bool functionalize_inplace_ops(ExportedProgram& program) {
+  Functionalizer functionalizer(program.graph());
+  bool changed = false;
+  for (Node* node : program.graph().node_list()) {
+    if (!node->is_call_function() && !node->is_output()) continue;
+    functionalizer.read_current_values(*node);
     if (node->is_output()) continue;
     const std::string target = passes::canonical_target(node->target());
     if (!passes::is_inplace(target)) continue;
-    Rewriter rewriter(*node);
-    // Writing through a view must reach the viewed tensor (torch turns it into
-    // a slice_scatter of the base); replacing the view alone would silently
-    // leave the base unchanged.
-    if (Node* view = rewriter.tensor_arg(0); is_view(view) && reshapes_whole(view)) {
-      // The new value of the view, and of the tensor it reshapes: the same
-      // elements, back in that tensor's sizes.
-      Node* viewed = view->args()[0].node();
-      Node* mutated = base(viewed);
-      Node* value = functional_value(rewriter, target);
-      Node* whole = rewriter.op("aten::view", {value, rewriter.size_list(viewed->meta.tensor().sizes, viewed)});
-      rewriter.replace_with(value);
-      base_of[value] = view;
-      current[view] = value;
-      base_of[whole] = mutated;
-      current[mutated] = whole;
-      changed = true;
-      continue;
-    }
-    if (is_view(rewriter.tensor_arg(0))) {
-      rewriter.fail("writes in place into '" + rewriter.tensor_arg(0)->name() + "', a view (" +
-                    rewriter.tensor_arg(0)->target() + ") of another tensor; writing through views is not supported yet");
-    }
-    Node* mutated = base(rewriter.tensor_arg(0));
-    Node* value = functional_value(rewriter, target);
-    rewriter.replace_with(value);
-    base_of[value] = mutated;
-    current[mutated] = value;
+    functionalizer.functionalize(*node, target);
     changed = true;
   }
-  add_mutation_outputs(program, current);
+  add_mutation_outputs(program, functionalizer.mutations());
   return changed;
 }
 
