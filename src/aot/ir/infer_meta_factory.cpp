@@ -68,6 +68,11 @@ void add_factory_rules(RuleTable& t) {
   t["aten::full.default"] = full;
   t["aten::zeros.default"] = [](const Call& c) { return ValueMeta(TensorMeta(c.dtype(1).value_or(ScalarType::Float), checked_sizes(c, 0))); };
   t["aten::ones.default"] = t["aten::zeros.default"];
+  t["aten::empty.memory_format"] = t["aten::zeros.default"];
+  t["aten::empty_strided.default"] = [](const Call& c) {
+    return ValueMeta(TensorMeta(c.dtype(2).value_or(ScalarType::Float), checked_sizes(c, 0)));
+  };
+  t["aten::resize.default"] = [](const Call& c) { return ValueMeta(TensorMeta(c.tensor(0).dtype, checked_sizes(c, 1))); };
   t["aten::full_like.default"] = [](const Call& c) {
     if (!is_number(c.arg(1))) c.fail(c.arg_name(1) + " must be a number, got " + to_string(c.arg(1)));
     return like(c, 2);

@@ -189,6 +189,42 @@ void decompose_batch_norm(Rewriter& r) {
   r.replace_with(r.getitem(norm, 0));
 }
 
+// _native_batch_norm_legit(input, weight, bias, running_mean, running_var,
+// training, momentum, eps): in eval mode the running statistics normalize; in
+// training mode it would update them, which inference has no place for.
+void decompose_batch_norm_legit(Rewriter& r) {
+  if (r.bool_arg(5)) r.fail("training-mode batch norm updates its running statistics (export the model in eval mode)");
+  r.replace_with(r.op("aten::_native_batch_norm_legit_no_training",
+                      {r.arg(0), r.arg(1), r.arg(2), r.arg(3), r.arg(4), r.float_arg(6), r.float_arg(7)}));
+}
+
+// _native_batch_norm_legit.no_stats(input, weight, bias, training, momentum,
+// eps), InstanceNorm's core form: normalized by the batch's own statistics
+// over every dim but the channels (dim 1). Returns (out, mean, rstd), the
+// statistics per channel.
+void decompose_batch_norm_batch_stats(Rewriter& r) {
+  Node* input = r.tensor_arg(0);
+  const TensorMeta& in = input->meta.tensor();
+  if (in.rank() < 2) r.fail("expects an input of rank >= 2 (N, C, ...), got " + in.to_string());
+  ArgumentList reduced;
+  std::vector<SymExpr> channel_shape(in.rank(), SymExpr(1));
+  for (size_t d = 0; d < in.rank(); ++d) {
+    if (d != 1) reduced.emplace_back(static_cast<int64_t>(d));
+  }
+  channel_shape[1] = in.sizes[1];
+  Node* mean = r.op("aten::mean.dim", {input, reduced, true});
+  Node* var = r.op("aten::var.correction", {input, reduced}, {{"correction", int64_t{0}}, {"keepdim", true}});
+  Node* rstd = r.op("aten::rsqrt", {r.op("aten::add.Tensor", {var, r.float_arg(5)})});
+  Node* out = r.op("aten::mul.Tensor", {r.op("aten::sub.Tensor", {input, mean}), rstd});
+  if (!r.arg(1).is_none()) {
+    out = r.op("aten::mul.Tensor", {out, r.op("aten::view", {r.arg(1), r.size_list(channel_shape, input)})});
+  }
+  if (!r.arg(2).is_none()) {
+    out = r.op("aten::add.Tensor", {out, r.op("aten::view", {r.arg(2), r.size_list(channel_shape, input)})});
+  }
+  r.replace_with_items({out, r.op("aten::squeeze.dims", {mean, reduced}), r.op("aten::squeeze.dims", {rstd, reduced})});
+}
+
 void decompose_layer_norm(Rewriter& r) {
   const TensorMeta& in = r.tensor_arg(0)->meta.tensor();
   const size_t normalized = r.arg(1).is_list() ? r.arg(1).list().size() : 0;
@@ -330,6 +366,8 @@ void add_nn_decompositions(DecompositionTable& t) {
   t["aten::matmul.default"] = decompose_matmul;
   t["aten::dropout.default"] = decompose_dropout;
   t["aten::batch_norm.default"] = decompose_batch_norm;
+  t["aten::_native_batch_norm_legit.default"] = decompose_batch_norm_legit;
+  t["aten::_native_batch_norm_legit.no_stats"] = decompose_batch_norm_batch_stats;
   t["aten::layer_norm.default"] = decompose_layer_norm;
   t["aten::group_norm.default"] = decompose_group_norm;
   t["aten::softmax.int"] = [](Rewriter& r) { decompose_softmax(r, "aten::_softmax"); };

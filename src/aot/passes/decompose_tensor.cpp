@@ -2,7 +2,12 @@
 // transposes permute, constant padding constant_pad_nd, dtype conversions
 // _to_copy (or nothing when the dtype is already right), chunk and split
 // split_with_sizes_copy, stack unsqueeze + cat, and the factory variants
-// full_like and arange.start_step.
+// full_like and arange.start_step; empty as zeros, and the layout queries
+// (sym_stride, ...) as the ints they are for Kiln's dense tensors.
+#include <algorithm>
+#include <optional>
+
+#include "aot/ir/c10_enums.h"
 #include "aot/passes/decompositions.h"
 
 namespace kiln::aot::passes {
@@ -135,6 +140,53 @@ void decompose_new_zeros(Rewriter& r) {
   r.replace_with(r.op("aten::full", {r.arg(1), int64_t{0}}, {{"dtype", dtype}}));
 }
 
+// empty(size, dtype, ...) and empty_strided(size, stride, dtype, ...): the
+// values are unspecified, so zeros (Kiln's tensors are contiguous: the
+// strides asked for change nothing a program can read but through as_strided).
+void decompose_empty(Rewriter& r) { r.replace_with(r.op("aten::full", {r.arg(0), int64_t{0}}, {{"dtype", r.out().dtype}})); }
+
+// resize(self, size), what functionalization makes of resize_: the same
+// elements in the new shape, or the first of them.
+void decompose_resize(Rewriter& r) {
+  Node* self = r.tensor_arg(0);
+  const TensorMeta& in = self->meta.tensor();
+  const std::optional<int64_t> wanted = product(r.out().sizes).constant_value();
+  const std::optional<int64_t> have = product(in.sizes).constant_value();
+  if (!wanted || !have) r.fail("needs static sizes, got " + in.to_string());
+  if (*wanted > *have) {
+    r.fail("grows '" + self->name() + "' from " + std::to_string(*have) + " to " + std::to_string(*wanted) +
+           " elements, whose values would be unspecified");
+  }
+  Node* flat = r.op("aten::view", {self, ArgumentList{*have}});
+  Node* kept = r.op("aten::slice.Tensor", {flat, 0, 0, *wanted});
+  r.replace_with(r.op("aten::view", {kept, r.arg(1)}));
+}
+
+// sym_stride(self, dim), sym_storage_offset(self) and sym_is_contiguous(self,
+// memory_format) ask about self's layout; Kiln's tensors are dense, in their
+// dim order, from offset 0, so the answers are known ahead of time.
+void decompose_sym_stride(Rewriter& r) {
+  Node* self = r.tensor_arg(0);
+  const TensorMeta& meta = self->meta.tensor();
+  const auto dim = static_cast<uint8_t>(normalize_dim(r.int_arg(1), meta.rank(), "sym_stride"));
+  const std::vector<uint8_t> order = meta.resolved_dim_order();
+  SymExpr stride(1);
+  for (size_t i = order.size(); i-- > 0 && order[i] != dim;) stride = stride * meta.sizes[order[i]];
+  r.replace_with_literal(r.sym_int(stride, {self}));
+}
+
+void decompose_sym_is_contiguous(Rewriter& r) {
+  const TensorMeta& meta = r.tensor_arg(0)->meta.tensor();
+  const auto* named = std::get_if<MemoryFormat>(&r.arg(1).value);
+  const std::optional<int64_t> format = named != nullptr ? c10_memory_format(*named) : std::optional(r.int_arg(1));
+  std::vector<uint8_t> wanted(meta.rank());
+  for (size_t d = 0; d < wanted.size(); ++d) wanted[d] = static_cast<uint8_t>(d);
+  const bool channels_last = format == static_cast<int64_t>(C10MemoryFormat::ChannelsLast) ||
+                             format == static_cast<int64_t>(C10MemoryFormat::ChannelsLast3d);
+  if (channels_last && wanted.size() >= 3) std::rotate(wanted.begin() + 1, wanted.begin() + 2, wanted.end());
+  r.replace_with_literal(meta.resolved_dim_order() == wanted);
+}
+
 // roll(self, shifts, dims): per dim, the last `shift` elements moved to the
 // front by two slices and a cat (torch's decomposition); with no dims, the
 // flattened tensor is rolled and reshaped back. Static sizes only.
@@ -199,6 +251,12 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::fill.Scalar"] = decompose_fill;
   t["aten::new_zeros.default"] = decompose_new_zeros;
   t["aten::roll.default"] = decompose_roll;
+  t["aten::empty.memory_format"] = decompose_empty;
+  t["aten::empty_strided.default"] = decompose_empty;
+  t["aten::resize.default"] = decompose_resize;
+  t["aten::sym_stride.int"] = decompose_sym_stride;
+  t["aten::sym_storage_offset.default"] = [](Rewriter& r) { r.replace_with_literal(int64_t{0}); };
+  t["aten::sym_is_contiguous.default"] = decompose_sym_is_contiguous;
   t["aten::mean.default"] = decompose_mean;
   t["aten::var.dim"] = decompose_var_dim;
   t["aten::arange.default"] = [](Rewriter& r) { decompose_arange(r, int64_t{0}, r.arg(0), 1); };

@@ -9,30 +9,10 @@
 #include "aot/ir/schema_binding.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/provenance.h"
+#include "aot/passes/rewriter.h"
 
 namespace kiln::aot {
 namespace {
-
-// `argument` with every reference to `node` replaced by `value`.
-Argument substitute(const Argument& argument, const Node* node, const Argument& value) {
-  if (argument.is_node()) return argument.node() == node ? value : argument;
-  if (!argument.is_list()) return argument;
-  ArgumentList items;
-  for (const Argument& item : argument.list()) items.push_back(substitute(item, node, value));
-  return items;
-}
-
-void replace_uses_with_literal(Node* node, const Argument& value) {
-  const std::vector<Node*> users = node->users();
-  for (Node* user : users) {
-    ArgumentList args;
-    for (const Argument& arg : user->args()) args.push_back(substitute(arg, node, value));
-    KwargList kwargs;
-    for (const auto& [name, arg] : user->kwargs()) kwargs.emplace_back(name, substitute(arg, node, value));
-    user->set_args(std::move(args));
-    user->set_kwargs(std::move(kwargs));
-  }
-}
 
 // The size sym_size asks for, if t's meta has it as a constant.
 std::optional<int64_t> static_size(const Node& node) {
@@ -72,7 +52,7 @@ bool fold_static_sym_sizes(ExportedProgram& program) {
     }
     const std::optional<int64_t> size = static_size(*node);
     if (!size || used_by_output(*node)) continue;
-    replace_uses_with_literal(node, *size);
+    passes::replace_uses_with_literal(node, *size);
     program.graph().erase_node(node);
     changed = true;
   }

@@ -48,8 +48,11 @@ Node* functional_value(Rewriter& r, const std::string& target) {
     }
   }
   Node* value = r.op(schema.qualified_name(), std::move(args), std::move(kwargs));
+  // self keeps its sizes, but for the ops that change them (resize_,
+  // squeeze_, t_, ...), whose call the export gave the new sizes.
   const TensorMeta& self = r.tensor_arg(0)->meta.tensor();
-  if (value->meta.tensor().sizes != self.sizes) {
+  const bool has_meta = std::holds_alternative<TensorMeta>(r.node().meta.val);
+  if (value->meta.tensor().sizes != (has_meta ? r.out() : self).sizes) {
     r.fail("the result " + value->meta.tensor().to_string() + " does not fit self " + self.to_string());
   }
   const ScalarType computed = value->meta.tensor().dtype;

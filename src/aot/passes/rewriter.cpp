@@ -186,8 +186,53 @@ void Rewriter::replace_with(Node* value) {
   graph_.erase_node(&node_);
 }
 
+void Rewriter::replace_with_literal(const Argument& value) {
+  replace_uses_with_literal(&node_, value);
+  graph_.erase_node(&node_);
+}
+
+void Rewriter::replace_with_items(const std::vector<Node*>& values) {
+  const std::vector<Node*> users = node_.users();
+  for (Node* user : users) {
+    const bool is_item = user->target() == "getitem" && user->args().size() == 2 && user->args()[1].is_int();
+    if (!is_item) fail("is used whole by '" + user->name() + "', not item by item");
+    const int64_t index = user->args()[1].to_int();
+    if (index < 0 || static_cast<size_t>(index) >= values.size()) {
+      fail("has " + std::to_string(values.size()) + " items; '" + user->name() + "' takes item " + std::to_string(index));
+    }
+    user->replace_all_uses_with(values[static_cast<size_t>(index)]);
+    graph_.erase_node(user);
+  }
+  graph_.erase_node(&node_);
+}
+
 void Rewriter::fail(const std::string& reason) const {
   throw AotError("node '" + node_.name() + "' (" + node_.target() + "): " + reason);
+}
+
+namespace {
+
+// `argument` with every reference to `node` replaced by `value`.
+Argument substitute(const Argument& argument, const Node* node, const Argument& value) {
+  if (argument.is_node()) return argument.node() == node ? value : argument;
+  if (!argument.is_list()) return argument;
+  ArgumentList items;
+  for (const Argument& item : argument.list()) items.push_back(substitute(item, node, value));
+  return items;
+}
+
+}  // namespace
+
+void replace_uses_with_literal(Node* node, const Argument& value) {
+  const std::vector<Node*> users = node->users();
+  for (Node* user : users) {
+    ArgumentList args;
+    for (const Argument& arg : user->args()) args.push_back(substitute(arg, node, value));
+    KwargList kwargs;
+    for (const auto& [name, arg] : user->kwargs()) kwargs.emplace_back(name, substitute(arg, node, value));
+    user->set_args(std::move(args));
+    user->set_kwargs(std::move(kwargs));
+  }
 }
 
 int64_t normalize_dim(int64_t dim, size_t rank, const std::string& where) {

@@ -50,6 +50,12 @@ class Rewriter {
   /// value built by this rewriter must agree with the old node's meta (dtype,
   /// rank, static sizes) and takes it over, keeping torch's symbolic sizes.
   void replace_with(Node* value);
+  /// Points every use of the old node (a SymInt or SymBool) at a literal or
+  /// another node, and erases the old node.
+  void replace_with_literal(const Argument& value);
+  /// For a node returning several tensors, read item by item: points each
+  /// getitem(node, i) user at values[i], then erases them and the old node.
+  void replace_with_items(const std::vector<Node*>& values);
   [[noreturn]] void fail(const std::string& reason) const;
 
  private:
@@ -60,6 +66,8 @@ class Rewriter {
   std::set<const Node*> created_;
 };
 
+/// Replaces every reference to `node` in its users' arguments (lists too) by `value`.
+void replace_uses_with_literal(Node* node, const Argument& value);
 /// Normalizes `dim` against `rank` (Python's negative dims); throws naming `where`.
 int64_t normalize_dim(int64_t dim, size_t rank, const std::string& where);
 /// The product of `sizes` (1 for none).

@@ -185,6 +185,86 @@ TEST(DecomposeTest, TrainingDropoutIsAnErrorNamingTheNode) {
   }
 }
 
+// InstanceNorm's core form: each channel normalized by its own statistics
+// over the batch and the spatial dims; the mean and rstd come out per channel.
+TEST(DecomposeTest, BatchNormWithoutRunningStatsUsesTheBatchStatistics) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 2, 2}));
+  Node* weight = b.parameter("weight", HostTensor::from_vector<float>({2}, {1, 10}));
+  Node* bias = b.parameter("bias", HostTensor::from_vector<float>({2}, {0, 1}));
+  Node* norm = call_with_meta(b, "aten::_native_batch_norm_legit.no_stats", {x, weight, bias, true, 0.1, 0.0},
+                              std::vector<TensorMeta>{f32({2, 2, 2}), f32({2}), f32({2})});
+  b.output({b.getitem(norm, 0), b.getitem(norm, 1), b.getitem(norm, 2)});
+  ExportedProgram program = decomposed(std::move(b));
+  EXPECT_THAT(program.to_string(), Not(HasSubstr("_native_batch_norm_legit")));
+  HostTensor xv = HostTensor::from_vector<float>({2, 2, 2}, {1, 3, 0, 0, 5, 7, 4, 4});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv)})));
+  const double s = 1 / std::sqrt(5.0);
+  const std::vector<std::vector<double>> expected = {{-3 * s, -1 * s, -9, -9, s, 3 * s, 11, 11}, {4, 2}, {s, 0.5}};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const std::vector<double> got = std::get<HostTensor>(flat.first.at(i)).to_doubles();
+    ASSERT_EQ(got.size(), expected[i].size()) << "output " << i;
+    for (size_t j = 0; j < got.size(); ++j) EXPECT_NEAR(got[j], expected[i][j], 1e-6) << "output " << i << " at " << j;
+  }
+}
+
+TEST(DecomposeTest, LegitBatchNormInEvalModeUsesTheRunningStatsAndRefusesTrainingMode) {
+  auto build = [](bool training) {
+    GraphBuilder b;
+    Node* x = b.input("x", f32({1, 2, 2}));
+    Node* mean = b.buffer("running_mean", ramp({2}));
+    Node* var = b.buffer("running_var", ramp({2}, 1.0f));
+    Node* norm = call_with_meta(b, "aten::_native_batch_norm_legit", {x, None{}, None{}, mean, var, training, 0.1, 0.0},
+                                std::vector<TensorMeta>{f32({1, 2, 2}), f32({0}), f32({0})});
+    b.output({b.getitem(norm, 0)});
+    return b;
+  };
+  ExportedProgram program = decomposed(build(false));
+  EXPECT_THAT(program.to_string(), HasSubstr("_native_batch_norm_legit_no_training.default(x, None, None"));
+  ExportedProgram training = std::move(build(true)).build();
+  expect_error([&] { decompose_to_core_aten(training); },
+               "training-mode batch norm updates its running statistics (export the model in eval mode)");
+}
+
+// empty's values are unspecified: zeros; the layout queries are ints known
+// ahead of time for Kiln's dense tensors.
+TEST(DecomposeTest, EmptyAndLayoutQueriesBecomeConstants) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3, 4}));
+  Node* stride = call_with_meta(b, "aten::sym_stride.int", {x, 1}, SymExpr(4));
+  Node* offset = call_with_meta(b, "aten::sym_storage_offset", {x}, SymExpr(0));
+  Node* empty = call_with_meta(b, "aten::empty.memory_format", {ArgumentList{stride, 2}}, f32({4, 2}));
+  Node* strided = call_with_meta(b, "aten::empty_strided", {ArgumentList{2}, ArgumentList{offset}}, f32({2}));
+  b.output({empty, strided});
+  ExportedProgram program = decomposed(std::move(b));
+  const std::string text = program.to_string();
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.full.default([4, 2], 0"));
+  EXPECT_THAT(text, Not(HasSubstr("sym_stride")));
+  EXPECT_THAT(text, Not(HasSubstr("empty")));
+  HostTensor xv = HostTensor::from_vector<float>({2, 3, 4}, std::vector<float>(24, 1.0f));
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv)})));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), std::vector<double>(8, 0.0));
+}
+
+// resize_ keeps the first elements in the new shape; a later read of the
+// resized tensor sees them.
+TEST(DecomposeTest, ResizeKeepsTheFirstElementsAndRefusesToGrow) {
+  auto build = [](int64_t size) {
+    GraphBuilder b;
+    Node* x = b.input("x", f32({2, 3}));
+    Node* relu = b.call("aten::relu", {x});
+    call_with_meta(b, "aten::resize_", {relu, ArgumentList{size}}, f32({size}));
+    b.output({call_with_meta(b, "aten::neg", {relu}, f32({size}))});
+    return b;
+  };
+  ExportedProgram program = decomposed(build(4));
+  HostTensor xv = HostTensor::from_vector<float>({2, 3}, {1, -2, 3, 4, 5, 6});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv)})));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{-1, 0, -3, -4}));
+  ExportedProgram grows = std::move(build(7)).build();
+  expect_error([&] { decompose_to_core_aten(grows); }, "grows 'relu' from 6 to 7 elements");
+}
+
 TEST(DecomposeTest, EvalBatchNormBecomesTheLegitOpAndGetitem) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 2, 3, 3}));
