@@ -28,9 +28,8 @@ void require_batched(Rewriter& r, size_t spatial) {
   }
 }
 
-// conv1d(input, weight, bias, stride, padding, dilation, groups).
-void decompose_conv1d(Rewriter& r) {
-  const size_t n = 1;
+// conv1d and conv3d(input, weight, bias, stride, padding, dilation, groups).
+void decompose_conv(Rewriter& r, size_t n) {
   require_batched(r, n);
   r.replace_with(r.op("aten::convolution", {r.arg(0), r.arg(1), r.arg(2), expand_int_list(r.arg(3), n),
                                             expand_int_list(r.arg(4), n), expand_int_list(r.arg(5), n), false,
@@ -359,7 +358,8 @@ void decompose_sdpa(Rewriter& r) {
 
 void add_nn_decompositions(DecompositionTable& t) {
   t["aten::conv2d.default"] = decompose_conv2d;
-  t["aten::conv1d.default"] = decompose_conv1d;
+  t["aten::conv1d.default"] = [](Rewriter& r) { decompose_conv(r, 1); };
+  t["aten::conv3d.default"] = [](Rewriter& r) { decompose_conv(r, 3); };
   t["aten::conv_transpose1d.default"] = [](Rewriter& r) { decompose_conv_transpose(r, 1); };
   t["aten::conv_transpose2d.input"] = [](Rewriter& r) { decompose_conv_transpose(r, 2); };
   t["aten::linear.default"] = decompose_linear;

@@ -1,5 +1,7 @@
-// convolution: direct (im2col-free) 1-D and 2-D convolution and transposed
-// convolution, NCHW. A 1-D convolution is a 2-D one of height 1.
+// convolution: direct (im2col-free) 1-D, 2-D and 3-D convolution and 1-D and
+// 2-D transposed convolution, NC(D)HW. A 1-D convolution is a 2-D one of
+// height 1, a 2-D one a 3-D one of depth 1: each output plane sums the 2-D
+// convolutions of the input planes its kernel depth reaches.
 //
 // Forward: each output row is cut into tiles of a few output channels by a
 // few SIMD vectors of columns; a tile's accumulators stay in registers while
@@ -40,8 +42,9 @@ constexpr const char* kOp = "aten::convolution.out";
 struct ConvGeometry {
   bool transposed = false;
   int64_t batch = 0, in_channels = 0, out_channels = 0, groups = 1;
-  int64_t in_h = 1, in_w = 0, k_h = 1, k_w = 0, out_h = 1, out_w = 0;
-  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
+  int64_t in_d = 1, in_h = 1, in_w = 0, k_d = 1, k_h = 1, k_w = 0, out_d = 1, out_h = 1, out_w = 0;
+  int64_t stride_d = 1, stride_h = 1, stride_w = 1, pad_d = 0, pad_h = 0, pad_w = 0;
+  int64_t dilation_d = 1, dilation_h = 1, dilation_w = 1;
   int64_t out_pad_h = 0, out_pad_w = 0;
 
   int64_t in_per_group() const { return in_channels / groups; }
@@ -129,16 +132,26 @@ struct Lanes {
 };
 #endif
 
-// One (batch, group) of a forward convolution and the output channels
-// [oc, oc + kOc) being computed, with the strides the tiles step by.
+// One (batch, group, output depth) of a forward convolution and the output
+// channels [oc, oc + kOc) being computed, with the strides the tiles step by.
+// The kernel depths [kd_lo, kd_hi) reach input planes id0 + kd * dilation_d.
 template <typename T>
 struct ForwardBlock {
   const ConvGeometry* g;
-  const T* in;      // the group's first input plane
+  const T* in;      // the group's first input channel
   const T* weight;  // the block's first output channel's weights
   const T* bias;    // the block's first bias, or nullptr
   T* out;           // the block's first output plane
-  int64_t in_plane, out_plane, taps, weight_stride;
+  // Elements per input and per output channel; weights per kernel plane, per
+  // input channel and per output channel.
+  int64_t in_channel, out_channel, taps, weight_channel, weight_stride;
+  int64_t id0, kd_lo, kd_hi;
+
+  // The first element of input row `iy` of input channel `icg` at kernel depth `kd`.
+  const T* row(int64_t icg, int64_t kd, int64_t iy) const {
+    return in + icg * in_channel + ((id0 + kd * g->dilation_d) * g->in_h + iy) * g->in_w;
+  }
+  const T* weights(int64_t icg, int64_t kd) const { return weight + icg * weight_channel + kd * taps; }
 };
 
 // How a tile reads its input columns: contiguous (stride 1), every other
@@ -160,29 +173,31 @@ KILN_CONV_TILE void forward_tile(const ForwardBlock<T>& b, int64_t oy, int64_t k
     for (int v = 0; v < kVecs; ++v) acc[o][v] = L::splat(T(0));
   }
   const int64_t in_per_group = g.in_per_group(), k_w = g.k_w, stride_w = g.stride_w, dilation_w = g.dilation_w;
-  const int64_t in_w = g.in_w, iy0 = oy * g.stride_h - g.pad_h, ix0 = ox * stride_w - g.pad_w;
+  const int64_t iy0 = oy * g.stride_h - g.pad_h, ix0 = ox * stride_w - g.pad_w;
   for (int64_t icg = 0; icg < in_per_group; ++icg) {
-    for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
-      const T* row = b.in + icg * b.in_plane + (iy0 + ky * g.dilation_h) * in_w + ix0;
-      const T* w = b.weight + icg * b.taps + ky * k_w;
-      for (int64_t kx = 0; kx < k_w; ++kx) {
-        const T* src = row + kx * dilation_w;
-        Vec x[kVecs];
+    for (int64_t kd = b.kd_lo; kd < b.kd_hi; ++kd) {
+      for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
+        const T* row = b.row(icg, kd, iy0 + ky * g.dilation_h) + ix0;
+        const T* w = b.weights(icg, kd) + ky * k_w;
+        for (int64_t kx = 0; kx < k_w; ++kx) {
+          const T* src = row + kx * dilation_w;
+          Vec x[kVecs];
 #pragma GCC unroll 16
-        for (int v = 0; v < kVecs; ++v) {
-          if constexpr (kColumns == Columns::kUnit) {
-            x[v] = L::load(src + v * L::kCount);
-          } else if constexpr (kColumns == Columns::kEven) {
-            x[v] = L::load_even(src + v * L::kCount * 2);
-          } else {
-            x[v] = L::load_strided(src + v * L::kCount * stride_w, stride_w);
+          for (int v = 0; v < kVecs; ++v) {
+            if constexpr (kColumns == Columns::kUnit) {
+              x[v] = L::load(src + v * L::kCount);
+            } else if constexpr (kColumns == Columns::kEven) {
+              x[v] = L::load_even(src + v * L::kCount * 2);
+            } else {
+              x[v] = L::load_strided(src + v * L::kCount * stride_w, stride_w);
+            }
           }
-        }
 #pragma GCC unroll 16
-        for (int o = 0; o < kOc; ++o) {
-          const Vec wv = L::splat(w[o * b.weight_stride + kx]);
+          for (int o = 0; o < kOc; ++o) {
+            const Vec wv = L::splat(w[o * b.weight_stride + kx]);
 #pragma GCC unroll 16
-          for (int v = 0; v < kVecs; ++v) acc[o][v] += wv * x[v];
+            for (int v = 0; v < kVecs; ++v) acc[o][v] += wv * x[v];
+          }
         }
       }
     }
@@ -190,7 +205,7 @@ KILN_CONV_TILE void forward_tile(const ForwardBlock<T>& b, int64_t oy, int64_t k
   // Bias last, as oneDNN (PyTorch's CPU float conv) adds it.
 #pragma GCC unroll 16
   for (int o = 0; o < kOc; ++o) {
-    T* dst = b.out + o * b.out_plane + oy * g.out_w + ox;
+    T* dst = b.out + o * b.out_channel + oy * g.out_w + ox;
 #pragma GCC unroll 16
     for (int v = 0; v < kVecs; ++v) {
       L::store(dst + v * L::kCount, b.bias != nullptr ? acc[o][v] + L::splat(b.bias[o]) : acc[o][v]);
@@ -209,30 +224,34 @@ void forward_point(const ForwardBlock<T>& b, int64_t oy, int64_t ky_lo, int64_t 
   tap_range(ix0, g.dilation_w, g.in_w, g.k_w, &kx_lo, &kx_hi);
   T acc[kOc] = {};
   for (int64_t icg = 0; icg < g.in_per_group(); ++icg) {
-    for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
-      const T* row = b.in + icg * b.in_plane + (iy0 + ky * g.dilation_h) * g.in_w;
-      const T* w = b.weight + icg * b.taps + ky * g.k_w;
-      for (int64_t kx = kx_lo; kx < kx_hi; ++kx) {
-        const T x = row[ix0 + kx * g.dilation_w];
-        for (int o = 0; o < kOc; ++o) acc[o] += w[o * b.weight_stride + kx] * x;
+    for (int64_t kd = b.kd_lo; kd < b.kd_hi; ++kd) {
+      for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
+        const T* row = b.row(icg, kd, iy0 + ky * g.dilation_h);
+        const T* w = b.weights(icg, kd) + ky * g.k_w;
+        for (int64_t kx = kx_lo; kx < kx_hi; ++kx) {
+          const T x = row[ix0 + kx * g.dilation_w];
+          for (int o = 0; o < kOc; ++o) acc[o] += w[o * b.weight_stride + kx] * x;
+        }
       }
     }
   }
   for (int o = 0; o < kOc; ++o) {
-    b.out[o * b.out_plane + oy * g.out_w + ox] = b.bias != nullptr ? acc[o] + b.bias[o] : acc[o];
+    b.out[o * b.out_channel + oy * g.out_w + ox] = b.bias != nullptr ? acc[o] + b.bias[o] : acc[o];
   }
 }
 
 // Tiles of kVecs vectors from *ox while they end by `end`, inside the input.
 template <typename T, int kOc, int kVecs>
-void forward_inner_tiles(const ForwardBlock<T>& b, int64_t oy, int64_t ky_lo, int64_t ky_hi, int64_t* ox,
-                         int64_t end) {
+void forward_inner_tiles(const ForwardBlock<T>& b, int64_t oy, int64_t ky_lo, int64_t ky_hi, int64_t* ox, int64_t end) {
   constexpr int64_t kWidth = kVecs * Lanes<T>::kCount;
   const int64_t stride = b.g->stride_w;
   for (; *ox + kWidth <= end; *ox += kWidth) {
-    if (stride == 1) forward_tile<T, kOc, kVecs, Columns::kUnit>(b, oy, ky_lo, ky_hi, *ox);
-    else if (stride == 2) forward_tile<T, kOc, kVecs, Columns::kEven>(b, oy, ky_lo, ky_hi, *ox);
-    else forward_tile<T, kOc, kVecs, Columns::kStrided>(b, oy, ky_lo, ky_hi, *ox);
+    if (stride == 1)
+      forward_tile<T, kOc, kVecs, Columns::kUnit>(b, oy, ky_lo, ky_hi, *ox);
+    else if (stride == 2)
+      forward_tile<T, kOc, kVecs, Columns::kEven>(b, oy, ky_lo, ky_hi, *ox);
+    else
+      forward_tile<T, kOc, kVecs, Columns::kStrided>(b, oy, ky_lo, ky_hi, *ox);
   }
 }
 
@@ -282,36 +301,48 @@ void forward_rows(const ForwardBlock<T>& b, int64_t oy_begin, int64_t oy_end) {
 constexpr int64_t kRowBlock = 8;
 
 template <typename T>
-void conv2d(const T* input, const T* weight, const T* bias, T* output, const ConvGeometry& g) {
+void conv_forward(const T* input, const T* weight, const T* bias, T* output, const ConvGeometry& g) {
   const int64_t in_plane = g.in_h * g.in_w;
+  const int64_t in_channel = g.in_d * in_plane;
   const int64_t out_plane = g.out_h * g.out_w;
+  const int64_t out_channel = g.out_d * out_plane;
   const int64_t taps = g.k_h * g.k_w;
+  const int64_t weight_channel = g.k_d * taps;
   const int64_t in_per_group = g.in_per_group();
   const int64_t out_per_group = g.out_per_group();
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t group = 0; group < g.groups; ++group) {
-      for (int64_t oy = 0; oy < g.out_h; oy += kRowBlock) {
-        const int64_t oy_end = std::min(g.out_h, oy + kRowBlock);
-        for (int64_t ocg = 0; ocg < out_per_group;) {
-          const int64_t oc = group * out_per_group + ocg;
-          const ForwardBlock<T> block{&g,
-                                      input + (n * g.in_channels + group * in_per_group) * in_plane,
-                                      weight + oc * in_per_group * taps,
-                                      bias != nullptr ? bias + oc : nullptr,
-                                      output + (n * g.out_channels + oc) * out_plane,
-                                      in_plane,
-                                      out_plane,
-                                      taps,
-                                      in_per_group * taps};
-          if (out_per_group - ocg >= 4) {
-            forward_rows<T, 4, 2>(block, oy, oy_end);
-            ocg += 4;
-          } else if (in_per_group == 1) {
-            forward_rows<T, 1, 8>(block, oy, oy_end);  // depthwise: short reductions, wide tiles
-            ++ocg;
-          } else {
-            forward_rows<T, 1, 2>(block, oy, oy_end);
-            ++ocg;
+      for (int64_t od = 0; od < g.out_d; ++od) {
+        const int64_t id0 = od * g.stride_d - g.pad_d;
+        int64_t kd_lo, kd_hi;
+        tap_range(id0, g.dilation_d, g.in_d, g.k_d, &kd_lo, &kd_hi);
+        for (int64_t oy = 0; oy < g.out_h; oy += kRowBlock) {
+          const int64_t oy_end = std::min(g.out_h, oy + kRowBlock);
+          for (int64_t ocg = 0; ocg < out_per_group;) {
+            const int64_t oc = group * out_per_group + ocg;
+            const ForwardBlock<T> block{&g,
+                                        input + (n * g.in_channels + group * in_per_group) * in_channel,
+                                        weight + oc * in_per_group * weight_channel,
+                                        bias != nullptr ? bias + oc : nullptr,
+                                        output + (n * g.out_channels + oc) * out_channel + od * out_plane,
+                                        in_channel,
+                                        out_channel,
+                                        taps,
+                                        weight_channel,
+                                        in_per_group * weight_channel,
+                                        id0,
+                                        kd_lo,
+                                        kd_hi};
+            if (out_per_group - ocg >= 4) {
+              forward_rows<T, 4, 2>(block, oy, oy_end);
+              ocg += 4;
+            } else if (in_per_group == 1) {
+              forward_rows<T, 1, 8>(block, oy, oy_end);  // depthwise: short reductions, wide tiles
+              ++ocg;
+            } else {
+              forward_rows<T, 1, 2>(block, oy, oy_end);
+              ++ocg;
+            }
           }
         }
       }
@@ -348,7 +379,8 @@ void conv_transposed2d(const T* input, const T* weight, const T* bias, T* output
         const T* in = input + (n * g.in_channels + ic) * in_plane;
         const T* w = weight + (ic * out_per_group + ocg) * taps;
         for (int64_t ky = 0; ky < g.k_h; ++ky) {
-          // Input rows iy land on output rows iy * stride + ky * dilation - pad.
+          // Input rows iy land on output rows iy * stride + ky * dilation -
+          // pad.
           const int64_t y_offset = ky * g.dilation_h - g.pad_h;
           int64_t iy_lo, iy_hi;
           valid_range(y_offset, g.stride_h, g.out_h, g.in_h, &iy_lo, &iy_hi);
@@ -381,7 +413,8 @@ void conv_transposed2d(const T* input, const T* weight, const T* bias, T* output
           std::copy(out_row, out_row + g.out_w, row);
           for (int64_t r = 0; r < std::min(stride, g.out_w); ++r) {
             const T* phase = row + phase_start(r);
-            for (int64_t c = r, j = 0; c < g.out_w; c += stride, ++j) out_row[c] = bias != nullptr ? phase[j] + b : phase[j];
+            for (int64_t c = r, j = 0; c < g.out_w; c += stride, ++j)
+              out_row[c] = bias != nullptr ? phase[j] + b : phase[j];
           }
         }
       } else if (bias != nullptr) {
@@ -414,8 +447,9 @@ bool read_spatial_list(KernelArgs& a, size_t index, const char* name, size_t spa
 
 // Fills in everything about g except the channels and the output size.
 bool read_geometry(KernelArgs& a, const Tensor& input, const Tensor& weight, ConvGeometry* g) {
-  if (input.dim() != 3 && input.dim() != 4) {
-    a.fail(Error::InvalidArgument, "'input' must have 3 (NCL) or 4 (NCHW) dims, got %zd", input.dim());
+  if (input.dim() < 3 || input.dim() > (g->transposed ? 4 : 5)) {
+    a.fail(Error::InvalidArgument, "'input' must have 3 (NCL), 4 (NCHW)%s dims, got %zd",
+           g->transposed ? " (transposed: 3-D not supported yet)" : " or 5 (NCDHW)", input.dim());
     return false;
   }
   if (weight.dim() != input.dim()) {
@@ -423,7 +457,7 @@ bool read_geometry(KernelArgs& a, const Tensor& input, const Tensor& weight, Con
     return false;
   }
   const size_t spatial = static_cast<size_t>(input.dim()) - 2;
-  int64_t stride[2], padding[2], dilation[2], out_pad[2] = {0, 0};
+  int64_t stride[3], padding[3], dilation[3], out_pad[3] = {0, 0, 0};
   if (!read_spatial_list(a, 3, "stride", spatial, 1, stride) ||
       !read_spatial_list(a, 4, "padding", spatial, 0, padding) ||
       !read_spatial_list(a, 5, "dilation", spatial, 1, dilation)) {
@@ -434,35 +468,50 @@ bool read_geometry(KernelArgs& a, const Tensor& input, const Tensor& weight, Con
     if (!read_spatial_list(a, 7, "output_padding", spatial, 0, out_pad)) return false;
     for (size_t d = 0; d < spatial; ++d) {
       if (out_pad[d] >= stride[d] && out_pad[d] >= dilation[d]) {
-        a.fail(Error::InvalidArgument, "'output_padding' %lld must be smaller than the stride %lld or the dilation %lld",
+        a.fail(Error::InvalidArgument,
+               "'output_padding' %lld must be smaller than the stride %lld or "
+               "the dilation %lld",
                static_cast<long long>(out_pad[d]), static_cast<long long>(stride[d]),
                static_cast<long long>(dilation[d]));
         return false;
       }
     }
   }
-  const bool is_2d = spatial == 2;
   g->batch = input.size(0);
   g->in_channels = input.size(1);
-  g->in_h = is_2d ? input.size(2) : 1;
-  g->in_w = input.size(-1);
-  g->k_h = is_2d ? weight.size(2) : 1;
-  g->k_w = weight.size(-1);
-  if (is_2d) {
-    g->stride_h = stride[0];
-    g->pad_h = padding[0];
-    g->dilation_h = dilation[0];
-    g->out_pad_h = out_pad[0];
+  // The spatial dims from the last: w, then h and d where there are.
+  const auto from_last = [spatial](const int64_t* values, size_t back, int64_t absent) {
+    return back < spatial ? values[spatial - 1 - back] : absent;
+  };
+  int64_t in_sizes[3], k_sizes[3];
+  for (size_t d = 0; d < spatial; ++d) {
+    in_sizes[d] = input.size(static_cast<ssize_t>(d) + 2);
+    k_sizes[d] = weight.size(static_cast<ssize_t>(d) + 2);
   }
-  g->stride_w = stride[spatial - 1];
-  g->pad_w = padding[spatial - 1];
-  g->dilation_w = dilation[spatial - 1];
-  g->out_pad_w = out_pad[spatial - 1];
-  if (g->in_h == 0 || g->in_w == 0) {
-    a.fail(Error::InvalidArgument, "'input' has an empty spatial dim (only the batch and channel dims may be empty)");
+  g->in_d = from_last(in_sizes, 2, 1);
+  g->in_h = from_last(in_sizes, 1, 1);
+  g->in_w = from_last(in_sizes, 0, 1);
+  g->k_d = from_last(k_sizes, 2, 1);
+  g->k_h = from_last(k_sizes, 1, 1);
+  g->k_w = from_last(k_sizes, 0, 1);
+  g->stride_d = from_last(stride, 2, 1);
+  g->stride_h = from_last(stride, 1, 1);
+  g->stride_w = from_last(stride, 0, 1);
+  g->pad_d = from_last(padding, 2, 0);
+  g->pad_h = from_last(padding, 1, 0);
+  g->pad_w = from_last(padding, 0, 0);
+  g->dilation_d = from_last(dilation, 2, 1);
+  g->dilation_h = from_last(dilation, 1, 1);
+  g->dilation_w = from_last(dilation, 0, 1);
+  g->out_pad_h = from_last(out_pad, 1, 0);
+  g->out_pad_w = from_last(out_pad, 0, 0);
+  if (g->in_d == 0 || g->in_h == 0 || g->in_w == 0) {
+    a.fail(Error::InvalidArgument,
+           "'input' has an empty spatial dim (only the "
+           "batch and channel dims may be empty)");
     return false;
   }
-  if (g->k_h < 1 || g->k_w < 1) {
+  if (g->k_d < 1 || g->k_h < 1 || g->k_w < 1) {
     a.fail(Error::InvalidArgument, "'weight' has an empty kernel");
     return false;
   }
@@ -484,7 +533,9 @@ bool read_channels(KernelArgs& a, const Tensor& weight, ConvGeometry* g) {
   }
   const bool fits = g->transposed ? w0 == g->in_channels : w1 * g->groups == g->in_channels;
   if (!fits) {
-    a.fail(Error::InvalidArgument, "'weight' [%lld, %lld, ...] does not fit %lld input channels in %lld groups%s",
+    a.fail(Error::InvalidArgument,
+           "'weight' [%lld, %lld, ...] does not fit %lld input channels in "
+           "%lld groups%s",
            static_cast<long long>(w0), static_cast<long long>(w1), static_cast<long long>(g->in_channels),
            static_cast<long long>(g->groups), g->transposed ? " (transposed)" : "");
     return false;
@@ -499,8 +550,8 @@ bool read_channels(KernelArgs& a, const Tensor& weight, ConvGeometry* g) {
 }
 
 // Output extent of one spatial dim; below 1 if the input is too small.
-int64_t output_extent(const ConvGeometry& g, int64_t in, int64_t kernel, int64_t stride, int64_t pad,
-                      int64_t dilation, int64_t out_pad) {
+int64_t output_extent(const ConvGeometry& g, int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
+                      int64_t out_pad) {
   const int64_t span = dilation * (kernel - 1) + 1;
   if (g.transposed) return (in - 1) * stride - 2 * pad + span + out_pad;
   if (in + 2 * pad < span) return 0;
@@ -535,17 +586,24 @@ void convolution_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !a.check_dtype(out, "out", dtype)) {
     return;
   }
+  g.out_d = output_extent(g, g.in_d, g.k_d, g.stride_d, g.pad_d, g.dilation_d, 0);
   g.out_h = output_extent(g, g.in_h, g.k_h, g.stride_h, g.pad_h, g.dilation_h, g.out_pad_h);
   g.out_w = output_extent(g, g.in_w, g.k_w, g.stride_w, g.pad_w, g.dilation_w, g.out_pad_w);
-  if (g.out_h < 1 || g.out_w < 1 || g.out_h > INT32_MAX || g.out_w > INT32_MAX) {
-    a.fail(Error::InvalidArgument, "'input' of spatial size %lldx%lld gives an output of %lldx%lld (too small%s)",
-           static_cast<long long>(g.in_h), static_cast<long long>(g.in_w), static_cast<long long>(g.out_h),
-           static_cast<long long>(g.out_w), g.transposed ? "" : " for the dilated kernel, or overflowing");
-    return;
+  const int64_t extents[3] = {g.out_d, g.out_h, g.out_w};
+  for (int64_t extent : extents) {
+    if (extent < 1 || extent > INT32_MAX) {
+      a.fail(Error::InvalidArgument,
+             "'input' of spatial size %lldx%lldx%lld gives an output of "
+             "%lldx%lldx%lld (too small%s)",
+             static_cast<long long>(g.in_d), static_cast<long long>(g.in_h), static_cast<long long>(g.in_w),
+             static_cast<long long>(g.out_d), static_cast<long long>(g.out_h), static_cast<long long>(g.out_w),
+             g.transposed ? "" : " for the dilated kernel, or overflowing");
+      return;
+    }
   }
-  SizesType shape[4] = {static_cast<SizesType>(g.batch), static_cast<SizesType>(g.out_channels),
-                        static_cast<SizesType>(g.out_h), static_cast<SizesType>(g.out_w)};
-  if (input.dim() == 3) shape[2] = shape[3];
+  const size_t spatial = static_cast<size_t>(input.dim()) - 2;
+  SizesType shape[5] = {static_cast<SizesType>(g.batch), static_cast<SizesType>(g.out_channels)};
+  for (size_t d = 0; d < spatial; ++d) shape[2 + d] = static_cast<SizesType>(extents[3 - spatial + d]);
   if (!a.resize_out(out, "out", {shape, static_cast<size_t>(input.dim())})) return;
   if (!a.check_contiguous(input, "input") || !a.check_contiguous(weight, "weight") ||
       (bias.has_value() && !a.check_contiguous(*bias, "bias")) || !a.check_contiguous(out, "out")) {
@@ -557,7 +615,7 @@ void convolution_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     if (g.transposed) {
       conv_transposed2d(input.const_data_ptr<T>(), weight.const_data_ptr<T>(), b, out.mutable_data_ptr<T>(), g);
     } else {
-      conv2d(input.const_data_ptr<T>(), weight.const_data_ptr<T>(), b, out.mutable_data_ptr<T>(), g);
+      conv_forward(input.const_data_ptr<T>(), weight.const_data_ptr<T>(), b, out.mutable_data_ptr<T>(), g);
     }
   });
 }

@@ -345,6 +345,44 @@ TEST(Convolution, EmptyBatch) {
   ASSERT_EQ(run_conv(input, t_weight, nullptr, p, t_out).failure_state(), Error::Ok);
 }
 
+// A 3-D kernel of ones over an input of ones counts, at each output, the taps
+// that fall inside the input: depth, rows and columns clipped alike.
+TEST(Convolution, ThreeDimensionalCountsTheTapsInside) {
+  TestTensor input = make_tensor<float>({1, 1, 2, 3, 40}, std::vector<float>(240, 1.0f));
+  TestTensor weight = make_tensor<float>({1, 1, 3, 3, 3}, std::vector<float>(27, 1.0f));
+  TestTensor out = zeros<float>({1, 1, 2, 3, 40});
+  ConvParams p;
+  p.stride = {1, 1, 1};
+  p.padding = {1, 1, 1};
+  p.dilation = {1, 1, 1};
+  p.output_padding = {0, 0, 0};
+  ASSERT_EQ(run_conv(input, weight, nullptr, p, out).failure_state(), Error::Ok);
+  const std::vector<float> got = out.values<float>();
+  for (int d = 0; d < 2; ++d) {
+    for (int y = 0; y < 3; ++y) {
+      for (int x = 0; x < 40; ++x) {
+        const int depth = 2, rows = (y == 1) ? 3 : 2, columns = (x == 0 || x == 39) ? 2 : 3;
+        EXPECT_EQ(got[static_cast<size_t>((d * 3 + y) * 40 + x)], static_cast<float>(depth * rows * columns))
+            << "at " << d << ", " << y << ", " << x;
+      }
+    }
+  }
+}
+
+TEST(Convolution, ThreeDimensionalTransposedIsRefused) {
+  TestTensor input = zeros<float>({1, 1, 2, 2, 2});
+  TestTensor weight = zeros<float>({1, 1, 1, 1, 1});
+  TestTensor out = zeros<float>({1, 1, 2, 2, 2});
+  ConvParams p;
+  p.stride = p.dilation = {1, 1, 1};
+  p.padding = p.output_padding = {0, 0, 0};
+  p.transposed = true;
+  const KernelRuntimeContext ctx = run_conv(input, weight, nullptr, p, out);
+  EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+  EXPECT_NE(std::string(ctx.failure_message()).find("transposed: 3-D not supported yet"), std::string::npos)
+      << ctx.failure_message();
+}
+
 TEST(ConvolutionTransposed, HandComputedOneDimensional) {
   // Each input element x[i] adds x[i] * [1, 10] at outputs 2i and 2i + 1
   // (checked against PyTorch); output_padding 1 appends a column nothing reaches.
