@@ -35,7 +35,10 @@ node instead). A program in the training IR is decomposed to core ATen first.
 
 With -o, the program (delegated or not) is then lowered to out variants, its
 memory planned, and written as a .pte in ExecuTorch's format, which Kiln's and
-ExecuTorch's runtimes load. The file is written whole or not at all.
+ExecuTorch's runtimes load. The file is written whole or not at all. A
+program with ops left on the portable kernels that no kernel runs (`kiln ops`
+lists those that do) is refused, naming every such node, before anything is
+written.
 
 Options:
   --backend NAMES          backend ids, comma-separated, in priority order

@@ -212,17 +212,28 @@ void logical_xor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   logical_kernel(ctx, args, "aten::logical_xor.out", Logic::Xor);
 }
 
+namespace {
+
+// The arguments of a Bool-per-element op of self (logical_not, isnan, ...):
+// self and out, checked, and out resized to self's sizes.
+bool read_predicate_args(KernelArgs& a, Tensor* self, Tensor* out) {
+  if (!a.check_count(2) || !a.tensor(0, "self", self) || !a.tensor(1, "out", out)) return false;
+  const Operand inputs[1] = {Operand::of("self", *self)};
+  return util::check_elementwise_dtypes(a, inputs) && check_out_dtype(a, *out) &&
+         a.resize_out(*out, "out", self->sizes());
+}
+
+}  // namespace
+
 void logical_not_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   KernelArgs a(ctx, "aten::logical_not.out", args);
   Tensor self, out;
-  if (!a.check_count(2) || !a.tensor(0, "self", &self) || !a.tensor(1, "out", &out)) return;
+  if (!read_predicate_args(a, &self, &out)) return;
   const Operand inputs[1] = {Operand::of("self", self)};
-  if (!util::check_elementwise_dtypes(a, inputs) || !check_out_dtype(a, out) ||
-      !a.resize_out(out, "out", self.sizes())) {
-    return;
-  }
   util::map_elementwise<bool, bool>(inputs, out, [](bool x) { return !x; });
 }
+
+namespace {
 
 // isnan / isinf: a Bool per element of self (any real, bool or half dtype;
 // integers are never NaN or infinite).
@@ -230,12 +241,8 @@ template <typename Pred>
 void classify_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* name, Pred pred) {
   KernelArgs a(ctx, name, args);
   Tensor self, out;
-  if (!a.check_count(2) || !a.tensor(0, "self", &self) || !a.tensor(1, "out", &out)) return;
+  if (!read_predicate_args(a, &self, &out)) return;
   const Operand inputs[1] = {Operand::of("self", self)};
-  if (!util::check_elementwise_dtypes(a, inputs) || !check_out_dtype(a, out) ||
-      !a.resize_out(out, "out", self.sizes())) {
-    return;
-  }
   util::visit_real_or_bool_or_half(self.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using K = util::compute_t<T>;
@@ -245,6 +252,8 @@ void classify_kernel(KernelRuntimeContext& ctx, Span<EValue*> args, const char* 
     });
   });
 }
+
+}  // namespace
 
 void isnan_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   classify_kernel(ctx, args, "aten::isnan.out", [](auto x) { return std::isnan(x); });

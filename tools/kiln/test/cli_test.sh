@@ -222,6 +222,7 @@ expect "lower with two backends" 0 "BackendWithDelegateMappingDemo: aten::mean.d
 expect "lower --print shows the delegate call" 0 "torch.ops.higher_order.executorch_call_delegate(lowered_module_0, b_count, b_running_mean, mean)" -- lower "$fixtures/buffer_mutation/model.core.pt2" --backend DemoBackend --print
 expect "lower the training IR (decomposed first)" 0 "Lowered $fixtures/small_cnn/model.pt2 to DemoBackend: 2 delegates" -- lower "$fixtures/small_cnn/model.pt2" --backend DemoBackend
 expect "lower help lists --explain" 0 "--explain                print every op node's decision" -- lower --help
+expect "lower help says -o refuses ops no kernel runs" 0 "is refused, naming every such node, before anything is" -- lower --help
 expect "lower --explain names the delegate that took a node" 0 "convolution (aten::convolution.default): taken by OneDnnBackend (lowered_module_0)" -- \
   lower "$fixtures/conv_relu_tan/model.core.pt2" --backend OneDnnBackend --explain
 expect "lower --explain gives the reason a node stayed" 0 "      refused by OneDnnBackend: aten::tan.default is not an op OneDnnBackend has" -- \
