@@ -40,7 +40,8 @@ Error reject(const char* format, ...) {
 template <typename T>
 bool elements_aligned(const flatbuffers::Vector<T>* vector) {
   static_assert(sizeof(T) == 8, "only 8-byte elements can be misaligned by the verifier");
-  return vector == nullptr || reinterpret_cast<uintptr_t>(vector->data()) % sizeof(T) == 0;
+  // FlatBuffers leaves an empty vector unaligned; nothing is read from it.
+  return vector == nullptr || vector->size() == 0 || reinterpret_cast<uintptr_t>(vector->data()) % sizeof(T) == 0;
 }
 
 /// The index of the first of `size` bytes that is neither 0 nor 1 (`size` if none).

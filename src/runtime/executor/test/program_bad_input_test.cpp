@@ -300,6 +300,36 @@ TEST_F(CorruptedTest, ListItemsOfTheWrongKind) {
   }), "TensorList item 1");
 }
 
+// FlatBuffers does not align an empty vector (nothing is read from it): empty
+// IntLists and DoubleLists, wherever they land, load (GPT-2's program has one).
+TEST_F(CorruptedTest, EmptyListsNeedNoAlignment) {
+  const std::vector<uint8_t> bytes = corrupt(conv_, [](fb::ProgramT& p) {
+    fb::ExecutionPlanT& plan = plan_of(p);
+    for (int i = 0; i < 4; ++i) {
+      plan.values.emplace_back(new fb::EValueT);
+      plan.values.back()->val.Set(fb::IntListT{});
+      plan.values.emplace_back(new fb::EValueT);
+      plan.values.back()->val.Set(fb::DoubleListT{});
+      plan.values.emplace_back(new fb::EValueT);
+      fb::BoolT flag;
+      flag.bool_val = true;
+      plan.values.back()->val.Set(std::move(flag));
+    }
+  });
+  // At least one empty list sits off an 8-byte boundary, or this proves nothing.
+  bool misaligned = false;
+  for (const fb::EValue* value : *fb::GetProgram(bytes.data())->execution_plan()->Get(0)->values()) {
+    const void* items = value->val_type() == fb::KernelTypes::IntList
+                            ? static_cast<const void*>(value->val_as_IntList()->items()->data())
+                        : value->val_type() == fb::KernelTypes::DoubleList
+                            ? static_cast<const void*>(value->val_as_DoubleList()->items()->data())
+                            : nullptr;
+    if (items != nullptr && reinterpret_cast<uintptr_t>(items) % 8 != 0) misaligned = true;
+  }
+  ASSERT_TRUE(misaligned);
+  EXPECT_EQ(load(bytes).error, Error::Ok);
+}
+
 TEST_F(CorruptedTest, TensorSizes) {
   const auto with_sizes = [&](std::vector<int32_t> sizes, std::vector<uint8_t> dim_order) {
     return corrupt(conv_, [&](fb::ProgramT& p) {
