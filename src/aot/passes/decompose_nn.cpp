@@ -224,6 +224,14 @@ void decompose_batch_norm_batch_stats(Rewriter& r) {
   r.replace_with_items({out, r.op("aten::squeeze.dims", {mean, reduced}), r.op("aten::squeeze.dims", {rstd, reduced})});
 }
 
+// grid_sampler(input, grid, interpolation, padding, align_corners) on a 4-D
+// input: grid_sampler_2d.
+void decompose_grid_sampler(Rewriter& r) {
+  const TensorMeta& input = r.tensor_arg(0)->meta.tensor();
+  if (input.rank() != 4) r.fail("only 2-D sampling (a 4-D input) is supported, got " + input.to_string());
+  r.replace_with(r.op("aten::grid_sampler_2d", {r.arg(0), r.arg(1), r.arg(2), r.arg(3), r.arg(4)}));
+}
+
 void decompose_layer_norm(Rewriter& r) {
   const TensorMeta& in = r.tensor_arg(0)->meta.tensor();
   const size_t normalized = r.arg(1).is_list() ? r.arg(1).list().size() : 0;
@@ -369,6 +377,9 @@ void add_nn_decompositions(DecompositionTable& t) {
   t["aten::_native_batch_norm_legit.default"] = decompose_batch_norm_legit;
   t["aten::_native_batch_norm_legit.no_stats"] = decompose_batch_norm_batch_stats;
   t["aten::layer_norm.default"] = decompose_layer_norm;
+  t["aten::grid_sampler.default"] = decompose_grid_sampler;
+  t["aten::cdist.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::_cdist_forward", {r.arg(0), r.arg(1), r.arg(2), r.arg(3)})); };
+  t["aten::pdist.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::_pdist_forward", {r.arg(0), r.arg(1)})); };
   t["aten::group_norm.default"] = decompose_group_norm;
   t["aten::softmax.int"] = [](Rewriter& r) { decompose_softmax(r, "aten::_softmax"); };
   t["aten::log_softmax.int"] = [](Rewriter& r) { decompose_softmax(r, "aten::_log_softmax"); };

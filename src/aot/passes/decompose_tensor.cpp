@@ -76,6 +76,22 @@ void decompose_to_dtype(Rewriter& r) {
   convert(r, r.tensor_arg(0), *dtype, r.bool_arg(3), r.arg(4));
 }
 
+// to.dtype_layout(self, *, dtype, layout, device, pin_memory, non_blocking,
+// copy, memory_format), as GPT-2's attention mask casts: a dtype conversion
+// on the CPU's strided layout (a missing dtype keeps self's).
+void decompose_to_dtype_layout(Rewriter& r) {
+  if (!r.arg(2).is_none() && r.arg(2) != Argument(Layout::Strided)) r.fail("only the strided layout is supported, got " + to_string(r.arg(2)));
+  const ScalarType dtype = r.arg(1).is_none() ? r.tensor_arg(0)->meta.tensor().dtype : r.out().dtype;
+  convert(r, r.tensor_arg(0), dtype, r.bool_arg(6), r.arg(7));
+}
+
+// to.device(self, device, dtype, non_blocking, copy, memory_format) and
+// to.other(self, other, ...): Kiln runs on the CPU, so only the dtype matters.
+void decompose_to_device(Rewriter& r) { convert(r, r.tensor_arg(0), r.out().dtype, r.bool_arg(4), r.arg(5)); }
+void decompose_to_other(Rewriter& r) {
+  convert(r, r.tensor_arg(0), r.tensor_arg(1)->meta.tensor().dtype, r.bool_arg(3), r.arg(4));
+}
+
 void decompose_type_as(Rewriter& r) { convert(r, r.tensor_arg(0), r.tensor_arg(1)->meta.tensor().dtype, false, None{}); }
 
 // chunk and split: the sizes their meta already holds, as one split_with_sizes_copy.
@@ -242,6 +258,12 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::contiguous.default"] = decompose_contiguous;
   t["aten::pad.default"] = decompose_pad;
   t["aten::to.dtype"] = decompose_to_dtype;
+  t["aten::to.dtype_layout"] = decompose_to_dtype_layout;
+  t["aten::to.device"] = decompose_to_device;
+  t["aten::to.other"] = decompose_to_other;
+  t["aten::zero.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::full_like", {r.arg(0), int64_t{0}})); };
+  t["aten::min.other"] = [](Rewriter& r) { r.replace_with(r.op("aten::minimum", {r.arg(0), r.arg(1)})); };
+  t["aten::max.other"] = [](Rewriter& r) { r.replace_with(r.op("aten::maximum", {r.arg(0), r.arg(1)})); };
   t["aten::type_as.default"] = decompose_type_as;
   t["aten::chunk.default"] = decompose_split;
   t["aten::split.Tensor"] = decompose_split;

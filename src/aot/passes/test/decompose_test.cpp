@@ -185,6 +185,27 @@ TEST(DecomposeTest, TrainingDropoutIsAnErrorNamingTheNode) {
   }
 }
 
+// What the zoo's transformers leave in the training IR: GPT-2's mask cast
+// (to.dtype_layout), T5's min.other, Swin-V2's zero_.
+TEST(DecomposeTest, CastsMinMaxOtherAndZeroBecomeCoreOps) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3}));
+  Node* y = b.input("y", f32({3}));
+  Node* as_int = call_with_meta(b, "aten::to.dtype_layout", {x}, TensorMeta(ScalarType::Long, std::vector<int64_t>{3}), {{"dtype", ScalarType::Long}});
+  Node* low = call_with_meta(b, "aten::min.other", {x, y}, f32({3}));
+  Node* high = call_with_meta(b, "aten::max.other", {x, y}, f32({3}));
+  Node* zeroed = call_with_meta(b, "aten::zero", {low}, f32({3}));
+  b.output({as_int, b.call("aten::add.Tensor", {high, zeroed})});
+  ExportedProgram program = decomposed(std::move(b));
+  const std::string text = program.to_string();
+  for (const char* gone : {"aten.to.", "aten.min.other", "aten.max.other", "aten.zero."}) EXPECT_THAT(text, Not(HasSubstr(gone)));
+  HostTensor xv = HostTensor::from_vector<float>({3}, {1.5f, -2, 3});
+  HostTensor yv = HostTensor::from_vector<float>({3}, {0, 4, 3});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv), PyTree::make_leaf(yv)})));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{1, -2, 3}));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(1)).to_doubles(), (std::vector<double>{1.5, 4, 3}));
+}
+
 // InstanceNorm's core form: each channel normalized by its own statistics
 // over the batch and the spatial dims; the mean and rstd come out per channel.
 TEST(DecomposeTest, BatchNormWithoutRunningStatsUsesTheBatchStatistics) {
