@@ -201,6 +201,7 @@ void add_elementwise_rules(RuleTable& t) {
     t[op] = [](const Call& c) { return binary(c, Result::Bool); };
   }
   t["aten::fill.Scalar"] = same_as_self;
+  t["aten::zero.default"] = same_as_self;
   t["aten::slice_scatter.default"] = same_as_self;
   t["aten::select_scatter.default"] = same_as_self;
   t["aten::where.self"] = where;
