@@ -224,6 +224,42 @@ void decompose_batch_norm_batch_stats(Rewriter& r) {
   r.replace_with_items({out, r.op("aten::squeeze.dims", {mean, reduced}), r.op("aten::squeeze.dims", {rstd, reduced})});
 }
 
+// linalg_vector_norm(self, ord, dim, keepdim, dtype): the p-norm over dim
+// (every dim when None) by sums, square roots and powers (Swin-V2's cosine
+// attention); ord inf and -inf are the largest and smallest |x|, 0 counts
+// the non-zeros.
+void decompose_vector_norm(Rewriter& r) {
+  Node* x = r.tensor_arg(0);
+  if (!r.arg(4).is_none()) x = r.op("aten::_to_copy", {x}, {{"dtype", r.arg(4)}});
+  ArgumentList dims;
+  if (r.arg(2).is_none()) {
+    for (size_t d = 0; d < x->meta.tensor().rank(); ++d) dims.emplace_back(static_cast<int64_t>(d));
+  } else {
+    dims = r.arg(2).list();
+  }
+  const Argument keepdim = r.arg(3);
+  const double ord = r.float_arg(1);
+  const auto sum = [&](Node* value) { return r.op("aten::sum.dim_IntList", {value, dims, keepdim}); };
+  if (ord == 2) {
+    r.replace_with(r.op("aten::sqrt", {sum(r.op("aten::mul.Tensor", {x, x}))}));
+    return;
+  }
+  if (ord == 0) {
+    Node* count = sum(r.op("aten::ne.Scalar", {x, 0}));
+    r.replace_with(r.op("aten::_to_copy", {count}, {{"dtype", r.out().dtype}}));
+    return;
+  }
+  Node* magnitude = r.op("aten::abs", {x});
+  if (std::isinf(ord)) {
+    r.replace_with(r.op(ord > 0 ? "aten::amax" : "aten::amin", {magnitude, dims, keepdim}));
+  } else if (ord == 1) {
+    r.replace_with(sum(magnitude));
+  } else {
+    Node* powered = sum(r.op("aten::pow.Tensor_Scalar", {magnitude, ord}));
+    r.replace_with(r.op("aten::pow.Tensor_Scalar", {powered, 1.0 / ord}));
+  }
+}
+
 // grid_sampler(input, grid, interpolation, padding, align_corners) on a 4-D
 // input: grid_sampler_2d.
 void decompose_grid_sampler(Rewriter& r) {
@@ -378,6 +414,7 @@ void add_nn_decompositions(DecompositionTable& t) {
   t["aten::_native_batch_norm_legit.no_stats"] = decompose_batch_norm_batch_stats;
   t["aten::layer_norm.default"] = decompose_layer_norm;
   t["aten::grid_sampler.default"] = decompose_grid_sampler;
+  t["aten::linalg_vector_norm.default"] = decompose_vector_norm;
   t["aten::cdist.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::_cdist_forward", {r.arg(0), r.arg(1), r.arg(2), r.arg(3)})); };
   t["aten::pdist.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::_pdist_forward", {r.arg(0), r.arg(1)})); };
   t["aten::group_norm.default"] = decompose_group_norm;

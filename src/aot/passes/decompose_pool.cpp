@@ -14,14 +14,20 @@ void decompose_max_pool2d(Rewriter& r) {
   r.replace_with(r.getitem(pool, 0));
 }
 
-// adaptive_avg_pool2d(self, output_size): a 1x1 output is the mean of each plane.
-Node* adaptive_avg_pool2d(Rewriter& r, Node* input, const ArgumentList& output_size) {
-  if (output_size == ArgumentList{1, 1}) return r.op("aten::mean.dim", {input, ArgumentList{-1, -2}, true});
-  return r.op("aten::_adaptive_avg_pool2d", {input, output_size});
+// adaptive_avg_pool{2,3}d(self, output_size): an output of ones is the mean
+// over the pooled dims.
+Node* adaptive_avg_pool(Rewriter& r, Node* input, const ArgumentList& output_size) {
+  const size_t n = output_size.size();
+  if (output_size == ArgumentList(n, int64_t{1})) {
+    ArgumentList dims;
+    for (size_t d = 1; d <= n; ++d) dims.emplace_back(-static_cast<int64_t>(d));
+    return r.op("aten::mean.dim", {input, std::move(dims), true});
+  }
+  return r.op(n == 2 ? "aten::_adaptive_avg_pool2d" : "aten::_adaptive_avg_pool3d", {input, output_size});
 }
 
-void decompose_adaptive_avg_pool2d(Rewriter& r) {
-  r.replace_with(adaptive_avg_pool2d(r, r.tensor_arg(0), expand_int_list(r.arg(1), 2)));
+void decompose_adaptive_avg_pool(Rewriter& r, size_t n) {
+  r.replace_with(adaptive_avg_pool(r, r.tensor_arg(0), expand_int_list(r.arg(1), n)));
 }
 
 // A 1-D op on [N, C, L] as the 2-D op on [N, C, 1, L]: `run` gets the
@@ -68,7 +74,7 @@ void decompose_avg_pool1d(Rewriter& r) {
 
 void decompose_adaptive_avg_pool1d(Rewriter& r) {
   const int64_t size = single(r, 1);
-  as_2d(r, [&](Node* tall) { return adaptive_avg_pool2d(r, tall, {1, size}); });
+  as_2d(r, [&](Node* tall) { return adaptive_avg_pool(r, tall, {1, size}); });
 }
 
 // upsample_*2d.default(self, output_size, [align_corners,] scales_h, scales_w).
@@ -110,7 +116,8 @@ void decompose_upsample_bilinear2d(Rewriter& r) {
 
 void add_pool_decompositions(DecompositionTable& t) {
   t["aten::max_pool2d.default"] = decompose_max_pool2d;
-  t["aten::adaptive_avg_pool2d.default"] = decompose_adaptive_avg_pool2d;
+  t["aten::adaptive_avg_pool2d.default"] = [](Rewriter& r) { decompose_adaptive_avg_pool(r, 2); };
+  t["aten::adaptive_avg_pool3d.default"] = [](Rewriter& r) { decompose_adaptive_avg_pool(r, 3); };
   t["aten::max_pool1d.default"] = decompose_max_pool1d;
   t["aten::avg_pool1d.default"] = decompose_avg_pool1d;
   t["aten::adaptive_avg_pool1d.default"] = decompose_adaptive_avg_pool1d;

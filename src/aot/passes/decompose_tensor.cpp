@@ -203,6 +203,41 @@ void decompose_sym_is_contiguous(Rewriter& r) {
   r.replace_with_literal(meta.resolved_dim_order() == wanted);
 }
 
+// diff(self, n, dim, prepend, append): n times, the differences of
+// neighbours along dim (for bool, whether they differ), after prepend and
+// append are joined on. Static sizes along dim.
+void decompose_diff(Rewriter& r) {
+  Node* x = r.tensor_arg(0);
+  const size_t rank = x->meta.tensor().rank();
+  const int64_t dim = normalize_dim(r.int_arg(2), rank, "diff");
+  if (!r.arg(3).is_none() || !r.arg(4).is_none()) {
+    ArgumentList parts;
+    if (!r.arg(3).is_none()) parts.emplace_back(r.arg(3));
+    parts.emplace_back(x);
+    if (!r.arg(4).is_none()) parts.emplace_back(r.arg(4));
+    x = r.op("aten::cat", {std::move(parts), dim});
+  }
+  const bool is_bool = x->meta.tensor().dtype == ScalarType::Bool;
+  for (int64_t i = 0; i < r.int_arg(1); ++i) {
+    const std::optional<int64_t> size = x->meta.tensor().sizes.at(static_cast<size_t>(dim)).constant_value();
+    if (!size) r.fail("needs a static size along dim " + std::to_string(dim) + ", got " + x->meta.tensor().to_string());
+    if (*size == 0) break;
+    Node* later = r.op("aten::slice.Tensor", {x, dim, 1, *size});
+    Node* earlier = r.op("aten::slice.Tensor", {x, dim, 0, *size - 1});
+    x = r.op(is_bool ? "aten::ne.Tensor" : "aten::sub.Tensor", {later, earlier});
+  }
+  r.replace_with(x);
+}
+
+// where with a Scalar for self or other: that scalar as a tensor of the
+// other's dtype (a Python number does not promote a tensor of its kind).
+void decompose_where_scalar_other(Rewriter& r) {
+  r.replace_with(r.op("aten::where.self", {r.arg(0), r.arg(1), r.op("aten::full_like", {r.arg(1), r.arg(2)})}));
+}
+void decompose_where_scalar_self(Rewriter& r) {
+  r.replace_with(r.op("aten::where.self", {r.arg(0), r.op("aten::full_like", {r.arg(2), r.arg(1)}), r.arg(2)}));
+}
+
 // roll(self, shifts, dims): per dim, the last `shift` elements moved to the
 // front by two slices and a cat (torch's decomposition); with no dims, the
 // flattened tensor is rolled and reshaped back. Static sizes only.
@@ -273,6 +308,9 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::fill.Scalar"] = decompose_fill;
   t["aten::new_zeros.default"] = decompose_new_zeros;
   t["aten::roll.default"] = decompose_roll;
+  t["aten::diff.default"] = decompose_diff;
+  t["aten::where.ScalarOther"] = decompose_where_scalar_other;
+  t["aten::where.ScalarSelf"] = decompose_where_scalar_self;
   t["aten::empty.memory_format"] = decompose_empty;
   t["aten::empty_strided.default"] = decompose_empty;
   t["aten::resize.default"] = decompose_resize;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -204,6 +205,38 @@ TEST(DecomposeTest, CastsMinMaxOtherAndZeroBecomeCoreOps) {
   const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv), PyTree::make_leaf(yv)})));
   EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{1, -2, 3}));
   EXPECT_EQ(std::get<HostTensor>(flat.first.at(1)).to_doubles(), (std::vector<double>{1.5, 4, 3}));
+}
+
+// More of the zoo's training IR: GPT-2's diff, T5's where with a scalar,
+// Swin-V2's vector norms, R(2+1)D's adaptive 3-D pool to one value.
+TEST(DecomposeTest, DiffWhereScalarVectorNormAndAdaptivePool3dBecomeCoreOps) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* mask = b.call("aten::gt.Scalar", {x, 2});
+  Node* first = b.input("first", f32({2, 1}));
+  Node* diff = call_with_meta(b, "aten::diff", {x, 2, -1, first}, f32({2, 2}));
+  Node* where = call_with_meta(b, "aten::where.ScalarOther", {mask, x, -1.0}, f32({2, 3}));
+  Node* norm2 = call_with_meta(b, "aten::linalg_vector_norm", {x, 2, ArgumentList{1}}, f32({2}));
+  Node* norm_inf = call_with_meta(b, "aten::linalg_vector_norm", {x, std::numeric_limits<double>::infinity()}, f32({}));
+  Node* norm3 = call_with_meta(b, "aten::linalg_vector_norm", {x, 3, ArgumentList{0}, true}, f32({1, 3}));
+  Node* volume = b.call("aten::view", {x, ArgumentList{1, 1, 2, 3, 1}});
+  Node* pooled = call_with_meta(b, "aten::adaptive_avg_pool3d", {volume, ArgumentList{1, 1, 1}}, f32({1, 1, 1, 1, 1}));
+  b.output({diff, where, norm2, norm_inf, norm3, pooled});
+  ExportedProgram program = decomposed(std::move(b));
+  EXPECT_THAT(ops_without_kernels(program), ::testing::IsEmpty());
+  HostTensor xv = HostTensor::from_vector<float>({2, 3}, {1, 4, 2, -3, 0, 4});
+  HostTensor fv = HostTensor::from_vector<float>({2, 1}, {0, 1});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv), PyTree::make_leaf(fv)})));
+  const auto values = [&](size_t i) { return std::get<HostTensor>(flat.first.at(i)).to_doubles(); };
+  // [0, 1, 4, 2] -> [1, 3, -2] -> [2, -5]; [1, -3, 0, 4] -> [-4, 3, 4] -> [7, 1].
+  EXPECT_EQ(values(0), (std::vector<double>{2, -5, 7, 1}));
+  EXPECT_EQ(values(1), (std::vector<double>{-1, 4, -1, -1, -1, 4}));
+  EXPECT_NEAR(values(2).at(0), std::sqrt(21.0), 1e-5);
+  EXPECT_NEAR(values(2).at(1), 5.0, 1e-5);
+  EXPECT_EQ(values(3), (std::vector<double>{4}));
+  EXPECT_NEAR(values(4).at(0), std::cbrt(28.0), 1e-5);
+  EXPECT_NEAR(values(4).at(2), std::cbrt(72.0), 1e-5);
+  EXPECT_NEAR(values(5).at(0), 8.0 / 6.0, 1e-6);
 }
 
 // InstanceNorm's core form: each channel normalized by its own statistics
