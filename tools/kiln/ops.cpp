@@ -195,6 +195,24 @@ rest of the table too: the ops that neither run nor are core.
 
 )";
 
+constexpr const char* kMarkdownDifferences = R"(
+## Where Kiln's results differ from PyTorch's
+
+- **Ties in `sort` and `topk`.** Equal values come out in index order (a
+  stable order) on the portable kernels. PyTorch's CPU order for equal values
+  is whatever its selection algorithm leaves (`topk` of forty 3s returns the
+  indices 28, 26, 27, 25, 29), which Kiln does not reproduce: the values are
+  the same, the indices of equal values may differ. `sort(stable=True)`
+  matches PyTorch exactly.
+- **`_fft_r2c` and `_fft_c2r` do not run.** Their outputs and inputs are
+  complex tensors, which the `.pte` format cannot hold (ExecuTorch's schema
+  leaves the complex ScalarTypes out) and no Kiln tensor carries; a program
+  that calls them is refused, naming the nodes.
+- **`OneDnnBackend` turns NaN into numbers** in relu, clamp/hardtanh,
+  hardsigmoid, maximum/minimum, max pooling, softmax and bilinear upsampling,
+  where PyTorch and the portable kernels keep the NaN (README.md, "oneDNN").
+)";
+
 void print_markdown(const std::vector<OpRow>& rows) {
   std::cout << kMarkdownIntro << summary(rows) << "\n\n";
   std::cout << "| op | core | out variant | portable dtypes | runs on |\n";
@@ -204,6 +222,7 @@ void print_markdown(const std::vector<OpRow>& rows) {
     std::cout << "| " << code(row.op) << " | " << row.kind << " | " << code(row.out_variant) << " | " << row.dtypes
               << " | " << row.runs_on << " |\n";
   }
+  std::cout << kMarkdownDifferences;
 }
 
 void print_text(const std::vector<OpRow>& rows) {

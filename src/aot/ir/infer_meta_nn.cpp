@@ -1,6 +1,7 @@
 // Meta rules of the neural-network ops: convolutions (transposed too), the
 // matrix products, softmax, the normalizations with their statistics, pools
 // and upsampling, with PyTorch's output-size formulas.
+#include <algorithm>
 #include <cmath>
 
 #include "aot/ir/infer_meta_rules.h"
@@ -191,38 +192,72 @@ SymExpr pooled_size(const Call& call, const SymExpr& in, int64_t k, int64_t s, i
   return c(out);
 }
 
-// The sizes of a 2-D pool over the last two dims of a 3-D or 4-D input.
-std::vector<SymExpr> pool2d_sizes(const Call& call, const PoolArgs& a) {
+// An input of `spatial` pooled dims after one (C) or two (N, C) others.
+void check_pool_input(const Call& call, size_t spatial) {
   const TensorMeta& input = call.tensor(0);
-  if (input.rank() != 3 && input.rank() != 4) call.fail("expects a 3-D or 4-D input, got " + input.to_string());
-  const auto kernel = call.int_list_of(a.kernel, 2);
+  if (input.rank() != spatial + 1 && input.rank() != spatial + 2) {
+    call.fail("expects a " + std::to_string(spatial + 1) + "-D or " + std::to_string(spatial + 2) + "-D input, got " +
+              input.to_string());
+  }
+}
+
+// The sizes of a 2-D or 3-D pool over the last `spatial` dims.
+std::vector<SymExpr> pool_sizes(const Call& call, const PoolArgs& a, size_t spatial) {
+  const TensorMeta& input = call.tensor(0);
+  check_pool_input(call, spatial);
+  const auto kernel = call.int_list_of(a.kernel, spatial);
   auto stride = call.int_list(a.stride);
   if (stride.empty()) stride = kernel;
-  if (stride.size() == 1) stride.assign(2, stride[0]);
-  if (stride.size() != 2) call.fail(call.arg_name(a.stride) + " must have 0, 1 or 2 entries");
-  const auto padding = call.int_list_of(a.padding, 2);
-  const auto dilation = a.dilation ? call.int_list_of(*a.dilation, 2) : std::vector<int64_t>{1, 1};
+  if (stride.size() == 1) stride.assign(spatial, stride[0]);
+  if (stride.size() != spatial) {
+    call.fail(call.arg_name(a.stride) + " must have 0, 1 or " + std::to_string(spatial) + " entries");
+  }
+  const auto padding = call.int_list_of(a.padding, spatial);
+  const auto dilation = a.dilation ? call.int_list_of(*a.dilation, spatial) : std::vector<int64_t>(spatial, 1);
   const bool ceil = a.ceil_mode && call.boolean(*a.ceil_mode);
   std::vector<SymExpr> sizes = input.sizes;
-  for (size_t i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < spatial; ++i) {
     if (kernel[i] <= 0 || stride[i] <= 0 || dilation[i] <= 0 || padding[i] < 0) {
       call.fail("kernel_size, stride and dilation must be positive and padding not negative");
     }
-    SymExpr& size = sizes[input.rank() - 2 + i];
+    SymExpr& size = sizes[input.rank() - spatial + i];
     size = pooled_size(call, size, kernel[i], stride[i], padding[i], dilation[i], ceil);
     if (const auto v = size.constant_value(); v && *v <= 0) call.fail("the pooled size is not positive for " + input.to_string());
   }
   return sizes;
 }
 
-ValueMeta adaptive_pool2d(const Call& call) {
+ValueMeta adaptive_pool(const Call& call, size_t spatial) {
   const TensorMeta& input = call.tensor(0);
-  if (input.rank() != 3 && input.rank() != 4) call.fail("expects a 3-D or 4-D input, got " + input.to_string());
+  check_pool_input(call, spatial);
   const auto output = call.sym_list(1);
-  if (output.size() != 2) call.fail("output_size must have 2 entries, got " + to_string(call.arg(1)));
+  if (output.size() != spatial) {
+    call.fail("output_size must have " + std::to_string(spatial) + " entries, got " + to_string(call.arg(1)));
+  }
   std::vector<SymExpr> sizes = input.sizes;
-  sizes[input.rank() - 2] = output[0];
-  sizes[input.rank() - 1] = output[1];
+  std::copy(output.begin(), output.end(), sizes.end() - static_cast<std::ptrdiff_t>(spatial));
+  return TensorMeta(input.dtype, sizes);
+}
+
+
+// col2im: (N, C * kh * kw, L) or (C * kh * kw, L) folded into (N, C,
+// output_size...) or (C, output_size...).
+ValueMeta col2im(const Call& call) {
+  const TensorMeta& input = call.tensor(0);
+  if (input.rank() != 2 && input.rank() != 3) call.fail("expects a 2-D or 3-D input, got " + input.to_string());
+  auto output = call.sym_list(1);
+  if (output.size() == 1) output.push_back(output[0]);
+  if (output.size() != 2) call.fail("output_size must have 2 entries, got " + to_string(call.arg(1)));
+  const auto kernel = call.int_list_of(2, 2);
+  if (kernel[0] <= 0 || kernel[1] <= 0) call.fail("kernel_size must be positive, got " + to_string(call.arg(2)));
+  const SymExpr& rows = input.sizes[input.rank() - 2];
+  if (const auto v = rows.constant_value(); v && *v % (kernel[0] * kernel[1]) != 0) {
+    call.fail(input.to_string() + " has " + std::to_string(*v) + " rows, not a multiple of the kernel's " +
+              std::to_string(kernel[0] * kernel[1]) + " elements");
+  }
+  std::vector<SymExpr> sizes(input.sizes.begin(), input.sizes.end() - 2);
+  sizes.push_back(SymExpr::floordiv(rows, c(kernel[0] * kernel[1])));
+  sizes.insert(sizes.end(), output.begin(), output.end());
   return TensorMeta(input.dtype, sizes);
 }
 
@@ -261,6 +296,40 @@ ValueMeta upsample_default(const Call& call) {
   return TensorMeta(input.dtype, {input.sizes[0], input.sizes[1], output[0], output[1]});
 }
 
+// input (N, C, H, W) sampled at grid (N, H_out, W_out, 2): (N, C, H_out, W_out).
+ValueMeta grid_sampler_2d(const Call& call) {
+  const TensorMeta& input = call.tensor(0);
+  const TensorMeta& grid = call.tensor(1);
+  if (input.rank() != 4 || grid.rank() != 4) {
+    call.fail("expects a 4-D input and grid, got " + input.to_string() + " and " + grid.to_string());
+  }
+  if (grid.sizes[3].is_constant() && !(grid.sizes[3] == c(2))) call.fail("grid must end in a dim of 2, got " + grid.to_string());
+  if (grid.dtype != input.dtype) call.fail("grid " + grid.to_string() + " must have input's dtype");
+  for (int64_t mode : {call.integer(2), call.integer(3)}) {
+    if (mode < 0 || mode > 2) call.fail("interpolation_mode and padding_mode must be in [0, 2]");
+  }
+  return TensorMeta(input.dtype, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2]});
+}
+
+// x1 [*, P, M] and x2 [*, R, M]: the broadcast batch dims, then [P, R].
+ValueMeta cdist_forward(const Call& call) {
+  const TensorMeta& x1 = call.tensor(0);
+  const TensorMeta& x2 = call.tensor(1);
+  if (x1.rank() < 2 || x2.rank() < 2) call.fail("expects x1 and x2 of 2 or more dims, got " + x1.to_string() + " and " + x2.to_string());
+  const SymExpr& m1 = x1.sizes.back();
+  const SymExpr& m2 = x2.sizes.back();
+  if (m1.is_constant() && m2.is_constant() && !(m1 == m2)) {
+    call.fail("x1 " + x1.to_string() + " and x2 " + x2.to_string() + " have different numbers of columns");
+  }
+  if (call.number(2) < 0) call.fail("p must be non-negative");
+  if (!call.is_none(3) && (call.integer(3) < 0 || call.integer(3) > 2)) call.fail("compute_mode must be 0, 1, 2 or None");
+  std::vector<SymExpr> sizes = broadcast_shapes(call, {std::vector<SymExpr>(x1.sizes.begin(), x1.sizes.end() - 2),
+                                                        std::vector<SymExpr>(x2.sizes.begin(), x2.sizes.end() - 2)});
+  sizes.push_back(x1.sizes[x1.rank() - 2]);
+  sizes.push_back(x2.sizes[x2.rank() - 2]);
+  return TensorMeta(x1.dtype, sizes);
+}
+
 std::vector<SymExpr> pool1d_sizes(const Call& call, const PoolArgs& a) {
   const TensorMeta& input = call.tensor(0);
   if (input.rank() != 2 && input.rank() != 3) call.fail("expects a 2-D or 3-D input, got " + input.to_string());
@@ -279,7 +348,8 @@ std::vector<SymExpr> pool1d_sizes(const Call& call, const PoolArgs& a) {
 
 void add_training_rules(RuleTable& t) {
   t["aten::conv2d.default"] = [](const Call& call) { return convolution(call, {3, 4, 5, std::nullopt, false, call.integer(6)}); };
-  t["aten::conv1d.default"] = [](const Call& call) { return convolution(call, {3, 4, 5, std::nullopt, false, call.integer(6)}); };
+  t["aten::conv1d.default"] = t["aten::conv2d.default"];
+  t["aten::conv3d.default"] = t["aten::conv2d.default"];
   for (const char* op : {"aten::conv_transpose1d.default", "aten::conv_transpose2d.input"}) {
     t[op] = [](const Call& call) { return convolution(call, {3, 4, 7, 5, true, call.integer(6)}); };
   }
@@ -304,9 +374,9 @@ void add_training_rules(RuleTable& t) {
     t[op] = [](const Call& call) { return ValueMeta(TensorMeta(call.tensor(0).dtype, call.tensor(0).sizes)); };
   }
   t["aten::max_pool2d.default"] = [](const Call& call) {
-    return ValueMeta(TensorMeta(call.tensor(0).dtype, pool2d_sizes(call, {1, 2, 3, 4, 5})));
+    return ValueMeta(TensorMeta(call.tensor(0).dtype, pool_sizes(call, {1, 2, 3, 4, 5}, 2)));
   };
-  t["aten::adaptive_avg_pool2d.default"] = adaptive_pool2d;
+  t["aten::adaptive_avg_pool2d.default"] = [](const Call& call) { return adaptive_pool(call, 2); };
   t["aten::max_pool1d.default"] = [](const Call& call) {
     return ValueMeta(TensorMeta(call.tensor(0).dtype, pool1d_sizes(call, {1, 2, 3, 4, 5})));
   };
@@ -344,17 +414,30 @@ void add_nn_rules(RuleTable& t) {
   t["aten::native_layer_norm.default"] = native_layer_norm;
   t["aten::native_group_norm.default"] = native_group_norm;
   t["aten::_native_batch_norm_legit_no_training.default"] = batch_norm_no_training;
-  t["aten::max_pool2d_with_indices.default"] = [](const Call& call) {
-    const auto sizes = pool2d_sizes(call, {1, 2, 3, 4, 5});
-    return ValueMeta(std::vector<TensorMeta>{TensorMeta(call.tensor(0).dtype, sizes), TensorMeta(ScalarType::Long, sizes)});
-  };
-  t["aten::avg_pool2d.default"] = [](const Call& call) {
-    if (!call.is_none(6) && call.integer(6) == 0) call.fail("divisor_override must not be 0");
-    return ValueMeta(TensorMeta(call.tensor(0).dtype, pool2d_sizes(call, {1, 2, 3, std::nullopt, 4})));
-  };
-  t["aten::_adaptive_avg_pool2d.default"] = adaptive_pool2d;
+  for (size_t spatial : {2, 3}) {
+    const std::string rank = std::to_string(spatial) + "d";
+    t["aten::max_pool" + rank + "_with_indices.default"] = [spatial](const Call& call) {
+      const auto sizes = pool_sizes(call, {1, 2, 3, 4, 5}, spatial);
+      return ValueMeta(std::vector<TensorMeta>{TensorMeta(call.tensor(0).dtype, sizes), TensorMeta(ScalarType::Long, sizes)});
+    };
+    t["aten::avg_pool" + rank + ".default"] = [spatial](const Call& call) {
+      if (!call.is_none(6) && call.integer(6) == 0) call.fail("divisor_override must not be 0");
+      return ValueMeta(TensorMeta(call.tensor(0).dtype, pool_sizes(call, {1, 2, 3, std::nullopt, 4}, spatial)));
+    };
+    t["aten::_adaptive_avg_pool" + rank + ".default"] = [spatial](const Call& call) { return adaptive_pool(call, spatial); };
+  }
+  t["aten::col2im.default"] = col2im;
   t["aten::upsample_nearest2d.vec"] = [](const Call& call) { return upsample_vec(call, 2); };
   t["aten::upsample_bilinear2d.vec"] = [](const Call& call) { return upsample_vec(call, 3); };
+  t["aten::grid_sampler_2d.default"] = grid_sampler_2d;
+  t["aten::_cdist_forward.default"] = cdist_forward;
+  t["aten::_pdist_forward.default"] = [](const Call& call) {
+    const TensorMeta& self = call.tensor(0);
+    if (self.rank() != 2) call.fail("expects a 2-D input, got " + self.to_string());
+    if (call.number(1) < 0) call.fail("p must be non-negative");
+    const SymExpr& n = self.sizes[0];
+    return ValueMeta(TensorMeta(self.dtype, {SymExpr::floordiv(n * (n - c(1)), c(2))}));
+  };
   add_training_rules(t);
 }
 

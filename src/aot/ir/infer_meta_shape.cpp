@@ -138,6 +138,24 @@ ValueMeta slice(const Call& c) {
   return TensorMeta(input.dtype, sizes);
 }
 
+// The other dims in order, then the diagonal of dim1 and dim2, shortened by |offset|.
+ValueMeta diagonal(const Call& c) {
+  const TensorMeta& input = c.tensor(0);
+  const int64_t offset = c.integer(1);
+  const size_t dim1 = c.dim(c.integer(2), input.rank(), "dim1");
+  const size_t dim2 = c.dim(c.integer(3), input.rank(), "dim2");
+  if (dim1 == dim2) c.fail("dim1 and dim2 both name dim " + std::to_string(dim1));
+  std::vector<SymExpr> sizes;
+  for (size_t d = 0; d < input.rank(); ++d) {
+    if (d != dim1 && d != dim2) sizes.push_back(input.sizes[d]);
+  }
+  const SymExpr shift = SymExpr::constant(offset >= 0 ? offset : -offset);
+  const SymExpr length = offset >= 0 ? SymExpr::min(input.sizes[dim1], input.sizes[dim2] - shift)
+                                     : SymExpr::min(input.sizes[dim1] - shift, input.sizes[dim2]);
+  sizes.push_back(SymExpr::max(length, SymExpr::constant(0)));
+  return TensorMeta(input.dtype, sizes);
+}
+
 ValueMeta squeeze(const Call& c, const std::vector<int64_t>& dims) {
   const TensorMeta& input = c.tensor(0);
   const auto wrapped = c.dims(dims, input.rank());
@@ -311,6 +329,29 @@ ValueMeta pad(const Call& c) {
   return TensorMeta(input.dtype, sizes);
 }
 
+// reflection_pad and replication_pad of the last `spatial` dims of an input
+// with one or two more dims; a reflection pad must be smaller than its dim.
+ValueMeta edge_pad(const Call& c, size_t spatial, bool reflect) {
+  const TensorMeta& input = c.tensor(0);
+  if (input.rank() != spatial + 1 && input.rank() != spatial + 2) {
+    c.fail("expects a " + std::to_string(spatial + 1) + "-D or " + std::to_string(spatial + 2) + "-D input, got " +
+           input.to_string());
+  }
+  const auto amounts = c.sym_list(1);
+  if (amounts.size() != 2 * spatial) {
+    c.fail("the padding " + to_string(c.arg(1)) + " must have " + std::to_string(2 * spatial) + " entries");
+  }
+  for (size_t i = 0; reflect && i < amounts.size(); ++i) {
+    const auto size = input.sizes[input.rank() - 1 - i / 2].constant_value();
+    const auto amount = amounts[i].constant_value();
+    if (size && amount && *amount >= *size) {
+      c.fail("the reflection padding " + to_string(c.arg(1)) + " must be smaller than the padded dims of " +
+             input.to_string());
+    }
+  }
+  return pad(c);
+}
+
 ValueMeta repeat(const Call& c) {
   const TensorMeta& input = c.tensor(0);
   const auto repeats = c.sym_list(1);
@@ -384,6 +425,55 @@ ValueMeta gather(const Call& c) {
   return TensorMeta(self.dtype, idx.sizes);
 }
 
+// scatter.src, scatter.value, scatter_add, scatter_reduce.two: self's meta,
+// index int64 or int32 of self's rank, src (when `has_src`) of self's dtype.
+ValueMeta scatter(const Call& c, bool has_src) {
+  const TensorMeta& self = c.tensor(0);
+  const TensorMeta& idx = c.tensor(2);
+  c.dim(c.integer(1), self.rank());
+  if (!is_index_dtype(idx.dtype)) c.fail(std::string("index must be int64 or int32, got ") + runtime::to_string(idx.dtype));
+  if (std::max<size_t>(idx.rank(), 1) != std::max<size_t>(self.rank(), 1)) {
+    c.fail("index " + idx.to_string() + " and self " + self.to_string() + " must have the same number of dims");
+  }
+  if (has_src && c.tensor(3).dtype != self.dtype) {
+    c.fail("src " + c.tensor(3).to_string() + " must have the dtype of self " + self.to_string());
+  }
+  return TensorMeta(self.dtype, self.sizes);
+}
+
+// index_put: self's meta, values of self's dtype. Whether values broadcast
+// to the indexing result is the kernel's check (a mask's count is data).
+ValueMeta index_put(const Call& c) {
+  const TensorMeta& self = c.tensor(0);
+  if (!c.arg(1).is_list()) c.fail(c.arg_name(1) + " must be a list, got " + to_string(c.arg(1)));
+  if (c.tensor(2).dtype != self.dtype) {
+    c.fail("values " + c.tensor(2).to_string() + " must have the dtype of self " + self.to_string());
+  }
+  return TensorMeta(self.dtype, self.sizes);
+}
+
+// masked_scatter: self broadcast with the bool mask, source of self's dtype.
+ValueMeta masked_scatter(const Call& c) {
+  const TensorMeta& self = c.tensor(0);
+  const TensorMeta& mask = c.tensor(1);
+  if (mask.dtype != ScalarType::Bool) c.fail("mask " + mask.to_string() + " must be bool");
+  if (c.tensor(2).dtype != self.dtype) {
+    c.fail("source " + c.tensor(2).to_string() + " must have the dtype of self " + self.to_string());
+  }
+  return TensorMeta(self.dtype, broadcast_shapes(c, {self.sizes, mask.sizes}));
+}
+
+// nonzero: int64 [n, rank of self], n known only when the data is. n is the
+// node's recorded size when it has one (torch.export's unbacked u0, which its
+// range constraints bound by self's numel, so that memory can be planned),
+// else a new symbol named after the node, which nothing bounds.
+ValueMeta nonzero(const Call& c) {
+  SymExpr count = SymExpr::symbol("u_" + c.node().name());
+  const auto* recorded = std::get_if<TensorMeta>(&c.node().meta.val);
+  if (recorded != nullptr && recorded->rank() == 2) count = recorded->sizes[0];
+  return TensorMeta(ScalarType::Long, {count, static_cast<int64_t>(c.tensor(0).rank())});
+}
+
 ValueMeta embedding(const Call& c) {
   const TensorMeta& weight = c.tensor(0);
   const TensorMeta& idx = c.tensor(1);
@@ -392,6 +482,30 @@ ValueMeta embedding(const Call& c) {
   std::vector<SymExpr> sizes = idx.sizes;
   sizes.push_back(weight.sizes[1]);
   return TensorMeta(weight.dtype, sizes);
+}
+
+// _embedding_bag: (output, offset2bag, bag_size, max_indices) as PyTorch's
+// CPU kernel (and torch.export) shape them: bags = offsets' size, less one with
+// include_last_offset; offset2bag empty on the summing fast path (mode sum,
+// no padding_idx, float or half weight); max_indices [bags, D] in mode max,
+// else [bags]; the index outputs int32 when indices and offsets both are.
+ValueMeta embedding_bag(const Call& c) {
+  const TensorMeta& weight = c.tensor(0);
+  const TensorMeta& indices = c.tensor(1);
+  const TensorMeta& offsets = c.tensor(2);
+  if (weight.rank() != 2) c.fail("weight " + weight.to_string() + " must be 2-D");
+  if (indices.rank() != 1 || offsets.rank() != 1) c.fail("indices and offsets must be 1-D");
+  if (!is_index_dtype(indices.dtype) || !is_index_dtype(offsets.dtype)) c.fail("indices and offsets must be int64 or int32");
+  const int64_t mode = c.integer(4);
+  if (mode < 0 || mode > 2) c.fail("mode must be 0 (sum), 1 (mean) or 2 (max), got " + std::to_string(mode));
+  const SymExpr bags = offsets.sizes[0] - (c.boolean(7) ? 1 : 0);
+  const bool fast_sum = mode == 0 && c.integer(8) < 0 && (weight.dtype == ScalarType::Float || weight.dtype == ScalarType::Half);
+  const ScalarType index = indices.dtype == ScalarType::Int && offsets.dtype == ScalarType::Int ? ScalarType::Int : ScalarType::Long;
+  std::vector<SymExpr> max_indices = {bags};
+  if (mode == 2) max_indices.push_back(weight.sizes[1]);
+  return std::vector<TensorMeta>{TensorMeta(weight.dtype, {bags, weight.sizes[1]}),
+                                 TensorMeta(index, {fast_sum ? SymExpr(0) : indices.sizes[0]}),
+                                 TensorMeta(index, {bags}), TensorMeta(index, max_indices)};
 }
 
 }  // namespace
@@ -430,6 +544,12 @@ void add_shape_rules(RuleTable& t) {
   t["aten::unsqueeze.default"] = unsqueeze;
   t["aten::unsqueeze_copy.default"] = unsqueeze;
   t["aten::flatten.using_ints"] = flatten;
+  t["aten::diagonal.default"] = diagonal;
+  t["aten::diagonal_copy.default"] = diagonal;
+  t["aten::flip.default"] = [](const Call& c) {
+    c.dims(c.int_list(1), c.tensor(0).rank());
+    return ValueMeta(TensorMeta(c.tensor(0).dtype, c.tensor(0).sizes));
+  };
   t["aten::unflatten.int"] = unflatten;
   t["aten::contiguous.default"] = [](const Call& c) { return ValueMeta(TensorMeta(c.tensor(0).dtype, c.tensor(0).sizes)); };
   t["aten::split_with_sizes_copy.default"] = split_with_sizes;
@@ -442,11 +562,24 @@ void add_shape_rules(RuleTable& t) {
   t["aten::stack.default"] = stack;
   t["aten::constant_pad_nd.default"] = pad;
   t["aten::pad.default"] = pad;
+  for (size_t spatial = 1; spatial <= 3; ++spatial) {
+    const std::string suffix = "_pad" + std::to_string(spatial) + "d.default";
+    t["aten::reflection" + suffix] = [spatial](const Call& c) { return edge_pad(c, spatial, true); };
+    t["aten::replication" + suffix] = [spatial](const Call& c) { return edge_pad(c, spatial, false); };
+  }
   t["aten::repeat.default"] = repeat;
   t["aten::index.Tensor"] = index;
   t["aten::index_select.default"] = index_select;
   t["aten::gather.default"] = gather;
   t["aten::embedding.default"] = embedding;
+  for (const char* op : {"aten::scatter.src", "aten::scatter_add.default", "aten::scatter_reduce.two"}) {
+    t[op] = [](const Call& c) { return scatter(c, true); };
+  }
+  t["aten::scatter.value"] = [](const Call& c) { return scatter(c, false); };
+  t["aten::index_put.default"] = index_put;
+  t["aten::masked_scatter.default"] = masked_scatter;
+  t["aten::nonzero.default"] = nonzero;
+  t["aten::_embedding_bag.default"] = embedding_bag;
   t["aten::sym_size.int"] = [](const Call& c) {
     const TensorMeta& input = c.tensor(0);
     if (input.rank() == 0) c.fail("a 0-dim tensor has no sizes");

@@ -20,38 +20,8 @@ namespace {
 
 // The forward core ops without a kernel or a decomposition yet.
 const std::set<std::string> kNotYetSupported = {
-    "aten::_adaptive_avg_pool3d.default",
-    "aten::_cdist_forward.default",
-    "aten::_embedding_bag.default",
     "aten::_fft_c2r.default",
     "aten::_fft_r2c.default",
-    "aten::_native_batch_norm_legit.default",
-    "aten::_native_batch_norm_legit.no_stats",
-    "aten::_pdist_forward.default",
-    "aten::avg_pool3d.default",
-    "aten::col2im.default",
-    "aten::diagonal.default",
-    "aten::empty.memory_format",
-    "aten::empty_strided.default",
-    "aten::flip.default",
-    "aten::grid_sampler_2d.default",
-    "aten::index_put.default",
-    "aten::masked_scatter.default",
-    "aten::max_pool3d_with_indices.default",
-    "aten::nonzero.default",
-    "aten::reflection_pad1d.default",
-    "aten::reflection_pad2d.default",
-    "aten::reflection_pad3d.default",
-    "aten::replication_pad2d.default",
-    "aten::replication_pad3d.default",
-    "aten::resize_.default",
-    "aten::scatter.src",
-    "aten::scatter.value",
-    "aten::scatter_add.default",
-    "aten::scatter_reduce.two",
-    "aten::sym_is_contiguous.default",
-    "aten::sym_storage_offset.default",
-    "aten::sym_stride.int",
 };
 
 bool has_kernel(const std::string& name) {

@@ -1,7 +1,8 @@
 // The copy variants of view ops: expand_copy, select_copy.int,
 // squeeze_copy.dims, unsqueeze_copy, transpose_copy.int, slice_copy.Tensor;
 // their inverses slice_scatter and select_scatter (self with the view's
-// elements replaced).
+// elements replaced); diagonal_copy, and flip (a view walking the flipped
+// dims backwards).
 // Each computes the view's shape and strides over `self` and copies through them.
 // Also as_strided_copy, alias_copy, and _to_copy (a copy that may change the dtype).
 #include <algorithm>
@@ -116,6 +117,51 @@ bool slice_view(KernelArgs& a, Span<EValue*> args, size_t start_index, const Ten
   view->sizes[d] = static_cast<SizesType>(count);
   view->offset = count == 0 ? 0 : start * view->strides[d];
   if (count > 1) view->strides[d] *= step;
+  return true;
+}
+
+// flip(self, dims) as a view of self: each flipped dim starts at its last
+// element and steps backwards.
+bool flip_view(KernelArgs& a, const Tensor& self, Span<const int64_t> dims, View* view) {
+  *view = identity(self);
+  bool flipped[util::kMaxDims] = {};
+  for (const int64_t dim : dims) {
+    size_t d = 0;
+    if (!a.wrap_dim(dim, view->rank, "dims", &d)) return false;
+    if (view->rank == 0) continue;  // a 0-dim tensor takes dim 0 or -1 and has nothing to flip
+    if (flipped[d]) {
+      a.fail(Error::InvalidArgument, "'dims' names dim %zu more than once", d);
+      return false;
+    }
+    flipped[d] = true;
+    view->offset += (view->sizes[d] - 1) * view->strides[d];
+    view->strides[d] = -view->strides[d];
+  }
+  return true;
+}
+
+// diagonal(self, offset, dim1, dim2) as a view of self: the other dims in
+// order, then the diagonal (above the main one for a positive offset, below
+// it for a negative one; empty when the offset passes the edge).
+bool diagonal_view(KernelArgs& a, const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2, View* view) {
+  const View full = identity(self);
+  size_t d1 = 0, d2 = 0;
+  if (!a.wrap_dim(dim1, full.rank, "dim1", &d1) || !a.wrap_dim(dim2, full.rank, "dim2", &d2)) return false;
+  if (d1 == d2) {
+    a.fail(Error::InvalidArgument, "'dim1' and 'dim2' both name dim %zu; a diagonal needs two dims", d1);
+    return false;
+  }
+  const int64_t rows = full.sizes[d1], columns = full.sizes[d2];
+  const int64_t length =
+      std::max<int64_t>(offset >= 0 ? std::min(rows, columns - offset) : std::min(rows + offset, columns), 0);
+  for (size_t d = 0; d < full.rank; ++d) {
+    if (d == d1 || d == d2) continue;
+    view->sizes[view->rank] = full.sizes[d];
+    view->strides[view->rank++] = full.strides[d];
+  }
+  view->sizes[view->rank] = static_cast<SizesType>(length);
+  view->strides[view->rank++] = full.strides[d1] + full.strides[d2];
+  if (length > 0) view->offset = offset >= 0 ? offset * full.strides[d2] : -offset * full.strides[d1];
   return true;
 }
 
@@ -279,6 +325,27 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   if (!read_self_out(a, 6, 5, &self, &out) || !a.integer(1, "dim", &dim) || !a.integer(4, "step", &step)) return;
   View view;
   if (slice_view(a, args, 2, self, dim, step, &view)) write_view(a, self, view, out);
+}
+
+void flip_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::flip.out", args);
+  Tensor self, out;
+  Span<const int64_t> dims;
+  if (!read_self_out(a, 3, 2, &self, &out) || !a.int_list(1, "dims", &dims)) return;
+  View view;
+  if (flip_view(a, self, dims, &view)) write_view(a, self, view, out);
+}
+
+void diagonal_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::diagonal_copy.out", args);
+  Tensor self, out;
+  int64_t offset = 0, dim1 = 0, dim2 = 1;
+  if (!read_self_out(a, 5, 4, &self, &out) || !a.integer(1, "offset", &offset) || !a.integer(2, "dim1", &dim1) ||
+      !a.integer(3, "dim2", &dim2)) {
+    return;
+  }
+  View view;
+  if (diagonal_view(a, self, offset, dim1, dim2, &view)) write_view(a, self, view, out);
 }
 
 void slice_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args) {

@@ -18,9 +18,9 @@ using runtime::EValue;
 using runtime::KernelRuntimeContext;
 using runtime::Span;
 
-/// aten::convolution.out: 2-D (NCHW) or 1-D (NCL) direct convolution with
+/// aten::convolution.out: 1-D (NCL), 2-D (NCHW) or 3-D (NCDHW) direct convolution with
 /// stride, padding, dilation, groups and optional bias; float or double,
-/// contiguous. Transposed (weight [in, out / groups, k...]) with
+/// contiguous. Transposed (1-D and 2-D; weight [in, out / groups, k...]) with
 /// output_padding (below the stride or the dilation, as PyTorch requires).
 void convolution_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
@@ -67,10 +67,13 @@ void native_layer_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// makes a Half or BFloat16 input give a Float out (as on CUDA), is a no-op
 /// on Float and NotSupported on Double.
 void softmax_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::max_pool2d_with_indices.out: (N, C, H, W) or (C, H, W); values and
-/// flat (h * W + w) indices per plane, PyTorch's ceil_mode output size,
-/// padding as -inf, NaN propagating.
+/// aten::max_pool2d_with_indices.out and max_pool3d_with_indices.out:
+/// (N, C, spatial...) or (C, spatial...); values and flat indices per plane
+/// (h * W + w, or (d * H + h) * W + w), PyTorch's ceil_mode output size,
+/// padding as -inf, NaN propagating. Real, 16-bit float and 8- and 16-bit
+/// integer dtypes, as PyTorch.
 void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void max_pool3d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::mean.out (mean.dim's out variant): dims None or [] mean all, sums in
 /// double; the result dtype is `dtype` if given, else out's (as PyTorch
 /// infers it), and must be floating (Half and BFloat16 too); without `dtype`
@@ -342,16 +345,25 @@ void sort_values(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// biased variance; optional per-channel weight and bias of input's dtype.
 /// out1 = mean and out2 = rstd, both [N, group]. Float or double, contiguous.
 void native_group_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
-/// aten::avg_pool2d.out: (N, C, H, W) or (C, H, W); stride [] = kernel_size,
-/// padding at most half the kernel, PyTorch's ceil_mode output size (the last
-/// window must start inside the input or its left padding). The divisor is
-/// divisor_override, or the window clipped to the padded input
-/// (count_include_pad) or to the input. aten::_adaptive_avg_pool2d.out: any
-/// output size >= 0, window [floor(i * in / out), ceil((i + 1) * in / out)).
-/// Both sum each window in row order; float, double, Half, BFloat16 (summed
-/// in float), contiguous.
+/// aten::avg_pool2d.out, avg_pool3d.out: (N, C, spatial...) or (C,
+/// spatial...); stride [] = kernel_size, padding at most half the kernel,
+/// PyTorch's ceil_mode output size (the last window must start inside the
+/// input or its left padding). The divisor is divisor_override, or the window
+/// clipped to the padded input (count_include_pad) or to the input; int64
+/// divides truncating. aten::_adaptive_avg_pool2d.out, _adaptive_avg_pool3d.out:
+/// any output size >= 0, window [floor(i * in / out), ceil((i + 1) * in / out)).
+/// All sum each window in depth, row, column order; float, double, Half,
+/// BFloat16 (summed in float), and int64 for avg_pool; contiguous.
 void avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void avg_pool3d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void adaptive_avg_pool3d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::col2im.out (col2im.cpp): the columns of sliding blocks, (N, C * kh *
+/// kw, L) or (C * kh * kw, L) with L the number of blocks, summed back into
+/// (N, C, H, W) or (C, H, W) for output_size [H, W]; overlapping elements add
+/// in PyTorch's order, rounding at each addition. Float, double, Half,
+/// BFloat16 and bool (added as logical or), contiguous.
+void col2im_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::upsample_nearest2d.vec_out, aten::upsample_bilinear2d.vec_out
 /// (align_corners): (N, C, H, W) to exactly one of output_size [H, W] or
 /// scale_factors [sh, sw] (output trunc(in * s), and 1 / s replacing in / out
@@ -360,6 +372,21 @@ void adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// double, Half, BFloat16 (blended in float), contiguous.
 void upsample_nearest2d_vec_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void upsample_bilinear2d_vec_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::grid_sampler_2d.out (grid_sample.cpp): input (N, C, H, W) sampled at
+/// grid (N, H_out, W_out, 2) of (x, y) in [-1, 1] into (N, C, H_out, W_out);
+/// interpolation_mode 0 bilinear, 1 nearest, 2 bicubic; padding_mode 0 zeros,
+/// 1 border, 2 reflection; PyTorch's CPU formulas. Float, double, Half,
+/// BFloat16 (computed in float), grid of input's dtype, contiguous.
+void grid_sampler_2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::_cdist_forward.out (distance.cpp): the p-norm distances (p >= 0; 0
+/// counts differing entries, inf takes the largest) between the rows of x1
+/// [*, P, M] and x2 [*, R, M], batch dims broadcast, into [*, P, R]; p = 2 by
+/// PyTorch's matrix-product formula when compute_mode is 1, or None / 0 with
+/// P or R over 25. aten::_pdist_forward.out: the distances between the rows
+/// i < j of a [N, M] self, in row-major order, into [N * (N - 1) / 2]. Float
+/// or double, contiguous.
+void cdist_forward_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void pdist_forward_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
 
@@ -381,6 +408,25 @@ void constant_pad_nd_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::repeat.out: tiles self `repeats[d]` times along each dim (repeats may
 /// have more dims than self, which gains leading dims of size 1). Any dtype.
 void repeat_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::reflection_pad{1,2,3}d.out and aten::replication_pad{1,2,3}d.out:
+/// the last 1, 2 or 3 dims of a batched or unbatched input padded by
+/// `padding` (pairs (before, after), the last dim's first; negative pads crop)
+/// with the input mirrored about its edge element (each pad smaller than its
+/// dim) or its edge element repeated. Real, 16-bit float and 8- and 16-bit
+/// integer dtypes, as PyTorch.
+void reflection_pad1d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void reflection_pad2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void reflection_pad3d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void replication_pad1d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void replication_pad2d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void replication_pad3d_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::flip.out: self with the order of each dim in `dims` reversed (a dim
+/// named twice is an error). Any dtype.
+void flip_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::diagonal_copy.out: the diagonal of dims dim1 and dim2 (offset > 0
+/// above the main one, < 0 below), as a last dim after the other dims; empty
+/// when the offset passes the edge. Any dtype.
+void diagonal_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::alias_copy.out: a copy of self. Any dtype.
 /// self with a slice (or one index) of `dim` replaced by src, whose sizes are the slice's.
 void slice_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args);
@@ -415,6 +461,56 @@ void gather_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// [0, V) is an error. padding_idx, scale_grad_by_freq and sparse only
 /// matter for the backward pass and are ignored. Any dtype of weight.
 void embedding_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// Scatters (scatter.cpp): out = self, then for each element of the Long/Int
+/// `index` (of self's rank, no larger than src, nor than self outside `dim`;
+/// each in [0, size of dim)) the element of src at the same position (or
+/// `value`) goes to that position of out with its `dim` coordinate replaced
+/// by the index. aten::scatter.src_out and aten::scatter.value_out write it
+/// (a repeated index keeps the last), any dtype (the value converts with
+/// PyTorch's overflow check); aten::scatter_add.out adds it; and
+/// aten::scatter_reduce.two_out combines by `reduce` ("sum", "prod", "mean",
+/// "amax", "amin"), starting from self's element, or with include_self false
+/// from the slots' identity. Mean divides by the count (floor division for
+/// integers) and needs temporary memory of 8 bytes per element of out's
+/// `dim`. All in self's dtype as PyTorch's CPU kernels (16-bit floats rounded
+/// each step, integers wrapping, bool as logic); any dtype, but no mean of
+/// bools, nor mean, amax or amin of UInt16, UInt32 and UInt64.
+void scatter_src_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void scatter_value_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void scatter_add_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void scatter_reduce_two_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::index_put.out (index_put.cpp): out = self with self[indices] =
+/// values, indices read as index.Tensor reads them (None, Long/Int with
+/// negatives from the end, Bool/Byte masks; at least one tensor), values of
+/// self's dtype broadcasting to the indexing result. With accumulate the
+/// values are added instead, repeated indices adding up in order (in self's
+/// dtype, as PyTorch's CPU loop); without it a repeated index keeps the last.
+/// Any dtype.
+void index_put_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::masked_scatter.out (index_put.cpp): self and the Bool mask broadcast
+/// together; out is self where the mask is false and the next element of
+/// source (of self's dtype, in its logical order) where it is true. Source
+/// needs at least as many elements as the mask has true. Any dtype.
+void masked_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::nonzero.out (index_put.cpp): the positions of self's nonzero
+/// elements (NaN is nonzero, -0.0 is not) in row-major order, as a Long
+/// [count, rank] tensor. The count is data: out must be resizable to it (a
+/// bound-dynamic out of self's numel rows, as torch.export bounds it, always
+/// is). The dtypes of cat_out's conversions.
+void nonzero_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::_embedding_bag.out (embedding_bag.cpp): bag b of the 1-D Long/Int
+/// `indices` runs from offsets[b] to the next offset (the last bag to the
+/// end; with include_last_offset the last offset is the end and is no bag);
+/// offsets start at 0 and never decrease. out0[b] is the sum (weighted by
+/// per_sample_weights, mode 0 only), mean (mode 1) or max (mode 2) of the
+/// weight rows the bag's indices pick, leaving out padding_idx (>= 0); 0 for
+/// a bag without rows. out1..out3 as PyTorch's CPU kernel: offset2bag (each
+/// index's bag; empty in mode sum without padding_idx unless out1 already has
+/// one entry per index), bag_size (non-padding count; 0s in mode sum) and
+/// max_indices (the row of each maximum, first of equals; a copy of bag_size
+/// but in mode max), Int when indices and offsets are, else Long. Weight
+/// Float, Double, Half or BFloat16 (sums in float).
+void embedding_bag_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 /// Factories, out's dtype deciding the element type: aten::full.out (the
 /// fill value converts with PyTorch's overflow check), aten::zeros.out,

@@ -1,13 +1,17 @@
-// max_pool2d_with_indices, avg_pool2d and _adaptive_avg_pool2d on contiguous
-// (N, C, H, W) or (C, H, W) input: one output element at a time, each window
-// summed (or searched) row by row in PyTorch's order, so that averages round
-// as PyTorch's CPU kernels do.
+// max_pool{2,3}d_with_indices, avg_pool{2,3}d and _adaptive_avg_pool{2,3}d on
+// contiguous (N, C, spatial...) or (C, spatial...) input, with one
+// implementation for both ranks: a 2-D pool runs as a 3-D one of depth 1
+// (kernel 1, stride 1, no padding), which changes neither its windows, nor its
+// indices, nor its rounding. One output element at a time, each window summed
+// (or searched) depth, then row, then column, in PyTorch's order, so that
+// averages round as PyTorch's CPU kernels do.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
 
 #include "kernels/portable/kernels.h"
+#include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/kernel_args.h"
 
@@ -22,22 +26,80 @@ using runtime::SizesType;
 using runtime::Tensor;
 using util::KernelArgs;
 
-// A 2-entry pooling parameter; one entry applies to both dims. An empty
-// stride means "the kernel size", as in PyTorch.
-bool pair_param(KernelArgs& a, size_t index, const char* name, const int64_t* fallback, int64_t* out) {
+// The spatial dims every pool is computed over: depth, height, width.
+constexpr size_t kDims = 3;
+
+// Per spatial dim, depth first; a 2-D pool leaves the depth's defaults.
+struct PoolWindow {
+  int64_t kernel[kDims] = {1, 1, 1};
+  int64_t stride[kDims] = {1, 1, 1};
+  int64_t padding[kDims] = {0, 0, 0};
+  int64_t dilation[kDims] = {1, 1, 1};
+};
+
+// A pooling input as planes (its leading dims, multiplied) of `spatial`
+// pooled dims, and the output's spatial sizes; depth first, 1 for a 2-D pool.
+struct PoolGeometry {
+  size_t spatial = 0;
+  int64_t planes = 0;
+  int64_t in[kDims] = {1, 1, 1};
+  int64_t out[kDims] = {1, 1, 1};
+  int64_t in_volume() const { return in[0] * in[1] * in[2]; }
+  int64_t out_volume() const { return out[0] * out[1] * out[2]; }
+};
+
+// The input positions a window covers: [lo, hi) with `step` per dim.
+struct Box {
+  int64_t lo[kDims] = {}, hi[kDims] = {}, step[kDims] = {1, 1, 1};
+};
+
+// A window parameter of `spatial` entries, or one entry for every dim, into
+// the last `spatial` entries of `out`. An empty list takes `fallback` (the
+// kernel size for a stride, as in PyTorch) when there is one.
+bool window_param(KernelArgs& a, size_t index, const char* name, size_t spatial, const int64_t* fallback,
+                  int64_t* out) {
   Span<const int64_t> values;
   if (!a.int_list(index, name, &values)) return false;
+  const size_t first = kDims - spatial;
   if (values.empty() && fallback != nullptr) {
-    out[0] = fallback[0];
-    out[1] = fallback[1];
+    std::copy(fallback + first, fallback + kDims, out + first);
     return true;
   }
-  if (values.size() != 1 && values.size() != 2) {
-    a.fail(Error::InvalidArgument, "'%s' must have 1 or 2 entries, got %zu", name, values.size());
+  if (values.size() != 1 && values.size() != spatial) {
+    a.fail(Error::InvalidArgument, "'%s' must have 1 or %zu entries, got %zu", name, spatial, values.size());
     return false;
   }
-  out[0] = values[0];
-  out[1] = values[values.size() - 1];
+  for (size_t i = 0; i < spatial; ++i) out[first + i] = values[values.size() == 1 ? 0 : i];
+  return true;
+}
+
+// kernel_size, stride and padding of a pool, at indices 1, 2 and 3.
+bool read_window(KernelArgs& a, size_t spatial, PoolWindow* w) {
+  return window_param(a, 1, "kernel_size", spatial, nullptr, w->kernel) &&
+         window_param(a, 2, "stride", spatial, w->kernel, w->stride) &&
+         window_param(a, 3, "padding", spatial, nullptr, w->padding);
+}
+
+// Positive kernel, stride and dilation, each below INT32_MAX, and padding at
+// most half the kernel, as PyTorch requires.
+bool check_window(KernelArgs& a, const PoolWindow& w) {
+  for (size_t d = 0; d < kDims; ++d) {
+    const char* bad = w.kernel[d] <= 0 || w.kernel[d] > INT32_MAX       ? "kernel_size"
+                      : w.stride[d] <= 0 || w.stride[d] > INT32_MAX     ? "stride"
+                      : w.dilation[d] <= 0 || w.dilation[d] > INT32_MAX ? "dilation"
+                                                                         : nullptr;
+    if (bad != nullptr) {
+      a.fail(Error::InvalidArgument, "'%s' must be in [1, INT32_MAX] (kernel %lld, stride %lld, dilation %lld)", bad,
+             static_cast<long long>(w.kernel[d]), static_cast<long long>(w.stride[d]),
+             static_cast<long long>(w.dilation[d]));
+      return false;
+    }
+    if (w.padding[d] < 0 || w.padding[d] > w.kernel[d] / 2) {
+      a.fail(Error::InvalidArgument, "'padding' %lld must be between 0 and half the kernel size %lld",
+             static_cast<long long>(w.padding[d]), static_cast<long long>(w.kernel[d]));
+      return false;
+    }
+  }
   return true;
 }
 
@@ -53,44 +115,27 @@ bool optional_integer(KernelArgs& a, Span<EValue*> args, size_t index, const cha
   return true;
 }
 
-// The planes (N * C, or C) of a 3-D or 4-D pooling input, and its H and W.
-struct Planes {
-  int64_t count = 0, height = 0, width = 0;
-};
-
-// The planes of a 3-D or 4-D `self` (its rank checked by the caller).
-Planes read_planes(const Tensor& self) {
-  const ssize_t rank = self.dim();
-  Planes p;
-  p.height = self.size(rank - 2);
-  p.width = self.size(rank - 1);
-  p.count = 1;
-  for (ssize_t d = 0; d < rank - 2; ++d) p.count *= self.size(d);
-  return p;
-}
-
-// Resizes out to self's leading dims followed by out_h x out_w and checks
-// that it is a contiguous tensor of self's dtype.
-bool resize_pooled(KernelArgs& a, const Tensor& self, const Tensor& out, int64_t out_h, int64_t out_w) {
-  const ssize_t rank = self.dim();
-  SizesType shape[4];
-  for (ssize_t d = 0; d < rank - 2; ++d) shape[d] = self.size(d);
-  shape[rank - 2] = static_cast<SizesType>(out_h);
-  shape[rank - 1] = static_cast<SizesType>(out_w);
-  return a.check_dtype(out, "out", self.scalar_type()) && a.resize_out(out, "out", {shape, size_t(rank)}) &&
-         a.check_contiguous(out, "out");
-}
-
-// A floating (or 16-bit floating) contiguous 3-D or 4-D input.
-bool check_average_input(KernelArgs& a, const Tensor& self) {
-  if (self.dim() != 3 && self.dim() != 4) {
-    a.fail(Error::InvalidArgument, "'self' must have 3 (C, H, W) or 4 (N, C, H, W) dims, got %zd", self.dim());
+// A contiguous (C, spatial...) or (N, C, spatial...) self whose pooled dims
+// (and, unless only those must be, its C) are non-empty; its geometry.
+bool read_geometry(KernelArgs& a, const Tensor& self, size_t spatial, bool only_spatial_non_empty, PoolGeometry* g) {
+  const size_t rank = static_cast<size_t>(self.dim());
+  if (rank != spatial + 1 && rank != spatial + 2) {
+    a.fail(Error::InvalidArgument, "'self' must have %zu (C, spatial...) or %zu (N, C, spatial...) dims, got %zu",
+           spatial + 1, spatial + 2, rank);
     return false;
   }
-  if (!util::is_floating_or_half(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has unsupported dtype %s", runtime::to_string(self.scalar_type()));
-    return false;
+  const size_t lead = rank - spatial;
+  for (size_t d = only_spatial_non_empty ? lead : rank - spatial - 1; d < rank; ++d) {
+    if (self.size(static_cast<ssize_t>(d)) == 0) {
+      a.fail(Error::InvalidArgument, "'self' must be non-empty in its %s dims, got size 0 in dim %zu",
+             only_spatial_non_empty ? "pooled" : "(C, spatial...)", d);
+      return false;
+    }
   }
+  g->spatial = spatial;
+  g->planes = 1;
+  for (size_t d = 0; d < lead; ++d) g->planes *= self.size(static_cast<ssize_t>(d));
+  for (size_t i = 0; i < spatial; ++i) g->in[kDims - spatial + i] = self.size(static_cast<ssize_t>(lead + i));
   return a.check_contiguous(self, "self");
 }
 
@@ -103,236 +148,260 @@ int64_t pooled_size(int64_t in, int64_t kernel, int64_t pad, int64_t stride, int
   return out;
 }
 
-}  // namespace
+// The output sizes of sliding `w` over the input; fails if one is empty.
+bool slide_window(KernelArgs& a, const PoolWindow& w, bool ceil_mode, PoolGeometry* g) {
+  for (size_t d = 0; d < kDims; ++d) {
+    g->out[d] = pooled_size(g->in[d], w.kernel[d], w.padding[d], w.stride[d], w.dilation[d], ceil_mode);
+    if (g->out[d] <= 0) {
+      a.fail(Error::InvalidArgument, "'self' of size %lld in a pooled dim is too small for the pooling window",
+             static_cast<long long>(g->in[d]));
+      return false;
+    }
+  }
+  return true;
+}
 
-void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::max_pool2d_with_indices.out", args);
-  Tensor self, out, indices;
-  bool ceil_mode = false;
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
-  if (!a.check_count(8) || !a.tensor(0, "self", &self) || !pair_param(a, 1, "kernel_size", nullptr, kernel) ||
-      !pair_param(a, 2, "stride", kernel, stride) || !pair_param(a, 3, "padding", nullptr, padding) ||
-      !pair_param(a, 4, "dilation", nullptr, dilation) || !a.boolean(5, "ceil_mode", &ceil_mode) ||
-      !a.tensor(6, "out", &out) || !a.tensor(7, "indices", &indices)) {
-    return;
-  }
-  if (self.dim() != 3 && self.dim() != 4) {
-    a.fail(Error::InvalidArgument, "'self' must have 3 or 4 dims, got %zd", self.dim());
-    return;
-  }
-  for (int d = 0; d < 2; ++d) {
-    const char* bad = kernel[d] <= 0   ? "kernel_size"
-                      : stride[d] <= 0   ? "stride"
-                      : dilation[d] <= 0 ? "dilation"
-                                         : nullptr;
-    if (bad != nullptr) {
-      a.fail(Error::InvalidArgument, "'%s' must be positive (kernel %lld, stride %lld, dilation %lld)", bad,
-             static_cast<long long>(kernel[d]), static_cast<long long>(stride[d]), static_cast<long long>(dilation[d]));
-      return;
-    }
-    if (padding[d] < 0 || padding[d] > kernel[d] / 2) {
-      a.fail(Error::InvalidArgument, "'padding' %lld must be between 0 and half the kernel size %lld",
-             static_cast<long long>(padding[d]), static_cast<long long>(kernel[d]));
-      return;
-    }
-  }
-  if (!util::is_real(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has unsupported dtype %s", runtime::to_string(self.scalar_type()));
-    return;
-  }
-  const ssize_t rank = self.dim();
-  // As PyTorch: every dim but a 4-D input's batch dim must be non-empty.
-  for (ssize_t d = rank - 3; d < rank; ++d) {
-    if (self.size(d) == 0) {
-      a.fail(Error::InvalidArgument, "'self' must be non-empty in its (C, H, W) dims, got size 0 in dim %zd", d);
-      return;
-    }
-  }
-  const int64_t height = self.size(rank - 2), width = self.size(rank - 1);
-  const int64_t out_h = pooled_size(height, kernel[0], padding[0], stride[0], dilation[0], ceil_mode);
-  const int64_t out_w = pooled_size(width, kernel[1], padding[1], stride[1], dilation[1], ceil_mode);
-  if (out_h <= 0 || out_w <= 0) {
-    a.fail(Error::InvalidArgument, "'self' of %lldx%lld is too small for the pooling window",
-           static_cast<long long>(height), static_cast<long long>(width));
-    return;
-  }
-  SizesType shape[4];
-  for (ssize_t d = 0; d < rank - 2; ++d) shape[d] = self.size(d);
-  shape[rank - 2] = static_cast<SizesType>(out_h);
-  shape[rank - 1] = static_cast<SizesType>(out_w);
-  if (!a.check_contiguous(self, "self") || !a.check_dtype(out, "out", self.scalar_type()) ||
-      !a.check_dtype(indices, "indices", ScalarType::Long) || !a.resize_out(out, "out", {shape, size_t(rank)}) ||
-      !a.resize_out(indices, "indices", {shape, size_t(rank)}) || !a.check_contiguous(out, "out") ||
-      !a.check_contiguous(indices, "indices")) {
-    return;
-  }
-  const int64_t planes = self.numel() / (height * width);
-  util::visit_real(self.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for (int64_t p = 0; p < planes; ++p) {
-      const T* x = self.const_data_ptr<T>() + p * height * width;
-      T* y = out.mutable_data_ptr<T>() + p * out_h * out_w;
-      int64_t* idx = indices.mutable_data_ptr<int64_t>() + p * out_h * out_w;
-      for (int64_t oh = 0; oh < out_h; ++oh) {
-        for (int64_t ow = 0; ow < out_w; ++ow) {
-          // PyTorch's loop: padding acts as -inf (the index starts at the
-          // window's first in-bounds element), a larger value or any NaN
-          // takes over, so the last NaN of a window wins.
-          int64_t best_index = -1;
-          T best = std::numeric_limits<T>::lowest();
-          if constexpr (std::numeric_limits<T>::has_infinity) best = -std::numeric_limits<T>::infinity();
-          for (int64_t kh = 0; kh < kernel[0]; ++kh) {
-            const int64_t ih = oh * stride[0] - padding[0] + kh * dilation[0];
-            if (ih < 0 || ih >= height) continue;
-            for (int64_t kw = 0; kw < kernel[1]; ++kw) {
-              const int64_t iw = ow * stride[1] - padding[1] + kw * dilation[1];
-              if (iw < 0 || iw >= width) continue;
-              const T v = x[ih * width + iw];
-              bool is_nan = false;
-              if constexpr (std::is_floating_point_v<T>) is_nan = std::isnan(v);
-              if (best_index < 0) best_index = ih * width + iw;
-              if (v > best || is_nan) {
-                best = v;
-                best_index = ih * width + iw;
-              }
-            }
-          }
-          y[oh * out_w + ow] = best;
-          idx[oh * out_w + ow] = best_index;
-        }
+// Resizes `out` (argument `name`) to self's leading dims followed by the
+// pooled sizes and checks that it is contiguous.
+bool resize_pooled(KernelArgs& a, const Tensor& self, const PoolGeometry& g, const Tensor& out, const char* name) {
+  const size_t rank = static_cast<size_t>(self.dim());
+  const size_t lead = rank - g.spatial;
+  SizesType shape[kDims + 2];
+  for (size_t d = 0; d < lead; ++d) shape[d] = self.size(static_cast<ssize_t>(d));
+  for (size_t i = 0; i < g.spatial; ++i) shape[lead + i] = static_cast<SizesType>(g.out[kDims - g.spatial + i]);
+  return a.resize_out(out, name, {shape, rank}) && a.check_contiguous(out, name);
+}
+
+// Calls f(x, y, o) for every output element in order, where x is its input
+// plane, y the element and o its spatial index (depth, height, width).
+template <typename T, typename F>
+void for_each_output(const PoolGeometry& g, const T* in, T* out, F&& f) {
+  for (int64_t plane = 0; plane < g.planes; ++plane) {
+    const T* x = in + plane * g.in_volume();
+    T* y = out + plane * g.out_volume();
+    int64_t o[kDims];
+    for (o[0] = 0; o[0] < g.out[0]; ++o[0]) {
+      for (o[1] = 0; o[1] < g.out[1]; ++o[1]) {
+        for (o[2] = 0; o[2] < g.out[2]; ++o[2]) f(x, y++, static_cast<const int64_t*>(o));
       }
     }
+  }
+}
+
+// Calls f(index) for every position of `box`, depth first, where index is
+// the position's flat index within its plane.
+template <typename F>
+void for_each_in_box(const Box& box, const PoolGeometry& g, F&& f) {
+  for (int64_t d = box.lo[0]; d < box.hi[0]; d += box.step[0]) {
+    for (int64_t h = box.lo[1]; h < box.hi[1]; h += box.step[1]) {
+      for (int64_t w = box.lo[2]; w < box.hi[2]; w += box.step[2]) f((d * g.in[1] + h) * g.in[2] + w);
+    }
+  }
+}
+
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  return false;
+}
+
+// PyTorch's max pool: padding acts as -inf (the index starts at the window's
+// first in-bounds element), a larger value or any NaN takes over, so the last
+// NaN of a window wins.
+template <typename T>
+void max_pool(const PoolGeometry& g, const PoolWindow& w, const T* in, T* out, int64_t* indices) {
+  using C = util::compute_t<T>;
+  for_each_output(g, in, out, [&](const T* x, T* y, const int64_t* o) {
+    Box box;
+    for (size_t d = 0; d < kDims; ++d) {
+      const int64_t start = o[d] * w.stride[d] - w.padding[d];
+      box.lo[d] = start;
+      while (box.lo[d] < 0) box.lo[d] += w.dilation[d];
+      box.hi[d] = std::min(start + (w.kernel[d] - 1) * w.dilation[d] + 1, g.in[d]);
+      box.step[d] = w.dilation[d];
+    }
+    C best = std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest();
+    int64_t best_index = (box.lo[0] * g.in[1] + box.lo[1]) * g.in[2] + box.lo[2];
+    for_each_in_box(box, g, [&](int64_t index) {
+      const C v = static_cast<C>(x[index]);
+      if (v > best || is_nan(v)) {
+        best = v;
+        best_index = index;
+      }
+    });
+    *y = util::store_as<T>(best);
+    indices[y - out] = best_index;
   });
 }
 
-void avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::avg_pool2d.out", args);
+// The average of each window: its sum divided by divisor_override, or by the
+// window clipped to the padded input (count_include_pad) or to the input.
+// Integers divide as C++ does, truncating, as PyTorch's do.
+template <typename T>
+void avg_pool(const PoolGeometry& g, const PoolWindow& w, bool count_include_pad, std::optional<int64_t> divisor,
+              const T* in, T* out) {
+  using C = util::compute_t<T>;
+  for_each_output(g, in, out, [&](const T* x, T* y, const int64_t* o) {
+    Box box;
+    int64_t padded_count = 1, count = 1;
+    for (size_t d = 0; d < kDims; ++d) {
+      const int64_t start = o[d] * w.stride[d] - w.padding[d];
+      const int64_t end = std::min(start + w.kernel[d], g.in[d] + w.padding[d]);
+      box.lo[d] = std::max<int64_t>(start, 0);
+      box.hi[d] = std::min(end, g.in[d]);
+      padded_count *= end - start;
+      count *= std::max<int64_t>(box.hi[d] - box.lo[d], 0);
+    }
+    if (count == 0) {
+      *y = T(0);
+      return;
+    }
+    C sum = 0;
+    for_each_in_box(box, g, [&](int64_t index) { sum = util::wrapping_add(sum, static_cast<C>(x[index])); });
+    const int64_t divide_by = divisor.has_value() ? *divisor : count_include_pad ? padded_count : count;
+    *y = util::store_as<T>(sum / static_cast<C>(divide_by));
+  });
+}
+
+// Window i of `in` split into `out`: [floor(i * in / out), ceil((i + 1) * in / out)).
+// The sum is divided by the depth, the height, then the width, as PyTorch rounds.
+template <typename T>
+void adaptive_avg_pool(const PoolGeometry& g, const T* in, T* out) {
+  using C = util::compute_t<T>;
+  for_each_output(g, in, out, [&](const T* x, T* y, const int64_t* o) {
+    Box box;
+    for (size_t d = 0; d < kDims; ++d) {
+      box.lo[d] = o[d] * g.in[d] / g.out[d];
+      box.hi[d] = ((o[d] + 1) * g.in[d] + g.out[d] - 1) / g.out[d];
+    }
+    C sum = 0;
+    for_each_in_box(box, g, [&](int64_t index) { sum += static_cast<C>(x[index]); });
+    for (size_t d = 0; d < kDims; ++d) sum /= static_cast<C>(box.hi[d] - box.lo[d]);
+    *y = util::store_as<T>(sum);
+  });
+}
+
+// The dtypes PyTorch's max pools take: no bool and no unsigned integer wider
+// than a byte.
+bool is_max_poolable(ScalarType t) { return util::is_convertible(t) && t != ScalarType::Bool; }
+
+// The dtypes PyTorch's average pools take: floating, and int64.
+bool is_averageable(ScalarType t) { return util::is_floating_or_half(t) || t == ScalarType::Long; }
+
+bool check_input_dtype(KernelArgs& a, const Tensor& self, bool (*supported)(ScalarType)) {
+  if (supported(self.scalar_type())) return true;
+  a.fail(Error::InvalidArgument, "'self' has unsupported dtype %s", runtime::to_string(self.scalar_type()));
+  return false;
+}
+
+void max_pool_with_indices(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op, size_t spatial) {
+  KernelArgs a(ctx, op, args);
+  Tensor self, out, indices;
+  bool ceil_mode = false;
+  PoolWindow w;
+  if (!a.check_count(8) || !a.tensor(0, "self", &self) || !read_window(a, spatial, &w) ||
+      !window_param(a, 4, "dilation", spatial, nullptr, w.dilation) || !a.boolean(5, "ceil_mode", &ceil_mode) ||
+      !a.tensor(6, "out", &out) || !a.tensor(7, "indices", &indices) || !check_window(a, w) ||
+      !check_input_dtype(a, self, is_max_poolable)) {
+    return;
+  }
+  PoolGeometry g;
+  if (!read_geometry(a, self, spatial, false, &g) || !slide_window(a, w, ceil_mode, &g) ||
+      !a.check_dtype(out, "out", self.scalar_type()) || !a.check_dtype(indices, "indices", ScalarType::Long) ||
+      !resize_pooled(a, self, g, out, "out") || !resize_pooled(a, self, g, indices, "indices")) {
+    return;
+  }
+  util::visit_convertible(self.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    max_pool(g, w, self.const_data_ptr<T>(), out.mutable_data_ptr<T>(), indices.mutable_data_ptr<int64_t>());
+  });
+}
+
+void avg_pool_out(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op, size_t spatial) {
+  KernelArgs a(ctx, op, args);
   Tensor self, out;
   bool ceil_mode = false, count_include_pad = true;
   std::optional<int64_t> divisor;
-  int64_t kernel[2], stride[2], padding[2];
-  if (!a.check_count(8) || !a.tensor(0, "self", &self) || !pair_param(a, 1, "kernel_size", nullptr, kernel) ||
-      !pair_param(a, 2, "stride", kernel, stride) || !pair_param(a, 3, "padding", nullptr, padding) ||
+  PoolWindow w;
+  if (!a.check_count(8) || !a.tensor(0, "self", &self) || !read_window(a, spatial, &w) ||
       !a.boolean(4, "ceil_mode", &ceil_mode) || !a.boolean(5, "count_include_pad", &count_include_pad) ||
       !optional_integer(a, args, 6, "divisor_override", &divisor) || !a.tensor(7, "out", &out) ||
-      !check_average_input(a, self)) {
+      !check_window(a, w) || !check_input_dtype(a, self, is_averageable)) {
     return;
-  }
-  for (int d = 0; d < 2; ++d) {
-    if (kernel[d] <= 0 || kernel[d] > INT32_MAX) {
-      a.fail(Error::InvalidArgument, "'kernel_size' must be in [1, INT32_MAX], got %lld", static_cast<long long>(kernel[d]));
-      return;
-    }
-    if (stride[d] <= 0 || stride[d] > INT32_MAX) {
-      a.fail(Error::InvalidArgument, "'stride' must be in [1, INT32_MAX], got %lld", static_cast<long long>(stride[d]));
-      return;
-    }
-    if (padding[d] < 0 || padding[d] > kernel[d] / 2) {
-      a.fail(Error::InvalidArgument, "'padding' %lld must be between 0 and half the kernel size %lld",
-             static_cast<long long>(padding[d]), static_cast<long long>(kernel[d]));
-      return;
-    }
   }
   if (divisor.has_value() && *divisor == 0) {
     a.fail(Error::InvalidArgument, "'divisor_override' must not be zero");
     return;
   }
-  const ssize_t rank = self.dim();
-  for (ssize_t d = rank - 3; d < rank; ++d) {
-    if (self.size(d) == 0) {
-      a.fail(Error::InvalidArgument, "'self' must be non-empty in its (C, H, W) dims, got size 0 in dim %zd", d);
-      return;
-    }
-  }
-  const Planes p = read_planes(self);
-  const int64_t out_h = pooled_size(p.height, kernel[0], padding[0], stride[0], 1, ceil_mode);
-  const int64_t out_w = pooled_size(p.width, kernel[1], padding[1], stride[1], 1, ceil_mode);
-  if (out_h <= 0 || out_w <= 0) {
-    a.fail(Error::InvalidArgument, "'self' of %lldx%lld is too small for the pooling window",
-           static_cast<long long>(p.height), static_cast<long long>(p.width));
+  PoolGeometry g;
+  if (!read_geometry(a, self, spatial, false, &g) || !slide_window(a, w, ceil_mode, &g) ||
+      !a.check_dtype(out, "out", self.scalar_type()) || !resize_pooled(a, self, g, out, "out")) {
     return;
   }
-  if (!resize_pooled(a, self, out, out_h, out_w)) return;
-  util::visit_floating_or_half(self.scalar_type(), [&](auto tag) {
+  const auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = util::compute_t<T>;
-    for (int64_t plane = 0; plane < p.count; ++plane) {
-      const T* x = self.const_data_ptr<T>() + plane * p.height * p.width;
-      T* y = out.mutable_data_ptr<T>() + plane * out_h * out_w;
-      for (int64_t oh = 0; oh < out_h; ++oh) {
-        // The window as PyTorch counts it: clipped to the padded input for
-        // count_include_pad, then to the input for the sum.
-        const int64_t h_start = oh * stride[0] - padding[0];
-        const int64_t h_end = std::min(h_start + kernel[0], p.height + padding[0]);
-        const int64_t h0 = std::max<int64_t>(h_start, 0), h1 = std::min(h_end, p.height);
-        for (int64_t ow = 0; ow < out_w; ++ow) {
-          const int64_t w_start = ow * stride[1] - padding[1];
-          const int64_t w_end = std::min(w_start + kernel[1], p.width + padding[1]);
-          const int64_t w0 = std::max<int64_t>(w_start, 0), w1 = std::min(w_end, p.width);
-          if (h0 >= h1 || w0 >= w1) {
-            y[oh * out_w + ow] = T(0);
-            continue;
-          }
-          const int64_t count = divisor.has_value() ? *divisor
-                                : count_include_pad ? (h_end - h_start) * (w_end - w_start)
-                                                    : (h1 - h0) * (w1 - w0);
-          C sum = 0;
-          for (int64_t ih = h0; ih < h1; ++ih) {
-            for (int64_t iw = w0; iw < w1; ++iw) sum += static_cast<C>(x[ih * p.width + iw]);
-          }
-          y[oh * out_w + ow] = util::store_as<T>(sum / static_cast<C>(count));
-        }
-      }
-    }
-  });
+    avg_pool(g, w, count_include_pad, divisor, self.const_data_ptr<T>(), out.mutable_data_ptr<T>());
+  };
+  if (self.scalar_type() == ScalarType::Long) {
+    run(util::TypeTag<int64_t>{});
+  } else {
+    util::visit_floating_or_half(self.scalar_type(), run);
+  }
 }
 
-void adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  KernelArgs a(ctx, "aten::_adaptive_avg_pool2d.out", args);
+void adaptive_avg_pool_out(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op, size_t spatial) {
+  KernelArgs a(ctx, op, args);
   Tensor self, out;
   Span<const int64_t> output_size;
   if (!a.check_count(3) || !a.tensor(0, "self", &self) || !a.int_list(1, "output_size", &output_size) ||
-      !a.tensor(2, "out", &out) || !check_average_input(a, self)) {
+      !a.tensor(2, "out", &out) || !check_input_dtype(a, self, util::is_floating_or_half)) {
     return;
   }
-  if (output_size.size() != 2) {
-    a.fail(Error::InvalidArgument, "'output_size' must have 2 entries, got %zu", output_size.size());
+  if (output_size.size() != spatial) {
+    a.fail(Error::InvalidArgument, "'output_size' must have %zu entries, got %zu", spatial, output_size.size());
     return;
   }
-  const int64_t out_h = output_size[0], out_w = output_size[1];
-  if (out_h < 0 || out_w < 0 || out_h > INT32_MAX || out_w > INT32_MAX) {
-    a.fail(Error::InvalidArgument, "'output_size' [%lld, %lld] must be in [0, INT32_MAX]",
-           static_cast<long long>(out_h), static_cast<long long>(out_w));
-    return;
+  PoolGeometry g;
+  if (!read_geometry(a, self, spatial, true, &g)) return;
+  for (size_t i = 0; i < spatial; ++i) {
+    if (output_size[i] < 0 || output_size[i] > INT32_MAX) {
+      a.fail(Error::InvalidArgument, "'output_size' entry %lld must be in [0, INT32_MAX]",
+             static_cast<long long>(output_size[i]));
+      return;
+    }
+    g.out[kDims - spatial + i] = output_size[i];
   }
-  const Planes p = read_planes(self);
-  if (p.height == 0 || p.width == 0) {
-    a.fail(Error::InvalidArgument, "'self' must be non-empty in its (H, W) dims, got %lldx%lld",
-           static_cast<long long>(p.height), static_cast<long long>(p.width));
-    return;
-  }
-  if (!resize_pooled(a, self, out, out_h, out_w)) return;
+  if (!a.check_dtype(out, "out", self.scalar_type()) || !resize_pooled(a, self, g, out, "out")) return;
   util::visit_floating_or_half(self.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = util::compute_t<T>;
-    for (int64_t plane = 0; plane < p.count; ++plane) {
-      const T* x = self.const_data_ptr<T>() + plane * p.height * p.width;
-      T* y = out.mutable_data_ptr<T>() + plane * out_h * out_w;
-      for (int64_t oh = 0; oh < out_h; ++oh) {
-        // Window [floor(i * in / out), ceil((i + 1) * in / out)).
-        const int64_t h0 = oh * p.height / out_h, h1 = ((oh + 1) * p.height + out_h - 1) / out_h;
-        for (int64_t ow = 0; ow < out_w; ++ow) {
-          const int64_t w0 = ow * p.width / out_w, w1 = ((ow + 1) * p.width + out_w - 1) / out_w;
-          C sum = 0;
-          for (int64_t ih = h0; ih < h1; ++ih) {
-            for (int64_t iw = w0; iw < w1; ++iw) sum += static_cast<C>(x[ih * p.width + iw]);
-          }
-          // Divided by the height, then the width, as PyTorch rounds.
-          y[oh * out_w + ow] = util::store_as<T>(sum / static_cast<C>(h1 - h0) / static_cast<C>(w1 - w0));
-        }
-      }
-    }
+    adaptive_avg_pool(g, self.const_data_ptr<T>(), out.mutable_data_ptr<T>());
   });
+}
+
+}  // namespace
+
+void max_pool2d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  max_pool_with_indices(ctx, args, "aten::max_pool2d_with_indices.out", 2);
+}
+
+void max_pool3d_with_indices_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  max_pool_with_indices(ctx, args, "aten::max_pool3d_with_indices.out", 3);
+}
+
+void avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  avg_pool_out(ctx, args, "aten::avg_pool2d.out", 2);
+}
+
+void avg_pool3d_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  avg_pool_out(ctx, args, "aten::avg_pool3d.out", 3);
+}
+
+void adaptive_avg_pool2d_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  adaptive_avg_pool_out(ctx, args, "aten::_adaptive_avg_pool2d.out", 2);
+}
+
+void adaptive_avg_pool3d_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  adaptive_avg_pool_out(ctx, args, "aten::_adaptive_avg_pool3d.out", 3);
 }
 
 }  // namespace kiln::kernels::portable

@@ -14,6 +14,10 @@ constexpr DtypeSet kIntegral = dtype_set({ScalarType::Int, ScalarType::Long});
 constexpr DtypeSet kBool = dtype_set({ScalarType::Bool});
 constexpr DtypeSet kReal = kFloating | kIntegral;
 constexpr DtypeSet kRealOrBool = kReal | kBool;
+/// What PyTorch's padding and max pools take: no bool and no unsigned
+/// integer wider than a byte.
+constexpr DtypeSet kRealHalfsAndSmallInts =
+    kReal | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short});
 /// Kernels that only move bytes take every dtype with an element size.
 constexpr DtypeSet kAll = kRealOrBool | kHalfs |
                           dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short, ScalarType::UInt16,
@@ -35,7 +39,8 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::_native_batch_norm_legit_no_training.out", native_batch_norm_legit_no_training_out}, kFloating},
     {{"aten::native_layer_norm.out", native_layer_norm_out}, kFloating},
     {{"aten::_softmax.out", softmax_out}, kFloating | kHalfs},
-    {{"aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out}, kReal},
+    {{"aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out}, kRealHalfsAndSmallInts},
+    {{"aten::max_pool3d_with_indices.out", max_pool3d_with_indices_out}, kRealHalfsAndSmallInts},
     {{"aten::mean.out", mean_out}, kFloating | kHalfs},
     {{"aten::any.out", any_out}, kRealOrBool | kHalfs},
     {{"aten::add.Scalar_out", add_scalar_out}, kRealOrBool | kHalfs},
@@ -153,16 +158,30 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::sort.values", sort_values}, kRealOrBool | kHalfs},
     // ---- convolution, normalization, pooling, resizing (conv.cpp, group_norm.cpp, pool.cpp, upsample.cpp) ----
     {{"aten::native_group_norm.out", native_group_norm_out}, kFloating},
-    {{"aten::avg_pool2d.out", avg_pool2d_out}, kFloating | kHalfs},
+    {{"aten::avg_pool2d.out", avg_pool2d_out}, kFloating | kHalfs | dtype_set({ScalarType::Long})},
+    {{"aten::avg_pool3d.out", avg_pool3d_out}, kFloating | dtype_set({ScalarType::Long})},  // PyTorch: no 16-bit floats
     {{"aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out}, kFloating | kHalfs},
+    {{"aten::_adaptive_avg_pool3d.out", adaptive_avg_pool3d_out}, kFloating | kHalfs},
+    {{"aten::col2im.out", col2im_out}, kFloating | kHalfs | kBool},
     {{"aten::upsample_nearest2d.vec_out", upsample_nearest2d_vec_out}, kFloating | kHalfs},
     {{"aten::upsample_bilinear2d.vec_out", upsample_bilinear2d_vec_out}, kFloating | kHalfs},
+    {{"aten::grid_sampler_2d.out", grid_sampler_2d_out}, kFloating | kHalfs},
+    {{"aten::_cdist_forward.out", cdist_forward_out}, kFloating},
+    {{"aten::_pdist_forward.out", pdist_forward_out}, kFloating},
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
     {{"aten::cat.out", cat_out}, kAll},
     {{"aten::split_with_sizes_copy.out", split_with_sizes_copy_out}, kAll},
     {{"aten::constant_pad_nd.out", constant_pad_nd_out},
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
     {{"aten::repeat.out", repeat_out}, kAll},
+    {{"aten::flip.out", flip_out}, kAll},
+    {{"aten::reflection_pad1d.out", reflection_pad1d_out}, kRealHalfsAndSmallInts},
+    {{"aten::reflection_pad2d.out", reflection_pad2d_out}, kRealHalfsAndSmallInts},
+    {{"aten::reflection_pad3d.out", reflection_pad3d_out}, kRealHalfsAndSmallInts},
+    {{"aten::replication_pad1d.out", replication_pad1d_out}, kRealHalfsAndSmallInts},
+    {{"aten::replication_pad2d.out", replication_pad2d_out}, kRealHalfsAndSmallInts},
+    {{"aten::replication_pad3d.out", replication_pad3d_out}, kRealHalfsAndSmallInts},
+    {{"aten::diagonal_copy.out", diagonal_copy_out}, kAll},
     {{"aten::alias_copy.out", alias_copy_out}, kAll},
     {{"aten::as_strided_copy.out", as_strided_copy_out}, kAll},
     {{"aten::slice_scatter.out", slice_scatter_out}, kAll},
@@ -173,6 +192,14 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::index_select.out", index_select_out}, kAll},
     {{"aten::gather.out", gather_out}, kAll},
     {{"aten::embedding.out", embedding_out}, kAll},
+    {{"aten::scatter.src_out", scatter_src_out}, kAll},
+    {{"aten::scatter.value_out", scatter_value_out}, kAll},
+    {{"aten::scatter_add.out", scatter_add_out}, kAll},
+    {{"aten::scatter_reduce.two_out", scatter_reduce_two_out}, kAll},
+    {{"aten::index_put.out", index_put_out}, kRealHalfsAndSmallInts | kBool},
+    {{"aten::masked_scatter.out", masked_scatter_out}, kRealHalfsAndSmallInts | kBool},
+    {{"aten::nonzero.out", nonzero_out}, kRealHalfsAndSmallInts | kBool},
+    {{"aten::_embedding_bag.out", embedding_bag_out}, kFloating | kHalfs},
     {{"aten::full.out", full_out},
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
     {{"aten::zeros.out", zeros_out},

@@ -166,6 +166,17 @@ TEST_F(InferMetaRulesTest, ViewsAndTheirCopies) {
   expect_fails("aten::select_copy.int", {x, 0, 2}, "index 2 is out of range for dim 0 of f32[2, 3, 4]");
 }
 
+TEST_F(InferMetaRulesTest, DiagonalAndFlip) {
+  Node* x = input(kF32, {2, 3, 4});
+  EXPECT_EQ(meta("aten::diagonal", {x}), "f32[4, 2]");
+  EXPECT_EQ(meta("aten::diagonal_copy", {x, 1, -1, 1}), "f32[2, 2]");
+  EXPECT_EQ(meta("aten::diagonal_copy", {x, -2, 1, 2}), "f32[2, 1]");
+  EXPECT_EQ(meta("aten::diagonal", {x, 5, 1, 2}), "f32[2, 0]");
+  EXPECT_EQ(meta("aten::flip", {x, ArgumentList{0, -1}}), "f32[2, 3, 4]");
+  expect_fails("aten::diagonal", {x, 0, 1, -2}, "dim1 and dim2 both name dim 1");
+  expect_fails("aten::flip", {x, ArgumentList{2, -1}}, "appears more than once");
+}
+
 TEST_F(InferMetaRulesTest, SliceFollowsPythonSlicing) {
   Node* x = input(kF32, {2, 3, 4});
   EXPECT_EQ(meta("aten::slice_copy.Tensor", {x, 2, 1, None{}, 2}), "f32[2, 3, 2]");
@@ -201,6 +212,12 @@ TEST_F(InferMetaRulesTest, CatSplitStackPadAndRepeat) {
   expect_fails("aten::constant_pad_nd", {input(kF32, {2, 3}), ArgumentList{1}}, "must have an even length");
   expect_fails("aten::constant_pad_nd", {input(kF32, {2, 3}), ArgumentList{-3, -2}}, "with a negative size");
   expect_fails("aten::repeat", {input(kF32, {2, 3, 4}), ArgumentList{2, 3}}, "fewer entries than f32[2, 3, 4] has dims");
+  EXPECT_EQ(meta("aten::reflection_pad2d", {input(kF32, {2, 3, 4}), ArgumentList{1, 2, -1, 0}}), "f32[2, 2, 7]");
+  EXPECT_EQ(meta("aten::replication_pad3d", {input(kF32, {s0, 3, 1, 2, 2}), ArgumentList{0, 1, 2, 0, 3, 3}}),
+            "f32[s0, 3, 7, 4, 3]");
+  expect_fails("aten::reflection_pad1d", {input(kF32, {2, 3}), ArgumentList{3, 0}}, "must be smaller than the padded dims");
+  expect_fails("aten::replication_pad1d", {input(kF32, {3}), ArgumentList{1, 1}}, "expects a 2-D or 3-D input");
+  expect_fails("aten::replication_pad2d", {input(kF32, {2, 3, 4}), ArgumentList{1, 1}}, "must have 4 entries");
 }
 
 TEST_F(InferMetaRulesTest, IndexOps) {
@@ -289,7 +306,37 @@ TEST_F(InferMetaRulesTest, PoolsAndUpsampling) {
             "f32[2, 4, 5]");
   expect_fails("aten::max_pool2d_with_indices", {input(kF32, {1, 1, 5, 5}), ArgumentList{2, 2}, ArgumentList{}, ArgumentList{2, 2}},
                "padding 2 must be at most half of the kernel size 2");
+  EXPECT_EQ(meta("aten::max_pool3d_with_indices",
+                 {input(kF32, {2, 3, 7, 9, 9}), ArgumentList{3}, ArgumentList{2, 2, 1}, ArgumentList{1}, ArgumentList{1}, true}),
+            "(f32[2, 3, 4, 5, 9], i64[2, 3, 4, 5, 9])");
+  EXPECT_EQ(meta("aten::avg_pool3d", {input(kF32, {3, 6, 9, 9}), ArgumentList{2, 3, 3}, ArgumentList{}, ArgumentList{0}}),
+            "f32[3, 3, 3, 3]");
+  EXPECT_EQ(meta("aten::_adaptive_avg_pool3d", {input(kF32, {s0, 3, 5, 9, 9}), ArgumentList{1, 4, 5}}), "f32[s0, 3, 1, 4, 5]");
+  EXPECT_EQ(meta("aten::col2im", {input(kF32, {s0, 12, 12}), ArgumentList{4, 5}, ArgumentList{2, 2}, ArgumentList{1, 1},
+                                  ArgumentList{0, 0}, ArgumentList{1, 1}}),
+            "f32[s0, 3, 4, 5]");
+  expect_fails("aten::avg_pool3d", {input(kF32, {2, 9, 9}), ArgumentList{2}}, "expects a 4-D or 5-D input");
+  expect_fails("aten::_adaptive_avg_pool3d", {input(kF32, {3, 5, 9, 9}), ArgumentList{1, 4}}, "output_size must have 3 entries");
+  expect_fails("aten::col2im", {input(kF32, {1, 10, 12}), ArgumentList{4, 5}, ArgumentList{2, 2}, ArgumentList{1, 1},
+                                ArgumentList{0, 0}, ArgumentList{1, 1}},
+               "not a multiple of the kernel's 4 elements");
   expect_fails("aten::upsample_nearest2d.vec", {input(kF32, {2, 3, 5, 7}), None{}, None{}}, "needs output_size or two scale_factors");
+}
+
+TEST_F(InferMetaRulesTest, GridSamplerAndDistances) {
+  EXPECT_EQ(meta("aten::grid_sampler_2d", {input(kF32, {s0, 3, 5, 7}), input(kF32, {s0, 4, 6, 2}), 0, 2, false}),
+            "f32[s0, 3, 4, 6]");
+  expect_fails("aten::grid_sampler_2d", {input(kF32, {2, 3, 5, 7}), input(kF32, {2, 4, 6, 3}), 0, 0, false},
+               "grid must end in a dim of 2");
+  expect_fails("aten::grid_sampler_2d", {input(kF32, {2, 3, 5, 7}), input(kF32, {2, 4, 6, 2}), 3, 0, false},
+               "must be in [0, 2]");
+  EXPECT_EQ(meta("aten::_cdist_forward", {input(kF32, {2, 1, 3, 4}), input(kF32, {5, 6, 4}), 2.0, None{}}),
+            "f32[2, 5, 3, 6]");
+  EXPECT_EQ(meta("aten::_cdist_forward", {input(kF64, {s0, 4}), input(kF64, {6, 4}), 1.0, 2}), "f64[s0, 6]");
+  expect_fails("aten::_cdist_forward", {input(kF32, {3, 4}), input(kF32, {6, 5}), 2.0, None{}},
+               "different numbers of columns");
+  EXPECT_EQ(meta("aten::_pdist_forward", {input(kF32, {5, 3}), 2.0}), "f32[10]");
+  expect_fails("aten::_pdist_forward", {input(kF32, {5, 3}), -1.0}, "p must be non-negative");
 }
 
 TEST_F(InferMetaRulesTest, FactoriesAndConversions) {

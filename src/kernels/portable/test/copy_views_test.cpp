@@ -1,6 +1,6 @@
 // The copy variants of view ops: expand_copy, select_copy.int,
-// squeeze_copy.dims, unsqueeze_copy, transpose_copy.int, slice_copy.Tensor;
-// alias_copy and _to_copy.
+// squeeze_copy.dims, unsqueeze_copy, transpose_copy.int, slice_copy.Tensor,
+// flip, diagonal_copy; alias_copy and _to_copy.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -111,6 +111,46 @@ TEST(SliceScatter, ReplacesTheSliceAndRefusesASrcOfAnotherShape) {
   EXPECT_EQ(run(src, 1, 2).failure_state(), Error::Ok);
   EXPECT_EQ(out.values<float>(), (std::vector<float>{0, -1, 2, 3, -2, 5}));
   EXPECT_TRUE(failed_with(run(src, 0, 2), Error::InvalidArgument, "aten::slice_scatter.out", "'src'"));
+}
+
+TEST(Flip, ReversesTheNamedDimsReadingThroughSelfsStridesAndRefusesARepeatedDim) {
+  // Logical [[0, 1, 2], [3, 4, 5]] stored column by column (dim order (1, 0)).
+  TestTensor self(ScalarType::Float, {2, 3}, TensorShapeDynamism::Static, {1, 0});
+  self.set<float>({0, 3, 1, 4, 2, 5});
+  TestTensor out = zeros<float>({2, 3});
+  auto run = [&](const std::vector<int64_t>& dims) {
+    return KernelCall().tensor(self).int_list(dims).tensor(out).run("aten::flip.out");
+  };
+  auto ctx = run({-1});
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{2, 1, 0, 5, 4, 3}));
+  ctx = run({0, 1});
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{5, 4, 3, 2, 1, 0}));
+  EXPECT_TRUE(failed_with(run({1, -1}), Error::InvalidArgument, "aten::flip.out", "'dims'"));
+  EXPECT_TRUE(failed_with(run({2}), Error::InvalidArgument, "aten::flip.out", "'dims'"));
+}
+
+TEST(DiagonalCopy, OffsetsAboveAndBelowAndPastTheEdgeAndRefusesOneDimTwice) {
+  TestTensor self = grid();
+  TestTensor out = zeros<float>({3}, TensorShapeDynamism::DynamicBound);
+  auto run = [&](int64_t offset, int64_t dim1, int64_t dim2) {
+    return KernelCall().tensor(self).scalar(offset).scalar(dim1).scalar(dim2).tensor(out).run("aten::diagonal_copy.out");
+  };
+  auto ctx = run(1, 0, 1);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{1, 5}));
+  ctx = run(-1, 1, 0);  // below the main diagonal of the transpose: [1, 5] again
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{1, 5}));
+  ctx = run(-1, 0, 1);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{3}));
+  ctx = run(3, 0, 1);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.sizes(), (std::vector<SizesType>{0}));
+  EXPECT_TRUE(failed_with(run(0, 1, -1), Error::InvalidArgument, "aten::diagonal_copy.out", "'dim1'"));
+  EXPECT_TRUE(failed_with(run(0, 0, 2), Error::InvalidArgument, "aten::diagonal_copy.out", "'dim2'"));
 }
 
 TEST(SqueezeCopy, RemovesOnlyTheGivenSizeOneDims) {

@@ -2,6 +2,7 @@
 // its "last window starts inside" correction), -inf padding, NaN, indices.
 // avg_pool2d and _adaptive_avg_pool2d: hand-computed windows and divisors
 // (checked against PyTorch), a reference on random inputs, 16-bit floats.
+// The 3-D pools (the same code): volume indices, int64 averages, checks.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -473,6 +474,67 @@ TEST(AdaptiveAvgPool, Errors) {
   EXPECT_TRUE(failed_with(run_adaptive(longs, {1, 1}, out), Error::InvalidArgument, kAdaptiveOp, "'self'"));
   TestTensor half_out = zeros<runtime::Half>({1, 1, 1, 1});
   EXPECT_TRUE(failed_with(run_adaptive(self, {1, 1}, half_out), Error::InvalidArgument, kAdaptiveOp, "'out'"));
+}
+
+// 3-D pools share the 2-D ones' code: the volume's flat indices, int64
+// averages truncating, and the checks sized to three spatial dims.
+constexpr const char* kMax3dOp = "aten::max_pool3d_with_indices.out";
+constexpr const char* kAvg3dOp = "aten::avg_pool3d.out";
+
+KernelRuntimeContext run_max3d(const TestTensor& self, const std::vector<int64_t>& kernel, const TestTensor& out,
+                               const TestTensor& indices) {
+  return KernelCall()
+      .tensor(self)
+      .int_list(kernel)
+      .int_list({1})
+      .int_list({0})
+      .int_list({1})
+      .scalar(false)
+      .tensor(out)
+      .tensor(indices)
+      .none()
+      .run(kMax3dOp, false);
+}
+
+TEST(Pool3d, MaxPoolIndicesAreFlatWithinEachVolume) {
+  // A 2x2x3 volume: (d * 7 + h * 5 + w * 3) % 11 - 5.
+  TestTensor self = make_tensor<float>({1, 1, 2, 2, 3}, {-5, -2, 1, 0, 3, -5, 2, 5, -3, -4, -1, 2});
+  TestTensor out = zeros<float>({1, 1, 1, 1, 2});
+  TestTensor indices = zeros<int64_t>({1, 1, 1, 1, 2});
+  const auto ctx = run_max3d(self, {2}, out, indices);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{5, 5}));
+  EXPECT_EQ(indices.values<int64_t>(), (std::vector<int64_t>{7, 7}));  // (1 * 2 + 0) * 3 + 1 (PyTorch)
+}
+
+TEST(Pool3d, Int64AveragesTruncateTowardZero) {
+  TestTensor self = make_tensor<int64_t>({1, 2, 2, 2}, {-7, 2, 3, -5, 1, 0, 4, -6});  // unbatched (C, D, H, W)
+  TestTensor out = zeros<int64_t>({1, 3, 3, 3});
+  // kernel 2, stride 1, padding 1, padding not counted.
+  const auto ctx = KernelCall().tensor(self).int_list({2}).int_list({1}).int_list({1}).scalar(false).scalar(false).none()
+                       .tensor(out).run(kAvg3dOp);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok) << ctx.failure_message();
+  const std::vector<int64_t> values = out.values<int64_t>();
+  // -7 alone, (-7 + 2) / 2 = -2.5, 2 alone; the middle window holds all 8: -8 / 8.
+  EXPECT_EQ((std::vector<int64_t>(values.begin(), values.begin() + 3)), (std::vector<int64_t>{-7, -2, 2}));
+  EXPECT_EQ(values[13], -1);
+}
+
+TEST(Pool3d, Errors) {
+  TestTensor self = zeros<float>({1, 1, 2, 2, 3});
+  TestTensor out = zeros<float>({1, 1, 1, 1, 2});
+  TestTensor indices = zeros<int64_t>({1, 1, 1, 1, 2});
+  EXPECT_TRUE(failed_with(run_max3d(self, {2, 2}, out, indices), Error::InvalidArgument, kMax3dOp, "'kernel_size'"));
+  EXPECT_TRUE(failed_with(run_max3d(self, {3}, out, indices), Error::InvalidArgument, kMax3dOp, "'self'"));
+  TestTensor plane = zeros<float>({1, 2, 3});
+  EXPECT_TRUE(failed_with(run_max3d(plane, {2}, out, indices), Error::InvalidArgument, kMax3dOp, "'self'"));
+  TestTensor flags = zeros<bool>({1, 1, 2, 2, 3});
+  TestTensor flags_out = zeros<bool>({1, 1, 1, 1, 2});
+  EXPECT_TRUE(failed_with(run_max3d(flags, {2}, flags_out, indices), Error::InvalidArgument, kMax3dOp, "'self'"));
+  TestTensor adaptive_out = zeros<float>({1, 1, 1, 1, 1});
+  constexpr const char* kAdaptive3dOp = "aten::_adaptive_avg_pool3d.out";
+  EXPECT_TRUE(failed_with(KernelCall().tensor(self).int_list({1, 1}).tensor(adaptive_out).run(kAdaptive3dOp),
+                          Error::InvalidArgument, kAdaptive3dOp, "'output_size'"));
 }
 
 }  // namespace

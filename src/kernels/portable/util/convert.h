@@ -123,9 +123,9 @@ bool scalar_converts(const runtime::EValue& value) {
     using Limits = std::numeric_limits<T>;
     if (value.isInt()) {
       const int64_t v = value.toInt();
-      if constexpr (std::is_unsigned_v<T>) {
-        const auto max = static_cast<int64_t>(Limits::max());
-        return v <= max && v >= -max;
+      if constexpr (std::is_unsigned_v<T>) {  // in uint64: UInt64's max is no int64
+        const uint64_t magnitude = v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+        return magnitude <= static_cast<uint64_t>(Limits::max());
       } else {
         return v >= static_cast<int64_t>(Limits::lowest()) && v <= static_cast<int64_t>(Limits::max());
       }

@@ -139,6 +139,12 @@ bool KernelArgs::scalar(size_t index, const char* name, const EValue** out) {
   return true;
 }
 
+bool KernelArgs::string(size_t index, const char* name, Span<const char>* out) {
+  if (!check_tag(index, name, at(index).isString(), "a String")) return false;
+  *out = at(index).toString();
+  return true;
+}
+
 bool KernelArgs::wrap_dim(int64_t dim, size_t rank, const char* name, size_t* out) {
   const auto r = static_cast<int64_t>(rank > 0 ? rank : 1);
   if (dim < -r || dim >= r) {

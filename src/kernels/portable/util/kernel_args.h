@@ -55,6 +55,8 @@ class KernelArgs final {
   bool floating(size_t index, const char* name, double* out);
   /// A Scalar (Int, Double or Bool); the EValue itself, to keep its kind.
   bool scalar(size_t index, const char* name, const EValue** out);
+  /// A `str` argument (its chars, not null-terminated).
+  bool string(size_t index, const char* name, Span<const char>* out);
 
   /// `dim` wrapped against `rank` dims as PyTorch does (-1 is the last dim; a
   /// 0-dim tensor takes 0 and -1); fails naming `name` if it is out of range.
