@@ -150,10 +150,11 @@ void decompose_var_dim(Rewriter& r) {
   r.replace_with(r.op("aten::var.correction", {r.arg(0), r.arg(1)}, std::move(kwargs)));
 }
 
-// new_zeros(self, size, dtype, ...): full(size, 0) in dtype, else self's.
-void decompose_new_zeros(Rewriter& r) {
+// new_zeros / new_ones(self, size, dtype, ...): full(size, value) in dtype,
+// else self's.
+void decompose_new_full(Rewriter& r, int64_t value) {
   const ScalarType dtype = r.arg(2).is_none() ? r.tensor_arg(0)->meta.tensor().dtype : r.out().dtype;
-  r.replace_with(r.op("aten::full", {r.arg(1), int64_t{0}}, {{"dtype", dtype}}));
+  r.replace_with(r.op("aten::full", {r.arg(1), value}, {{"dtype", dtype}}));
 }
 
 // empty(size, dtype, ...) and empty_strided(size, stride, dtype, ...): the
@@ -306,7 +307,10 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::zeros_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 0); };
   t["aten::ones_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 1); };
   t["aten::fill.Scalar"] = decompose_fill;
-  t["aten::new_zeros.default"] = decompose_new_zeros;
+  t["aten::new_zeros.default"] = [](Rewriter& r) { decompose_new_full(r, 0); };
+  t["aten::new_ones.default"] = [](Rewriter& r) { decompose_new_full(r, 1); };
+  t["aten::clamp_min.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::clamp", {r.arg(0), r.arg(1)})); };
+  t["aten::clamp_max.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::clamp", {r.arg(0), None{}, r.arg(1)})); };
   t["aten::roll.default"] = decompose_roll;
   t["aten::diff.default"] = decompose_diff;
   t["aten::where.ScalarOther"] = decompose_where_scalar_other;

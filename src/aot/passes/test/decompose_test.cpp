@@ -187,7 +187,7 @@ TEST(DecomposeTest, TrainingDropoutIsAnErrorNamingTheNode) {
 }
 
 // What the zoo's transformers leave in the training IR: GPT-2's mask cast
-// (to.dtype_layout), T5's min.other, Swin-V2's zero_.
+// (to.dtype_layout) and new_ones, T5's min.other, Swin-V2's zero_ and clamp_min.
 TEST(DecomposeTest, CastsMinMaxOtherAndZeroBecomeCoreOps) {
   GraphBuilder b;
   Node* x = b.input("x", f32({3}));
@@ -196,15 +196,21 @@ TEST(DecomposeTest, CastsMinMaxOtherAndZeroBecomeCoreOps) {
   Node* low = call_with_meta(b, "aten::min.other", {x, y}, f32({3}));
   Node* high = call_with_meta(b, "aten::max.other", {x, y}, f32({3}));
   Node* zeroed = call_with_meta(b, "aten::zero", {low}, f32({3}));
-  b.output({as_int, b.call("aten::add.Tensor", {high, zeroed})});
+  Node* ones = call_with_meta(b, "aten::new_ones", {x, ArgumentList{3}}, f32({3}));
+  Node* floor = call_with_meta(b, "aten::clamp_min", {b.call("aten::add.Tensor", {high, zeroed}), 2.0}, f32({3}));
+  Node* ceiling = call_with_meta(b, "aten::clamp_max", {floor, 3.5}, f32({3}));
+  b.output({as_int, b.call("aten::add.Tensor", {ceiling, ones})});
   ExportedProgram program = decomposed(std::move(b));
   const std::string text = program.to_string();
-  for (const char* gone : {"aten.to.", "aten.min.other", "aten.max.other", "aten.zero."}) EXPECT_THAT(text, Not(HasSubstr(gone)));
+  for (const char* gone : {"aten.to.", "aten.min.other", "aten.max.other", "aten.zero.", "new_ones", "clamp_m"}) {
+    EXPECT_THAT(text, Not(HasSubstr(gone)));
+  }
   HostTensor xv = HostTensor::from_vector<float>({3}, {1.5f, -2, 3});
   HostTensor yv = HostTensor::from_vector<float>({3}, {0, 4, 3});
   const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv), PyTree::make_leaf(yv)})));
   EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{1, -2, 3}));
-  EXPECT_EQ(std::get<HostTensor>(flat.first.at(1)).to_doubles(), (std::vector<double>{1.5, 4, 3}));
+  // max(x, y) clamped to [2, 3.5], plus one.
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(1)).to_doubles(), (std::vector<double>{3, 4.5, 4}));
 }
 
 // More of the zoo's training IR: GPT-2's diff, T5's where with a scalar,
