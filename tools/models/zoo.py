@@ -271,6 +271,12 @@ def zoo(args):
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     rows = []
+
+    def record(row):
+        # The table so far, rewritten after every row: a run cut short keeps it.
+        rows.append(row)
+        pathlib.Path(args.output).write_text(markdown(rows, args))
+
     for name in names:
         started = time.monotonic()
         try:
@@ -281,8 +287,8 @@ def zoo(args):
             exported = torch.export.export(model, inputs)
         except Exception as error:  # a model torch cannot build or export here
             for ir in levels:
-                rows.append({"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
-                             "problem": "export: " + str(error).splitlines()[0][:160]})
+                record({"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
+                        "problem": "export: " + str(error).splitlines()[0][:160]})
             print(f"{name}: export failed: {error}", file=sys.stderr)
             continue
         for ir in levels:
@@ -292,7 +298,7 @@ def zoo(args):
             except Exception as error:
                 row = {"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
                        "problem": "run_decompositions: " + str(error).splitlines()[0][:160]}
-            rows.append(row)
+            record(row)
             (work / f"{name}.{ir}.pt2").unlink(missing_ok=True)
             state = "pass" if row["passed"] else "FAIL " + row["problem"]
             print(f"{name} [{ir}]: {state} ({time.monotonic() - started:.0f} s)", flush=True)
@@ -337,10 +343,7 @@ def main():
         if ir not in ("training", "core"):
             parser.error(f"--ir takes training and/or core, not {ir!r}")
     torch.set_num_threads(1)
-    rows = zoo(args)
-    text = markdown(rows, args)
-    pathlib.Path(args.output).write_text(text)
-    print(text)
+    print(markdown(zoo(args), args))
 
 
 if __name__ == "__main__":

@@ -239,6 +239,12 @@ void decompose_where_scalar_self(Rewriter& r) {
   r.replace_with(r.op("aten::where.self", {r.arg(0), r.op("aten::full_like", {r.arg(2), r.arg(1)}), r.arg(2)}));
 }
 
+// expand_as / view_as / reshape_as(self, other): the op to other's sizes.
+void decompose_as(Rewriter& r, const char* op) {
+  Node* other = r.tensor_arg(1);
+  r.replace_with(r.op(op, {r.arg(0), r.size_list(other->meta.tensor().sizes, other)}));
+}
+
 // roll(self, shifts, dims): per dim, the last `shift` elements moved to the
 // front by two slices and a cat (torch's decomposition); with no dims, the
 // flattened tensor is rolled and reshaped back. Static sizes only.
@@ -313,6 +319,18 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::clamp_max.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::clamp", {r.arg(0), None{}, r.arg(1)})); };
   t["aten::roll.default"] = decompose_roll;
   t["aten::diff.default"] = decompose_diff;
+  t["aten::expand_as.default"] = [](Rewriter& r) { decompose_as(r, "aten::expand"); };
+  t["aten::view_as.default"] = [](Rewriter& r) { decompose_as(r, "aten::view"); };
+  t["aten::reshape_as.default"] = [](Rewriter& r) { decompose_as(r, "aten::view"); };
+  // Python's &, | and ^ on tensors.
+  for (const char* op : {"and", "or", "xor"}) {
+    for (const char* overload : {"Tensor", "Scalar"}) {
+      const std::string bitwise = std::string("aten::bitwise_") + op + "." + overload;
+      t[std::string("aten::__") + op + "__." + overload] = [bitwise](Rewriter& r) {
+        r.replace_with(r.op(bitwise, {r.arg(0), r.arg(1)}));
+      };
+    }
+  }
   t["aten::where.ScalarOther"] = decompose_where_scalar_other;
   t["aten::where.ScalarSelf"] = decompose_where_scalar_self;
   t["aten::empty.memory_format"] = decompose_empty;

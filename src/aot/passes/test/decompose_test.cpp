@@ -199,16 +199,23 @@ TEST(DecomposeTest, CastsMinMaxOtherAndZeroBecomeCoreOps) {
   Node* ones = call_with_meta(b, "aten::new_ones", {x, ArgumentList{3}}, f32({3}));
   Node* floor = call_with_meta(b, "aten::clamp_min", {b.call("aten::add.Tensor", {high, zeroed}), 2.0}, f32({3}));
   Node* ceiling = call_with_meta(b, "aten::clamp_max", {floor, 3.5}, f32({3}));
-  b.output({as_int, b.call("aten::add.Tensor", {ceiling, ones})});
+  Node* both = call_with_meta(b, "aten::__and__.Tensor", {b.call("aten::gt.Scalar", {x, 0}), b.call("aten::lt.Scalar", {y, 4})},
+                              TensorMeta(ScalarType::Bool, std::vector<int64_t>{3}));
+  Node* wide = call_with_meta(b, "aten::expand_as", {b.call("aten::view", {both, ArgumentList{1, 3}}), b.input("z", f32({2, 3}))},
+                              TensorMeta(ScalarType::Bool, std::vector<int64_t>{2, 3}));
+  b.output({as_int, b.call("aten::add.Tensor", {ceiling, ones}), wide});
   ExportedProgram program = decomposed(std::move(b));
   const std::string text = program.to_string();
-  for (const char* gone : {"aten.to.", "aten.min.other", "aten.max.other", "aten.zero.", "new_ones", "clamp_m"}) {
+  for (const char* gone : {"aten.to.", "aten.min.other", "aten.max.other", "aten.zero.", "new_ones", "clamp_m", "__and__", "expand_as"}) {
     EXPECT_THAT(text, Not(HasSubstr(gone)));
   }
   HostTensor xv = HostTensor::from_vector<float>({3}, {1.5f, -2, 3});
   HostTensor yv = HostTensor::from_vector<float>({3}, {0, 4, 3});
-  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv), PyTree::make_leaf(yv)})));
+  HostTensor zv = HostTensor::from_vector<float>({2, 3}, std::vector<float>(6, 0.0f));
+  const auto flat = tree_flatten(
+      call_program(program, PyTree::tuple({PyTree::make_leaf(xv), PyTree::make_leaf(yv), PyTree::make_leaf(zv)})));
   EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{1, -2, 3}));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(2)).to_doubles(), (std::vector<double>{1, 0, 1, 1, 0, 1}));
   // max(x, y) clamped to [2, 3.5], plus one.
   EXPECT_EQ(std::get<HostTensor>(flat.first.at(1)).to_doubles(), (std::vector<double>{3, 4.5, 4}));
 }
