@@ -63,6 +63,12 @@ bool read_fold(KernelArgs& a, Fold* f) {
       return false;
     }
     f->blocks[d] = (f->image[d] + 2 * f->padding[d] - extent) / f->stride[d] + 1;
+    // A tensor's dim holds at most INT32_MAX blocks; this bounds their product too.
+    if (f->blocks[d] > INT32_MAX) {
+      a.fail(Error::InvalidArgument, "the fold has %lld sliding blocks along dim %d, more than INT32_MAX",
+             static_cast<long long>(f->blocks[d]), d);
+      return false;
+    }
   }
   return true;
 }

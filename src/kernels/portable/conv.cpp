@@ -320,19 +320,20 @@ void conv_forward(const T* input, const T* weight, const T* bias, T* output, con
           const int64_t oy_end = std::min(g.out_h, oy + kRowBlock);
           for (int64_t ocg = 0; ocg < out_per_group;) {
             const int64_t oc = group * out_per_group + ocg;
-            const ForwardBlock<T> block{&g,
-                                        input + (n * g.in_channels + group * in_per_group) * in_channel,
-                                        weight + oc * in_per_group * weight_channel,
-                                        bias != nullptr ? bias + oc : nullptr,
-                                        output + (n * g.out_channels + oc) * out_channel + od * out_plane,
-                                        in_channel,
-                                        out_channel,
-                                        taps,
-                                        weight_channel,
-                                        in_per_group * weight_channel,
-                                        id0,
-                                        kd_lo,
-                                        kd_hi};
+            const ForwardBlock<T> block{
+                .g = &g,
+                .in = input + (n * g.in_channels + group * in_per_group) * in_channel,
+                .weight = weight + oc * in_per_group * weight_channel,
+                .bias = bias != nullptr ? bias + oc : nullptr,
+                .out = output + (n * g.out_channels + oc) * out_channel + od * out_plane,
+                .in_channel = in_channel,
+                .out_channel = out_channel,
+                .taps = taps,
+                .weight_channel = weight_channel,
+                .weight_stride = in_per_group * weight_channel,
+                .id0 = id0,
+                .kd_lo = kd_lo,
+                .kd_hi = kd_hi};
             if (out_per_group - ocg >= 4) {
               forward_rows<T, 4, 2>(block, oy, oy_end);
               ocg += 4;

@@ -12,12 +12,14 @@
 // PyTorch and rounds differently (coincident rows give a small positive
 // distance, not 0).
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
 
 #include "kernels/portable/kernels.h"
+#include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/kernel_args.h"
 #include "kernels/portable/util/strided.h"
@@ -102,7 +104,7 @@ void cdist_block(const T* x1, const T* x2, T* out, const Block& b, double p, boo
     constexpr Norm N = decltype(tag)::value;
     for (int64_t i = 0; i < b.rows1; ++i) {
       for (int64_t j = 0; j < b.rows2; ++j) {
-        out[i * b.rows2 + j] = row_distance<N>(x1 + i * b.columns, x2 + j * b.columns, b.columns, static_cast<T>(p));
+        out[i * b.rows2 + j] = row_distance<N>(x1 + i * b.columns, x2 + j * b.columns, b.columns, util::convert<T, double>(p));
       }
     }
   });
@@ -198,7 +200,7 @@ void pdist(const T* self, T* out, int64_t n, int64_t m, double p) {
   visit_norm(p, [&](auto tag) {
     constexpr Norm N = decltype(tag)::value;
     for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = i + 1; j < n; ++j) *out++ = row_distance<N>(self + i * m, self + j * m, m, static_cast<T>(p));
+      for (int64_t j = i + 1; j < n; ++j) *out++ = row_distance<N>(self + i * m, self + j * m, m, util::convert<T, double>(p));
     }
   });
 }
@@ -240,6 +242,11 @@ void pdist_forward_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     return;
   }
   const int64_t n = self.size(0), m = self.size(1);
+  if (n * (n - 1) / 2 > INT32_MAX) {
+    a.fail(Error::InvalidArgument, "'self' has %lld rows: %lld pairs, more than a tensor's INT32_MAX elements",
+           static_cast<long long>(n), static_cast<long long>(n * (n - 1) / 2));
+    return;
+  }
   const SizesType pairs[1] = {static_cast<SizesType>(n * (n - 1) / 2)};
   if (!a.check_contiguous(self, "self") || !a.resize_out(out, "out", pairs) || out.numel() == 0) return;
   util::visit_floating(self.scalar_type(), [&](auto tag) {

@@ -259,7 +259,8 @@ void avg_pool(const PoolGeometry& g, const PoolWindow& w, bool count_include_pad
     C sum = 0;
     for_each_in_box(box, g, [&](int64_t index) { sum = util::wrapping_add(sum, static_cast<C>(x[index])); });
     const int64_t divide_by = divisor.has_value() ? *divisor : count_include_pad ? padded_count : count;
-    *y = util::store_as<T>(sum / static_cast<C>(divide_by));
+    // INT64_MIN / -1 overflows: negate with wrap-around instead.
+    *y = util::store_as<T>(divide_by == -1 ? util::wrapping_sub(C(0), sum) : sum / static_cast<C>(divide_by));
   });
 }
 

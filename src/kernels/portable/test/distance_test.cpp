@@ -96,6 +96,9 @@ TEST(Pdist, RefusesBadArguments) {
   EXPECT_TRUE(failed_with(run_pdist(halves, 2.0, out), Error::InvalidArgument, kPdist, "'self'"));
   TestTensor wrong_out = zeros<float>({2});
   EXPECT_TRUE(failed_with(run_pdist(self, 2.0, wrong_out), Error::InvalidArgument, kPdist, "'out'"));
+  // 65537 rows make 2147516416 pairs, past a tensor's 32-bit sizes.
+  TestTensor many_rows = zeros<float>({65537, 0});
+  EXPECT_TRUE(failed_with(run_pdist(many_rows, 2.0, out), Error::InvalidArgument, kPdist, "more than a tensor's INT32_MAX"));
 }
 
 }  // namespace
