@@ -294,8 +294,10 @@ int run_lower(Args args) {
     return 0;
   }
   aot::ExportedProgram program = aot::load_pt2(options.path, options.model);
-  if (program.dialect() == aot::kTrainingDialect) program = aot::transform(program, {aot::decompose_to_core_aten()});
+  // Handles for the user's nodes as imported: the pieces of a decomposed op
+  // keep its handle.
   aot::generate_debug_handles(program);
+  if (program.dialect() == aot::kTrainingDialect) program = aot::transform(program, {aot::decompose_to_core_aten()});
   if (!options.backend_list.empty()) program = delegate(program, options);
   if (options.output.empty() && !options.print_memory) return 0;
   // What stays off the delegates runs on the kernels registered in this tool

@@ -6,18 +6,6 @@
 
 namespace kiln::aot {
 
-bool generate_debug_handles(ExportedProgram& program) {
-  int64_t next = 1;
-  for (Node* node : program.graph()) {
-    node->meta.debug_handle = node->is_call_function() ? std::optional<int64_t>(next++) : std::nullopt;
-  }
-  return true;
-}
-
-Pass generate_debug_handles() {
-  return Pass{"generate_debug_handles", [](ExportedProgram& program) { return generate_debug_handles(program); }};
-}
-
 DelegateDebugId DelegateMappingBuilder::next_identifier(std::optional<DelegateDebugId> identifier,
                                                         const std::string& what) {
   if (generated_identifiers_) {

@@ -1,7 +1,5 @@
-// Debug handles: the number each operator node carries so that a profile or a
-// numerical check at run time can be traced back to the node (ExecuTorch's
-// DebugHandleGeneratorPass). Backends map their own instructions back to the
-// handles with a DelegateMappingBuilder.
+// Backends map their own instructions back to the debug handles of the nodes
+// they came from (aot/passes/debug_handles.h) with a DelegateMappingBuilder.
 #pragma once
 
 #include <cstdint>
@@ -11,14 +9,9 @@
 
 #include "aot/delegate/backend_details.h"
 #include "aot/ir/pass_manager.h"
+#include "aot/passes/debug_handles.h"
 
 namespace kiln::aot {
-
-/// Gives every call_function node of `program` a debug handle, 1, 2, 3, ...
-/// in graph order, replacing any it had; other nodes get none. Returns true.
-bool generate_debug_handles(ExportedProgram& program);
-/// generate_debug_handles as a Pass named "generate_debug_handles".
-Pass generate_debug_handles();
 
 /// Builds a backend's delegate debug-handle map: each delegate debug
 /// identifier (an instruction of the backend) maps to the debug handles of the

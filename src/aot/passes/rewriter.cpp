@@ -4,6 +4,7 @@
 #include "aot/ir/infer_meta.h"
 #include "aot/ir/op_schema.h"
 #include "aot/ir/schema_binding.h"
+#include "aot/passes/provenance.h"
 
 namespace kiln::aot::passes {
 
@@ -55,9 +56,7 @@ Node* Rewriter::call(const std::string& target, ArgumentList args, ValueMeta met
   const OpSchema& schema = get_op_schema(target);
   Node* node = graph_.call_function(schema.qualified_name(), std::move(args), std::move(kwargs));
   node->meta.val = std::move(meta);
-  node->meta.stack_trace = node_.meta.stack_trace;
-  node->meta.nn_module_stack = node_.meta.nn_module_stack;
-  node->meta.torch_fn = node_.meta.torch_fn;
+  copy_provenance(node_, *node);
   created_.insert(node);
   return node;
 }
@@ -101,8 +100,7 @@ Node* Rewriter::getitem(Node* value, int64_t index) {
   }
   Node* node = graph_.call_function("getitem", {value, index});
   node->meta.val = (*list)[static_cast<size_t>(index)];
-  node->meta.stack_trace = node_.meta.stack_trace;
-  node->meta.nn_module_stack = node_.meta.nn_module_stack;
+  copy_provenance(node_, *node);
   created_.insert(node);
   return node;
 }

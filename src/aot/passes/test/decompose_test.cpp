@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "aot/import/pt2_reader.h"
@@ -16,6 +17,7 @@
 #include "aot/ir/error.h"
 #include "aot/ir/graph_builder.h"
 #include "aot/ir/op_schema.h"
+#include "aot/passes/debug_handles.h"
 #include "aot/passes/decompose.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/test/decompose_testing.h"
@@ -93,6 +95,25 @@ TEST_P(TrainingIrFixtureTest, RunsAsPyTorchDid) {
   expect_cases_match_pytorch(program, f.name, f.cases);
 }
 
+// Handles given to the program as imported survive decomposition: every node
+// a decomposition makes carries the handle of the op it came from, so the
+// devtools map time and numbers back to the user's op.
+TEST_P(TrainingIrFixtureTest, EveryDecomposedNodeCarriesItsSourceOpsHandle) {
+  const Fixture& f = GetParam();
+  ExportedProgram training = load_pt2(kFixtures + f.name + "/model.pt2");
+  generate_debug_handles(training);
+  std::set<int64_t> imported;
+  for (const Node* node : training.graph()) {
+    if (node->meta.debug_handle) imported.insert(*node->meta.debug_handle);
+  }
+  const ExportedProgram program = transform(training, {decompose_to_core_aten()});
+  for (const Node* node : program.graph()) {
+    if (!node->is_call_function()) continue;
+    ASSERT_TRUE(node->meta.debug_handle.has_value()) << node->format();
+    EXPECT_TRUE(imported.count(*node->meta.debug_handle)) << node->format();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, TrainingIrFixtureTest, ::testing::ValuesIn(training_ir_fixtures()),
                          [](const auto& info) { return info.param.name; });
 
@@ -110,6 +131,40 @@ TEST(DecomposeFixtureTest, MutationOutputsMatchTheCoreProgram) {
       EXPECT_EQ(ours[i].target, theirs[i].target) << name << " output " << i;
     }
   }
+}
+
+// layer_norm decomposes (here through native_layer_norm and its getitem,
+// then in lowering) into several nodes: each carries layer_norm's handle.
+TEST(DecomposeTest, TheNodesOfADecomposedOpCarryItsDebugHandle) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 4}));
+  Node* relu = b.call("aten::relu", {x});
+  Node* norm = call_with_meta(b, "aten::layer_norm", {relu, ArgumentList{4}}, f32({2, 4}));
+  Node* flat = call_with_meta(b, "aten::flatten.using_ints", {norm}, f32({8}));
+  Node* varied = call_with_meta(b, "aten::var.dim", {flat, ArgumentList{0}}, f32({}));
+  b.output({varied});
+  ExportedProgram program = std::move(b).build();
+  generate_debug_handles(program);
+  std::map<std::string, int64_t> handle_of_op;
+  for (const Node* node : program.graph()) {
+    if (node->meta.debug_handle) handle_of_op[node->target()] = *node->meta.debug_handle;
+  }
+  ExportedProgram decomposed_program = transform(program, {decompose_to_core_aten()});
+  const int64_t layer_norm = handle_of_op.at("aten::layer_norm.default");
+  size_t pieces = 0;
+  for (const Node* node : decomposed_program.graph()) {
+    if (!node->is_call_function() || node->target() == "aten::relu.default") continue;
+    ASSERT_TRUE(node->meta.debug_handle.has_value()) << node->format();
+    if (node->meta.debug_handle == layer_norm) {
+      ++pieces;
+    } else {
+      EXPECT_TRUE(*node->meta.debug_handle == handle_of_op.at("aten::flatten.using_ints") ||
+                  *node->meta.debug_handle == handle_of_op.at("aten::var.dim"))
+          << node->format();
+    }
+  }
+  EXPECT_EQ(pieces, 2u);  // native_layer_norm and the getitem of its output
+  EXPECT_THAT(decomposed_program.to_string(), HasSubstr("native_layer_norm"));
 }
 
 TEST(DecomposeTest, LinearOn2dBecomesPermuteAndAddmm) {
