@@ -25,7 +25,7 @@ namespace {
 
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
        kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N]
-                          [--threads N] [--json]
+                          [--threads N] [--json] [--chrome-trace TRACE.json]
 
 A .pt2 (a program saved by torch.export.save) runs through Kiln's reference
 interpreter (the portable kernels); a program in the training IR (what
@@ -72,6 +72,11 @@ Options:
                     max_ms (execute times of the timed calls), planned_bytes,
                     start_rss_kb (resident before loading) and peak_rss_kb
                     (the process's peak; both -1 where /proc is missing)
+  --chrome-trace FILE  (.pte) write the timed calls' events as a Chrome trace
+                    (trace-event JSON for chrome://tracing or ui.perfetto.dev):
+                    each kernel and delegate call, and each backend op inside a
+                    delegate on a track of its own, named by its delegate debug
+                    identifier
 )";
 
 enum class FileKind { Pt2, Pte };
@@ -156,6 +161,7 @@ int run_run(Args args) {
   std::string path, inputs_path, output_path, model;
   int64_t iterations = -1, warmup = -1, threads = -1;
   bool json = false;
+  std::string chrome_trace;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -175,6 +181,8 @@ int run_run(Args args) {
       threads = parse_integer(arg, args.value(arg), 1, 256);
     } else if (arg == "--json") {
       json = true;
+    } else if (arg == "--chrome-trace") {
+      chrome_trace = args.value(arg);
     } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
       path = arg;
     } else {
@@ -185,18 +193,23 @@ int run_run(Args args) {
 
   if (file_kind(path) == FileKind::Pte) {
     if (!model.empty()) throw UsageError("--model applies to .pt2 archives; " + path + " is a .pte program");
-    PteRunOptions options{path, inputs_path, output_path, 1, 0};
+    PteRunOptions options;
+    options.path = path;
+    options.inputs_path = inputs_path;
+    options.output_path = output_path;
     if (iterations >= 0) options.iterations = static_cast<int>(iterations);
     if (warmup >= 0) options.warmup = static_cast<int>(warmup);
     if (threads >= 0) options.threads = static_cast<int>(threads);
     options.json = json;
+    options.chrome_trace_path = chrome_trace;
     return run_pte(options);
   }
-  if (iterations >= 0 || warmup >= 0 || threads >= 0 || json) {
-    throw UsageError(std::string(iterations >= 0 ? "--iterations"
-                                 : warmup >= 0   ? "--warmup"
-                                 : threads >= 0  ? "--threads"
-                                                 : "--json") +
+  if (iterations >= 0 || warmup >= 0 || threads >= 0 || json || !chrome_trace.empty()) {
+    throw UsageError(std::string(iterations >= 0   ? "--iterations"
+                                 : warmup >= 0     ? "--warmup"
+                                 : threads >= 0    ? "--threads"
+                                 : json            ? "--json"
+                                                   : "--chrome-trace") +
                      " applies to .pte programs (Kiln's runtime); " + path + " is a .pt2 archive");
   }
   if (inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz for a .pt2 program");

@@ -24,8 +24,10 @@
 
 #include "aot/import/npz.h"
 #include "aot/ir/error.h"
+#include "aot/emit/pte_writer.h"
 #include "backends/onednn/runtime/onednn_runtime.h"
 #include "cli.h"
+#include "devtools/trace_recorder.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/hierarchical_allocator.h"
 #include "runtime/core/log.h"
@@ -495,6 +497,8 @@ double RuntimeSession::execute() {
   return took;
 }
 
+void RuntimeSession::set_event_tracer(runtime::EventTracer* tracer) { state_->method->set_event_tracer(tracer); }
+
 std::vector<aot::Value> RuntimeSession::outputs() const {
   std::vector<aot::Value> outputs;
   for (size_t i = 0; i < state_->method->outputs_size(); ++i) outputs.push_back(to_host(state_->method->get_output(i)));
@@ -517,10 +521,13 @@ int run_pte(const PteRunOptions& options) {
   if (options.inputs_path.empty()) std::printf("no --inputs: every input is ones at its planned shape\n");
 
   std::vector<double> times;
+  devtools::TraceRecorder recorder;
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
+    if (i == options.warmup && !options.chrome_trace_path.empty()) session->set_event_tracer(&recorder);
     const double took = session->execute();
     if (i >= options.warmup) times.push_back(took);
   }
+  session->set_event_tracer(nullptr);
 
   const std::vector<aot::Value> outputs = session->outputs();
   std::printf("%zu output%s\n", outputs.size(), outputs.size() == 1 ? "" : "s");
@@ -536,6 +543,13 @@ int run_pte(const PteRunOptions& options) {
     }
     aot::write_npz(options.output_path, arrays);
     std::printf("wrote %s\n", options.output_path.c_str());
+  }
+  if (!options.chrome_trace_path.empty()) {
+    const std::string trace = recorder.chrome_trace_json();
+    aot::pte::write_file_atomically(options.chrome_trace_path,
+                                    {reinterpret_cast<const uint8_t*>(trace.data()), trace.size()});
+    std::printf("wrote %s: %zu calls, %zu backend events (chrome://tracing or ui.perfetto.dev)\n",
+                options.chrome_trace_path.c_str(), recorder.instructions().size(), recorder.delegate_events().size());
   }
   if (options.json) print_json_times(*session, summary, options.warmup, start_rss_kb);
   return 0;

@@ -10,6 +10,7 @@
 #include "aot/ir/host_tensor.h"
 #include "aot/ir/value.h"
 #include "runtime/core/data_loader.h"
+#include "runtime/core/event_tracer.h"
 #include "runtime/executor/method_meta.h"
 
 namespace kiln::cli {
@@ -22,6 +23,7 @@ struct PteRunOptions {
   int warmup = 0;
   int threads = 1;    ///< the oneDNN backend's thread count
   bool json = false;  ///< also print the timings as one JSON line (kiln run --json)
+  std::string chrome_trace_path;  ///< empty: no trace; else the timed calls' events as a Chrome trace
 };
 
 /// Loads, runs and prints; throws AotError naming what was wrong.
@@ -58,6 +60,8 @@ class RuntimeSession {
   void set_inputs(std::vector<aot::HostTensor> tensors);
   /// Sets the inputs, runs the method once; returns the execute time in ms.
   double execute();
+  /// Reports the following executes to `tracer` (null: tracing off).
+  void set_event_tracer(runtime::EventTracer* tracer);
   /// The outputs of the last execute, copied to the host.
   std::vector<aot::Value> outputs() const;
 

@@ -112,7 +112,9 @@ class DemoProgram {
 
 /// Runs `program`: `values[i]` points to numel(i) floats for every value
 /// (inputs and constants filled in, the rest written here).
-void execute(const DemoProgram& program, float* const* values);
+// `done(instruction)` is called after each one (to time it; a no-op by default).
+template <typename Done = void (*)(const Instruction&)>
+void execute(const DemoProgram& program, float* const* values, Done done = [](const Instruction&) {});
 
 // ---- implementation ----
 
@@ -200,7 +202,8 @@ inline bool DemoProgram::parse(const uint8_t* data, size_t size, DemoProgram* ou
   return true;
 }
 
-inline void execute(const DemoProgram& program, float* const* values) {
+template <typename Done>
+void execute(const DemoProgram& program, float* const* values, Done done) {
   for (uint32_t i = 0; i < program.num_instructions(); ++i) {
     const Instruction in = program.instruction(i);
     const uint32_t n = program.numel(in.out);
@@ -227,6 +230,7 @@ inline void execute(const DemoProgram& program, float* const* values) {
       case OpCode::kMulScalar: for (uint32_t k = 0; k < n; ++k) out[k] = a[k] * s; break;
       case OpCode::kDivScalar: for (uint32_t k = 0; k < n; ++k) out[k] = a[k] / s; break;
     }
+    done(in);
   }
 }
 

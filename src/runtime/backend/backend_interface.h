@@ -13,6 +13,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
+#include "runtime/core/event_tracer.h"
 #include "runtime/core/freeable_buffer.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/named_data_map.h"
@@ -60,8 +61,9 @@ class BackendInitContext final {
 /// What execute may use: temporary memory released after the call.
 class BackendExecutionContext final {
  public:
-  BackendExecutionContext(MemoryAllocator* temp_allocator, const char* method_name)
-      : temp_allocator_(temp_allocator), method_name_(method_name) {}
+  BackendExecutionContext(MemoryAllocator* temp_allocator, const char* method_name, EventTracer* tracer = nullptr,
+                          DelegateEvent call = {})
+      : temp_allocator_(temp_allocator), method_name_(method_name), tracer_(tracer), call_(call) {}
 
   /// Null if there is no temp allocator or it is full.
   void* allocate(size_t size, size_t alignment = MemoryAllocator::kDefaultAlignment) {
@@ -70,9 +72,35 @@ class BackendExecutionContext final {
   MemoryAllocator* get_temp_allocator() const { return temp_allocator_; }
   const char* get_method_name() const { return method_name_; }
 
+  /// Whether a tracer listens: a backend reads clocks and logs events only then.
+  bool tracing() const { return tracer_ != nullptr; }
+  /// Logs one of the backend's own events under the delegate debug identifier
+  /// its preprocess gave in the debug-handle map, with an optional
+  /// intermediate output. Does nothing when not tracing.
+  void log_event(int64_t debug_id, uint64_t start_ns, uint64_t end_ns, const Tensor* output = nullptr) const {
+    log_event(debug_id, nullptr, start_ns, end_ns, output);
+  }
+  void log_event(const char* debug_name, uint64_t start_ns, uint64_t end_ns, const Tensor* output = nullptr) const {
+    log_event(-1, debug_name, start_ns, end_ns, output);
+  }
+
  private:
+  void log_event(int64_t debug_id, const char* debug_name, uint64_t start_ns, uint64_t end_ns,
+                 const Tensor* output) const {
+    if (tracer_ == nullptr) return;
+    DelegateEvent event = call_;
+    event.debug_id = debug_id;
+    event.debug_name = debug_name;
+    event.start_ns = start_ns;
+    event.end_ns = end_ns;
+    event.output = output;
+    tracer_->log_delegate_event(event);
+  }
+
   MemoryAllocator* temp_allocator_;
   const char* method_name_;
+  EventTracer* tracer_;
+  DelegateEvent call_;  // which delegate call this is (chain, instruction, delegate)
 };
 
 class BackendInterface {

@@ -18,6 +18,7 @@
 #include "runtime/backend/backend_interface.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
+#include "runtime/core/event_tracer.h"
 #include "runtime/core/result.h"
 #include "runtime/core/span.h"
 #include "runtime/executor/memory_manager.h"
@@ -74,6 +75,11 @@ class Method final {
   /// For an output that is not memory planned: where execute writes it.
   [[nodiscard]] Error set_output_data_ptr(void* buffer, size_t size, size_t output_index);
 
+  /// Reports every kernel and delegate call of execute to `tracer` (and lets
+  /// the backends log their own events); null, the default, turns tracing
+  /// off. The tracer must outlive the executes it sees.
+  void set_event_tracer(EventTracer* tracer) { event_tracer_ = tracer; }
+
   /// Runs every instruction. InvalidState if an input was never set; a
   /// kernel's or delegate's failure is returned (and logged, naming the
   /// instruction and operator).
@@ -118,7 +124,8 @@ class Method final {
 
   // Running.
   Error execute_chain(size_t chain_index);
-  Error execute_instruction(const Instruction& instruction, size_t index, size_t* next);
+  Error execute_instruction(const Instruction& instruction, size_t chain, size_t index, size_t* next);
+  void log_instruction(const Instruction& instruction, size_t chain, size_t index, uint64_t start_ns) const;
   Error jump_condition(const EValue& value, size_t index, bool* condition) const;
   Error check_prim_input(const EValue& input, size_t index, const EValue& expected) const;
   Error set_tensor_input(const EValue& input, size_t index, const executorch_flatbuffer::Tensor* declared,
@@ -135,6 +142,7 @@ class Method final {
   DelegateEntry* delegates_ = nullptr;
   size_t num_delegates_ = 0;
   bool initialized_ = false;
+  EventTracer* event_tracer_ = nullptr;
 };
 
 }  // namespace kiln::runtime

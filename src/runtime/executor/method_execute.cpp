@@ -61,7 +61,9 @@ Error Method::execute_chain(size_t chain_index) {
       return Error::InvalidProgram;
     }
     size_t next = pc + 1;
-    const Error error = execute_instruction(chain.instructions[pc], pc, &next);
+    const uint64_t start_ns = event_tracer_ != nullptr ? trace_clock_ns() : 0;
+    const Error error = execute_instruction(chain.instructions[pc], chain_index, pc, &next);
+    if (event_tracer_ != nullptr) log_instruction(chain.instructions[pc], chain_index, pc, start_ns);
     if (temp != nullptr) temp->reset();
     if (error != Error::Ok) return error;
     pc = next;
@@ -69,7 +71,27 @@ Error Method::execute_chain(size_t chain_index) {
   return Error::Ok;
 }
 
-Error Method::execute_instruction(const Instruction& instruction, size_t index, size_t* next) {
+// Kernel and delegate calls, each with the operator's name or the backend's id.
+void Method::log_instruction(const Instruction& instruction, size_t chain, size_t index, uint64_t start_ns) const {
+  InstructionEvent event;
+  event.chain = chain;
+  event.instruction = index;
+  event.start_ns = start_ns;
+  event.end_ns = trace_clock_ns();
+  char name[256];
+  if (instruction.kind == fb::InstructionArguments::KernelCall) {
+    if (!operator_name(at(plan_->operators(), instruction.op_index), name, sizeof name)) name[0] = '\0';
+    event.name = name;
+  } else if (instruction.kind == fb::InstructionArguments::DelegateCall) {
+    event.name = delegates_[instruction.first].id;
+    event.delegate = static_cast<int64_t>(instruction.first);
+  } else {
+    return;  // moves, jumps and frees are bookkeeping
+  }
+  event_tracer_->log_instruction(event);
+}
+
+Error Method::execute_instruction(const Instruction& instruction, size_t chain, size_t index, size_t* next) {
   switch (instruction.kind) {
     case fb::InstructionArguments::KernelCall: {
       KernelRuntimeContext context(memory_manager_->temp_allocator());
@@ -84,8 +106,12 @@ Error Method::execute_instruction(const Instruction& instruction, size_t index, 
     }
     case fb::InstructionArguments::DelegateCall: {
       const DelegateEntry& delegate = delegates_[instruction.first];
+      DelegateEvent call;
+      call.chain = chain;
+      call.instruction = index;
+      call.delegate = instruction.first;
       BackendExecutionContext context(memory_manager_->temp_allocator(),
-                                      plan_->name() == nullptr ? "" : plan_->name()->c_str());
+                                      plan_->name() == nullptr ? "" : plan_->name()->c_str(), event_tracer_, call);
       const Error error = delegate.backend->execute(context, delegate.handle, instruction.args);
       if (error != Error::Ok) {
         KILN_LOG(Error, "Method::execute: instruction %zu (delegate %zu, backend '%s') failed: %s", index,

@@ -110,6 +110,10 @@ compare "channels-last input and output" "$scratch/channels_last.npz" "$data/cha
 expect "run prints the .pte's output" 0 "output_0: f32[1, 5]" -- run "$pte/small_conv_net.pte" --inputs "$pte/small_conv_net.inputs.npz"
 expect "run prints the load time" 0 "load: " -- run "$pte/add.pte" --inputs "$pte/add.inputs.npz"
 expect "run prints the execute times" 0 "over 3 iterations (1 warm-up)" -- run "$pte/add.pte" --iterations 3 --warmup 1
+expect "run --chrome-trace writes one event per call" 0 "wrote $scratch/trace.json: 6 calls, 0 backend events" -- \
+  run "$pte/small_conv_net.pte" --inputs "$pte/small_conv_net.inputs.npz" --chrome-trace "$scratch/trace.json"
+expect "run --chrome-trace applies to .pte programs" 2 "--chrome-trace applies to .pte programs" -- \
+  run "$fixtures/mlp/model.pt2" --inputs "$fixtures/mlp/case0.inputs.npz" --chrome-trace "$scratch/trace.json"
 expect "run --help tells of --json" 0 "--json            (.pte) also print the timings as one line of JSON" -- run --help
 expect "run --json counts the timed calls" 0 '"iterations": 3, "warmup": 1, "median_ms": ' -- \
   run "$pte/add.pte" --iterations 3 --warmup 1 --json

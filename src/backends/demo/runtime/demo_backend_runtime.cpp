@@ -152,7 +152,7 @@ Result<DelegateHandle*> DemoBackendRuntime::init(BackendInitContext& context, Fr
   return static_cast<DelegateHandle*>(handle);
 }
 
-Error DemoBackendRuntime::execute(BackendExecutionContext&, DelegateHandle* opaque, Span<EValue*> args) const {
+Error DemoBackendRuntime::execute(BackendExecutionContext& context, DelegateHandle* opaque, Span<EValue*> args) const {
   KILN_CHECK_OR_LOG_RETURN(opaque != nullptr, DelegateInvalidHandle, "DemoBackend: execute without a handle");
   auto* handle = static_cast<DemoHandle*>(opaque);
   const DemoProgram& program = handle->program;
@@ -168,7 +168,17 @@ Error DemoBackendRuntime::execute(BackendExecutionContext&, DelegateHandle* opaq
     float* unused = nullptr;
     KILN_TRY(tensor_argument(*handle, args[num_inputs + j], num_inputs + j, program.numel(program.output(j)), &unused));
   }
-  demo::execute(program, handle->values);
+  if (context.tracing()) {
+    // One event per blob instruction, under the identifier preprocess mapped.
+    uint64_t start_ns = runtime::trace_clock_ns();
+    demo::execute(program, handle->values, [&](const Instruction& in) {
+      const uint64_t end_ns = runtime::trace_clock_ns();
+      if (in.debug_id >= 0) context.log_event(in.debug_id, start_ns, end_ns);
+      start_ns = end_ns;
+    });
+  } else {
+    demo::execute(program, handle->values);
+  }
   for (uint32_t j = 0; j < program.num_outputs(); ++j) {
     const uint32_t value = program.output(j);
     if (program.numel(value) == 0) continue;
