@@ -1,8 +1,9 @@
-// The event tracer end to end: the seed's conv-relu-tan model with its
-// elementwise ops delegated to DemoBackend, lowered to a .pte and run with a
-// TraceRecorder: one event per kernel and delegate call, the backend's events
-// under exactly the identifiers its preprocess put in the debug-handle map,
-// and a Chrome trace that parses with an event for each.
+// The event tracer end to end: the seed's conv-relu-tan model delegated to
+// DemoBackend (its elementwise ops) or OneDnnBackend (conv + relu fused),
+// lowered to a .pte and run with a TraceRecorder: one event per kernel and
+// delegate call, the backend's events under exactly the identifiers its
+// preprocess put in the debug-handle map, and a Chrome trace that parses with
+// an event for each.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -30,11 +31,11 @@ struct TracedRun {
   TraceRecorder recorder;
 };
 
-// Lowers the seed model with DemoBackend taking what it can, runs it once traced.
-void run_traced(TracedRun* run) {
+// Lowers the seed model with `backend` taking what it can, runs it once traced.
+void run_traced(const std::string& backend, TracedRun* run) {
   aot::ExportedProgram program = models::conv_relu_tan({1, 4, 4, 0});
   aot::generate_debug_handles(program);
-  run->lowered.emplace(aot::to_executorch(aot::to_backend(program, aot::CapabilityPartitioner("DemoBackend"))));
+  run->lowered.emplace(aot::to_executorch(aot::to_backend(program, aot::CapabilityPartitioner(backend))));
   auto loaded = runtime::method_testing::load_program(run->lowered->buffer);
   runtime::method_testing::Memory memory(*loaded);
   runtime::Result<runtime::Method> method = runtime::method_testing::load_method(*loaded, memory);
@@ -44,9 +45,11 @@ void run_traced(TracedRun* run) {
   runtime::method_testing::run(*method, {input});
 }
 
-TEST(TraceRecorder, OneEventPerCallAndTheBackendsIdentifiersAsMapped) {
+class TraceRecorderTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TraceRecorderTest, OneEventPerCallAndTheBackendsIdentifiersAsMapped) {
   TracedRun run;
-  run_traced(&run);
+  run_traced(GetParam(), &run);
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
   const fb::ProgramT& program = run.lowered->emitted.program.program;
   size_t calls = 0, delegate_calls = 0;
@@ -61,7 +64,7 @@ TEST(TraceRecorder, OneEventPerCallAndTheBackendsIdentifiersAsMapped) {
   for (const TraceRecorder::Instruction& event : run.recorder.instructions()) {
     EXPECT_LE(event.start_ns, event.end_ns);
     if (event.delegate >= 0) {
-      EXPECT_EQ(event.name, "DemoBackend");
+      EXPECT_EQ(event.name, GetParam());
       ++logged_delegate_calls;
     } else {
       EXPECT_THAT(event.name, ::testing::StartsWith("aten::"));
@@ -81,9 +84,9 @@ TEST(TraceRecorder, OneEventPerCallAndTheBackendsIdentifiersAsMapped) {
   EXPECT_EQ(logged, mapped);
 }
 
-TEST(TraceRecorder, WritesAChromeTraceWithAnEventForEachCallAndBackendOp) {
+TEST_P(TraceRecorderTest, WritesAChromeTraceWithAnEventForEachCallAndBackendOp) {
   TracedRun run;
-  run_traced(&run);
+  run_traced(GetParam(), &run);
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
   const nlohmann::json trace = nlohmann::json::parse(run.recorder.chrome_trace_json());
   size_t complete = 0, delegate_tracks = 0;
@@ -98,6 +101,12 @@ TEST(TraceRecorder, WritesAChromeTraceWithAnEventForEachCallAndBackendOp) {
   EXPECT_EQ(complete, run.recorder.instructions().size() + run.recorder.delegate_events().size());
   EXPECT_GE(delegate_tracks, 1u);
 }
+
+#ifdef KILN_TEST_ONEDNN
+INSTANTIATE_TEST_SUITE_P(Backends, TraceRecorderTest, ::testing::Values("DemoBackend", "OneDnnBackend"));
+#else
+INSTANTIATE_TEST_SUITE_P(Backends, TraceRecorderTest, ::testing::Values("DemoBackend"));
+#endif
 
 }  // namespace
 }  // namespace kiln::devtools

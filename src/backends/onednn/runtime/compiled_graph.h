@@ -68,7 +68,8 @@ inline constexpr uint32_t kMaxStepArgs = 24;
 struct Step {
   dnnl_primitive_desc_t pd;      ///< owned
   dnnl_primitive_t primitive;    ///< owned, created at materialization
-  uint32_t operation;            ///< for messages
+  uint32_t operation;            ///< for messages; consecutive steps of one operation share it
+  int32_t debug_id;              ///< the operation's delegate debug identifier, logged when tracing
   uint32_t num_args;
   StepArg args[kMaxStepArgs];
   dnnl_exec_arg_t exec_args[kMaxStepArgs];

@@ -283,6 +283,7 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
   step->pd = pd->release();
   step->primitive = nullptr;
   step->operation = operation_index_;
+  step->debug_id = operation_ != nullptr ? operation_->debug_id() : -1;
   step->num_args = 0;
   step->fill_memory = fill_memory;
   step->fill_value = fill_value;

@@ -162,20 +162,33 @@ void fill(const CompiledGraph& graph, const Memory& memory, float value) {
   for (size_t i = 0; i < count; ++i) data[i] = value;
 }
 
-Error run_steps(CompiledGraph& graph) {
+// Runs the steps; when tracing, logs one event per operation (its reorders
+// and primitive together) under the operation's delegate debug identifier.
+Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
   for (uint32_t i = 0; i < graph.memories.size; ++i) {
     const Memory& memory = graph.memories[i];
     if (memory.storage.kind != Storage::kArgument) continue;
     const dnnl_status_t status = dnnl_memory_set_data_handle(memory.memory, graph.argument_data[memory.storage.index]);
     if (status != dnnl_success) return step_failed(graph, 0, "dnnl_memory_set_data_handle", status);
   }
+  const bool tracing = context.tracing();
+  uint64_t operation_start = tracing ? runtime::trace_clock_ns() : 0;
   for (uint32_t s = 0; s < graph.steps.size; ++s) {
     const Step& step = graph.steps[s];
     if (step.fill_memory >= 0) fill(graph, graph.memories[static_cast<uint32_t>(step.fill_memory)], step.fill_value);
-    if (step.primitive == nullptr) continue;
-    const dnnl_status_t status =
-        dnnl_primitive_execute(step.primitive, graph.stream, static_cast<int>(step.num_args), step.exec_args);
-    if (status != dnnl_success) return step_failed(graph, step.operation, "dnnl_primitive_execute", status);
+    if (step.primitive != nullptr) {
+      const dnnl_status_t status =
+          dnnl_primitive_execute(step.primitive, graph.stream, static_cast<int>(step.num_args), step.exec_args);
+      if (status != dnnl_success) return step_failed(graph, step.operation, "dnnl_primitive_execute", status);
+    }
+    const bool operation_ends = s + 1 == graph.steps.size || graph.steps[s + 1].operation != step.operation;
+    if (tracing && operation_ends) {
+      const dnnl_status_t status = dnnl_stream_wait(graph.stream);
+      if (status != dnnl_success) return step_failed(graph, step.operation, "dnnl_stream_wait", status);
+      const uint64_t end = runtime::trace_clock_ns();
+      if (step.debug_id >= 0) context.log_event(step.debug_id, operation_start, end);
+      operation_start = end;
+    }
   }
   const dnnl_status_t status = dnnl_stream_wait(graph.stream);
   if (status != dnnl_success) return step_failed(graph, 0, "dnnl_stream_wait", status);
@@ -222,7 +235,8 @@ Result<DelegateHandle*> OneDnnBackendRuntime::init(BackendInitContext& context, 
   return static_cast<DelegateHandle*>(compiled);
 }
 
-Error OneDnnBackendRuntime::execute(BackendExecutionContext&, DelegateHandle* handle, Span<EValue*> args) const {
+Error OneDnnBackendRuntime::execute(BackendExecutionContext& context, DelegateHandle* handle,
+                                    Span<EValue*> args) const {
   KILN_CHECK_OR_LOG_RETURN(handle != nullptr, DelegateInvalidHandle, "OneDnnBackend: execute without a handle");
   auto* graph = static_cast<CompiledGraph*>(handle);
   const uint32_t num_arguments = graph->num_inputs + graph->num_outputs;
@@ -234,7 +248,7 @@ Error OneDnnBackendRuntime::execute(BackendExecutionContext&, DelegateHandle* ha
     KILN_TRY(tensor_argument(*graph, args[i], i, &graph->argument_data[i]));
   }
   apply_num_threads();
-  return run_steps(*graph);
+  return run_steps(*graph, context);
 }
 
 void OneDnnBackendRuntime::destroy(DelegateHandle* handle) const {
