@@ -44,10 +44,7 @@ View identity(const Tensor& self) {
 // Reads self (0) and out (`out_index`) with matching dtypes, of a known element size.
 bool read_self_out(KernelArgs& a, size_t count, size_t out_index, Tensor* self, Tensor* out) {
   if (!a.check_count(count) || !a.tensor(0, "self", self) || !a.tensor(out_index, "out", out)) return false;
-  if (!runtime::is_valid(self->scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has an invalid dtype (%d)", static_cast<int>(self->scalar_type()));
-    return false;
-  }
+  if (!a.check_valid_dtype(*self, "self")) return false;
   return a.check_dtype(*out, "out", self->scalar_type());
 }
 

@@ -40,10 +40,7 @@ void index_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     a.fail(Error::InvalidArgument, "'indices' is empty; at least one index is needed");
     return;
   }
-  if (!runtime::is_valid(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has an invalid dtype (%d)", static_cast<int>(self.scalar_type()));
-    return;
-  }
+  if (!a.check_valid_dtype(self, "self")) return;
   util::IndexPlan plan;
   if (!util::plan_advanced_index(a, self, indices, &plan) || !a.resize_out(out, "out", plan.result_shape())) return;
   if (out.numel() == 0) return;
@@ -65,10 +62,7 @@ void index_select_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !check_index_dtype(a, index, "index")) {
     return;
   }
-  if (!runtime::is_valid(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has an invalid dtype (%d)", static_cast<int>(self.scalar_type()));
-    return;
-  }
+  if (!a.check_valid_dtype(self, "self")) return;
   if (index.dim() > 1) {
     a.fail(Error::InvalidArgument, "'index' has %zd dims; it must be 0-dim or 1-D", index.dim());
     return;
@@ -124,10 +118,7 @@ void gather_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !a.check_dtype(out, "out", self.scalar_type()) || !check_index_dtype(a, index, "index")) {
     return;
   }
-  if (!runtime::is_valid(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has an invalid dtype (%d)", static_cast<int>(self.scalar_type()));
-    return;
-  }
+  if (!a.check_valid_dtype(self, "self")) return;
   // A 0-dim self or index acts as 1-D of one element.
   const size_t rank = std::max<size_t>(static_cast<size_t>(self.dim()), 1);
   if (std::max<size_t>(static_cast<size_t>(index.dim()), 1) != rank) {
@@ -198,10 +189,7 @@ void embedding_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     a.fail(Error::InvalidArgument, "'weight' has %zd dims; it must be 2-D", weight.dim());
     return;
   }
-  if (!runtime::is_valid(weight.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'weight' has an invalid dtype (%d)", static_cast<int>(weight.scalar_type()));
-    return;
-  }
+  if (!a.check_valid_dtype(weight, "weight")) return;
   const size_t rank = static_cast<size_t>(indices.dim());
   if (rank + 1 > util::kMaxDims) {
     a.fail(Error::NotSupported, "'indices' has %zu dims, at most %zu are supported", rank, util::kMaxDims - 1);

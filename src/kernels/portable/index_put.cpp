@@ -23,21 +23,6 @@ using runtime::SizesType;
 using runtime::Tensor;
 using util::KernelArgs;
 
-bool check_valid_dtype(KernelArgs& a, const Tensor& self) {
-  if (runtime::is_valid(self.scalar_type())) return true;
-  a.fail(Error::InvalidArgument, "'self' has an invalid dtype (%d)", static_cast<int>(self.scalar_type()));
-  return false;
-}
-
-// `t`'s strides as it broadcasts (right-aligned) to a shape of `rank` dims:
-// 0 for its size-1 dims and the dims it lacks.
-void broadcast_strides(const Tensor& t, size_t rank, int64_t* strides) {
-  const size_t lead = rank - static_cast<size_t>(t.dim());
-  for (size_t d = 0; d < rank; ++d) {
-    strides[d] = d < lead || t.sizes()[d - lead] == 1 ? 0 : t.strides()[d - lead];
-  }
-}
-
 bool check_broadcasts(KernelArgs& a, const Tensor& t, const char* name, Span<const SizesType> shape,
                       const char* shape_name) {
   if (util::broadcasts_to(t.sizes(), shape)) return true;
@@ -137,7 +122,7 @@ void index_put_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   bool accumulate = false;
   if (!a.check_count(5) || !a.tensor(0, "self", &self) || !a.optional_tensor_list(1, "indices", &indices) ||
       !a.tensor(2, "values", &values) || !a.boolean(3, "accumulate", &accumulate) || !a.tensor(4, "out", &out) ||
-      !check_valid_dtype(a, self) || !a.check_dtype(values, "values", self.scalar_type()) ||
+      !a.check_valid_dtype(self, "self") || !a.check_dtype(values, "values", self.scalar_type()) ||
       !a.check_dtype(out, "out", self.scalar_type())) {
     return;
   }
@@ -162,7 +147,7 @@ void index_put_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   util::copy_logical(self, out);
   if (plan.result_numel == 0) return;
   int64_t value_strides[util::kMaxDims];
-  broadcast_strides(values, plan.result_rank, value_strides);
+  util::broadcast_strides(values, plan.result_rank, value_strides);
   if (accumulate) {
     accumulate_indexed(plan, values, value_strides, out);
   } else {
@@ -174,7 +159,7 @@ void masked_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   KernelArgs a(ctx, "aten::masked_scatter.out", args);
   Tensor self, mask, source, out;
   if (!a.check_count(4) || !a.tensor(0, "self", &self) || !a.tensor(1, "mask", &mask) ||
-      !a.tensor(2, "source", &source) || !a.tensor(3, "out", &out) || !check_valid_dtype(a, self) ||
+      !a.tensor(2, "source", &source) || !a.tensor(3, "out", &out) || !a.check_valid_dtype(self, "self") ||
       !a.check_dtype(mask, "mask", ScalarType::Bool) || !a.check_dtype(source, "source", self.scalar_type()) ||
       !a.check_dtype(out, "out", self.scalar_type())) {
     return;

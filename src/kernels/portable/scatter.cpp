@@ -69,10 +69,7 @@ bool check_scatter_shapes(KernelArgs& a, const ScatterLines& g, bool has_src) {
 // Scalar source. Fills `lines` for scatter_lines.
 bool prepare_scatter(KernelArgs& a, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src,
                      const Tensor& out, ScatterLines* lines) {
-  if (!runtime::is_valid(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has an invalid dtype (%d)", static_cast<int>(self.scalar_type()));
-    return false;
-  }
+  if (!a.check_valid_dtype(self, "self")) return false;
   if ((src != nullptr && !a.check_dtype(*src, "src", self.scalar_type())) ||
       !a.check_dtype(out, "out", self.scalar_type()) || !util::check_index_dtype(a, index, "index") ||
       !a.wrap_dim(dim, static_cast<size_t>(self.dim()), "dim", &lines->dim)) {

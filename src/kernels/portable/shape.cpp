@@ -29,10 +29,7 @@ constexpr int64_t kPreserveFormat = 1;
 // self's dtype, which must be one with a known element size.
 bool read_copy_args(KernelArgs& a, Tensor* self, Tensor* out) {
   if (!a.check_count(3) || !a.tensor(0, "self", self) || !a.tensor(2, "out", out)) return false;
-  if (!runtime::is_valid(self->scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has an invalid dtype (%d)", static_cast<int>(self->scalar_type()));
-    return false;
-  }
+  if (!a.check_valid_dtype(*self, "self")) return false;
   return a.check_dtype(*out, "out", self->scalar_type());
 }
 
@@ -441,10 +438,7 @@ void repeat_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
            rank, self.dim(), util::kMaxDims);
     return;
   }
-  if (!runtime::is_valid(self.scalar_type())) {
-    a.fail(Error::InvalidArgument, "'self' has an invalid dtype (%d)", static_cast<int>(self.scalar_type()));
-    return;
-  }
+  if (!a.check_valid_dtype(self, "self")) return;
   // self seen with `rank` dims: leading dims of size 1.
   int64_t sizes[util::kMaxDims], strides[util::kMaxDims];
   SizesType shape[util::kMaxDims];

@@ -105,10 +105,7 @@ void for_each_indexed(const IndexPlan& plan, const Geometry& self, const int64_t
       strides[rb - 1] = entry.count == 1 ? 0 : 1;
       masks[j].emplace(entry.tensor, self.strides + entry.dim);
     } else {
-      const size_t lead = rb - static_cast<size_t>(entry.tensor.dim());
-      for (size_t d = lead; d < rb; ++d) {
-        strides[d] = entry.tensor.sizes()[d - lead] == 1 ? 0 : entry.tensor.strides()[d - lead];
-      }
+      broadcast_strides(entry.tensor, rb, strides);
     }
     inner.set_strides(1 + j, strides);
   }

@@ -162,6 +162,12 @@ bool KernelArgs::check_dtype(const Tensor& t, const char* name, ScalarType expec
   return false;
 }
 
+bool KernelArgs::check_valid_dtype(const Tensor& t, const char* name) {
+  if (runtime::is_valid(t.scalar_type())) return true;
+  fail(Error::InvalidArgument, "'%s' has an invalid dtype (%d)", name, static_cast<int>(t.scalar_type()));
+  return false;
+}
+
 bool KernelArgs::check_contiguous(const Tensor& t, const char* name) {
   if (runtime::is_contiguous_dim_order(t.dim_order())) return true;
   fail(Error::NotSupported, "'%s' must be in contiguous dim order (other layouts are not supported)", name);

@@ -64,6 +64,8 @@ class KernelArgs final {
 
   /// Fails unless `t` has dtype `expected`.
   bool check_dtype(const Tensor& t, const char* name, ScalarType expected);
+  /// Fails InvalidArgument unless `t`'s dtype is one the runtime knows.
+  bool check_valid_dtype(const Tensor& t, const char* name);
   /// Fails NotSupported unless `t` is laid out in contiguous dim order.
   bool check_contiguous(const Tensor& t, const char* name);
   /// Resizes the out tensor `out` (named `name`, or element `element` of the

@@ -51,16 +51,20 @@ void set_index_space(StridedLayout<K>& layout, Span<const SizesType> sizes) {
   for (size_t d = 0; d < sizes.size(); ++d) layout.sizes[d] = sizes[d];
 }
 
-/// Sets operand `k`'s strides for tensor `t`, which must broadcast to the
-/// index space: right-aligned, size-1 and missing dims get stride 0.
-template <size_t K>
-void set_broadcast_strides(StridedLayout<K>& layout, size_t k, const Tensor& t) {
-  const size_t lead = layout.rank - static_cast<size_t>(t.dim());
+/// `t`'s strides as it broadcasts to `rank` dims (rank >= t.dim()):
+/// right-aligned, size-1 and missing dims get stride 0.
+inline void broadcast_strides(const Tensor& t, size_t rank, int64_t* out) {
+  const size_t lead = rank - static_cast<size_t>(t.dim());
   const Span<const SizesType> sizes = t.sizes();
   const Span<const runtime::StridesType> strides = t.strides();
-  for (size_t d = 0; d < layout.rank; ++d) {
-    layout.strides[k][d] = d < lead || sizes[d - lead] == 1 ? 0 : strides[d - lead];
-  }
+  for (size_t d = 0; d < rank; ++d) out[d] = d < lead || sizes[d - lead] == 1 ? 0 : strides[d - lead];
+}
+
+/// Sets operand `k`'s strides for tensor `t`, which must broadcast to the
+/// index space.
+template <size_t K>
+void set_broadcast_strides(StridedLayout<K>& layout, size_t k, const Tensor& t) {
+  broadcast_strides(t, layout.rank, layout.strides[k]);
 }
 
 /// Merges adjacent dims that every operand steps through densely, and drops
