@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "aot/passes/decompositions.h"
 
@@ -224,6 +227,144 @@ void decompose_batch_norm_batch_stats(Rewriter& r) {
   r.replace_with_items({out, r.op("aten::squeeze.dims", {mean, reduced}), r.op("aten::squeeze.dims", {rstd, reduced})});
 }
 
+// einsum(equation, tensors): one or two operands, each subscript at most
+// once per operand, no ellipsis (MaxViT's relative attention). Subscripts an
+// operand alone has and the output lacks are summed first; then the two
+// operands are permuted to [batch, left, contracted] and [batch, contracted,
+// right], folded to matrices and multiplied (batched_matmul), and the result
+// is unfolded and permuted to the output's order.
+class Einsum {
+ public:
+  explicit Einsum(Rewriter& r) : r_(r) {
+    std::string equation = r.arg(0).to_string();
+    equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
+    if (equation.find('.') != std::string::npos) r.fail("einsum with an ellipsis (...) is not supported yet");
+    const size_t arrow = equation.find("->");
+    std::string inputs = equation.substr(0, arrow);
+    for (size_t start = 0;;) {
+      const size_t comma = inputs.find(',', start);
+      subscripts_.push_back(inputs.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    output_ = arrow == std::string::npos ? implicit_output() : equation.substr(arrow + 2);
+    const ArgumentList& tensors = r.arg(1).list();
+    if (tensors.size() != subscripts_.size() || tensors.size() > 2) {
+      r.fail("'" + equation + "' on " + std::to_string(tensors.size()) + " tensors: one or two operands, one subscript string each, are supported");
+    }
+    for (size_t i = 0; i < tensors.size(); ++i) operands_.push_back(operand(tensors[i].node(), subscripts_[i]));
+  }
+
+  Node* result() {
+    for (size_t i = 0; i < operands_.size(); ++i) {
+      const std::string& other = operands_.size() == 2 ? operands_[1 - i].subscripts : std::string();
+      sum_alone(operands_[i], other);
+    }
+    if (operands_.size() == 1) return arrange(operands_[0], output_);
+    Operand& a = operands_[0];
+    Operand& b = operands_[1];
+    std::string batch, left, contracted, right;
+    for (char c : output_) {
+      const bool in_a = has(a.subscripts, c), in_b = has(b.subscripts, c);
+      if (in_a && in_b) batch += c;
+      else if (in_a) left += c;
+      else if (in_b) right += c;
+      else r_.fail("output subscript '" + std::string(1, c) + "' is in no operand");
+    }
+    for (char c : a.subscripts) {
+      if (has(b.subscripts, c) && !has(output_, c)) contracted += c;
+    }
+    Node* lhs = fold(arrange(a, batch + left + contracted), batch, {left, contracted}, a);
+    Node* rhs = fold(arrange(b, batch + contracted + right), batch, {contracted, right}, b);
+    Node* product_node = batched_matmul(r_, lhs, rhs, {a.node, b.node});
+    std::vector<SymExpr> unfolded;
+    for (char c : batch + left + right) unfolded.push_back(size_of(c));
+    Operand out{view_as(r_, product_node, unfolded, {a.node, b.node}), batch + left + right};
+    return arrange(out, output_);
+  }
+
+ private:
+  struct Operand {
+    Node* node;
+    std::string subscripts;
+  };
+
+  static bool has(const std::string& text, char c) { return text.find(c) != std::string::npos; }
+
+  // Without "->": the subscripts that appear once, in alphabetical order.
+  std::string implicit_output() const {
+    std::string all, once;
+    for (const std::string& s : subscripts_) all += s;
+    for (char c : all) {
+      if (std::count(all.begin(), all.end(), c) == 1) once += c;
+    }
+    std::sort(once.begin(), once.end());
+    return once;
+  }
+
+  Operand operand(Node* node, const std::string& subscripts) {
+    const TensorMeta& meta = node->meta.tensor();
+    if (subscripts.size() != meta.rank()) {
+      r_.fail("'" + subscripts + "' names " + std::to_string(subscripts.size()) + " dims of " + meta.to_string());
+    }
+    for (size_t d = 0; d < subscripts.size(); ++d) {
+      const char c = subscripts[d];
+      if (std::count(subscripts.begin(), subscripts.end(), c) > 1) {
+        r_.fail("subscript '" + std::string(1, c) + "' repeats in '" + subscripts + "' (a diagonal): not supported yet");
+      }
+      auto [it, fresh] = sizes_.emplace(c, meta.sizes[d]);
+      if (!fresh && !(it->second == meta.sizes[d])) {
+        r_.fail("subscript '" + std::string(1, c) + "' has sizes " + it->second.to_string() + " and " +
+                meta.sizes[d].to_string() + " (broadcasting is not supported yet)");
+      }
+    }
+    return {node, subscripts};
+  }
+
+  const SymExpr& size_of(char c) const { return sizes_.at(c); }
+
+  // Sums the subscripts of `x` that neither `other` nor the output has.
+  void sum_alone(Operand& x, const std::string& other) {
+    ArgumentList dims;
+    std::string kept;
+    for (size_t d = 0; d < x.subscripts.size(); ++d) {
+      const char c = x.subscripts[d];
+      if (has(other, c) || has(output_, c)) kept += c;
+      else dims.emplace_back(static_cast<int64_t>(d));
+    }
+    if (dims.empty()) return;
+    x = {r_.op("aten::sum.dim_IntList", {x.node, std::move(dims), false}), kept};
+  }
+
+  // x permuted so that its subscripts read `order` (a permutation of them).
+  Node* arrange(const Operand& x, const std::string& order) {
+    if (x.subscripts == order) return x.node;
+    ArgumentList dims;
+    for (char c : order) dims.emplace_back(static_cast<int64_t>(x.subscripts.find(c)));
+    return r_.op("aten::permute", {x.node, std::move(dims)});
+  }
+
+  // x, whose dims read batch then each group of `groups`, with each group folded into one dim.
+  Node* fold(Node* x, const std::string& batch, const std::vector<std::string>& groups, const Operand& source) {
+    std::vector<SymExpr> sizes;
+    for (char c : batch) sizes.push_back(size_of(c));
+    for (const std::string& group : groups) {
+      SymExpr folded(1);
+      for (char c : group) folded = folded * size_of(c);
+      sizes.push_back(folded);
+    }
+    return view_as(r_, x, sizes, {source.node});
+  }
+
+  Rewriter& r_;
+  std::vector<std::string> subscripts_;
+  std::string output_;
+  std::vector<Operand> operands_;
+  std::map<char, SymExpr> sizes_;
+};
+
+void decompose_einsum(Rewriter& r) { r.replace_with(Einsum(r).result()); }
+
 // linalg_vector_norm(self, ord, dim, keepdim, dtype): the p-norm over dim
 // (every dim when None) by sums, square roots and powers (Swin-V2's cosine
 // attention); ord inf and -inf are the largest and smallest |x|, 0 counts
@@ -415,6 +556,7 @@ void add_nn_decompositions(DecompositionTable& t) {
   t["aten::layer_norm.default"] = decompose_layer_norm;
   t["aten::grid_sampler.default"] = decompose_grid_sampler;
   t["aten::linalg_vector_norm.default"] = decompose_vector_norm;
+  t["aten::einsum.default"] = decompose_einsum;
   t["aten::cdist.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::_cdist_forward", {r.arg(0), r.arg(1), r.arg(2), r.arg(3)})); };
   t["aten::pdist.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::_pdist_forward", {r.arg(0), r.arg(1)})); };
   t["aten::group_norm.default"] = decompose_group_norm;

@@ -307,6 +307,90 @@ TEST(DecomposeTest, DiffWhereScalarVectorNormAndAdaptivePool3dBecomeCoreOps) {
   EXPECT_NEAR(values(5).at(0), 8.0 / 6.0, 1e-6);
 }
 
+// einsum by brute force: every assignment of the operands' subscripts, the
+// product of their elements added into the output's (row-major, sizes in `size`).
+std::vector<double> einsum_reference(const std::vector<std::string>& inputs, const std::string& output,
+                                     const std::vector<std::vector<double>>& values, const std::map<char, int64_t>& size) {
+  std::string all;  // the subscripts the operands use
+  for (const std::string& input : inputs) {
+    for (char c : input) {
+      if (all.find(c) == std::string::npos) all += c;
+    }
+  }
+  const auto offset = [&](const std::string& subscripts, const std::map<char, int64_t>& at) {
+    int64_t flat = 0;
+    for (char c : subscripts) flat = flat * size.at(c) + at.at(c);
+    return flat;
+  };
+  int64_t out_numel = 1;
+  for (char c : output) out_numel *= size.at(c);
+  std::vector<double> result(static_cast<size_t>(out_numel), 0.0);
+  std::map<char, int64_t> at;
+  for (char c : all) at[c] = 0;
+  while (true) {
+    double term = 1;
+    for (size_t i = 0; i < inputs.size(); ++i) term *= values[i].at(static_cast<size_t>(offset(inputs[i], at)));
+    result.at(static_cast<size_t>(offset(output, at))) += term;
+    size_t k = all.size();
+    while (k > 0 && ++at[all[k - 1]] == size.at(all[k - 1])) at[all[--k]] = 0;
+    if (k == 0) break;
+  }
+  return result;
+}
+
+TEST(DecomposeTest, EinsumBecomesPermutesSumsAndMatmulsThatMatchTheDefinition) {
+  struct Case {
+    std::string equation, output;
+    std::vector<std::string> inputs;
+  };
+  const std::map<char, int64_t> size = {{'b', 2}, {'h', 3}, {'i', 2}, {'j', 4}, {'d', 3}};
+  const std::vector<Case> cases = {
+      {"bhid,bhjd->bhij", "bhij", {"bhid", "bhjd"}},  // attention scores
+      {"bhij,bhjd->bhid", "bhid", {"bhij", "bhjd"}},  // attention times values
+      {"ij,jd", "di", {"ij", "jd"}},                  // implicit output: alphabetical
+      {"hij->jh", "jh", {"hij"}},                     // a sum and a transpose
+      {"bi,hj->bhij", "bhij", {"bi", "hj"}},          // an outer product
+  };
+  for (const Case& c : cases) {
+    GraphBuilder b;
+    ArgumentList tensors;
+    std::vector<HostTensor> inputs;
+    std::vector<std::vector<double>> values;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      std::vector<int64_t> shape;
+      for (char s : c.inputs[i]) shape.push_back(size.at(s));
+      int64_t numel = 1;
+      for (int64_t n : shape) numel *= n;
+      std::vector<float> data(static_cast<size_t>(numel));
+      for (size_t k = 0; k < data.size(); ++k) data[k] = static_cast<float>((static_cast<int>(k * 7 + i * 3) % 11) - 5);
+      inputs.push_back(HostTensor::from_vector<float>(shape, data));
+      values.push_back(inputs.back().to_doubles());
+      tensors.emplace_back(b.input("x" + std::to_string(i), f32(std::vector<SymExpr>(shape.begin(), shape.end()))));
+    }
+    std::vector<SymExpr> out_shape;
+    for (char s : c.output) out_shape.push_back(size.at(s));
+    b.output({call_with_meta(b, "aten::einsum", {c.equation, tensors}, f32(out_shape))});
+    ExportedProgram program = decomposed(std::move(b));
+    EXPECT_THAT(program.to_string(), Not(HasSubstr("einsum"))) << c.equation;
+    std::vector<PyTree> leaves;
+    for (const HostTensor& input : inputs) leaves.push_back(PyTree::make_leaf(input));
+    const auto flat = tree_flatten(call_program(program, PyTree::tuple(std::move(leaves))));
+    EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), einsum_reference(c.inputs, c.output, values, size))
+        << c.equation;
+  }
+}
+
+TEST(DecomposeTest, EinsumWithADiagonalOrAnEllipsisIsAnErrorNamingIt) {
+  for (const auto& [equation, message] : std::vector<std::pair<std::string, std::string>>{
+           {"ii->i", "subscript 'i' repeats in 'ii' (a diagonal)"}, {"...i->i", "ellipsis"}}) {
+    GraphBuilder b;
+    Node* x = b.input("x", f32({3, 3}));
+    b.output({call_with_meta(b, "aten::einsum", {equation, ArgumentList{x}}, f32({3}))});
+    ExportedProgram program = std::move(b).build();
+    expect_error([&] { decompose_to_core_aten(program); }, message);
+  }
+}
+
 // InstanceNorm's core form: each channel normalized by its own statistics
 // over the batch and the spatial dims; the mean and rstd come out per channel.
 TEST(DecomposeTest, BatchNormWithoutRunningStatsUsesTheBatchStatistics) {
