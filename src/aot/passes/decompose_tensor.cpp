@@ -294,7 +294,10 @@ void add_tensor_decompositions(DecompositionTable& t) {
     t[op] = decompose_to_view;
   }
   t["aten::t.default"] = [](Rewriter& r) { permute_swapping(r, 0, 1); };
-  t["aten::transpose.int"] = [](Rewriter& r) { permute_swapping(r, r.int_arg(1), r.int_arg(2)); };
+  // transpose, and its NumPy names (MaxViT's training IR).
+  for (const char* op : {"aten::transpose.int", "aten::swapaxes.default", "aten::swapdims.default"}) {
+    t[op] = [](Rewriter& r) { permute_swapping(r, r.int_arg(1), r.int_arg(2)); };
+  }
   t["aten::squeeze.dim"] = decompose_squeeze_dim;
   t["aten::squeeze.default"] = decompose_squeeze;
   t["aten::contiguous.default"] = decompose_contiguous;

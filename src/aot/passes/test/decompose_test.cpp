@@ -486,15 +486,20 @@ TEST(DecomposeTest, EvalBatchNormBecomesTheLegitOpAndGetitem) {
   EXPECT_THAT(text, Not(HasSubstr("aten.batch_norm")));
 }
 
-TEST(DecomposeTest, TransposeAndTBecomePermute) {
+TEST(DecomposeTest, TransposeSwapaxesAndTBecomePermute) {
   GraphBuilder b;
   Node* x = b.input("x", f32({2, 3, 4}));
   Node* y = call_with_meta(b, "aten::transpose.int", {x, -1, 0}, f32({4, 3, 2}));
   Node* z = call_with_meta(b, "aten::select.int", {y, 1, 0}, f32({4, 2}));
-  b.output({call_with_meta(b, "aten::t", {z}, f32({2, 4}))});
+  Node* transposed = call_with_meta(b, "aten::t", {z}, f32({2, 4}));
+  Node* swapped = call_with_meta(b, "aten::swapaxes", {x, 0, 1}, f32({3, 2, 4}));
+  Node* swapped_back = call_with_meta(b, "aten::swapdims", {swapped, 1, 0}, f32({2, 3, 4}));
+  b.output({transposed, swapped_back});
   const std::string text = decomposed(std::move(b)).to_string();
   EXPECT_THAT(text, HasSubstr("permute: \"f32[4, 3, 2]\" = torch.ops.aten.permute.default(x, [2, 1, 0])"));
   EXPECT_THAT(text, HasSubstr("permute_1: \"f32[2, 4]\" = torch.ops.aten.permute.default(select, [1, 0])"));
+  EXPECT_THAT(text, HasSubstr("permute_2: \"f32[3, 2, 4]\" = torch.ops.aten.permute.default(x, [1, 0, 2])"));
+  EXPECT_THAT(text, HasSubstr("permute_3: \"f32[2, 3, 4]\" = torch.ops.aten.permute.default(permute_2, [1, 0, 2])"));
 }
 
 TEST(DecomposeTest, AdaptiveAvgPoolToOneBecomesMean) {
