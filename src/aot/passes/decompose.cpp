@@ -3,6 +3,9 @@
 // builds the core-ATen nodes for it just before it, then erases it.
 #include "aot/passes/decompose.h"
 
+#include <string>
+#include <vector>
+
 #include "aot/passes/decompositions.h"
 
 namespace kiln::aot {
@@ -28,8 +31,13 @@ bool has_decomposition(const std::string& target) {
 
 bool decompose_to_core_aten(ExportedProgram& program) {
   bool changed = functionalize_inplace_ops(program);
-  for (Node* node : program.graph().node_list()) {
-    if (!node->is_call_function()) continue;
+  // By name: a rule may erase nodes after its own (the getitems of a tuple
+  // it replaces item by item).
+  std::vector<std::string> names;
+  for (const Node* node : program.graph()) names.push_back(node->name());
+  for (const std::string& name : names) {
+    Node* node = program.graph().find_node(name);
+    if (node == nullptr || !node->is_call_function()) continue;
     auto rule = decompositions().find(passes::canonical_target(node->target()));
     if (rule == decompositions().end()) continue;
     passes::Rewriter rewriter(*node);
