@@ -510,7 +510,8 @@ class MethodEmitter {
     const size_t instruction = add_instruction(std::move(call), node);
     std::vector<int64_t> handles;
     for (const Node* inner : lowered->original_module().graph()) {
-      if (inner->meta.debug_handle) handles.push_back(*inner->meta.debug_handle);
+      // Only its ops: a placeholder keeps the meta of the outer node it stands for.
+      if (inner->is_call_function() && inner->meta.debug_handle) handles.push_back(*inner->meta.debug_handle);
     }
     std::sort(handles.begin(), handles.end());
     handles.erase(std::unique(handles.begin(), handles.end()), handles.end());

@@ -288,7 +288,7 @@ NodeValue run_node(const ExportedProgram& program, const Node& node,
 
 // Runs a program in executable form (memory_ops.h).
 std::vector<Value> run_executable_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
-                                        const SymbolBindings& bindings) {
+                                        const SymbolBindings& bindings, const NodeObserver& observer = {}) {
   std::map<const Node*, NodeValue> values;
   auto lookup = [&values](const Node* node) -> const NodeValue& {
     auto it = values.find(node);
@@ -319,6 +319,7 @@ std::vector<Value> run_executable_graph(const ExportedProgram& program, const st
         break;
       case OpKind::CallFunction:
         values[node] = run_node(program, *node, lookup, bindings);
+        if (observer) observer(*node, values[node].values);
         break;
       case OpKind::Output:
         for (const Argument& value : node->args().at(0).list()) {
@@ -443,7 +444,7 @@ std::vector<Value> run_delegated_program(const ExportedProgram& delegated, const
   return returned;
 }
 
-PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& kwargs) {
+PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& kwargs, const NodeObserver& observer) {
   const PyTree call_tree = PyTree::tuple({args, kwargs});
   std::vector<FlatLeaf> leaves;
   if (const TreeSpec* in_spec = program.in_spec()) {
@@ -483,7 +484,7 @@ PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& 
     }
   }
 
-  std::vector<Value> results = run_executable_graph(lowered, graph_inputs, bindings);
+  std::vector<Value> results = run_executable_graph(lowered, graph_inputs, bindings, observer);
   std::vector<Value> user_outputs = user_outputs_of(lowered, results);
   if (const TreeSpec* out_spec = program.out_spec()) return tree_unflatten(user_outputs, *out_spec);
   std::vector<PyTree> items;

@@ -9,6 +9,7 @@
 // program it came from before any backend runtime exists.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,18 @@ std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<V
 /// returns (all but the buffer mutations; see delegate_call_output_indices).
 std::vector<Value> run_delegated_program(const ExportedProgram& delegated, const std::vector<Value>& inputs);
 
+/// Sees each call_function node of the executable form the interpreter runs
+/// (memory.alloc included) right after it ran, with its values; for the
+/// devtools' reference outputs.
+using NodeObserver = std::function<void(const Node& node, const std::vector<Value>& values)>;
+
 /// Calls the program: flattens `args` and `kwargs` by the input tree spec,
 /// checks them, prepends parameters, buffers and constants in signature
 /// order, runs the graph, writes buffer mutations back into the state dict
 /// (or constants, for non-persistent buffers) and user-input mutations into
 /// the caller's input tensors, drops token outputs, and unflattens the user
-/// outputs by the output tree spec.
-PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& kwargs = PyTree::dict({}));
+/// outputs by the output tree spec. `observer`, if set, sees every op node.
+PyTree call_program(ExportedProgram& program, const PyTree& args, const PyTree& kwargs = PyTree::dict({}),
+                    const NodeObserver& observer = {});
 
 }  // namespace kiln::aot

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/core/evalue.h"
 #include "runtime/core/tensor_impl.h"
 
 namespace kiln::runtime {
@@ -30,6 +31,9 @@ struct InstructionEvent {
   int64_t delegate = -1;
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
+  /// For a kernel call: what it returned (its out tensor, or the list of
+  /// them), valid during the call to log_instruction only; null otherwise.
+  const EValue* output = nullptr;
 };
 
 /// One event a backend logs inside a delegate call.

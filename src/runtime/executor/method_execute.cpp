@@ -82,6 +82,8 @@ void Method::log_instruction(const Instruction& instruction, size_t chain, size_
   if (instruction.kind == fb::InstructionArguments::KernelCall) {
     if (!operator_name(at(plan_->operators(), instruction.op_index), name, sizeof name)) name[0] = '\0';
     event.name = name;
+    // The boxed convention appends the return value to the arguments.
+    if (instruction.args.size() > 0) event.output = instruction.args[instruction.args.size() - 1];
   } else if (instruction.kind == fb::InstructionArguments::DelegateCall) {
     event.name = delegates_[instruction.first].id;
     event.delegate = static_cast<int64_t>(instruction.first);

@@ -169,12 +169,20 @@ Error DemoBackendRuntime::execute(BackendExecutionContext& context, DelegateHand
     KILN_TRY(tensor_argument(*handle, args[num_inputs + j], num_inputs + j, program.numel(program.output(j)), &unused));
   }
   if (context.tracing()) {
-    // One event per blob instruction, under the identifier preprocess mapped.
+    // One event per blob instruction, under the identifier preprocess mapped,
+    // with the value it wrote as a 1-D tensor (the blob keeps no shapes).
     uint64_t start_ns = runtime::trace_clock_ns();
     demo::execute(program, handle->values, [&](const Instruction& in) {
       const uint64_t end_ns = runtime::trace_clock_ns();
-      if (in.debug_id >= 0) context.log_event(in.debug_id, start_ns, end_ns);
-      start_ns = end_ns;
+      if (in.debug_id >= 0) {
+        runtime::SizesType size = static_cast<runtime::SizesType>(program.numel(in.out));
+        runtime::DimOrderType dim_order = 0;
+        runtime::StridesType stride = 1;
+        runtime::TensorImpl impl(runtime::ScalarType::Float, 1, &size, handle->values[in.out], &dim_order, &stride);
+        const runtime::Tensor output(&impl);
+        context.log_event(in.debug_id, start_ns, end_ns, &output);
+      }
+      start_ns = runtime::trace_clock_ns();  // the logging is not the next instruction's time
     });
   } else {
     demo::execute(program, handle->values);
