@@ -1,18 +1,38 @@
 #include "devtools/trace_recorder.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "aot/ir/error.h"
+
 namespace kiln::devtools {
 
+aot::HostTensor host_copy(const runtime::Tensor& tensor) {
+  auto storage = aot::Storage::allocate(tensor.nbytes());
+  if (tensor.nbytes() != 0) std::memcpy(storage->data, tensor.const_data_ptr(), tensor.nbytes());
+  std::vector<int64_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
+  std::vector<int64_t> strides(tensor.strides().begin(), tensor.strides().end());
+  return aot::HostTensor(tensor.scalar_type(), sizes, strides, 0, storage).clone();
+}
+
 void TraceRecorder::log_instruction(const runtime::InstructionEvent& event) {
-  instructions_.push_back({event.chain, event.instruction, event.name, event.delegate, event.start_ns, event.end_ns});
+  Instruction& logged = instructions_.emplace_back(
+      Instruction{run_, event.chain, event.instruction, event.name, event.delegate, event.start_ns, event.end_ns, {}});
+  if (!keep_outputs_ || event.output == nullptr) return;
+  if (event.output->isTensor()) {
+    logged.output = host_copy(event.output->toTensor());
+  } else if (event.output->isTensorList() && !event.output->toTensorList().empty()) {
+    logged.output = host_copy(event.output->toTensorList()[0]);
+  }
 }
 
 void TraceRecorder::log_delegate_event(const runtime::DelegateEvent& event) {
   const std::string id = event.debug_name != nullptr ? std::string(event.debug_name) : std::to_string(event.debug_id);
-  delegate_events_.push_back({event.chain, event.instruction, event.delegate, id, event.start_ns, event.end_ns});
+  DelegateEvent& logged = delegate_events_.emplace_back(
+      DelegateEvent{run_, event.chain, event.instruction, event.delegate, id, event.start_ns, event.end_ns, {}});
+  if (keep_outputs_ && event.output != nullptr) logged.output = host_copy(*event.output);
 }
 
 namespace {
@@ -61,6 +81,64 @@ std::string TraceRecorder::chrome_trace_json() const {
         complete_event(e.debug_id, 1 + static_cast<int64_t>(e.delegate), e.start_ns, e.end_ns, origin, std::move(args)));
   }
   return nlohmann::json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}}.dump(1) + "\n";
+}
+
+namespace {
+constexpr int kTraceVersion = 1;
+}  // namespace
+
+std::string TraceRecorder::kiln_trace_json() const {
+  nlohmann::json instructions = nlohmann::json::array();
+  for (const Instruction& e : instructions_) {
+    instructions.push_back({e.run, e.chain, e.instruction, e.name, e.delegate, e.start_ns, e.end_ns});
+  }
+  nlohmann::json delegate_events = nlohmann::json::array();
+  for (const DelegateEvent& e : delegate_events_) {
+    delegate_events.push_back({e.run, e.chain, e.instruction, e.delegate, e.debug_id, e.start_ns, e.end_ns});
+  }
+  const nlohmann::json document = {
+      {"format", "kiln-trace"},
+      {"version", kTraceVersion},
+      {"runs", run_},
+      {"instruction_fields", {"run", "chain", "instruction", "name", "delegate", "start_ns", "end_ns"}},
+      {"instructions", instructions},
+      {"delegate_event_fields", {"run", "chain", "instruction", "delegate", "debug_id", "start_ns", "end_ns"}},
+      {"delegate_events", delegate_events}};
+  return document.dump() + "\n";
+}
+
+TraceRecorder TraceRecorder::parse_kiln_trace(const std::string& text, const std::string& label) {
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw aot::AotError(label + " is not a Kiln trace: not JSON (" + error.what() + ")");
+  }
+  if (!document.is_object() || document.value("format", "") != "kiln-trace") {
+    throw aot::AotError(label + " is not a Kiln trace (no \"format\": \"kiln-trace\"; write one with "
+                                "'kiln run MODEL.pte --trace FILE')");
+  }
+  if (document.value("version", 0) != kTraceVersion) {
+    throw aot::AotError(label + " is a Kiln trace of version " + document.value("version", nlohmann::json(0)).dump() +
+                        "; this kiln reads version " + std::to_string(kTraceVersion));
+  }
+  TraceRecorder trace;
+  try {
+    trace.run_ = document.at("runs").get<size_t>();
+    for (const nlohmann::json& e : document.at("instructions")) {
+      trace.instructions_.push_back({e.at(0).get<size_t>(), e.at(1).get<size_t>(), e.at(2).get<size_t>(),
+                                     e.at(3).get<std::string>(), e.at(4).get<int64_t>(), e.at(5).get<uint64_t>(),
+                                     e.at(6).get<uint64_t>(), {}});
+    }
+    for (const nlohmann::json& e : document.at("delegate_events")) {
+      trace.delegate_events_.push_back({e.at(0).get<size_t>(), e.at(1).get<size_t>(), e.at(2).get<size_t>(),
+                                        e.at(3).get<size_t>(), e.at(4).get<std::string>(), e.at(5).get<uint64_t>(),
+                                        e.at(6).get<uint64_t>(), {}});
+    }
+  } catch (const nlohmann::json::exception& error) {
+    throw aot::AotError(label + ": a malformed Kiln trace (" + error.what() + ")");
+  }
+  return trace;
 }
 
 }  // namespace kiln::devtools

@@ -1,9 +1,9 @@
 // The event tracer end to end: the seed's conv-relu-tan model delegated to
 // DemoBackend (its elementwise ops) or OneDnnBackend (conv + relu fused),
 // lowered to a .pte and run with a TraceRecorder: one event per kernel and
-// delegate call, the backend's events under exactly the identifiers its
-// preprocess put in the debug-handle map, and a Chrome trace that parses with
-// an event for each.
+// delegate call, the backend's events under exactly the identifiers the
+// debug record holds (its preprocess's debug-handle map), and a Chrome trace
+// that parses with an event for each.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +16,7 @@
 #include "aot/delegate/canonical_partitioners.h"
 #include "aot/emit/to_executorch.h"
 #include "aot/passes/debug_handles.h"
+#include "devtools/debug_record.h"
 #include "devtools/trace_recorder.h"
 #include "models/conv_relu_tan.h"
 #include "runtime/executor/test/method_test_util.h"
@@ -27,14 +28,15 @@ namespace {
 namespace fb = executorch_flatbuffer;
 
 struct TracedRun {
+  aot::ExportedProgram source = models::conv_relu_tan({1, 4, 4, 0});  // numbered, as imported
   std::optional<aot::ExecutorchProgram> lowered;
   TraceRecorder recorder;
 };
 
 // Lowers the seed model with `backend` taking what it can, runs it once traced.
 void run_traced(const std::string& backend, TracedRun* run) {
-  aot::ExportedProgram program = models::conv_relu_tan({1, 4, 4, 0});
-  aot::generate_debug_handles(program);
+  aot::generate_debug_handles(run->source);
+  aot::ExportedProgram program = run->source.copy_of_verified();
   run->lowered.emplace(aot::to_executorch(aot::to_backend(program, aot::CapabilityPartitioner(backend))));
   auto loaded = runtime::method_testing::load_program(run->lowered->buffer);
   runtime::method_testing::Memory memory(*loaded);
@@ -72,10 +74,15 @@ TEST_P(TraceRecorderTest, OneEventPerCallAndTheBackendsIdentifiersAsMapped) {
   }
   EXPECT_EQ(logged_delegate_calls, delegate_calls);
 
+  // instruction index:identifier, as the debug record holds them.
+  const DebugRecord record = parse_debug_record(
+      to_json(make_debug_record(source_nodes(run.source), run.lowered->emitted, run.lowered->buffer)), "record");
   std::set<std::string> mapped, logged;
-  // instruction index:identifier, as the debug record will hold them.
-  for (const auto& [instruction, info] : run.lowered->emitted.delegate_map) {
-    for (const auto& [identifier, handles] : info.delegate_map) mapped.insert(std::to_string(instruction) + ":" + identifier);
+  for (const auto& [instruction, delegate] : record.delegates) {
+    EXPECT_EQ(delegate.backend_id, GetParam());
+    for (const auto& [identifier, handles] : delegate.identifiers) {
+      mapped.insert(std::to_string(instruction) + ":" + identifier);
+    }
   }
   for (const TraceRecorder::DelegateEvent& event : run.recorder.delegate_events()) {
     logged.insert(std::to_string(event.instruction) + ":" + event.debug_id);

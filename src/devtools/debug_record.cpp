@@ -1,0 +1,166 @@
+#include "devtools/debug_record.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "aot/emit/pte_writer.h"
+#include "aot/ir/error.h"
+
+namespace kiln::devtools {
+
+using nlohmann::json;
+
+std::string SourceNode::module_path() const { return module_stack.empty() ? "" : module_stack.back().path; }
+
+const SourceNode* DebugRecord::node(int64_t handle) const {
+  const auto it = nodes.find(handle);
+  return it == nodes.end() ? nullptr : &it->second;
+}
+
+uint64_t fnv1a64(std::span<const uint8_t> bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (const uint8_t byte : bytes) hash = (hash ^ byte) * 0x100000001b3ull;
+  return hash;
+}
+
+void DebugRecord::check_matches(std::span<const uint8_t> pte, const std::string& pte_label) const {
+  if (pte.size() != program_bytes || fnv1a64(pte) != program_hash) {
+    throw aot::AotError("the debug record was written for another program: " + pte_label + " has " +
+                        std::to_string(pte.size()) + " bytes, the record's program " + std::to_string(program_bytes) +
+                        " (lower the .pt2 again with --debug-record to write both together)");
+  }
+}
+
+std::map<int64_t, SourceNode> source_nodes(const aot::ExportedProgram& source) {
+  std::map<int64_t, SourceNode> nodes;
+  for (const aot::Node* node : source.graph()) {
+    if (!node->is_call_function() || !node->meta.debug_handle) continue;
+    const int64_t handle = *node->meta.debug_handle;
+    nodes[handle] = {handle, node->name(), node->target(), node->meta.nn_module_stack, node->meta.stack_trace};
+  }
+  return nodes;
+}
+
+DebugRecord make_debug_record(std::map<int64_t, SourceNode> nodes, const aot::EmitterOutput& emitted,
+                              std::span<const uint8_t> pte) {
+  DebugRecord record;
+  const auto& plans = emitted.program.program.execution_plan;
+  if (!plans.empty() && plans.front() != nullptr) record.method = plans.front()->name;
+  record.program_bytes = pte.size();
+  record.program_hash = fnv1a64(pte);
+  record.instructions = emitted.debug_handle_map;
+  for (const auto& [instruction, info] : emitted.delegate_map) {
+    record.delegates[instruction] = {info.backend_id, info.delegate_map};
+  }
+  record.nodes = std::move(nodes);
+  return record;
+}
+
+namespace {
+
+std::string hex64(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016" PRIx64, value);
+  return text;
+}
+
+}  // namespace
+
+std::string to_json(const DebugRecord& record) {
+  json instructions = json::array();
+  for (const auto& [index, handles] : record.instructions) instructions.push_back({{"index", index}, {"handles", handles}});
+  json delegates = json::array();
+  for (const auto& [index, delegate] : record.delegates) {
+    json identifiers = json::object();
+    for (const auto& [identifier, handles] : delegate.identifiers) identifiers[identifier] = handles;
+    delegates.push_back({{"instruction", index}, {"backend", delegate.backend_id}, {"identifiers", identifiers}});
+  }
+  json nodes = json::array();
+  for (const auto& [handle, node] : record.nodes) {
+    json stack = json::array();
+    for (const aot::ModuleStackEntry& entry : node.module_stack) {
+      stack.push_back({{"key", entry.key}, {"path", entry.path}, {"type", entry.type}});
+    }
+    nodes.push_back({{"handle", handle},
+                     {"name", node.name},
+                     {"op", node.op},
+                     {"module_stack", stack},
+                     {"stack_trace", node.stack_trace}});
+  }
+  const json document = {{"format", "kiln-debug-record"},
+                         {"version", DebugRecord::kVersion},
+                         {"method", record.method},
+                         {"program", {{"bytes", record.program_bytes}, {"fnv1a64", hex64(record.program_hash)}}},
+                         {"instructions", instructions},
+                         {"delegates", delegates},
+                         {"nodes", nodes}};
+  return document.dump(1) + "\n";
+}
+
+DebugRecord parse_debug_record(const std::string& text, const std::string& label) {
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& error) {
+    throw aot::AotError(label + " is not a debug record: not JSON (" + error.what() + ")");
+  }
+  if (!document.is_object() || document.value("format", "") != "kiln-debug-record") {
+    throw aot::AotError(label + " is not a debug record (no \"format\": \"kiln-debug-record\"; write one with "
+                                "'kiln lower ... --debug-record FILE')");
+  }
+  if (document.value("version", 0) != DebugRecord::kVersion) {
+    throw aot::AotError(label + " is a debug record of version " + document.value("version", json(0)).dump() +
+                        "; this kiln reads version " + std::to_string(DebugRecord::kVersion));
+  }
+  DebugRecord record;
+  try {
+    record.method = document.at("method").get<std::string>();
+    record.program_bytes = document.at("program").at("bytes").get<uint64_t>();
+    record.program_hash = std::stoull(document.at("program").at("fnv1a64").get<std::string>(), nullptr, 16);
+    for (const json& entry : document.at("instructions")) {
+      record.instructions[entry.at("index").get<size_t>()] = entry.at("handles").get<std::vector<int64_t>>();
+    }
+    for (const json& entry : document.at("delegates")) {
+      DelegateRecord& delegate = record.delegates[entry.at("instruction").get<size_t>()];
+      delegate.backend_id = entry.at("backend").get<std::string>();
+      for (const auto& [identifier, handles] : entry.at("identifiers").items()) {
+        delegate.identifiers[identifier] = handles.get<std::vector<int64_t>>();
+      }
+    }
+    for (const json& entry : document.at("nodes")) {
+      SourceNode node;
+      node.handle = entry.at("handle").get<int64_t>();
+      node.name = entry.at("name").get<std::string>();
+      node.op = entry.at("op").get<std::string>();
+      node.stack_trace = entry.at("stack_trace").get<std::string>();
+      for (const json& frame : entry.at("module_stack")) {
+        node.module_stack.push_back(
+            {frame.at("key").get<std::string>(), frame.at("path").get<std::string>(), frame.at("type").get<std::string>()});
+      }
+      record.nodes[node.handle] = std::move(node);
+    }
+  } catch (const json::exception& error) {
+    throw aot::AotError(label + ": a malformed debug record (" + error.what() + ")");
+  } catch (const std::logic_error& error) {  // stoull
+    throw aot::AotError(label + ": a malformed debug record (program.fnv1a64 is not a hex number)");
+  }
+  return record;
+}
+
+DebugRecord read_debug_record(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw aot::AotError("cannot open the debug record " + path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_debug_record(text.str(), path);
+}
+
+void write_debug_record(const std::string& path, const DebugRecord& record) {
+  const std::string text = to_json(record);
+  aot::pte::write_file_atomically(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+}
+
+}  // namespace kiln::devtools

@@ -1,0 +1,82 @@
+// The debug record (`kiln lower --debug-record model.kdbg`): what the
+// devtools need, besides a .pte, to say which of the user's ops a runtime
+// event belongs to. It is written at lowering, from the program as imported
+// (each node numbered by generate_debug_handles before any pass) and from
+// the emitter's maps:
+//   - instruction index -> the debug handles of the node(s) it came from;
+//   - per delegate call, the backend's identifiers -> handles (the map its
+//     preprocess returned), which a backend logs its events under;
+//   - per handle the source node: name, op, module stack and stack trace.
+// It also carries the size and FNV-1a hash of the .pte it describes, so a
+// record is never read against another program.
+//
+// On disk it is JSON (docs/devtools.md gives the fields), with "format":
+// "kiln-debug-record" and a version.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "aot/emit/emitter.h"
+#include "aot/ir/exported_program.h"
+
+namespace kiln::devtools {
+
+/// One node of the user's program, as imported.
+struct SourceNode {
+  int64_t handle = 0;
+  std::string name;  ///< the node's name in the .pt2 graph ("conv2d_1")
+  std::string op;    ///< its target ("aten::conv2d.default")
+  std::vector<aot::ModuleStackEntry> module_stack;  ///< outermost first
+  std::string stack_trace;
+
+  /// The innermost module's path ("layer1.0.conv1"), or "" at top level.
+  std::string module_path() const;
+};
+
+struct DelegateRecord {
+  std::string backend_id;
+  /// The backend's delegate debug identifiers ("0", or a name) -> handles.
+  std::map<std::string, std::vector<int64_t>> identifiers;
+};
+
+struct DebugRecord {
+  static constexpr int kVersion = 1;
+
+  std::string method = "forward";
+  uint64_t program_bytes = 0;   ///< size of the .pte it describes
+  uint64_t program_hash = 0;    ///< FNV-1a 64 of that .pte
+  /// Instruction index -> handles (kernel calls and delegate calls).
+  std::map<size_t, std::vector<int64_t>> instructions;
+  /// The delegate call's instruction index -> its identifiers.
+  std::map<size_t, DelegateRecord> delegates;
+  std::map<int64_t, SourceNode> nodes;
+
+  /// The node a handle stands for; null if the record has none.
+  const SourceNode* node(int64_t handle) const;
+  /// Throws AotError unless `pte` is the program this record was written for.
+  void check_matches(std::span<const uint8_t> pte, const std::string& pte_label) const;
+};
+
+/// FNV-1a, 64 bits.
+uint64_t fnv1a64(std::span<const uint8_t> bytes);
+
+/// The nodes of `source` (call_function nodes with a handle), as imported.
+std::map<int64_t, SourceNode> source_nodes(const aot::ExportedProgram& source);
+
+/// The record of a lowering: `nodes` from source_nodes of the program before
+/// any pass, `emitted` and `pte` from to_executorch.
+DebugRecord make_debug_record(std::map<int64_t, SourceNode> nodes, const aot::EmitterOutput& emitted,
+                              std::span<const uint8_t> pte);
+
+std::string to_json(const DebugRecord& record);
+/// Parses a record; throws AotError naming `label` and what is wrong.
+DebugRecord parse_debug_record(const std::string& text, const std::string& label);
+DebugRecord read_debug_record(const std::string& path);
+/// Written whole or not at all.
+void write_debug_record(const std::string& path, const DebugRecord& record);
+
+}  // namespace kiln::devtools
