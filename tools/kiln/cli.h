@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "aot/emit/to_executorch.h"
+#include "aot/interpreter/interpreter.h"
 #include "aot/ir/exported_program.h"
 #include "aot/ir/value.h"
 
@@ -51,6 +52,19 @@ void print_delegation_demo(const aot::ExportedProgram& program);
 /// and, with `print_memory`, the memory plan's summary.
 void print_executorch_program(const aot::ExecutorchProgram& result, bool print_memory);
 int run_ops(Args args);
+int run_profile(Args args);
+int run_compare(Args args);
+
+/// The user inputs in an .npz (arr_<i> by position, or by the program's
+/// input names), in the program's flattened order; throws AotError naming
+/// `path` and what does not match.
+std::vector<aot::Value> order_inputs(const aot::ExportedProgram& program,
+                                     std::vector<std::pair<std::string, aot::HostTensor>> arrays,
+                                     const std::string& path);
+/// Calls the program on its flattened user inputs (unflattened by its input
+/// spec) on the reference interpreter.
+aot::PyTree call_with_leaves(aot::ExportedProgram& program, const std::vector<aot::Value>& leaves,
+                             const aot::NodeObserver& observer = {});
 
 /// Prints "label: f32[2, 3]  min=.. max=.. mean=.." and the first values (or
 /// the value itself when it is not a tensor).

@@ -17,6 +17,7 @@
 #include "backends/onednn/aot/blob_io.h"
 #include "backends/onednn/onednn_blob.h"
 #include "cli.h"
+#include "devtools/debug_record.h"
 #include "runtime/kernel/operator_registry.h"
 
 namespace kiln::cli {
@@ -40,9 +41,15 @@ program with ops left on the portable kernels that no kernel runs (`kiln ops`
 lists those that do) is refused, naming every such node, before anything is
 written.
 
+With --debug-record, the mapping from the .pte back to the user's program is
+written beside it: each instruction's debug handles, each delegate's
+identifiers and their handles, and per handle the .pt2 node's name, op,
+module stack and stack trace ('kiln profile' and 'kiln compare' read it).
+
 Options:
   --backend NAMES          backend ids, comma-separated, in priority order
   -o, --output PATH        write the .pte program to PATH
+  --debug-record PATH      with -o: also write the debug record (JSON) to PATH
   --explain                print every op node's decision: the backend and delegate that
                            took it, or the portable kernels, with each backend's reason
                            for refusing it
@@ -181,7 +188,7 @@ void print_decisions(const aot::ExportedProgram& program, const aot::ExportedPro
 }
 
 struct LowerOptions {
-  std::string path, backend_list, model, output;
+  std::string path, backend_list, model, output, debug_record;
   bool explain = false;
   bool print = false;
   bool print_memory = false;
@@ -207,6 +214,8 @@ LowerOptions parse_lower_options(Args& args) {
       options.backend_list = args.value(arg);
     } else if (arg == "-o" || arg == "--output") {
       options.output = args.value(arg);
+    } else if (arg == "--debug-record") {
+      options.debug_record = args.value(arg);
     } else if (arg == "--explain") {
       options.explain = true;
     } else if (arg == "--print") {
@@ -238,6 +247,9 @@ LowerOptions parse_lower_options(Args& args) {
   if (options.path.empty()) throw UsageError("'kiln lower' needs a .pt2 file");
   if (options.backend_list.empty() && options.output.empty() && !options.print_memory) {
     throw UsageError("'kiln lower' needs --backend NAME[,NAME...], -o FILE.pte or --print-memory");
+  }
+  if (!options.debug_record.empty() && options.output.empty()) {
+    throw UsageError("--debug-record describes a .pte program: give -o FILE.pte too");
   }
   return options;
 }
@@ -297,6 +309,8 @@ int run_lower(Args args) {
   // Handles for the user's nodes as imported: the pieces of a decomposed op
   // keep its handle.
   aot::generate_debug_handles(program);
+  std::map<int64_t, devtools::SourceNode> source_nodes;
+  if (!options.debug_record.empty()) source_nodes = devtools::source_nodes(program);
   if (program.dialect() == aot::kTrainingDialect) program = aot::transform(program, {aot::decompose_to_core_aten()});
   if (!options.backend_list.empty()) program = delegate(program, options);
   if (options.output.empty() && !options.print_memory) return 0;
@@ -310,6 +324,12 @@ int run_lower(Args args) {
   if (!options.output.empty()) {
     aot::pte::write_file_atomically(options.output, result.buffer);
     std::printf("Wrote %s\n", options.output.c_str());
+  }
+  if (!options.debug_record.empty()) {
+    const devtools::DebugRecord record = devtools::make_debug_record(std::move(source_nodes), result.emitted, result.buffer);
+    devtools::write_debug_record(options.debug_record, record);
+    std::printf("Wrote %s: %zu instructions and %zu delegates mapped to %zu source ops\n", options.debug_record.c_str(),
+                record.instructions.size(), record.delegates.size(), record.nodes.size());
   }
   print_executorch_program(result, options.print_memory);
   return 0;

@@ -26,6 +26,10 @@ Commands:
              with -o, write it as a .pte program (ExecuTorch's format)
   ops        list the ops Kiln knows: core ATen or not, out variant, the
              portable kernel's dtypes, the backends that run them
+  profile    run a .pte traced and show its time per op of the user's
+             program, through the debug record 'kiln lower' wrote
+  compare    run a .pte with its intermediate outputs logged and the .pt2 on
+             the reference interpreter; show where the numbers part, per op
   demo       build the seed model (ConvReLUTanModel) in C++, print the program,
              run it on the reference interpreter, lower it to a .pte (portable
              kernels, then OneDnnBackend), run both on Kiln's runtime, compare
@@ -66,6 +70,8 @@ int main(int argc, char** argv) {
     if (command == "run") return kiln::cli::run_run(std::move(parsed));
     if (command == "lower") return kiln::cli::run_lower(std::move(parsed));
     if (command == "ops") return kiln::cli::run_ops(std::move(parsed));
+    if (command == "profile") return kiln::cli::run_profile(std::move(parsed));
+    if (command == "compare") return kiln::cli::run_compare(std::move(parsed));
     throw kiln::cli::UsageError("unknown command '" + command + "'");
   } catch (const kiln::cli::UsageError& error) {
     std::cerr << "kiln: " << error.what() << "\nRun 'kiln help' for usage.\n";

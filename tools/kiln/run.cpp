@@ -25,7 +25,7 @@ namespace {
 
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
        kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N]
-                          [--threads N] [--json] [--chrome-trace TRACE.json]
+                          [--threads N] [--json] [--chrome-trace TRACE.json] [--trace RUN.kdump]
 
 A .pt2 (a program saved by torch.export.save) runs through Kiln's reference
 interpreter (the portable kernels); a program in the training IR (what
@@ -77,6 +77,9 @@ Options:
                     each kernel and delegate call, and each backend op inside a
                     delegate on a track of its own, named by its delegate debug
                     identifier
+  --trace FILE      (.pte) write the timed calls' events as a Kiln trace (JSON,
+                    docs/devtools.md), which 'kiln profile --trace' attributes
+                    to the user's ops with the program's debug record
 )";
 
 enum class FileKind { Pt2, Pte };
@@ -102,6 +105,25 @@ FileKind file_kind(const std::string& path) {
   if (ends_with(".pt2")) return FileKind::Pt2;
   throw aot::AotError(path + " is neither a .pt2 archive (a zip file) nor a .pte program (identifier 'ET' and "
                       "two digits at byte 4)");
+}
+
+}  // namespace
+
+aot::PyTree call_with_leaves(aot::ExportedProgram& program, const std::vector<aot::Value>& leaves,
+                             const aot::NodeObserver& observer) {
+  aot::PyTree args_tree = aot::PyTree::tuple({});
+  aot::PyTree kwargs_tree = aot::PyTree::dict({});
+  if (const aot::TreeSpec* in_spec = program.in_spec()) {
+    aot::PyTree call = aot::tree_unflatten(leaves, *in_spec);
+    if (call.kind != aot::PyTree::Kind::Tuple || call.children.size() != 2) {
+      throw aot::AotError("the program's input spec is not (args, kwargs): " + in_spec->to_string());
+    }
+    args_tree = call.children[0];
+    kwargs_tree = call.children[1];
+  } else {
+    for (const aot::Value& leaf : leaves) args_tree.children.push_back(aot::PyTree::make_leaf(leaf));
+  }
+  return aot::call_program(program, args_tree, kwargs_tree, observer);
 }
 
 std::vector<aot::Value> order_inputs(const aot::ExportedProgram& program,
@@ -135,6 +157,8 @@ std::vector<aot::Value> order_inputs(const aot::ExportedProgram& program,
   return leaves;
 }
 
+namespace {
+
 }  // namespace
 
 void print_output(const std::string& label, const aot::Value& value) {
@@ -162,6 +186,7 @@ int run_run(Args args) {
   int64_t iterations = -1, warmup = -1, threads = -1;
   bool json = false;
   std::string chrome_trace;
+  std::string trace;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -183,6 +208,8 @@ int run_run(Args args) {
       json = true;
     } else if (arg == "--chrome-trace") {
       chrome_trace = args.value(arg);
+    } else if (arg == "--trace") {
+      trace = args.value(arg);
     } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
       path = arg;
     } else {
@@ -202,13 +229,15 @@ int run_run(Args args) {
     if (threads >= 0) options.threads = static_cast<int>(threads);
     options.json = json;
     options.chrome_trace_path = chrome_trace;
+    options.trace_path = trace;
     return run_pte(options);
   }
-  if (iterations >= 0 || warmup >= 0 || threads >= 0 || json || !chrome_trace.empty()) {
+  if (iterations >= 0 || warmup >= 0 || threads >= 0 || json || !chrome_trace.empty() || !trace.empty()) {
     throw UsageError(std::string(iterations >= 0   ? "--iterations"
                                  : warmup >= 0     ? "--warmup"
                                  : threads >= 0    ? "--threads"
                                  : json            ? "--json"
+                                 : !trace.empty()  ? "--trace"
                                                    : "--chrome-trace") +
                      " applies to .pte programs (Kiln's runtime); " + path + " is a .pt2 archive");
   }
@@ -220,20 +249,7 @@ int run_run(Args args) {
     program = aot::transform(program, {aot::decompose_to_core_aten()});
   }
   std::vector<aot::Value> leaves = order_inputs(program, aot::read_npz(inputs_path), inputs_path);
-  aot::PyTree args_tree = aot::PyTree::tuple({});
-  aot::PyTree kwargs_tree = aot::PyTree::dict({});
-  if (const aot::TreeSpec* in_spec = program.in_spec()) {
-    aot::PyTree call = aot::tree_unflatten(leaves, *in_spec);
-    if (call.kind != aot::PyTree::Kind::Tuple || call.children.size() != 2) {
-      throw aot::AotError("the program's input spec is not (args, kwargs): " + in_spec->to_string());
-    }
-    args_tree = call.children[0];
-    kwargs_tree = call.children[1];
-  } else {
-    for (const aot::Value& leaf : leaves) args_tree.children.push_back(aot::PyTree::make_leaf(leaf));
-  }
-
-  const aot::PyTree result = aot::call_program(program, args_tree, kwargs_tree);
+  const aot::PyTree result = call_with_leaves(program, leaves);
   const auto [outputs, spec] = aot::tree_flatten(result);
   std::printf("%zu output%s (structure %s)\n", outputs.size(), outputs.size() == 1 ? "" : "s", spec.to_string().c_str());
   for (size_t i = 0; i < outputs.size(); ++i) print_output("output_" + std::to_string(i), outputs[i]);

@@ -40,6 +40,22 @@
 
 namespace kiln::cli {
 
+aot::HostTensor ones(runtime::ScalarType dtype, const std::vector<int64_t>& sizes) {
+  aot::HostTensor tensor = aot::HostTensor::zeros(dtype, sizes);
+  const size_t width = runtime::element_size(dtype);
+  std::vector<uint8_t> one(width, 0);
+  switch (dtype) {
+    case runtime::ScalarType::Float: { const float v = 1; std::memcpy(one.data(), &v, width); break; }
+    case runtime::ScalarType::Double: { const double v = 1; std::memcpy(one.data(), &v, width); break; }
+    case runtime::ScalarType::Half: one = {0x00, 0x3c}; break;
+    case runtime::ScalarType::BFloat16: one = {0x80, 0x3f}; break;
+    default: one[0] = 1; break;  // integers (little endian) and bool
+  }
+  auto* data = static_cast<uint8_t*>(tensor.data());
+  for (int64_t i = 0; i < tensor.numel(); ++i) std::memcpy(data + i * width, one.data(), width);
+  return tensor;
+}
+
 namespace {
 
 using runtime::Error;
@@ -228,21 +244,9 @@ std::unique_ptr<InputTensor> wrap(const aot::HostTensor& host, const TensorInfo&
 
 /// Ones of the input's dtype at its planned sizes.
 aot::HostTensor ones(const TensorInfo& info) {
-  std::vector<int64_t> sizes(info.sizes().begin(), info.sizes().end());
-  aot::HostTensor tensor = aot::HostTensor::zeros(info.scalar_type(), sizes);
-  const size_t width = runtime::element_size(info.scalar_type());
-  std::vector<uint8_t> one(width, 0);
-  switch (info.scalar_type()) {
-    case ScalarType::Float: { const float v = 1; std::memcpy(one.data(), &v, width); break; }
-    case ScalarType::Double: { const double v = 1; std::memcpy(one.data(), &v, width); break; }
-    case ScalarType::Half: one = {0x00, 0x3c}; break;
-    case ScalarType::BFloat16: one = {0x80, 0x3f}; break;
-    default: one[0] = 1; break;  // integers (little endian) and bool
-  }
-  auto* data = static_cast<uint8_t*>(tensor.data());
-  for (int64_t i = 0; i < tensor.numel(); ++i) std::memcpy(data + i * width, one.data(), width);
-  return tensor;
+  return cli::ones(info.scalar_type(), std::vector<int64_t>(info.sizes().begin(), info.sizes().end()));
 }
+
 
 /// A prim input from a 0-dim array of the .npz.
 runtime::EValue prim_input(size_t index, Tag tag, const aot::HostTensor& tensor) {
@@ -331,14 +335,7 @@ void apply_inputs(runtime::Method& method, const Inputs& inputs) {
 /// A contiguous host copy of a runtime value (a tensor, or a prim as a 0-dim array).
 aot::Value to_host(const runtime::EValue& value) {
   switch (value.tag()) {
-    case Tag::Tensor: {
-      const runtime::Tensor tensor = value.toTensor();
-      auto storage = aot::Storage::allocate(tensor.nbytes());
-      if (tensor.nbytes() != 0) std::memcpy(storage->data, tensor.const_data_ptr(), tensor.nbytes());
-      std::vector<int64_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
-      std::vector<int64_t> strides(tensor.strides().begin(), tensor.strides().end());
-      return aot::HostTensor(tensor.scalar_type(), sizes, strides, 0, storage).clone();
-    }
+    case Tag::Tensor: return devtools::host_copy(value.toTensor());
     case Tag::Int: return value.toInt();
     case Tag::Double: return value.toDouble();
     case Tag::Bool: return value.toBool();
@@ -522,10 +519,12 @@ int run_pte(const PteRunOptions& options) {
 
   std::vector<double> times;
   devtools::TraceRecorder recorder;
+  const bool tracing = !options.chrome_trace_path.empty() || !options.trace_path.empty();
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
-    if (i == options.warmup && !options.chrome_trace_path.empty()) session->set_event_tracer(&recorder);
+    if (i == options.warmup && tracing) session->set_event_tracer(&recorder);
     const double took = session->execute();
     if (i >= options.warmup) times.push_back(took);
+    if (i >= options.warmup) recorder.end_run();
   }
   session->set_event_tracer(nullptr);
 
@@ -550,6 +549,13 @@ int run_pte(const PteRunOptions& options) {
                                     {reinterpret_cast<const uint8_t*>(trace.data()), trace.size()});
     std::printf("wrote %s: %zu calls, %zu backend events (chrome://tracing or ui.perfetto.dev)\n",
                 options.chrome_trace_path.c_str(), recorder.instructions().size(), recorder.delegate_events().size());
+  }
+  if (!options.trace_path.empty()) {
+    const std::string trace = recorder.kiln_trace_json();
+    aot::pte::write_file_atomically(options.trace_path, {reinterpret_cast<const uint8_t*>(trace.data()), trace.size()});
+    std::printf("wrote %s: %zu runs, %zu calls, %zu backend events ('kiln profile --trace')\n",
+                options.trace_path.c_str(), recorder.runs(), recorder.instructions().size(),
+                recorder.delegate_events().size());
   }
   if (options.json) print_json_times(*session, summary, options.warmup, start_rss_kb);
   return 0;

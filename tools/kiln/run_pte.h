@@ -24,7 +24,11 @@ struct PteRunOptions {
   int threads = 1;    ///< the oneDNN backend's thread count
   bool json = false;  ///< also print the timings as one JSON line (kiln run --json)
   std::string chrome_trace_path;  ///< empty: no trace; else the timed calls' events as a Chrome trace
+  std::string trace_path;         ///< empty: no trace; else the timed calls' events as a Kiln trace
 };
+
+/// Ones of `dtype` (any dtype a .pte input can have) at `sizes`.
+aot::HostTensor ones(runtime::ScalarType dtype, const std::vector<int64_t>& sizes);
 
 /// Loads, runs and prints; throws AotError naming what was wrong.
 int run_pte(const PteRunOptions& options);

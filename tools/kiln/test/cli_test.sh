@@ -273,6 +273,48 @@ expect "ops lists view ops as their copies" 0 "as aten::view_copy: portable" -- 
 expect "ops lists training-IR ops as decomposed" 0 "lowered by decompositions" -- ops
 expect "ops lists the delegate backends of an op" 0 "| \`aten::convolution\` | yes | \`aten::convolution.out\` | f32 f64 | portable, BackendWithDelegateMappingDemo, OneDnnBackend |" -- ops --markdown
 expect "ops markdown is a table" 0 "| op | core | out variant | portable dtypes | runs on |" -- ops --markdown
+# The devtools: debug record, Kiln trace, profile, compare
+crt="$fixtures/conv_relu_tan"
+expect "lower writes a debug record" 0 "Wrote $scratch/dv.kdbg: 4 instructions and 2 delegates mapped to 5 source ops" -- \
+  lower "$crt/model.pt2" --backend DemoBackend -o "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg"
+expect "debug record needs -o" 2 "--debug-record describes a .pte program: give -o FILE.pte too" -- \
+  lower "$crt/model.pt2" --backend DemoBackend --debug-record "$scratch/x.kdbg"
+expect "profile help" 0 "Usage: kiln profile MODEL.pte --debug-record MODEL.kdbg" -- profile --help
+expect "profile attributes time to source ops" 0 "conv2d_1" -- \
+  profile "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg" --inputs "$crt/case0.inputs.npz" --iterations 3 --warmup 0
+expect "profile shows the delegate's time outside its ops" 0 "delegate 1 (DemoBackend): outside its ops" -- \
+  profile "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg" --iterations 2
+expect "profile --top cuts the table" 0 "(5 more rows; --top 0 shows all)" -- \
+  profile "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg" --iterations 1 --top 2
+expect "profile per-module totals" 0 "conv_layer" -- \
+  profile "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg" --iterations 1 --module-depth 2
+expect "profile needs a debug record" 2 "'kiln profile' needs --debug-record FILE" -- profile "$scratch/dv.pte"
+expect "profile refuses another program's record" 1 "the debug record was written for another program" -- \
+  profile "$scratch/mlp.pte" --debug-record "$scratch/dv.kdbg"
+printf '{"format": "kiln-debug-record", "version": 7}' > "$scratch/v7.kdbg"
+expect "profile refuses a newer record" 1 "is a debug record of version 7; this kiln reads version 1" -- \
+  profile "$scratch/dv.pte" --debug-record "$scratch/v7.kdbg"
+expect "profile refuses a record that is not JSON" 1 "is not a debug record: not JSON" -- \
+  profile "$scratch/dv.pte" --debug-record "$crt/model.pt2"
+expect "run --trace writes a Kiln trace" 0 "wrote $scratch/dv.kdump: 3 runs, 12 calls, 9 backend events" -- \
+  run "$scratch/dv.pte" --iterations 3 --trace "$scratch/dv.kdump"
+expect "profile reads a Kiln trace" 0 "3 runs:" -- profile --trace "$scratch/dv.kdump" --debug-record "$scratch/dv.kdbg"
+expect "profile --trace takes no run flags" 2 "--inputs, --iterations, --warmup and --threads apply to a run" -- \
+  profile --trace "$scratch/dv.kdump" --debug-record "$scratch/dv.kdbg" --iterations 3
+expect "profile refuses a trace that is not one" 1 "is not a Kiln trace" -- \
+  profile --trace "$scratch/dv.kdbg" --debug-record "$scratch/dv.kdbg"
+expect "compare help" 0 "Usage: kiln compare MODEL.pte --debug-record MODEL.kdbg --reference MODEL.pt2" -- compare --help
+expect "compare finds every op exact on DemoBackend" 0 "Every compared op is above 60.0 dB." -- \
+  compare "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg" --reference "$crt/model.pt2" --inputs "$crt/case0.inputs.npz"
+expect "compare lists each op it compared" 0 "5 source op groups compared" -- \
+  compare "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg" --reference "$crt/model.pt2"
+expect "compare needs the reference" 2 "'kiln compare' needs --reference MODEL.pt2" -- \
+  compare "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg"
+expect "compare refuses another reference" 1 "is not the program the debug record was lowered from" -- \
+  compare "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg" --reference "$fixtures/mlp/model.pt2"
+expect "compare refuses a bad threshold" 2 "--threshold takes a number of dB, got 'loud'" -- \
+  compare "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg" --reference "$crt/model.pt2" --threshold loud
+
 # docs/ops.md is the output of 'kiln ops --markdown', committed.
 if "$kiln" ops --markdown | diff -u "$2/docs/ops.md" - > "$scratch/ops.diff"; then
   passes=$((passes + 1))

@@ -1,0 +1,193 @@
+// kiln compare: where a lowered program's numbers part from the user's
+// program. Runs the .pte with every intermediate output logged, runs the
+// reference interpreter on the .pt2 it was lowered from, and compares each
+// source op's result through the debug record (devtools/compare.h).
+#include <cstdio>
+#include <iostream>
+
+#include "aot/import/npz.h"
+#include "aot/import/pt2_reader.h"
+#include "aot/ir/error.h"
+#include "aot/ir/memory_ops.h"
+#include "aot/ir/pass_manager.h"
+#include "aot/passes/debug_handles.h"
+#include "aot/passes/decompose.h"
+#include "backends/onednn/runtime/onednn_runtime.h"
+#include "cli.h"
+#include "devtools/compare.h"
+#include "devtools/debug_record.h"
+#include "devtools/trace_recorder.h"
+#include "run_pte.h"
+
+namespace kiln::cli {
+
+devtools::DebugRecord read_debug_record_for(const std::string& record_path, const std::string& pte_path);
+
+namespace {
+
+constexpr const char* kCompareUsage = R"(Usage: kiln compare MODEL.pte --debug-record MODEL.kdbg --reference MODEL.pt2
+                    [--inputs INPUTS.npz] [--model NAME] [--threads N] [--top N] [--threshold DB]
+
+Finds where a lowered program's numbers part from the program it was lowered
+from. Runs MODEL.pte once on Kiln's runtime with every intermediate output
+logged (each kernel call's result, and each tensor a backend logs for its
+own ops), runs the reference interpreter (the portable kernels) on the .pt2,
+and through the debug record ('kiln lower ... -o MODEL.pte --debug-record
+MODEL.kdbg') compares each source op's result: the signal-to-noise ratio in
+dB (10 log10 of sum ref^2 over sum error^2; 'exact' when equal) and the
+largest absolute error, worst first. Then it names the first op in program
+order below the threshold: where an error enters; the ops after it inherit it.
+
+A group of ops a backend fused is compared by the last op's result; a
+decomposed op by its own result. Ops whose result nothing logged (inside a
+backend that logs no tensors, as the oneDNN backend does) are not listed.
+
+Options:
+  --debug-record FILE  the debug record written with the .pte (required)
+  --reference FILE     the .pt2 the .pte was lowered from (required)
+  --inputs FILE        the .npz holding the user inputs (default: ones, for
+                       inputs of static shape)
+  --model NAME         the program in the .pt2 when it holds several
+  --threads N          threads of the oneDNN backend, 1 to 256 (default 1)
+  --top N              rows to print, 0 for all (default 25)
+  --threshold DB       the SNR below which an op's numbers count as changed (default 60)
+)";
+
+struct CompareOptions {
+  std::string path, record, reference, inputs, model;
+  int threads = 1;
+  size_t top = 25;
+  double threshold_db = 60;
+  bool help = false;
+};
+
+CompareOptions parse_compare_options(Args& args) {
+  CompareOptions options;
+  while (!args.done()) {
+    const std::string arg = args.take();
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+      return options;
+    } else if (arg == "--debug-record") {
+      options.record = args.value(arg);
+    } else if (arg == "--reference") {
+      options.reference = args.value(arg);
+    } else if (arg == "--inputs") {
+      options.inputs = args.value(arg);
+    } else if (arg == "--model") {
+      options.model = args.value(arg);
+    } else if (arg == "--threads") {
+      options.threads = static_cast<int>(parse_integer(arg, args.value(arg), 1, 256));
+    } else if (arg == "--top") {
+      options.top = static_cast<size_t>(parse_integer(arg, args.value(arg), 0, 1000000));
+    } else if (arg == "--threshold") {
+      const std::string& text = args.value(arg);
+      size_t used = 0;
+      try {
+        options.threshold_db = std::stod(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != text.size()) throw UsageError("--threshold takes a number of dB, got '" + text + "'");
+    } else if (options.path.empty() && (arg.empty() || arg[0] != '-')) {
+      options.path = arg;
+    } else {
+      args.unknown(arg);
+    }
+  }
+  if (options.path.empty()) throw UsageError("'kiln compare' needs a .pte file");
+  if (options.record.empty()) {
+    throw UsageError("'kiln compare' needs --debug-record FILE (write it with 'kiln lower ... -o MODEL.pte "
+                     "--debug-record FILE')");
+  }
+  if (options.reference.empty()) throw UsageError("'kiln compare' needs --reference MODEL.pt2 (the program lowered)");
+  return options;
+}
+
+// Throws unless the reference numbers its nodes as the record does.
+void check_reference(const devtools::DebugRecord& record, const std::map<int64_t, devtools::SourceNode>& nodes,
+                     const std::string& label) {
+  for (const auto& [handle, node] : record.nodes) {
+    const auto it = nodes.find(handle);
+    if (it == nodes.end() || it->second.name != node.name || it->second.op != node.op) {
+      throw aot::AotError(label + " is not the program the debug record was lowered from: handle " +
+                          std::to_string(handle) + " is '" + node.name + "' (" + node.op + ") in the record, " +
+                          (it == nodes.end() ? std::string("absent") : "'" + it->second.name + "' (" + it->second.op + ")") +
+                          " in " + label);
+    }
+  }
+}
+
+// Ones for each user input of static shape.
+std::vector<aot::Value> ones_inputs(const aot::ExportedProgram& program) {
+  std::vector<aot::Value> leaves;
+  const auto placeholders = program.graph().placeholders();
+  const auto& specs = program.graph_signature().input_specs;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].kind != aot::InputKind::UserInput) continue;
+    const aot::Node* node = placeholders.at(i);
+    const auto* meta = std::get_if<aot::TensorMeta>(&node->meta.val);
+    if (meta == nullptr) {
+      throw aot::AotError("input '" + node->name() + "' is not a tensor; pass the inputs with --inputs");
+    }
+    if (!meta->is_static()) {
+      throw aot::AotError("input '" + node->name() + "' has a dynamic size; pass the inputs with --inputs");
+    }
+    const std::vector<int64_t> sizes = meta->static_sizes();
+    leaves.emplace_back(ones(meta->dtype, sizes));
+  }
+  return leaves;
+}
+
+}  // namespace
+
+int run_compare(Args args) {
+  const CompareOptions options = parse_compare_options(args);
+  if (options.help) {
+    std::cout << kCompareUsage;
+    return 0;
+  }
+  const devtools::DebugRecord record = read_debug_record_for(options.record, options.path);
+
+  aot::ExportedProgram reference = aot::load_pt2(options.reference, options.model);
+  aot::generate_debug_handles(reference);  // as 'kiln lower' numbered it
+  check_reference(record, devtools::source_nodes(reference), options.reference);
+  const std::vector<aot::Value> leaves = options.inputs.empty()
+                                             ? ones_inputs(reference)
+                                             : order_inputs(reference, aot::read_npz(options.inputs), options.inputs);
+  std::vector<aot::HostTensor> runtime_inputs;
+  for (const aot::Value& leaf : leaves) {
+    const auto* tensor = std::get_if<aot::HostTensor>(&leaf);
+    if (tensor == nullptr) throw aot::AotError("'kiln compare' passes tensor inputs only; an input is a number");
+    runtime_inputs.push_back(*tensor);
+  }
+
+  // The reference: each source op's result, the last node carrying its handle.
+  if (reference.dialect() == aot::kTrainingDialect) reference = aot::transform(reference, {aot::decompose_to_core_aten()});
+  std::map<int64_t, devtools::ReferenceOutput> expected;
+  size_t order = 0;
+  call_with_leaves(reference, leaves, [&](const aot::Node& node, const std::vector<aot::Value>& values) {
+    ++order;
+    if (!node.meta.debug_handle || node.target() == aot::kMemoryAlloc || values.empty()) return;
+    if (const auto* tensor = std::get_if<aot::HostTensor>(&values.front())) {
+      expected[*node.meta.debug_handle] = {order, tensor->clone()};
+    }
+  });
+
+  backends::onednn::set_num_threads(options.threads);
+  std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
+  session->set_inputs(runtime_inputs);
+  devtools::TraceRecorder run(/*keep_outputs=*/true);
+  session->set_event_tracer(&run);
+  session->execute();
+  run.end_run();
+  session->set_event_tracer(nullptr);
+
+  std::printf("program: %s against %s%s\n", options.path.c_str(), options.reference.c_str(),
+              options.inputs.empty() ? " (inputs of ones)" : "");
+  const devtools::Comparison comparison = devtools::compare_outputs(record, run, expected);
+  std::printf("%s", devtools::format_comparison(comparison, options.top, options.threshold_db).c_str());
+  return 0;
+}
+
+}  // namespace kiln::cli
