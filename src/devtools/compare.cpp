@@ -94,7 +94,9 @@ Comparison compare_outputs(const DebugRecord& record, const TraceRecorder& run,
     std::vector<std::string> names, ops, modules;
     const ReferenceOutput* expected = nullptr;
     for (int64_t handle : handles) {
-      if (const SourceNode* node = record.node(handle)) {
+      if (const SourceNode* node = record.node(handle); node != nullptr && node->op == "getitem" && handles.size() > 1) {
+        // A getitem only picks an output of the op before it: not worth a name.
+      } else if (node != nullptr) {
         names.push_back(node->name);
         ops.push_back(short_op_name(node->op));
         modules.push_back(node->module_path());

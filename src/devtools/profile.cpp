@@ -69,6 +69,8 @@ class Attribution {
       std::vector<std::string> names, ops, modules;
       for (int64_t handle : handles) {
         const SourceNode* node = record_.node(handle);
+        // A getitem only picks an output of the op before it: not worth a name.
+        if (node != nullptr && node->op == "getitem" && handles.size() > 1) continue;
         add_unique(names, node != nullptr ? node->name : "handle " + std::to_string(handle));
         if (node != nullptr) add_unique(ops, short_op_name(node->op));
         if (node != nullptr) add_unique(modules, node->module_path());
