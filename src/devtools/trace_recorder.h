@@ -43,6 +43,7 @@ class TraceRecorder final : public runtime::EventTracer {
 
   void log_instruction(const runtime::InstructionEvent& event) override;
   void log_delegate_event(const runtime::DelegateEvent& event) override;
+  bool wants_outputs() const override { return keep_outputs_; }
 
   /// Ends a run: the following events belong to the next.
   void end_run() { ++run_; }

@@ -40,7 +40,8 @@ order below the threshold: where an error enters; the ops after it inherit it.
 
 A group of ops a backend fused is compared by the last op's result; a
 decomposed op by its own result. Ops whose result nothing logged (inside a
-backend that logs no tensors, as the oneDNN backend does) are not listed.
+backend that logs no tensors) are not listed; DemoBackend and OneDnnBackend
+log every op's result.
 
 Options:
   --debug-record FILE  the debug record written with the .pte (required)

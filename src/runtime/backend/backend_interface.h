@@ -74,6 +74,8 @@ class BackendExecutionContext final {
 
   /// Whether a tracer listens: a backend reads clocks and logs events only then.
   bool tracing() const { return tracer_ != nullptr; }
+  /// Whether the tracer keeps the outputs logged with events (kiln compare).
+  bool wants_outputs() const { return tracer_ != nullptr && tracer_->wants_outputs(); }
   /// Logs one of the backend's own events under the delegate debug identifier
   /// its preprocess gave in the debug-handle map, with an optional
   /// intermediate output. Does nothing when not tracing.

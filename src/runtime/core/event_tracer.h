@@ -55,6 +55,9 @@ class EventTracer {
   virtual ~EventTracer() = default;
   virtual void log_instruction(const InstructionEvent& event) = 0;
   virtual void log_delegate_event(const DelegateEvent& event) = 0;
+  /// Whether the tracer keeps intermediate outputs: a backend whose tensors
+  /// need work to show (a reorder out of a blocked layout) does it only then.
+  virtual bool wants_outputs() const { return false; }
 };
 
 }  // namespace kiln::runtime

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -162,6 +163,68 @@ void fill(const CompiledGraph& graph, const Memory& memory, float value) {
   for (size_t i = 0; i < count; ++i) data[i] = value;
 }
 
+// The operation's result (its last step's destination), reordered into a
+// plain row-major float32 copy, logged with its event. For `kiln compare`
+// only (the tracer wants outputs): it makes a reorder primitive per call.
+// A destination that is not float32, or a failure, logs the event alone.
+void log_operation(const CompiledGraph& graph, const Step& last, const BackendExecutionContext& context,
+                   uint64_t start_ns, uint64_t end_ns) {
+  const Memory* destination = nullptr;
+  for (uint32_t a = 0; a < last.num_args; ++a) {
+    if (last.args[a].arg == DNNL_ARG_DST) destination = &graph.memories[last.args[a].memory];
+  }
+  int ndims = 0;
+  dnnl_data_type_t type = dnnl_data_type_undef;
+  const dnnl_dim_t* dims = nullptr;
+  if (destination == nullptr || !context.wants_outputs() ||
+      dnnl_memory_desc_query(destination->desc, dnnl_query_ndims_s32, &ndims) != dnnl_success ||
+      dnnl_memory_desc_query(destination->desc, dnnl_query_data_type, &type) != dnnl_success ||
+      dnnl_memory_desc_query(destination->desc, dnnl_query_dims, &dims) != dnnl_success || type != dnnl_f32 ||
+      ndims < 1 || ndims > 6) {
+    context.log_event(last.debug_id, start_ns, end_ns);
+    return;
+  }
+  static constexpr dnnl_format_tag_t kPlain[] = {dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde, dnnl_abcdef};
+  size_t numel = 1;
+  runtime::SizesType sizes[6];
+  runtime::DimOrderType dim_order[6];
+  runtime::StridesType strides[6];
+  for (int d = ndims - 1; d >= 0; --d) {
+    sizes[d] = static_cast<runtime::SizesType>(dims[d]);
+    dim_order[d] = static_cast<runtime::DimOrderType>(d);
+    strides[d] = static_cast<runtime::StridesType>(numel);
+    numel *= static_cast<size_t>(dims[d]);
+  }
+  void* data = std::malloc(numel * sizeof(float) + 1);
+  dnnl_memory_desc_t plain = nullptr;
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_primitive_t reorder = nullptr;
+  dnnl_memory_t copy = nullptr;
+  bool ok = data != nullptr &&
+            dnnl_memory_desc_create_with_tag(&plain, ndims, dims, dnnl_f32, kPlain[ndims - 1]) == dnnl_success &&
+            dnnl_reorder_primitive_desc_create(&pd, destination->desc, graph.engine, plain, graph.engine, nullptr) ==
+                dnnl_success &&
+            dnnl_primitive_create(&reorder, pd) == dnnl_success &&
+            dnnl_memory_create(&copy, plain, graph.engine, data) == dnnl_success;
+  if (ok) {
+    const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, destination->memory}, {DNNL_ARG_TO, copy}};
+    ok = dnnl_primitive_execute(reorder, graph.stream, 2, args) == dnnl_success &&
+         dnnl_stream_wait(graph.stream) == dnnl_success;
+  }
+  if (ok) {
+    runtime::TensorImpl impl(runtime::ScalarType::Float, ndims, sizes, data, dim_order, strides);
+    const runtime::Tensor output(&impl);
+    context.log_event(last.debug_id, start_ns, end_ns, &output);
+  } else {
+    context.log_event(last.debug_id, start_ns, end_ns);
+  }
+  if (copy != nullptr) dnnl_memory_destroy(copy);
+  if (reorder != nullptr) dnnl_primitive_destroy(reorder);
+  if (pd != nullptr) dnnl_primitive_desc_destroy(pd);
+  if (plain != nullptr) dnnl_memory_desc_destroy(plain);
+  std::free(data);
+}
+
 // Runs the steps; when tracing, logs one event per operation (its reorders
 // and primitive together) under the operation's delegate debug identifier.
 Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
@@ -186,8 +249,8 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
       const dnnl_status_t status = dnnl_stream_wait(graph.stream);
       if (status != dnnl_success) return step_failed(graph, step.operation, "dnnl_stream_wait", status);
       const uint64_t end = runtime::trace_clock_ns();
-      if (step.debug_id >= 0) context.log_event(step.debug_id, operation_start, end);
-      operation_start = end;
+      if (step.debug_id >= 0) log_operation(graph, step, context, operation_start, end);
+      operation_start = runtime::trace_clock_ns();  // logging is not the next operation's time
     }
   }
   const dnnl_status_t status = dnnl_stream_wait(graph.stream);
