@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <limits>
 
-#include "devtools/profile.h"
 
 namespace kiln::devtools {
 
@@ -22,17 +21,6 @@ std::string sizes_text(const std::vector<int64_t>& sizes) {
   std::string text = "[";
   for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
   return text + "]";
-}
-
-std::string join_unique(const std::vector<std::string>& parts) {
-  std::vector<std::string> seen;
-  std::string text;
-  for (const std::string& part : parts) {
-    if (part.empty() || std::find(seen.begin(), seen.end(), part) != seen.end()) continue;
-    seen.push_back(part);
-    text += (text.empty() ? "" : " + ") + part;
-  }
-  return text;
 }
 
 void measure(const aot::HostTensor& actual, const aot::HostTensor& expected, CompareRow& row) {
@@ -91,24 +79,15 @@ Comparison compare_outputs(const DebugRecord& record, const TraceRecorder& run,
     CompareRow row;
     row.handles = handles;
     row.where = entry->where;
-    std::vector<std::string> names, ops, modules;
     const ReferenceOutput* expected = nullptr;
     for (int64_t handle : handles) {
-      if (const SourceNode* node = record.node(handle); node != nullptr && node->op == "getitem" && handles.size() > 1) {
-        // A getitem only picks an output of the op before it: not worth a name.
-      } else if (node != nullptr) {
-        names.push_back(node->name);
-        ops.push_back(short_op_name(node->op));
-        modules.push_back(node->module_path());
-      } else {
-        names.push_back("handle " + std::to_string(handle));
-      }
       const auto it = reference.find(handle);
       if (it != reference.end() && (expected == nullptr || it->second.order > expected->order)) expected = &it->second;
     }
-    row.label = join_unique(names);
-    row.ops = join_unique(ops);
-    row.module = join_unique(modules);
+    const SourceGroup group = describe_group(record, handles);
+    row.label = group.names;
+    row.ops = group.ops;
+    row.module = group.module;
     const aot::HostTensor& actual = *entry->output;
     if (expected == nullptr || !expected->value.defined()) {
       row.note = "no reference tensor for it";
@@ -140,9 +119,6 @@ std::string snr_text(double snr) {
   return text;
 }
 
-std::string clip(const std::string& text, size_t width) {
-  return text.size() <= width ? text : text.substr(0, width - 3) + "...";
-}
 
 }  // namespace
 
@@ -155,18 +131,19 @@ std::string format_comparison(const Comparison& comparison, size_t top, double t
                 compared == 1 ? "" : "s");
   out += line;
   const size_t shown = top == 0 ? comparison.rows.size() : std::min(top, comparison.rows.size());
-  std::snprintf(line, sizeof line, "%8s %12s %12s  %-40s %-28s %s\n", "SNR dB", "max |error|", "max |ref|", "source op",
-                "op(s)", "ran on");
+  std::snprintf(line, sizeof line, "%8s %12s %12s  %-32s %-24s %-14s %s\n", "SNR dB", "max |error|", "max |ref|",
+                "source op", "module", "ran on", "op(s)");
   out += line;
   for (size_t i = 0; i < shown; ++i) {
     const CompareRow& row = comparison.rows[i];
     if (!row.note.empty()) {
-      std::snprintf(line, sizeof line, "%8s %12s %12s  %-40s %-28s %s: %s\n", "-", "-", "-", clip(row.label, 40).c_str(),
-                    clip(row.ops, 28).c_str(), row.where.c_str(), row.note.c_str());
+      std::snprintf(line, sizeof line, "%8s %12s %12s  %-32s %-24s %-14s %s: %s\n", "-", "-", "-",
+                    shorten_list(row.label, 32).c_str(), shorten_list(row.module, 24).c_str(), row.where.c_str(),
+                    row.ops.c_str(), row.note.c_str());
     } else {
-      std::snprintf(line, sizeof line, "%8s %12.4g %12.4g  %-40s %-28s %s\n", snr_text(row.snr_db).c_str(),
-                    row.max_abs_error, row.max_abs_reference, clip(row.label, 40).c_str(), clip(row.ops, 28).c_str(),
-                    row.where.c_str());
+      std::snprintf(line, sizeof line, "%8s %12.4g %12.4g  %-32s %-24s %-14s %s\n", snr_text(row.snr_db).c_str(),
+                    row.max_abs_error, row.max_abs_reference, shorten_list(row.label, 32).c_str(),
+                    shorten_list(row.module, 24).c_str(), row.where.c_str(), row.ops.c_str());
     }
     out += line;
   }

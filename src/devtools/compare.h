@@ -30,7 +30,7 @@ struct CompareRow {
   std::vector<int64_t> handles;
   std::string label;   ///< the source ops' names
   std::string ops;     ///< short op names
-  std::string module;  ///< innermost module path(s)
+  std::string module;  ///< the module path its ops share
   std::string where;   ///< "portable", or the backend
   size_t order = 0;    ///< the reference op's position (program order)
   size_t numel = 0;

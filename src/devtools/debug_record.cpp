@@ -20,6 +20,61 @@ const SourceNode* DebugRecord::node(int64_t handle) const {
   return it == nodes.end() ? nullptr : &it->second;
 }
 
+std::string short_op_name(const std::string& target) {
+  std::string name = target;
+  if (const auto colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
+  if (const auto dot = name.find('.'); dot != std::string::npos) name = name.substr(0, dot);
+  return name;
+}
+
+namespace {
+
+// The longest common prefix of two module paths, by whole components.
+std::string common_module(const std::string& a, const std::string& b) {
+  size_t end = 0;
+  for (size_t i = 0; i <= a.size() && i <= b.size(); ++i) {
+    const bool a_ends = i == a.size() || a[i] == '.', b_ends = i == b.size() || b[i] == '.';
+    if (a_ends && b_ends) end = i;
+    if (i == a.size() || i == b.size() || a[i] != b[i]) break;
+  }
+  return a.substr(0, end);
+}
+
+void append_once(std::string& list, const std::string& item) {
+  const std::string padded = " + " + list + " + ";
+  if (padded.find(" + " + item + " + ") == std::string::npos) list += (list.empty() ? "" : " + ") + item;
+}
+
+}  // namespace
+
+SourceGroup describe_group(const DebugRecord& record, const std::vector<int64_t>& handles) {
+  SourceGroup group;
+  bool first = true;
+  for (const int64_t handle : handles) {
+    const SourceNode* node = record.node(handle);
+    if (node == nullptr) {
+      append_once(group.names, "handle " + std::to_string(handle));
+      continue;
+    }
+    if (node->op == "getitem" && handles.size() > 1) continue;
+    append_once(group.names, node->name);
+    append_once(group.ops, short_op_name(node->op));
+    group.module = first ? node->module_path() : common_module(group.module, node->module_path());
+    first = false;
+  }
+  return group;
+}
+
+std::string shorten_list(const std::string& list, size_t width) {
+  if (list.size() <= width) return list;
+  const size_t first_end = list.find(" + ");
+  size_t more = 0;
+  for (size_t at = list.find(" + "); at != std::string::npos; at = list.find(" + ", at + 3)) ++more;
+  std::string text = list.substr(0, first_end);
+  if (more > 0) text += " + " + std::to_string(more) + " more";
+  return text.size() <= width ? text : text.substr(0, width - 3) + "...";
+}
+
 uint64_t fnv1a64(std::span<const uint8_t> bytes) {
   uint64_t hash = 0xcbf29ce484222325ull;
   for (const uint8_t byte : bytes) hash = (hash ^ byte) * 0x100000001b3ull;

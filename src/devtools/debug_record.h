@@ -61,6 +61,20 @@ struct DebugRecord {
   void check_matches(std::span<const uint8_t> pte, const std::string& pte_label) const;
 };
 
+/// How a group of handles (a fused backend op, or one source op) reads in
+/// the devtools' tables. getitems are left out (they only pick an output).
+struct SourceGroup {
+  std::string names;   ///< "conv2d + relu"
+  std::string ops;     ///< short op names, each once: "convolution + relu"
+  std::string module;  ///< the module path the ops share ("layer1.0"), "" at top level
+};
+SourceGroup describe_group(const DebugRecord& record, const std::vector<int64_t>& handles);
+/// A " + " list that fits `width`: whole, or its first item and "+ N more".
+std::string shorten_list(const std::string& list, size_t width);
+
+/// "aten::convolution.default" -> "convolution".
+std::string short_op_name(const std::string& target);
+
 /// FNV-1a, 64 bits.
 uint64_t fnv1a64(std::span<const uint8_t> bytes);
 

@@ -7,13 +7,6 @@
 
 namespace kiln::devtools {
 
-std::string short_op_name(const std::string& target) {
-  std::string name = target;
-  if (const auto colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
-  if (const auto dot = name.find('.'); dot != std::string::npos) name = name.substr(0, dot);
-  return name;
-}
-
 namespace {
 
 double median(std::vector<double> values) {
@@ -66,21 +59,12 @@ class Attribution {
     for (int64_t handle : handles) key += ":" + std::to_string(handle);
     Accumulator& acc = row(key);
     if (acc.row.label.empty()) {
-      std::vector<std::string> names, ops, modules;
-      for (int64_t handle : handles) {
-        const SourceNode* node = record_.node(handle);
-        // A getitem only picks an output of the op before it: not worth a name.
-        if (node != nullptr && node->op == "getitem" && handles.size() > 1) continue;
-        add_unique(names, node != nullptr ? node->name : "handle " + std::to_string(handle));
-        if (node != nullptr) add_unique(ops, short_op_name(node->op));
-        if (node != nullptr) add_unique(modules, node->module_path());
-      }
+      const SourceGroup group = describe_group(record_, handles);
       acc.row.handles = handles;
-      acc.row.label = join(names, " + ");
-      acc.row.ops = join(ops, " + ");
-      acc.row.module = join(modules, ", ");
-      const SourceNode* first = handles.empty() ? nullptr : record_.node(handles.front());
-      acc.module_key = cut_module(first != nullptr ? first->module_path() : "", depth_);
+      acc.row.label = group.names;
+      acc.row.ops = group.ops;
+      acc.row.module = group.module;
+      acc.module_key = cut_module(group.module, depth_);
     }
     add(acc, run, time, where);
   }
@@ -239,22 +223,23 @@ std::string format_profile(const Profile& profile, size_t top) {
                 profile.runs, profile.runs == 1 ? "" : "s", profile.median_run_ms);
   out += line;
   const size_t shown = top == 0 ? profile.rows.size() : std::min(top, profile.rows.size());
-  size_t label_width = 9, ops_width = 5, module_width = 6;
+  // The ops last and whole: a fused group reads by them.
+  size_t label_width = 9, module_width = 6, where_width = 6;
   for (size_t i = 0; i < shown; ++i) {
-    label_width = std::max(label_width, std::min<size_t>(profile.rows[i].label.size(), 48));
-    ops_width = std::max(ops_width, std::min<size_t>(profile.rows[i].ops.size(), 32));
+    label_width = std::max(label_width, shorten_list(profile.rows[i].label, 40).size());
     module_width = std::max(module_width, std::min<size_t>(profile.rows[i].module.size(), 32));
+    where_width = std::max(where_width, profile.rows[i].where.size());
   }
-  const int lw = static_cast<int>(label_width), ow = static_cast<int>(ops_width), mw = static_cast<int>(module_width);
+  const int lw = static_cast<int>(label_width), mw = static_cast<int>(module_width), ww = static_cast<int>(where_width);
   std::snprintf(line, sizeof line, "%6s %10s %6s  %-9s %-*s  %-*s  %-*s  %s\n", "share", "median ms", "calls",
-                "handles", lw, "source op", ow, "op(s)", mw, "module", "ran on");
+                "handles", lw, "source op", mw, "module", ww, "ran on", "op(s)");
   out += line;
   for (size_t i = 0; i < shown; ++i) {
     const ProfileRow& row = profile.rows[i];
     std::snprintf(line, sizeof line, "%5.1f%% %10.3f %6.4g  %-9s %-*s  %-*s  %-*s  %s\n", 100 * row.share,
                   row.median_ms, row.calls, clip(handles_text(row.handles), 9).c_str(), lw,
-                  clip(row.label, label_width).c_str(), ow, clip(row.ops, ops_width).c_str(), mw,
-                  clip(row.module, module_width).c_str(), row.where.c_str());
+                  shorten_list(row.label, label_width).c_str(), mw, clip(row.module, module_width).c_str(), ww,
+                  row.where.c_str(), row.ops.c_str());
     out += line;
   }
   if (shown < profile.rows.size()) {

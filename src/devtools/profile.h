@@ -25,7 +25,7 @@ struct ProfileRow {
   std::vector<int64_t> handles;  ///< sorted; empty for the rows below that have none
   std::string label;             ///< the source ops' names, or what the row is when it has no handle
   std::string ops;               ///< their ops, short ("convolution + relu")
-  std::string module;            ///< innermost module path(s)
+  std::string module;            ///< the module path its ops share
   std::string where;             ///< "portable", or the backend id(s) that ran it
   double calls = 0;              ///< events per run
   double median_ms = 0;          ///< median over runs of the row's time in a run
@@ -54,8 +54,5 @@ Profile attribute(const DebugRecord& record, const TraceRecorder& trace, size_t 
 
 /// The profile as text: the first `top` rows (0: all), then the totals.
 std::string format_profile(const Profile& profile, size_t top);
-
-/// "aten::convolution.default" -> "convolution".
-std::string short_op_name(const std::string& target);
 
 }  // namespace kiln::devtools
