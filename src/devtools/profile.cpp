@@ -224,9 +224,11 @@ std::string format_profile(const Profile& profile, size_t top) {
   out += line;
   const size_t shown = top == 0 ? profile.rows.size() : std::min(top, profile.rows.size());
   // The ops last and whole: a fused group reads by them.
+  // A row of no source op says what it is in full.
+  auto label = [](const ProfileRow& row) { return row.handles.empty() ? row.label : shorten_list(row.label, 40); };
   size_t label_width = 9, module_width = 6, where_width = 6;
   for (size_t i = 0; i < shown; ++i) {
-    label_width = std::max(label_width, shorten_list(profile.rows[i].label, 40).size());
+    label_width = std::max(label_width, label(profile.rows[i]).size());
     module_width = std::max(module_width, std::min<size_t>(profile.rows[i].module.size(), 32));
     where_width = std::max(where_width, profile.rows[i].where.size());
   }
@@ -238,7 +240,7 @@ std::string format_profile(const Profile& profile, size_t top) {
     const ProfileRow& row = profile.rows[i];
     std::snprintf(line, sizeof line, "%5.1f%% %10.3f %6.4g  %-9s %-*s  %-*s  %-*s  %s\n", 100 * row.share,
                   row.median_ms, row.calls, clip(handles_text(row.handles), 9).c_str(), lw,
-                  shorten_list(row.label, label_width).c_str(), mw, clip(row.module, module_width).c_str(), ww,
+                  label(row).c_str(), mw, clip(row.module, module_width).c_str(), ww,
                   row.where.c_str(), row.ops.c_str());
     out += line;
   }
