@@ -8,6 +8,7 @@
 
 #include "aot/emit/to_executorch.h"
 #include "aot/interpreter/interpreter.h"
+#include "devtools/debug_record.h"
 #include "aot/ir/exported_program.h"
 #include "aot/ir/value.h"
 
@@ -54,6 +55,10 @@ void print_executorch_program(const aot::ExecutorchProgram& result, bool print_m
 int run_ops(Args args);
 int run_profile(Args args);
 int run_compare(Args args);
+
+/// The debug record at `record_path`, checked to describe the .pte at
+/// `pte_path`; throws AotError naming the file and what is wrong.
+devtools::DebugRecord read_debug_record_for(const std::string& record_path, const std::string& pte_path);
 
 /// The user inputs in an .npz (arr_<i> by position, or by the program's
 /// input names), in the program's flattened order; throws AotError naming

@@ -21,8 +21,6 @@
 
 namespace kiln::cli {
 
-devtools::DebugRecord read_debug_record_for(const std::string& record_path, const std::string& pte_path);
-
 namespace {
 
 constexpr const char* kCompareUsage = R"(Usage: kiln compare MODEL.pte --debug-record MODEL.kdbg --reference MODEL.pt2

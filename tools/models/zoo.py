@@ -16,14 +16,19 @@ all-zero parameter redrawn, batch norms calibrated on a few random batches):
 It writes docs/models.md: per model and IR level, pass or fail, the largest
 error against PyTorch, the first op Kiln could not run (or the first line of
 the error) and Kiln's time. A row passes when every output is within
-1e-3 * max(1, max |PyTorch|) on both paths. Needs torch and torchvision
-(the venv of scripts/setup-venv.sh); not part of `make test`.
+1e-3 * max(1, max |PyTorch|) on both paths, or, for a deep model whose
+float32 result PyTorch itself cannot give to that tolerance, when Kiln's
+output is no further from the model run in float64 than twice PyTorch's own
+float32 output is. Needs torch and torchvision (the venv of
+scripts/setup-venv.sh); not part of `make test`.
 
   .venv/bin/python tools/models/zoo.py                      # every model
   .venv/bin/python tools/models/zoo.py --models resnet18,swin_t --ir core
+  .venv/bin/python tools/models/zoo.py --models vit_h_14 --merge   # update those rows only
 """
 
 import argparse
+import copy
 import datetime
 import json
 import os
@@ -212,11 +217,14 @@ def first_problem(text):
     return lines[-1][:160] if lines else "failed"
 
 
-def max_error(out_path, reference):
+def outputs_of(out_path, count):
     got = np.load(out_path)
+    return [got[f"output_{i}"].astype(np.float64) for i in range(count)]
+
+
+def max_error(actuals, reference):
     worst, passed = 0.0, True
-    for i, expected in enumerate(reference):
-        actual = got[f"output_{i}"].astype(np.float64)
+    for actual, expected in zip(actuals, reference):
         expected = expected.astype(np.float64)
         if actual.shape != expected.shape:
             return float("inf"), False
@@ -226,7 +234,14 @@ def max_error(out_path, reference):
     return worst, passed
 
 
-def check(kiln, name, ir, program, inputs, reference, work, timeout):
+def float64_gap(kiln_outputs, reference, reference64):
+    """Kiln's and PyTorch float32's largest distance from the float64 result."""
+    kiln = max(float(np.max(np.abs(a - e))) for outputs in kiln_outputs for a, e in zip(outputs, reference64))
+    torch32 = max(float(np.max(np.abs(r.astype(np.float64) - e))) for r, e in zip(reference, reference64))
+    return kiln, torch32
+
+
+def check(kiln, name, ir, program, inputs, reference, reference64, work, timeout):
     """One row: the .pt2 through the interpreter, then lowered and run on the runtime."""
     row = {"model": name, "ir": ir, "passed": False, "error": None, "problem": "", "ms": None}
     pt2 = work / f"{name}.{ir}.pt2"
@@ -238,7 +253,8 @@ def check(kiln, name, ir, program, inputs, reference, work, timeout):
     if status != 0:
         row["problem"] = "kiln run .pt2: " + first_problem(text)
         return row
-    interpreter_error, interpreter_ok = max_error(out, reference)
+    interpreter_outputs = outputs_of(out, len(reference))
+    interpreter_error, interpreter_ok = max_error(interpreter_outputs, reference)
     pte = work / f"{name}.{ir}.pte"
     status, text = run([kiln, "lower", str(pt2), "-o", str(pte)], timeout)
     if status != 0:
@@ -252,11 +268,20 @@ def check(kiln, name, ir, program, inputs, reference, work, timeout):
         row["error"] = interpreter_error
         row["problem"] = "kiln run .pte: " + first_problem(text)
         return row
-    runtime_error, runtime_ok = max_error(out, reference)
+    runtime_outputs = outputs_of(out, len(reference))
+    runtime_error, runtime_ok = max_error(runtime_outputs, reference)
     row["error"] = max(interpreter_error, runtime_error)
     row["passed"] = interpreter_ok and runtime_ok
     if not row["passed"]:
         row["problem"] = f"outputs differ (interpreter {interpreter_error:.2e}, runtime {runtime_error:.2e})"
+        # PyTorch's own float32 result may be that far from the exact one.
+        kiln64, torch64 = float64_gap([interpreter_outputs, runtime_outputs], reference, reference64())
+        if kiln64 <= 2 * torch64:
+            row["passed"] = True
+            row["problem"] = (f"within PyTorch's own float32 error: from the float64 result Kiln is {kiln64:.2e}, "
+                              f"PyTorch float32 {torch64:.2e}")
+        else:
+            row["problem"] += f"; from the float64 result Kiln is {kiln64:.2e}, PyTorch float32 {torch64:.2e}"
     timings = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
     if timings:
         row["ms"] = timings[-1].get("median_ms")
@@ -265,17 +290,63 @@ def check(kiln, name, ir, program, inputs, reference, work, timeout):
     return row
 
 
+def float64_reference(model, inputs):
+    """A function giving the model's outputs computed in float64 (made once, when first asked)."""
+    cache = []
+
+    def get():
+        if not cache:
+            double = copy.deepcopy(model).double()
+            args = [x.double() if x.is_floating_point() else x for x in inputs]
+            with torch.no_grad():
+                result = double(*args)
+            cache.extend(t.double().numpy() for t in (result if isinstance(result, (list, tuple)) else [result]))
+        return cache
+
+    return get
+
+
+ROW = re.compile(r"^\| (\S+) \| (training|core) \| (pass|fail) \| (\S+) \| (.*) \| (\S+) \|$")
+
+
+def read_rows(path):
+    """The rows of a table this script wrote (for --merge)."""
+    rows = []
+    if not pathlib.Path(path).exists():
+        return rows
+    for line in pathlib.Path(path).read_text().splitlines():
+        match = ROW.match(line)
+        if not match:
+            continue
+        model, ir, result, error, problem, ms = match.groups()
+        rows.append({"model": model, "ir": ir, "passed": result == "pass",
+                     "error": None if error == "-" else float(error),
+                     "problem": "" if problem == "-" else problem.replace("\\|", "|"),
+                     "ms": None if ms == "-" else float(ms)})
+    return rows
+
+
 def zoo(args):
     names = args.models.split(",") if args.models else CLASSIFICATION + SEGMENTATION + VIDEO + TRANSFORMERS
     levels = args.ir.split(",")
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     rows = []
+    # --merge: the table's other rows stay, in place; this run's rows replace theirs.
+    kept = read_rows(args.output) if args.merge else []
 
     def record(row):
         # The table so far, rewritten after every row: a run cut short keeps it.
         rows.append(row)
-        pathlib.Path(args.output).write_text(markdown(rows, args))
+        if args.merge:
+            merged = [r for r in kept if not any(r["model"] == n["model"] and r["ir"] == n["ir"] for n in rows)]
+            positions = {(r["model"], r["ir"]): i for i, r in enumerate(kept)}
+            for new in rows:
+                at = positions.get((new["model"], new["ir"]))
+                merged.insert(min(at, len(merged)) if at is not None else len(merged), new)
+            pathlib.Path(args.output).write_text(markdown(merged, args))
+        else:
+            pathlib.Path(args.output).write_text(markdown(rows, args))
 
     for name in names:
         started = time.monotonic()
@@ -285,6 +356,7 @@ def zoo(args):
                 result = model(*inputs)
             reference = [t.numpy() for t in (result if isinstance(result, (list, tuple)) else [result])]
             exported = torch.export.export(model, inputs)
+            reference64 = float64_reference(model, inputs)
         except Exception as error:  # a model torch cannot build or export here
             for ir in levels:
                 record({"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
@@ -294,7 +366,7 @@ def zoo(args):
         for ir in levels:
             try:
                 program = exported if ir == "training" else exported.run_decompositions()
-                row = check(args.kiln, name, ir, program, inputs, reference, work, args.timeout)
+                row = check(args.kiln, name, ir, program, inputs, reference, reference64, work, args.timeout)
             except Exception as error:
                 row = {"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
                        "problem": "run_decompositions: " + str(error).splitlines()[0][:160]}
@@ -313,9 +385,12 @@ def markdown(rows, args):
         f"Made by `tools/models/zoo.py` ({' '.join(sys.argv[1:]) or 'no options'}) on "
         f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, torch {torch.__version__.split('+')[0]}. "
         f"**{passed} of {len(rows)} rows pass.** A row passes when `kiln run` on the .pt2 (the interpreter) and on "
-        f"the `kiln lower -o` .pte (the runtime) both match PyTorch within {TOLERANCE:g} * max(1, max |PyTorch|). "
-        "Error: the larger of the two; time: the runtime's median of 3 calls at its default thread count, "
-        "portable kernels only.",
+        f"the `kiln lower -o` .pte (the runtime) both match PyTorch within {TOLERANCE:g} * max(1, max |PyTorch|), "
+        "or, where PyTorch's own float32 result is not that close to the exact one, when both are no further "
+        "from the model run in float64 than twice PyTorch's float32 output is. "
+        "Error: the larger of the two against PyTorch float32; time: the runtime's median of 3 calls at its "
+        "default thread count, portable kernels only."
+        + (" Rows of models not named in the options are from earlier runs (`--merge`)." if args.merge else ""),
         "",
         "| model | IR | result | max error | first problem | Kiln ms |",
         "|---|---|---|---|---|---|",
@@ -336,6 +411,8 @@ def main():
     parser.add_argument("--work", default=str(REPO / "build" / "zoo"), help="where the .pt2 files go")
     parser.add_argument("--output", default=str(REPO / "docs" / "models.md"))
     parser.add_argument("--timeout", type=int, default=900, help="seconds per kiln command")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the other rows of --output and replace only this run's models")
     args = parser.parse_args()
     if not os.access(args.kiln, os.X_OK):
         raise SystemExit(f"zoo.py: no kiln tool at {args.kiln}: build it first (make)")
