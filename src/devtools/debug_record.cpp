@@ -1,6 +1,5 @@
 #include "devtools/debug_record.h"
 
-#include <cinttypes>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -75,16 +74,10 @@ std::string shorten_list(const std::string& list, size_t width) {
   return text.size() <= width ? text : text.substr(0, width - 3) + "...";
 }
 
-uint64_t fnv1a64(std::span<const uint8_t> bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (const uint8_t byte : bytes) hash = (hash ^ byte) * 0x100000001b3ull;
-  return hash;
-}
-
 void DebugRecord::check_matches(std::span<const uint8_t> pte, const std::string& pte_label) const {
-  if (pte.size() != program_bytes || fnv1a64(pte) != program_hash) {
+  if (program_id(pte) != program) {
     throw aot::AotError("the debug record was written for another program: " + pte_label + " has " +
-                        std::to_string(pte.size()) + " bytes, the record's program " + std::to_string(program_bytes) +
+                        std::to_string(pte.size()) + " bytes, the record's program " + std::to_string(program.bytes) +
                         " (lower the .pt2 again with --debug-record to write both together)");
   }
 }
@@ -104,8 +97,7 @@ DebugRecord make_debug_record(std::map<int64_t, SourceNode> nodes, const aot::Em
   DebugRecord record;
   const auto& plans = emitted.program.program.execution_plan;
   if (!plans.empty() && plans.front() != nullptr) record.method = plans.front()->name;
-  record.program_bytes = pte.size();
-  record.program_hash = fnv1a64(pte);
+  record.program = program_id(pte);
   record.instructions = emitted.debug_handle_map;
   for (const auto& [instruction, info] : emitted.delegate_map) {
     record.delegates[instruction] = {info.backend_id, info.delegate_map};
@@ -114,15 +106,6 @@ DebugRecord make_debug_record(std::map<int64_t, SourceNode> nodes, const aot::Em
   return record;
 }
 
-namespace {
-
-std::string hex64(uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016" PRIx64, value);
-  return text;
-}
-
-}  // namespace
 
 std::string to_json(const DebugRecord& record) {
   json instructions = json::array();
@@ -148,7 +131,7 @@ std::string to_json(const DebugRecord& record) {
   const json document = {{"format", "kiln-debug-record"},
                          {"version", DebugRecord::kVersion},
                          {"method", record.method},
-                         {"program", {{"bytes", record.program_bytes}, {"fnv1a64", hex64(record.program_hash)}}},
+                         {"program", to_json(record.program)},
                          {"instructions", instructions},
                          {"delegates", delegates},
                          {"nodes", nodes}};
@@ -173,8 +156,7 @@ DebugRecord parse_debug_record(const std::string& text, const std::string& label
   DebugRecord record;
   try {
     record.method = document.at("method").get<std::string>();
-    record.program_bytes = document.at("program").at("bytes").get<uint64_t>();
-    record.program_hash = std::stoull(document.at("program").at("fnv1a64").get<std::string>(), nullptr, 16);
+    record.program = parse_program_id(document.at("program"), label);
     for (const json& entry : document.at("instructions")) {
       record.instructions[entry.at("index").get<size_t>()] = entry.at("handles").get<std::vector<int64_t>>();
     }
@@ -199,8 +181,6 @@ DebugRecord parse_debug_record(const std::string& text, const std::string& label
     }
   } catch (const json::exception& error) {
     throw aot::AotError(label + ": a malformed debug record (" + error.what() + ")");
-  } catch (const std::logic_error& error) {  // stoull
-    throw aot::AotError(label + ": a malformed debug record (program.fnv1a64 is not a hex number)");
   }
   return record;
 }

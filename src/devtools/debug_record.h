@@ -22,6 +22,7 @@
 
 #include "aot/emit/emitter.h"
 #include "aot/ir/exported_program.h"
+#include "devtools/program_id.h"
 
 namespace kiln::devtools {
 
@@ -47,8 +48,7 @@ struct DebugRecord {
   static constexpr int kVersion = 1;
 
   std::string method = "forward";
-  uint64_t program_bytes = 0;   ///< size of the .pte it describes
-  uint64_t program_hash = 0;    ///< FNV-1a 64 of that .pte
+  ProgramId program;  ///< the .pte it describes
   /// Instruction index -> handles (kernel calls and delegate calls).
   std::map<size_t, std::vector<int64_t>> instructions;
   /// The delegate call's instruction index -> its identifiers.
@@ -74,9 +74,6 @@ std::string shorten_list(const std::string& list, size_t width);
 
 /// "aten::convolution.default" -> "convolution".
 std::string short_op_name(const std::string& target);
-
-/// FNV-1a, 64 bits.
-uint64_t fnv1a64(std::span<const uint8_t> bytes);
 
 /// The nodes of `source` (call_function nodes with a handle), as imported.
 std::map<int64_t, SourceNode> source_nodes(const aot::ExportedProgram& source);

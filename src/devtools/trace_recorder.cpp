@@ -100,6 +100,7 @@ std::string TraceRecorder::kiln_trace_json() const {
       {"format", "kiln-trace"},
       {"version", kTraceVersion},
       {"runs", run_},
+      {"program", program_.known() ? to_json(program_) : nlohmann::json(nullptr)},
       {"instruction_fields", {"run", "chain", "instruction", "name", "delegate", "start_ns", "end_ns"}},
       {"instructions", instructions},
       {"delegate_event_fields", {"run", "chain", "instruction", "delegate", "debug_id", "start_ns", "end_ns"}},
@@ -125,6 +126,9 @@ TraceRecorder TraceRecorder::parse_kiln_trace(const std::string& text, const std
   TraceRecorder trace;
   try {
     trace.run_ = document.at("runs").get<size_t>();
+    if (document.contains("program") && !document["program"].is_null()) {
+      trace.program_ = parse_program_id(document["program"], label);
+    }
     for (const nlohmann::json& e : document.at("instructions")) {
       trace.instructions_.push_back({e.at(0).get<size_t>(), e.at(1).get<size_t>(), e.at(2).get<size_t>(),
                                      e.at(3).get<std::string>(), e.at(4).get<int64_t>(), e.at(5).get<uint64_t>(),

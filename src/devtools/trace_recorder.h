@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aot/ir/host_tensor.h"
+#include "devtools/program_id.h"
 #include "runtime/core/event_tracer.h"
 
 namespace kiln::devtools {
@@ -49,6 +50,9 @@ class TraceRecorder final : public runtime::EventTracer {
   void end_run() { ++run_; }
   /// The runs ended so far.
   size_t runs() const { return run_; }
+  /// The .pte the events come from, written into a Kiln trace (unknown by default).
+  void set_program(ProgramId program) { program_ = program; }
+  const ProgramId& program() const { return program_; }
 
   const std::vector<Instruction>& instructions() const { return instructions_; }
   const std::vector<DelegateEvent>& delegate_events() const { return delegate_events_; }
@@ -65,6 +69,7 @@ class TraceRecorder final : public runtime::EventTracer {
  private:
   bool keep_outputs_ = false;
   size_t run_ = 0;
+  ProgramId program_;
   std::vector<Instruction> instructions_;
   std::vector<DelegateEvent> delegate_events_;
 };

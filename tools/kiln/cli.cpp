@@ -1,5 +1,12 @@
 #include "cli.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "aot/ir/error.h"
+
 namespace kiln::cli {
 
 const std::string& Args::value(const std::string& flag) {
@@ -10,6 +17,14 @@ const std::string& Args::value(const std::string& flag) {
 void Args::unknown(const std::string& arg) const {
   if (!arg.empty() && arg[0] == '-') throw UsageError("unknown option '" + arg + "' for 'kiln " + command_ + "'");
   throw UsageError("unexpected argument '" + arg + "' for 'kiln " + command_ + "'");
+}
+
+std::string read_file(const std::string& path, const std::string& what) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw aot::AotError("cannot open the " + what + " " + path + " (" + std::strerror(errno) + ")");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
 
 int64_t parse_integer(const std::string& flag, const std::string& text, int64_t min, int64_t max) {

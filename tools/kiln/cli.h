@@ -38,6 +38,9 @@ class Args {
   size_t next_ = 0;
 };
 
+/// The whole file; throws AotError naming it as `what` ("trace") if it cannot be read.
+std::string read_file(const std::string& path, const std::string& what);
+
 /// `text` as an integer in [min, max]; throws UsageError naming `flag`.
 int64_t parse_integer(const std::string& flag, const std::string& text, int64_t min, int64_t max);
 

@@ -3,9 +3,7 @@
 // --trace` wrote) and attributes each event through the debug record that
 // `kiln lower --debug-record` wrote with it (devtools/profile.h).
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "aot/ir/error.h"
 #include "backends/onednn/runtime/onednn_runtime.h"
@@ -105,19 +103,11 @@ ProfileOptions parse_profile_options(Args& args) {
   return options;
 }
 
-std::string read_text(const std::string& path, const std::string& what) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw aot::AotError("cannot open the " + what + " " + path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 devtools::DebugRecord read_debug_record_for(const std::string& record_path, const std::string& pte_path) {
   devtools::DebugRecord record = devtools::read_debug_record(record_path);
-  const std::string pte = read_text(pte_path, "program");
+  const std::string pte = read_file(pte_path, "program");
   record.check_matches({reinterpret_cast<const uint8_t*>(pte.data()), pte.size()}, pte_path);
   return record;
 }
@@ -132,7 +122,12 @@ int run_profile(Args args) {
   devtools::DebugRecord record;
   if (!options.trace.empty()) {
     record = devtools::read_debug_record(options.record);
-    trace = devtools::TraceRecorder::parse_kiln_trace(read_text(options.trace, "trace"), options.trace);
+    trace = devtools::TraceRecorder::parse_kiln_trace(read_file(options.trace, "trace"), options.trace);
+    if (trace.program().known() && trace.program() != record.program) {
+      throw aot::AotError("the trace " + options.trace + " was recorded from another program than the debug record " +
+                          options.record + " describes (" + std::to_string(trace.program().bytes) + " bytes, not " +
+                          std::to_string(record.program.bytes) + ")");
+    }
     std::printf("trace: %s\n", options.trace.c_str());
   } else {
     record = read_debug_record_for(options.record, options.path);

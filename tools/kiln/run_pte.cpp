@@ -551,6 +551,8 @@ int run_pte(const PteRunOptions& options) {
                 options.chrome_trace_path.c_str(), recorder.instructions().size(), recorder.delegate_events().size());
   }
   if (!options.trace_path.empty()) {
+    const std::string pte = read_file(options.path, "program");
+    recorder.set_program(devtools::program_id({reinterpret_cast<const uint8_t*>(pte.data()), pte.size()}));
     const std::string trace = recorder.kiln_trace_json();
     aot::pte::write_file_atomically(options.trace_path, {reinterpret_cast<const uint8_t*>(trace.data()), trace.size()});
     std::printf("wrote %s: %zu runs, %zu calls, %zu backend events ('kiln profile --trace')\n",

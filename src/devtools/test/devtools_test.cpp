@@ -88,8 +88,8 @@ TEST(DebugRecordTest, ReadsBackWhatItWrites) {
   EXPECT_FALSE(record.delegates.empty());
   const DebugRecord back = parse_debug_record(to_json(record), "record");
   EXPECT_EQ(back.method, record.method);
-  EXPECT_EQ(back.program_bytes, record.program_bytes);
-  EXPECT_EQ(back.program_hash, record.program_hash);
+  EXPECT_EQ(back.program, record.program);
+  EXPECT_EQ(back.program.bytes, lowered.program->buffer.size());
   EXPECT_EQ(back.instructions, record.instructions);
   ASSERT_EQ(back.delegates.size(), record.delegates.size());
   for (const auto& [index, delegate] : record.delegates) {
@@ -125,6 +125,9 @@ TEST(DebugRecordTest, RefusesAnotherProgramAndMalformedFiles) {
   EXPECT_THROW(parse_debug_record(R"({"format": "kiln-trace"})", "r.kdbg"), aot::AotError);
   EXPECT_THROW(parse_debug_record(R"({"format": "kiln-debug-record", "version": 99})", "r.kdbg"), aot::AotError);
   EXPECT_THROW(parse_debug_record(R"({"format": "kiln-debug-record", "version": 1, "method": 3})", "r.kdbg"),
+               aot::AotError);
+  EXPECT_THROW(parse_debug_record(R"({"format": "kiln-debug-record", "version": 1, "method": "forward",
+                                      "program": {"bytes": 3, "fnv1a64": "not hex"}})", "r.kdbg"),
                aot::AotError);
 }
 
@@ -221,7 +224,10 @@ TEST(TraceFileTest, AKilnTraceReadsBackAsItWasRecorded) {
   const aot::HostTensor input = aot::HostTensor::zeros(aot::ScalarType::Float, {1, 3, 4, 4});
   for (int i = 0; i < 2; ++i) run_traced(lowered, {input}, &trace);
   ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  EXPECT_FALSE(TraceRecorder::parse_kiln_trace(trace.kiln_trace_json(), "t.kdump").program().known());
+  trace.set_program(program_id(lowered.program->buffer));
   const TraceRecorder back = TraceRecorder::parse_kiln_trace(trace.kiln_trace_json(), "t.kdump");
+  EXPECT_EQ(back.program(), lowered.record.program);
   EXPECT_EQ(back.runs(), 2u);
   ASSERT_EQ(back.instructions().size(), trace.instructions().size());
   ASSERT_EQ(back.delegate_events().size(), trace.delegate_events().size());

@@ -299,6 +299,9 @@ expect "profile refuses a record that is not JSON" 1 "is not a debug record: not
 expect "run --trace writes a Kiln trace" 0 "wrote $scratch/dv.kdump: 3 runs, 12 calls, 9 backend events" -- \
   run "$scratch/dv.pte" --iterations 3 --trace "$scratch/dv.kdump"
 expect "profile reads a Kiln trace" 0 "3 runs:" -- profile --trace "$scratch/dv.kdump" --debug-record "$scratch/dv.kdbg"
+"$kiln" run "$scratch/mlp.pte" --trace "$scratch/mlp.kdump" > /dev/null 2>&1
+expect "profile refuses a trace of another program" 1 "was recorded from another program than the debug record" -- \
+  profile --trace "$scratch/mlp.kdump" --debug-record "$scratch/dv.kdbg"
 expect "profile --trace takes no run flags" 2 "--inputs, --iterations, --warmup and --threads apply to a run" -- \
   profile --trace "$scratch/dv.kdump" --debug-record "$scratch/dv.kdbg" --iterations 3
 expect "profile refuses a trace that is not one" 1 "is not a Kiln trace" -- \
