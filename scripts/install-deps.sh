@@ -17,6 +17,7 @@ packages=(
   nlohmann-json3-dev
   flatbuffers-compiler  # flatc: the .pte schema
   libflatbuffers-dev
+  libeigen3-dev    # Eigen's FFT: the portable FFT kernels
 )
 
 missing=()

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "aot/import/npz.h"
 #include "aot/import/pt2_reader.h"
@@ -159,6 +160,23 @@ std::vector<aot::Value> order_inputs(const aot::ExportedProgram& program,
 
 namespace {
 
+using runtime::ScalarType;
+
+// A complex tensor's parts as a real tensor with a trailing dim of 2 (what
+// view_as_real gives); nullopt for a real tensor.
+std::optional<aot::HostTensor> real_parts(const aot::HostTensor& tensor) {
+  ScalarType part = ScalarType::Float;
+  if (tensor.dtype() == ScalarType::ComplexDouble) part = ScalarType::Double;
+  else if (tensor.dtype() != ScalarType::ComplexFloat) return std::nullopt;
+  const aot::HostTensor dense = tensor.is_contiguous() ? tensor : tensor.clone();
+  std::vector<int64_t> sizes = dense.sizes();
+  sizes.push_back(2);
+  std::vector<int64_t> strides;
+  for (int64_t stride : dense.strides()) strides.push_back(stride * 2);
+  strides.push_back(1);
+  return aot::HostTensor(part, sizes, strides, dense.storage_offset() * 2, dense.storage());
+}
+
 }  // namespace
 
 void print_output(const std::string& label, const aot::Value& value) {
@@ -167,7 +185,9 @@ void print_output(const std::string& label, const aot::Value& value) {
     std::printf("%s: %s\n", label.c_str(), aot::describe(value).c_str());
     return;
   }
-  const std::vector<double> values = tensor->to_doubles();
+  const std::optional<aot::HostTensor> parts = real_parts(*tensor);
+  // A complex tensor's statistics and elements are over its parts, (re, im) pairs.
+  const std::vector<double> values = parts ? parts->to_doubles() : tensor->to_doubles();
   double low = INFINITY, high = -INFINITY, sum = 0;
   for (double v : values) {
     low = std::min(low, v);
@@ -175,10 +195,16 @@ void print_output(const std::string& label, const aot::Value& value) {
     sum += v;
   }
   std::printf("%s: %s", label.c_str(), tensor->describe().c_str());
-  if (!values.empty()) std::printf("  min=%.6g max=%.6g mean=%.6g", low, high, sum / values.size());
+  if (!values.empty()) {
+    std::printf("  %smin=%.6g max=%.6g mean=%.6g", parts ? "parts " : "", low, high, sum / values.size());
+  }
   std::printf("\n    [");
-  for (size_t i = 0; i < values.size() && i < 8; ++i) std::printf("%s%.6g", i ? ", " : "", values[i]);
-  std::printf("%s]\n", values.size() > 8 ? ", ..." : "");
+  const size_t step = parts ? 2 : 1;
+  for (size_t i = 0; i < values.size() && i < 8 * step; i += step) {
+    if (parts) std::printf("%s(%.6g, %.6g)", i ? ", " : "", values[i], values[i + 1]);
+    else std::printf("%s%.6g", i ? ", " : "", values[i]);
+  }
+  std::printf("%s]\n", values.size() > 8 * step ? ", ..." : "");
 }
 
 int run_run(Args args) {

@@ -19,6 +19,7 @@ const std::map<std::string, ScalarType>& descr_types() {
       {"<i8", ScalarType::Long},  {"<i4", ScalarType::Int},    {"<i2", ScalarType::Short},
       {"|i1", ScalarType::Char},  {"|u1", ScalarType::Byte},   {"|b1", ScalarType::Bool},
       {"<u2", ScalarType::UInt16}, {"<u4", ScalarType::UInt32}, {"<u8", ScalarType::UInt64},
+      {"<c8", ScalarType::ComplexFloat}, {"<c16", ScalarType::ComplexDouble},
   };
   return types;
 }

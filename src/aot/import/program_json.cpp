@@ -109,6 +109,8 @@ ScalarType scalar_type_from_pt2(int64_t code) {
     case 6: return ScalarType::Half;
     case 7: return ScalarType::Float;
     case 8: return ScalarType::Double;
+    case 10: return ScalarType::ComplexFloat;
+    case 11: return ScalarType::ComplexDouble;
     case 12: return ScalarType::Bool;
     case 13: return ScalarType::BFloat16;
     case 28: return ScalarType::UInt16;
@@ -121,7 +123,7 @@ ScalarType scalar_type_from_pt2(int64_t code) {
     default: break;
   }
   throw AotError("unknown or unsupported dtype code " + std::to_string(code) +
-                 (code >= 9 && code <= 11 ? " (complex dtypes are not supported)" : ""));
+                 (code == 9 ? " (ComplexHalf is not supported)" : ""));
 }
 
 TensorMeta tensor_meta_from_json(const json& value) {

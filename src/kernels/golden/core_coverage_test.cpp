@@ -18,11 +18,8 @@
 namespace kiln::kernels::golden {
 namespace {
 
-// The forward core ops without a kernel or a decomposition yet.
-const std::set<std::string> kNotYetSupported = {
-    "aten::_fft_c2r.default",
-    "aten::_fft_r2c.default",
-};
+// The forward core ops without a kernel or a decomposition yet: none.
+const std::set<std::string> kNotYetSupported = {};
 
 bool has_kernel(const std::string& name) {
   (void)portable::register_portable_kernels();

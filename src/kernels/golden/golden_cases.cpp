@@ -263,10 +263,22 @@ double float_at(ScalarType dtype, const uint8_t* p) {
   }
 }
 
+// The type of a complex dtype's two parts (real, imaginary); nullopt for
+// every other dtype.
+std::optional<ScalarType> complex_part(ScalarType dtype) {
+  if (dtype == ScalarType::ComplexFloat) return ScalarType::Float;
+  if (dtype == ScalarType::ComplexDouble) return ScalarType::Double;
+  return std::nullopt;
+}
+
 // The element's value as text, for messages.
 std::string element_text(ScalarType dtype, const uint8_t* p) {
   std::ostringstream text;
   text.precision(9);
+  if (const auto part = complex_part(dtype)) {
+    text << "(" << float_at(*part, p) << ", " << float_at(*part, p + runtime::element_size(*part)) << ")";
+    return text.str();
+  }
   if (runtime::is_floating_type(dtype)) {
     text << float_at(dtype, p);
     return text.str();
@@ -284,7 +296,14 @@ std::string element_text(ScalarType dtype, const uint8_t* p) {
   return text.str();
 }
 
+// Floats within the tolerance (NaN where NaN, infinities equal), complex
+// numbers part by part, everything else bit for bit.
 bool element_matches(ScalarType dtype, const uint8_t* actual, const uint8_t* expected, double atol, double rtol) {
+  if (const auto part = complex_part(dtype)) {
+    const size_t size = runtime::element_size(*part);
+    return element_matches(*part, actual, expected, atol, rtol) &&
+           element_matches(*part, actual + size, expected + size, atol, rtol);
+  }
   if (!runtime::is_floating_type(dtype)) return std::memcmp(actual, expected, runtime::element_size(dtype)) == 0;
   const double a = float_at(dtype, actual);
   const double e = float_at(dtype, expected);

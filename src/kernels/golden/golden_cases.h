@@ -60,8 +60,9 @@ struct CaseOutcome {
 /// Calls the registered kernel of `c.op` on the case's arguments and compares
 /// the outputs: dtype and shape exactly, integers and bools exactly, floats
 /// within |actual - expected| <= atol + rtol * |expected| with NaN where NaN
-/// and infinities equal. Inputs must come back unchanged, and every output
-/// element must be written (outs start filled with a byte pattern).
+/// and infinities equal, complex numbers part by part. Inputs must come back
+/// unchanged, and every output element must be written (outs start filled
+/// with a byte pattern).
 CaseOutcome run_golden_case(const GoldenSuite& suite, const GoldenCase& c);
 
 /// The ScalarType named as runtime::to_string names it ("Float", "Long");

@@ -4,7 +4,9 @@
 // elements replaced); diagonal_copy, and flip (a view walking the flipped
 // dims backwards).
 // Each computes the view's shape and strides over `self` and copies through them.
-// Also as_strided_copy, alias_copy, and _to_copy (a copy that may change the dtype).
+// Also as_strided_copy, alias_copy, _to_copy (a copy that may change the
+// dtype), and view_as_real_copy / view_as_complex_copy, which reinterpret a
+// complex element as its two floats and back.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +21,7 @@ namespace kiln::kernels::portable {
 namespace {
 
 using runtime::Error;
+using runtime::ScalarType;
 using runtime::SizesType;
 using runtime::Tensor;
 using util::KernelArgs;
@@ -425,6 +428,65 @@ void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   Tensor self, out;
   if (!read_self_out(a, 2, 1, &self, &out)) return;
   write_view(a, self, identity(self), out);
+}
+
+namespace {
+
+// The real type of a complex element's parts, or Undefined-like Byte (no
+// match) for a type that is not complex.
+bool real_part_type(ScalarType complex, ScalarType* real) {
+  if (complex == ScalarType::ComplexFloat) *real = ScalarType::Float;
+  else if (complex == ScalarType::ComplexDouble) *real = ScalarType::Double;
+  else return false;
+  return true;
+}
+
+// Copies contiguous `self` into `out` (resized to `sizes`), byte for byte.
+void copy_bytes(KernelArgs& a, const Tensor& self, const Tensor& out, Span<const SizesType> sizes) {
+  if (!a.check_contiguous(self, "self") || !a.check_contiguous(out, "out") || !a.resize_out(out, "out", sizes)) return;
+  if (self.nbytes() > 0) std::memcpy(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
+}
+
+}  // namespace
+
+void view_as_real_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::view_as_real_copy.out", args);
+  Tensor self, out;
+  if (!a.check_count(2) || !a.tensor(0, "self", &self) || !a.tensor(1, "out", &out)) return;
+  ScalarType real = ScalarType::Float;
+  if (!real_part_type(self.scalar_type(), &real)) {
+    a.fail(Error::InvalidArgument, "'self' has dtype %s; view_as_real takes ComplexFloat or ComplexDouble",
+           runtime::to_string(self.scalar_type()));
+    return;
+  }
+  if (!a.check_dtype(out, "out", real)) return;
+  if (static_cast<size_t>(self.dim()) + 1 > util::kMaxDims) {
+    a.fail(Error::InvalidArgument, "'self' has %zd dims; the result would have more than %zu", self.dim(),
+           util::kMaxDims);
+    return;
+  }
+  SizesType sizes[util::kMaxDims];
+  for (ssize_t d = 0; d < self.dim(); ++d) sizes[d] = self.size(d);
+  sizes[self.dim()] = 2;
+  copy_bytes(a, self, out, {sizes, static_cast<size_t>(self.dim()) + 1});
+}
+
+void view_as_complex_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::view_as_complex_copy.out", args);
+  Tensor self, out;
+  if (!a.check_count(2) || !a.tensor(0, "self", &self) || !a.tensor(1, "out", &out)) return;
+  ScalarType real = ScalarType::Float;
+  if (!real_part_type(out.scalar_type(), &real) || self.scalar_type() != real) {
+    a.fail(Error::InvalidArgument,
+           "view_as_complex takes Float into ComplexFloat or Double into ComplexDouble, got 'self' %s and 'out' %s",
+           runtime::to_string(self.scalar_type()), runtime::to_string(out.scalar_type()));
+    return;
+  }
+  if (self.dim() == 0 || self.size(self.dim() - 1) != 2) {
+    a.fail(Error::InvalidArgument, "'self' must end in a dim of size 2 (real, imaginary)");
+    return;
+  }
+  copy_bytes(a, self, out, {self.sizes().data(), static_cast<size_t>(self.dim()) - 1});
 }
 
 void to_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {

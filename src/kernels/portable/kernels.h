@@ -125,7 +125,8 @@ void slice_copy_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 ///
 /// Same dtype as self, for Int, Long, Float, Double, Half, BFloat16 (Bool is
 /// rejected, as in PyTorch):
-///   aten::neg.out, aten::abs.out (integers wrap: the minimum maps to itself);
+///   aten::neg.out, aten::abs.out (integers wrap: the minimum maps to itself;
+///   a ComplexFloat/ComplexDouble self gives its magnitude in Float/Double);
 ///   aten::floor.out, aten::ceil.out, aten::round.out (halfway cases to even;
 ///   integral tensors are copied unchanged); aten::relu.out (keeps NaN).
 /// aten::sign.out: the same dtypes and Bool (unchanged); -1, 0 or 1, with 0
@@ -434,6 +435,20 @@ void select_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// as_strided over self's own elements (every read inside self).
 void as_strided_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::view_as_real_copy.out: a ComplexFloat/ComplexDouble tensor as its
+/// Float/Double parts (a trailing dim of 2); aten::view_as_complex_copy.out
+/// the inverse. Contiguous.
+void view_as_real_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void view_as_complex_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+/// aten::_fft_r2c.out: the discrete Fourier transform of a float or double
+/// tensor over `dim` into ComplexFloat/ComplexDouble, the last listed dim
+/// halved to n / 2 + 1 bins when onesided; aten::_fft_c2r.out: the inverse,
+/// complex to real, the last listed dim becoming `last_dim_size`.
+/// `normalization` 0 none, 1 by 1 / sqrt(n), 2 by 1 / n. Contiguous; on
+/// Eigen's FFT (fft.cpp), allocating plans and scratch on the heap.
+void fft_r2c_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void fft_c2r_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::_to_copy.out: self copied into out's dtype, cast as PyTorch casts
 /// (float to integer truncates, to bool is != 0; the result of a float beyond
 /// the integer type's range or NaN is unspecified but never undefined

@@ -18,10 +18,13 @@ constexpr DtypeSet kRealOrBool = kReal | kBool;
 /// integer wider than a byte.
 constexpr DtypeSet kRealHalfsAndSmallInts =
     kReal | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short});
-/// Kernels that only move bytes take every dtype with an element size.
+constexpr DtypeSet kComplex = dtype_set({ScalarType::ComplexFloat, ScalarType::ComplexDouble});
+/// Kernels that only move bytes take every dtype with arithmetic or storage.
 constexpr DtypeSet kAll = kRealOrBool | kHalfs |
                           dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short, ScalarType::UInt16,
                                      ScalarType::UInt32, ScalarType::UInt64});
+/// Views, copies and cat move whole elements: complex ones too.
+constexpr DtypeSet kMoves = kAll | kComplex;
 
 // One section per kernel family; keep entries within their section.
 const PortableKernel kPortableKernels[] = {
@@ -32,9 +35,9 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::div.out", div_out}, kRealOrBool | kHalfs},
     {{"aten::mm.out", mm_out}, kReal},
     {{"aten::addmm.out", addmm_out}, kReal},
-    {{"aten::view_copy.out", view_copy_out}, kAll},
-    {{"aten::permute_copy.out", permute_copy_out}, kAll},
-    {{"aten::clone.out", clone_out}, kAll},
+    {{"aten::view_copy.out", view_copy_out}, kMoves},
+    {{"aten::permute_copy.out", permute_copy_out}, kMoves},
+    {{"aten::clone.out", clone_out}, kMoves},
     {{"aten::bmm.out", bmm_out}, kReal},
     {{"aten::_native_batch_norm_legit_no_training.out", native_batch_norm_legit_no_training_out}, kFloating},
     {{"aten::native_layer_norm.out", native_layer_norm_out}, kFloating},
@@ -53,15 +56,15 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::eq.Scalar_out", eq_scalar_out}, kRealOrBool | kHalfs},
     {{"aten::where.self_out", where_self_out}, kRealOrBool | kHalfs},
     {{"aten::full_like.out", full_like_out}, kRealOrBool | kHalfs},
-    {{"aten::expand_copy.out", expand_copy_out}, kAll},
-    {{"aten::select_copy.int_out", select_copy_int_out}, kAll},
-    {{"aten::squeeze_copy.dims_out", squeeze_copy_dims_out}, kAll},
-    {{"aten::unsqueeze_copy.out", unsqueeze_copy_out}, kAll},
-    {{"aten::transpose_copy.int_out", transpose_copy_int_out}, kAll},
-    {{"aten::slice_copy.Tensor_out", slice_copy_tensor_out}, kAll},
+    {{"aten::expand_copy.out", expand_copy_out}, kMoves},
+    {{"aten::select_copy.int_out", select_copy_int_out}, kMoves},
+    {{"aten::squeeze_copy.dims_out", squeeze_copy_dims_out}, kMoves},
+    {{"aten::unsqueeze_copy.out", unsqueeze_copy_out}, kMoves},
+    {{"aten::transpose_copy.int_out", transpose_copy_int_out}, kMoves},
+    {{"aten::slice_copy.Tensor_out", slice_copy_tensor_out}, kMoves},
     // ---- unary math and activations (unary.cpp, activation.cpp) ----
     {{"aten::neg.out", neg_out}, kReal | kHalfs},
-    {{"aten::abs.out", abs_out}, kReal | kHalfs},
+    {{"aten::abs.out", abs_out}, kReal | kHalfs | kComplex},
     {{"aten::floor.out", floor_out}, kReal | kHalfs},
     {{"aten::ceil.out", ceil_out}, kReal | kHalfs},
     {{"aten::round.out", round_out}, kReal | kHalfs},
@@ -169,23 +172,27 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::_cdist_forward.out", cdist_forward_out}, kFloating},
     {{"aten::_pdist_forward.out", pdist_forward_out}, kFloating},
     // ---- data movement and factories (shape.cpp, copy_views.cpp, index.cpp, factory.cpp) ----
-    {{"aten::cat.out", cat_out}, kAll},
-    {{"aten::split_with_sizes_copy.out", split_with_sizes_copy_out}, kAll},
+    {{"aten::cat.out", cat_out}, kMoves},
+    {{"aten::split_with_sizes_copy.out", split_with_sizes_copy_out}, kMoves},
     {{"aten::constant_pad_nd.out", constant_pad_nd_out},
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
-    {{"aten::repeat.out", repeat_out}, kAll},
-    {{"aten::flip.out", flip_out}, kAll},
+    {{"aten::repeat.out", repeat_out}, kMoves},
+    {{"aten::flip.out", flip_out}, kMoves},
     {{"aten::reflection_pad1d.out", reflection_pad1d_out}, kRealHalfsAndSmallInts},
     {{"aten::reflection_pad2d.out", reflection_pad2d_out}, kRealHalfsAndSmallInts},
     {{"aten::reflection_pad3d.out", reflection_pad3d_out}, kRealHalfsAndSmallInts},
     {{"aten::replication_pad1d.out", replication_pad1d_out}, kRealHalfsAndSmallInts},
     {{"aten::replication_pad2d.out", replication_pad2d_out}, kRealHalfsAndSmallInts},
     {{"aten::replication_pad3d.out", replication_pad3d_out}, kRealHalfsAndSmallInts},
-    {{"aten::diagonal_copy.out", diagonal_copy_out}, kAll},
-    {{"aten::alias_copy.out", alias_copy_out}, kAll},
-    {{"aten::as_strided_copy.out", as_strided_copy_out}, kAll},
-    {{"aten::slice_scatter.out", slice_scatter_out}, kAll},
-    {{"aten::select_scatter.out", select_scatter_out}, kAll},
+    {{"aten::diagonal_copy.out", diagonal_copy_out}, kMoves},
+    {{"aten::alias_copy.out", alias_copy_out}, kMoves},
+    {{"aten::view_as_real_copy.out", view_as_real_copy_out}, kComplex},
+    {{"aten::view_as_complex_copy.out", view_as_complex_copy_out}, kFloating},
+    {{"aten::_fft_r2c.out", fft_r2c_out}, kFloating},
+    {{"aten::_fft_c2r.out", fft_c2r_out}, kComplex},
+    {{"aten::as_strided_copy.out", as_strided_copy_out}, kMoves},
+    {{"aten::slice_scatter.out", slice_scatter_out}, kMoves},
+    {{"aten::select_scatter.out", select_scatter_out}, kMoves},
     {{"aten::_to_copy.out", to_copy_out},
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
     {{"aten::index.Tensor_out", index_tensor_out}, kAll},

@@ -99,7 +99,8 @@ bool is_barebones_unsigned(ScalarType type) {
 bool promote_types(ScalarType a, ScalarType b, ScalarType* out) {
   if (a == b) {
     *out = a;
-    return promotion_rank(a) >= 0 || is_barebones_unsigned(a);
+    return promotion_rank(a) >= 0 || is_barebones_unsigned(a) || a == ScalarType::ComplexFloat ||
+           a == ScalarType::ComplexDouble;
   }
   if (is_barebones_unsigned(a) || is_barebones_unsigned(b)) {
     if (!is_floating_type(a) && !is_floating_type(b)) return false;

@@ -98,6 +98,8 @@ struct BFloat16 {
 };
 
 /// X(enumerator, number, C++ type, element size, short name used in printouts)
+/// The complex types are std::complex<float> and <double> in memory (real,
+/// imaginary interleaved); kernels that take them name the type themselves.
 /// Types Kiln stores but has no arithmetic for use `void`.
 #define KILN_FORALL_SCALAR_TYPES(X)               \
   X(Byte, 0, uint8_t, 1, "u8")                    \
@@ -108,6 +110,8 @@ struct BFloat16 {
   X(Half, 5, ::kiln::runtime::Half, 2, "f16")     \
   X(Float, 6, float, 4, "f32")                    \
   X(Double, 7, double, 8, "f64")                  \
+  X(ComplexFloat, 9, void, 8, "c64")              \
+  X(ComplexDouble, 10, void, 16, "c128")          \
   X(Bool, 11, bool, 1, "b8")                      \
   X(QInt8, 12, void, 1, "qi8")                    \
   X(QUInt8, 13, void, 1, "qu8")                   \
@@ -143,8 +147,9 @@ bool is_floating_type(ScalarType type);  // Half, Float, Double, BFloat16
 bool is_integral_type(ScalarType type, bool include_bool);
 
 /// PyTorch's type promotion for two tensor operands of the given types.
-/// Only types with arithmetic (see KILN_FORALL_SCALAR_TYPES) are handled;
-/// returns false when no promotion exists.
+/// Only types with arithmetic (see KILN_FORALL_SCALAR_TYPES) are handled, and
+/// a complex type with itself (not yet with a real type); returns false when
+/// no promotion exists.
 bool promote_types(ScalarType a, ScalarType b, ScalarType* out);
 
 template <typename T>

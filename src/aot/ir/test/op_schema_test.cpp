@@ -423,7 +423,7 @@ TEST(OpSchemaErrorTest, EachMistakeIsNamed) {
       {"aten::f(Tensor(a! x) -> ()", "expected ')' to close the alias annotation"},
       {"aten::f(Tensor x=1) -> ()", "expected None (this type takes no other default)"},
       {"aten::f(ScalarType x=cheese) -> ()", "expected a dtype"},
-      {"aten::f(ScalarType x=9) -> ()", "expected a dtype"},
+      {"aten::f(ScalarType x=8) -> ()", "expected a dtype"},
       {"aten::f(Layout x=9) -> ()", "expected strided or a c10 layout number"},
       {"aten::f(MemoryFormat x=fast) -> ()", "expected contiguous_format"},
       {"aten::f(Device x=\"cuda:x\") -> ()", "expected a device such as"},

@@ -120,8 +120,13 @@ bool visit_real_or_bool_or_half(runtime::ScalarType t, F&& f) {
   return visit_real_or_bool(t, f);
 }
 
-/// An unsigned integer type of `size` bytes (1, 2, 4 or 8), for copying
-/// elements of any dtype without caring what they mean.
+/// Sixteen bytes that copy as one value (a ComplexDouble element).
+struct alignas(16) Bytes16 {
+  uint64_t low, high;
+};
+
+/// An unsigned integer type of `size` bytes (1, 2, 4 or 8), or Bytes16, for
+/// copying elements of any dtype without caring what they mean.
 template <typename F>
 bool visit_element_size(size_t size, F&& f) {
   switch (size) {
@@ -129,6 +134,7 @@ bool visit_element_size(size_t size, F&& f) {
     case 2: f(TypeTag<uint16_t>{}); return true;
     case 4: f(TypeTag<uint32_t>{}); return true;
     case 8: f(TypeTag<uint64_t>{}); return true;
+    case 16: f(TypeTag<Bytes16>{}); return true;
     default: return false;
   }
 }
