@@ -1,6 +1,9 @@
 // group_acyclic_partitions: supported nodes in the largest groups that can
-// each run as one call. A set of nodes can when it is convex: no path between
-// two of its nodes passes through a node outside it.
+// each run as one call. The groups can when the graph with every group
+// contracted to one node stays acyclic: no path leaves a group and comes back
+// into it, counting a path that enters another group at one node and leaves
+// it at any other (that group runs as one call too). Convexity of each group
+// alone is not enough: two groups, each convex, can feed each other.
 //
 // The grouping is greedy (see canonical_partitioners.h); what keeps it near
 // linear is how a candidate merge is checked:
@@ -16,7 +19,12 @@
 //    trying every pair;
 //  - the exact check walks forward only through outside nodes reached from
 //    the two groups, starting from the outside users each group keeps in an
-//    ordered set, and only up to the later group's last node.
+//    ordered set; reaching a member of another group reaches all its members.
+//    Edges only go forward in graph order and only those jumps go back, so a
+//    path can return into the union (whose last node is hi) only through
+//    nodes up to B, the least bound at or above hi that every group starting
+//    at or before B ends within; the walk stops there. A tree of each group's
+//    last position, at its first, finds B in a few prefix-max queries.
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -57,9 +65,39 @@ class MinTree {
   std::vector<size_t> tree_;
 };
 
+// The largest value at an index up to a limit, over values that change one at
+// a time (0 where none is set).
+class PrefixMaxTree {
+ public:
+  explicit PrefixMaxTree(size_t size) : size_(1) {
+    while (size_ < size) size_ *= 2;
+    tree_.assign(2 * size_, 0);
+  }
+  void set(size_t index, size_t value) {
+    size_t at = index + size_;
+    tree_[at] = value;
+    for (at /= 2; at >= 1; at /= 2) tree_[at] = std::max(tree_[2 * at], tree_[2 * at + 1]);
+  }
+  // The largest value at indices 0..last.
+  size_t max_up_to(size_t last) const {
+    size_t result = 0;
+    size_t lo = size_, hi = std::min(last, size_ - 1) + size_ + 1;  // [lo, hi)
+    for (; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) result = std::max(result, tree_[lo++]);
+      if (hi & 1) result = std::max(result, tree_[--hi]);
+    }
+    return result;
+  }
+
+ private:
+  size_t size_;
+  std::vector<size_t> tree_;
+};
+
 class Grouping {
  public:
-  Grouping(const Graph& graph, const std::set<const Node*>& supported) : order_(graph.node_list()) {
+  Grouping(const Graph& graph, const std::set<const Node*>& supported)
+      : order_(graph.node_list()), last_by_first_(order_.size()) {
     index_graph(supported);
     compute_separation();
     group_along_inputs();
@@ -139,6 +177,8 @@ class Grouping {
     hi_.push_back(k);
     separated_.push_back(separated_below_[k]);
     outside_users_.emplace_back(users_[k].begin(), users_[k].end());
+    group_mark_.push_back(0);
+    last_by_first_.set(k, k);
   }
 
   void group_along_inputs() {
@@ -183,18 +223,32 @@ class Grouping {
     return separated_[b] > rank_[lo_[a]] || separated_[a] > rank_[lo_[b]];
   }
 
-  // Is the union of groups a and b convex? Walks forward from their outside
-  // users through outside nodes before the union's last node; reaching a
-  // member closes a cycle.
+  // B of the header comment for a union ending at `hi`.
+  size_t reach_bound(size_t hi) const {
+    size_t bound = hi;
+    for (size_t next = last_by_first_.max_up_to(bound); next > bound; next = last_by_first_.max_up_to(bound)) {
+      bound = next;
+    }
+    return bound;
+  }
+
+  // Can groups a and b run as one call? Walks forward from their outside
+  // users through outside nodes up to the reach bound, a member of another
+  // group reaching all its members; reaching a member of a or b closes a cycle.
   bool convex(size_t a, size_t b) {
     if (separated(a, b)) return false;
-    const size_t hi = std::max(hi_[a], hi_[b]);
+    const size_t bound = reach_bound(std::max(hi_[a], hi_[b]));
     if (mark_.size() != order_.size()) mark_.assign(order_.size(), 0);
     ++epoch_;
     std::vector<size_t> stack;
+    const auto visit = [&](size_t x) {
+      if (mark_[x] == epoch_) return;
+      mark_[x] = epoch_;
+      stack.push_back(x);
+    };
     for (size_t g : {a, b}) {
       std::set<size_t>& outside = outside_users_[g];
-      for (auto it = outside.begin(); it != outside.end() && *it < hi;) {
+      for (auto it = outside.begin(); it != outside.end() && *it <= bound;) {
         const size_t x = *it;
         const size_t owner = group_of(x);
         if (owner == g) {  // joined the group since it was recorded
@@ -202,21 +256,21 @@ class Grouping {
           continue;
         }
         ++it;
-        if (owner == a || owner == b || mark_[x] == epoch_) continue;
-        mark_[x] = epoch_;
-        stack.push_back(x);
+        if (owner != a && owner != b) visit(x);
       }
     }
     while (!stack.empty()) {
       const size_t x = stack.back();
       stack.pop_back();
+      const size_t group = group_of(x);
+      if (group != kNone && group_mark_[group] != epoch_) {  // never a or b: their members are not visited
+        group_mark_[group] = epoch_;
+        for (size_t member : members_[group]) visit(member);
+      }
       for (size_t user : users_[x]) {
         const size_t owner = group_of(user);
         if (owner == a || owner == b) return false;
-        if (user < hi && mark_[user] != epoch_) {
-          mark_[user] = epoch_;
-          stack.push_back(user);
-        }
+        if (user <= bound) visit(user);
       }
     }
     return true;
@@ -226,6 +280,8 @@ class Grouping {
   // sets absorb the smaller ones.
   void merge(size_t a, size_t b) {
     if (a > b) std::swap(a, b);
+    last_by_first_.set(lo_[a], 0);
+    last_by_first_.set(lo_[b], 0);
     parent_[b] = a;
     if (members_[a].size() < members_[b].size()) std::swap(members_[a], members_[b]);
     members_[a].insert(members_[a].end(), members_[b].begin(), members_[b].end());
@@ -238,6 +294,7 @@ class Grouping {
     lo_[a] = std::min(lo_[a], lo_[b]);
     hi_[a] = std::max(hi_[a], hi_[b]);
     separated_[a] = std::max(separated_[a], separated_[b]);
+    last_by_first_.set(lo_[a], hi_[a]);
   }
 
   std::vector<Node*> order_;
@@ -254,6 +311,8 @@ class Grouping {
   std::vector<size_t> separated_;         // largest R of a member
   std::vector<std::set<size_t>> outside_users_;  // may hold members that joined since (removed when met)
   std::vector<unsigned> mark_;
+  std::vector<unsigned> group_mark_;      // by group id: the epoch its members were last visited in
+  PrefixMaxTree last_by_first_;           // each group's last position, at its first
   unsigned epoch_ = 0;
 };
 

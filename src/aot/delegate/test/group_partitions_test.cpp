@@ -1,8 +1,10 @@
-// group_acyclic_partitions against the plain algorithm it replaced (kept
-// here as the reference): on random graphs and random supported sets, the
-// fast grouping must give the same partitions, in the same order.
+// group_acyclic_partitions against the plain algorithm (kept here as the
+// reference): on random graphs and random supported sets, the fast grouping
+// must give the same partitions, in the same order, and the graph with every
+// partition contracted to one node must stay acyclic.
 #include <map>
 #include <random>
+#include <set>
 
 #include "aot/delegate/canonical_partitioners.h"
 #include "aot/delegate/test/delegate_test_util.h"
@@ -55,23 +57,36 @@ class ReferenceGrouping {
   }
 
  private:
-  // Is the union of groups a and b convex? Outside nodes between the union's
-  // first and last node that depend on it are "tainted"; a member that uses a
-  // tainted node closes a cycle.
+  // Can groups a and b run as one call? Walks the whole graph forward from
+  // the union's outside users, a member of another group reaching all of
+  // that group's members (it runs as one call too); reaching the union again
+  // closes a cycle.
   bool convex(int a, int b) const {
-    const size_t lo = std::min(members_[a].front(), members_[b].front());
-    const size_t hi = std::max(members_[a].back(), members_[b].back());
-    std::vector<char> tainted(hi - lo + 1, 0);
-    for (size_t k = lo; k <= hi; ++k) {
-      const bool member = group_[k] == a || group_[k] == b;
-      for (const Node* input : order_[k]->input_nodes()) {
-        const size_t at = position_.at(input);
-        if (at < lo) continue;
-        if (member && tainted[at - lo]) return false;
-        if (!member && (tainted[at - lo] || group_[at] == a || group_[at] == b)) {
-          tainted[k - lo] = 1;
-          break;
-        }
+    const auto in_union = [&](size_t k) { return group_[k] == a || group_[k] == b; };
+    std::vector<char> seen(order_.size(), 0), group_seen(members_.size(), 0);
+    std::vector<size_t> stack;
+    const auto visit = [&](size_t k) {
+      if (!seen[k]) {
+        seen[k] = 1;
+        stack.push_back(k);
+      }
+    };
+    for (size_t k = 0; k < order_.size(); ++k) {
+      if (!in_union(k)) continue;
+      for (const Node* user : order_[k]->users()) {
+        if (!in_union(position_.at(user))) visit(position_.at(user));
+      }
+    }
+    while (!stack.empty()) {
+      const size_t k = stack.back();
+      stack.pop_back();
+      if (group_[k] >= 0 && !group_seen[group_[k]]) {
+        group_seen[group_[k]] = 1;
+        for (size_t member : members_[group_[k]]) visit(member);
+      }
+      for (const Node* user : order_[k]->users()) {
+        if (in_union(position_.at(user))) return false;
+        visit(position_.at(user));
       }
     }
     return true;
@@ -94,6 +109,38 @@ class ReferenceGrouping {
   std::vector<std::vector<size_t>> members_;  // by group id, positions sorted; empty once merged away
 };
 
+
+// True if the graph with each partition contracted to one node has no cycle.
+bool contracted_graph_is_acyclic(const Graph& graph, const std::vector<std::vector<Node*>>& partitions) {
+  std::map<const Node*, size_t> unit;  // a partition's index, or a node's own after them
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    for (const Node* node : partitions[p]) unit[node] = p;
+  }
+  for (const Node* node : graph) unit.emplace(node, unit.size() + partitions.size());
+  std::map<size_t, std::set<size_t>> edges;
+  std::map<size_t, size_t> in_degree;
+  for (const Node* node : graph) {
+    in_degree.emplace(unit.at(node), 0);
+    for (const Node* user : node->users()) {
+      const size_t from = unit.at(node), to = unit.at(user);
+      if (from != to && edges[from].insert(to).second) ++in_degree[to];
+    }
+  }
+  std::vector<size_t> ready;
+  for (const auto& [u, degree] : in_degree) {
+    if (degree == 0) ready.push_back(u);
+  }
+  size_t done = 0;
+  while (!ready.empty()) {
+    const size_t u = ready.back();
+    ready.pop_back();
+    ++done;
+    for (size_t v : edges[u]) {
+      if (--in_degree[v] == 0) ready.push_back(v);
+    }
+  }
+  return done == in_degree.size();
+}
 
 // `size` call nodes, each using one to three earlier nodes (sometimes the same
 // one twice); every node without users is returned.
@@ -133,12 +180,36 @@ TEST(GroupPartitionsTest, GivesTheSamePartitionsAsTheReferenceOnRandomGraphs) {
       if (node->is_call_function() && pick(random)) supported.insert(node);
     }
     const auto expected = names_of(ReferenceGrouping(*graph, supported).partitions());
-    ASSERT_EQ(names_of(group_acyclic_partitions(*graph, supported)), expected) << "round " << round;
+    const auto partitions = group_acyclic_partitions(*graph, supported);
+    ASSERT_EQ(names_of(partitions), expected) << "round " << round;
+    ASSERT_TRUE(contracted_graph_is_acyclic(*graph, partitions)) << "round " << round;
     ++compared;
     with_several += expected.size() > 1;
   }
   EXPECT_EQ(compared, 1000);
   EXPECT_GT(with_several, 300);  // the rounds do exercise the merging
+}
+
+// b2 joins b1 and a2 joins a1 (each a direct use), but the groups would feed
+// each other through unsupported nodes: a1 -> u -> b2 and b1 -> v -> a2. As
+// {a1, a2} and {b1, b2} each call would wait for the other, though each group
+// alone is convex; so a2 stays apart.
+TEST(GroupPartitionsTest, GroupsThatWouldFeedEachOtherAreNotBothMerged) {
+  auto graph = std::make_unique<Graph>();
+  Node* x = graph->placeholder("x");
+  Node* a1 = graph->call_function("aten::sin.default", {x});
+  Node* b1 = graph->call_function("aten::cos.default", {x});
+  Node* u = graph->call_function("aten::sqrt.default", {a1});
+  Node* v = graph->call_function("aten::sqrt.default", {b1});
+  Node* b2 = graph->call_function("aten::mul.Tensor", {b1, u});
+  Node* a2 = graph->call_function("aten::mul.Tensor", {a1, v});
+  graph->output({a2, b2});
+  const std::set<const Node*> supported = {a1, b1, a2, b2};
+  const auto partitions = group_acyclic_partitions(*graph, supported);
+  EXPECT_TRUE(contracted_graph_is_acyclic(*graph, partitions)) << ::testing::PrintToString(names_of(partitions));
+  EXPECT_EQ(names_of(partitions), names_of(ReferenceGrouping(*graph, supported).partitions()));
+  const std::vector<std::vector<std::string>> expected = {{"sin"}, {"cos", "mul"}, {"mul_1"}};
+  EXPECT_EQ(names_of(partitions), expected);
 }
 
 TEST(GroupPartitionsTest, ALongChainCutByUnsupportedNodesIsOnePartitionPerLink) {
