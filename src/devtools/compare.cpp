@@ -23,9 +23,15 @@ std::string sizes_text(const std::vector<int64_t>& sizes) {
   return text + "]";
 }
 
+// The elements as doubles; a complex tensor's as its parts, so that its SNR
+// and errors are over the real and imaginary parts alike.
+std::vector<double> values_of(const aot::HostTensor& tensor) {
+  return runtime::is_complex_type(tensor.dtype()) ? tensor.view_as_real().to_doubles() : tensor.to_doubles();
+}
+
 void measure(const aot::HostTensor& actual, const aot::HostTensor& expected, CompareRow& row) {
-  const std::vector<double> a = actual.to_doubles(), e = expected.to_doubles();
-  row.numel = e.size();
+  const std::vector<double> a = values_of(actual), e = values_of(expected);
+  row.numel = static_cast<size_t>(expected.numel());
   double signal = 0, noise = 0;
   for (size_t i = 0; i < e.size(); ++i) {
     const bool both_nan = std::isnan(a[i]) && std::isnan(e[i]);

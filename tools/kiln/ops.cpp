@@ -208,11 +208,13 @@ constexpr const char* kMarkdownDifferences = R"(
   Eigen's FFT, and their complex tensors (ComplexFloat 9, ComplexDouble 10:
   ExecuTorch's runtime numbers, which its schema file leaves commented out and
   Kiln's declares) pass through the ops that move whole elements (views,
-  copies, `cat`), `view_as_real`, `view_as_complex` and `abs`. Arithmetic on
-  them (`mul` of two spectra, say) and mixing complex with real operands are
-  refused, naming the node. Eigen's FFT is slower than PyTorch's pocketfft on
-  long prime lengths (1009 points: about 1 ms against 36 µs), where it falls
-  back to O(n·p) butterflies.
+  copies, `cat`), `view_as_real`, `view_as_complex`, `abs` and `mul` (a
+  spectrum times a filter, complex or real). Other arithmetic on them (`add`
+  of two spectra, say) is refused by the kernel, naming the node. Eigen's FFT
+  is slower than PyTorch's pocketfft on long prime lengths (1009 points: about
+  1 ms against 36 µs), where it falls back to O(n·p) butterflies, and it
+  keeps its plans and scratch on the heap: the FFT pair are the only portable
+  kernels that allocate while a method executes.
 - **`OneDnnBackend` turns NaN into numbers** in relu, clamp/hardtanh,
   hardsigmoid, maximum/minimum, max pooling, softmax and bilinear upsampling,
   where PyTorch and the portable kernels keep the NaN (README.md, "oneDNN").

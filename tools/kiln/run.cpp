@@ -158,34 +158,14 @@ std::vector<aot::Value> order_inputs(const aot::ExportedProgram& program,
   return leaves;
 }
 
-namespace {
-
-using runtime::ScalarType;
-
-// A complex tensor's parts as a real tensor with a trailing dim of 2 (what
-// view_as_real gives); nullopt for a real tensor.
-std::optional<aot::HostTensor> real_parts(const aot::HostTensor& tensor) {
-  ScalarType part = ScalarType::Float;
-  if (tensor.dtype() == ScalarType::ComplexDouble) part = ScalarType::Double;
-  else if (tensor.dtype() != ScalarType::ComplexFloat) return std::nullopt;
-  const aot::HostTensor dense = tensor.is_contiguous() ? tensor : tensor.clone();
-  std::vector<int64_t> sizes = dense.sizes();
-  sizes.push_back(2);
-  std::vector<int64_t> strides;
-  for (int64_t stride : dense.strides()) strides.push_back(stride * 2);
-  strides.push_back(1);
-  return aot::HostTensor(part, sizes, strides, dense.storage_offset() * 2, dense.storage());
-}
-
-}  // namespace
-
 void print_output(const std::string& label, const aot::Value& value) {
   const auto* tensor = std::get_if<aot::HostTensor>(&value);
   if (tensor == nullptr) {
     std::printf("%s: %s\n", label.c_str(), aot::describe(value).c_str());
     return;
   }
-  const std::optional<aot::HostTensor> parts = real_parts(*tensor);
+  const std::optional<aot::HostTensor> parts =
+      runtime::is_complex_type(tensor->dtype()) ? std::optional(tensor->view_as_real()) : std::nullopt;
   // A complex tensor's statistics and elements are over its parts, (re, im) pairs.
   const std::vector<double> values = parts ? parts->to_doubles() : tensor->to_doubles();
   double low = INFINITY, high = -INFINITY, sum = 0;

@@ -181,6 +181,18 @@ std::vector<double> HostTensor::to_doubles() const {
   throw AotError(std::string("cannot read elements of dtype ") + runtime::to_string(dtype_));
 }
 
+HostTensor HostTensor::view_as_real() const {
+  if (!runtime::is_complex_type(dtype_)) {
+    throw AotError(std::string("view_as_real takes a complex tensor, got ") + runtime::to_string(dtype_));
+  }
+  const ScalarType part = dtype_ == ScalarType::ComplexDouble ? ScalarType::Double : ScalarType::Float;
+  std::vector<int64_t> sizes = sizes_, strides;
+  sizes.push_back(2);
+  for (int64_t stride : strides_) strides.push_back(stride * 2);
+  strides.push_back(1);
+  return HostTensor(part, std::move(sizes), std::move(strides), storage_offset_ * 2, storage_);
+}
+
 std::string HostTensor::describe() const {
   std::string text = std::string(runtime::short_name(dtype_)) + "[";
   for (size_t i = 0; i < sizes_.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes_[i]);

@@ -65,6 +65,10 @@ class HostTensor {
   void copy_from(const HostTensor& source);
   /// The elements in row-major order, converted to double (for tests and checksums).
   std::vector<double> to_doubles() const;
+  /// A complex tensor's parts as a Float or Double view of the same storage,
+  /// with a trailing dim of 2 (real, imaginary), as torch.view_as_real; throws
+  /// AotError for a tensor that is not complex.
+  HostTensor view_as_real() const;
 
   /// "f32[2, 3]"
   std::string describe() const;

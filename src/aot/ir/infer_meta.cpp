@@ -124,7 +124,12 @@ std::vector<size_t> Call::dims(const std::vector<int64_t>& values, size_t rank) 
 
 namespace {
 
-int category(ScalarType type) { return type == ScalarType::Bool ? 0 : runtime::is_floating_type(type) ? 2 : 1; }
+// bool < integral < floating < complex, as torch's result_type ranks kinds.
+int category(ScalarType type) {
+  if (type == ScalarType::Bool) return 0;
+  if (runtime::is_complex_type(type)) return 3;
+  return runtime::is_floating_type(type) ? 2 : 1;
+}
 
 // The lower-priority `lower` only counts if its category is higher.
 std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {

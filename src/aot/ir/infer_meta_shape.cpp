@@ -156,6 +156,28 @@ ValueMeta diagonal(const Call& c) {
   return TensorMeta(input.dtype, sizes);
 }
 
+// unfold(self, dimension, size, step): dimension counts the windows, a new
+// last dim of `size` walks each.
+ValueMeta unfold(const Call& c) {
+  const TensorMeta& input = c.tensor(0);
+  const int64_t size = c.integer(2);
+  const int64_t step = c.integer(3);
+  if (step <= 0) c.fail("step must be positive, got " + std::to_string(step));
+  std::vector<SymExpr> sizes = input.sizes;
+  if (input.rank() > 0) {
+    const size_t d = c.dim(c.integer(1), input.rank(), "dimension");
+    const SymExpr& length = input.sizes[d];
+    if (size < 0 || (length.is_constant() && *length.constant_value() < size)) {
+      c.fail("size " + std::to_string(size) + " does not fit dim " + std::to_string(d) + " of " + input.to_string());
+    }
+    sizes[d] = SymExpr::floordiv(length - size, SymExpr::constant(step)) + 1;
+  } else if (size < 0 || size > 1) {
+    c.fail("size " + std::to_string(size) + " does not fit the 0-dim input");
+  }
+  sizes.push_back(SymExpr::constant(size));
+  return TensorMeta(input.dtype, sizes);
+}
+
 ValueMeta squeeze(const Call& c, const std::vector<int64_t>& dims) {
   const TensorMeta& input = c.tensor(0);
   const auto wrapped = c.dims(dims, input.rank());
@@ -546,6 +568,8 @@ void add_shape_rules(RuleTable& t) {
   t["aten::flatten.using_ints"] = flatten;
   t["aten::diagonal.default"] = diagonal;
   t["aten::diagonal_copy.default"] = diagonal;
+  t["aten::unfold.default"] = unfold;
+  t["aten::unfold_copy.default"] = unfold;
   t["aten::flip.default"] = [](const Call& c) {
     c.dims(c.int_list(1), c.tensor(0).rank());
     return ValueMeta(TensorMeta(c.tensor(0).dtype, c.tensor(0).sizes));

@@ -17,6 +17,7 @@ const passes::DecompositionTable& decompositions() {
     passes::add_nn_decompositions(t);
     passes::add_pool_decompositions(t);
     passes::add_tensor_decompositions(t);
+    passes::add_spectral_decompositions(t);
     return t;
   }();
   return table;

@@ -1,5 +1,6 @@
 // Decompositions of the tensor-manipulating ops: reshapes become view,
-// transposes permute, constant padding constant_pad_nd, dtype conversions
+// transposes permute, padding constant_pad_nd (or reflection_padNd and
+// replication_padNd for those modes), dtype conversions
 // _to_copy (or nothing when the dtype is already right), chunk and split
 // split_with_sizes_copy, stack unsqueeze + cat, and the factory variants
 // full_like and arange.start_step; empty as zeros, and the layout queries
@@ -49,13 +50,26 @@ void decompose_squeeze(Rewriter& r) {
 void decompose_contiguous(Rewriter& r) { r.replace_with(r.call("aten::clone", {r.arg(0)}, r.out())); }
 
 // pad(self, pad, mode, value): only constant padding has a core op.
+// pad(self, pad, mode, value): constant padding is constant_pad_nd; reflect
+// and replicate padding of the last 1, 2 or 3 dims (pad holding 2, 4 or 6
+// entries) are reflection_padNd and replication_padNd.
 void decompose_pad(Rewriter& r) {
   const std::string mode = r.arg(2).is_string() ? r.arg(2).to_string() : "";
-  if (mode != "constant") {
-    r.fail("padding mode '" + mode + "' does not decompose (only 'constant' padding becomes constant_pad_nd)");
+  if (mode == "constant") {
+    const Argument value = r.arg(3).is_none() ? Argument(0.0) : r.arg(3);
+    r.replace_with(r.op("aten::constant_pad_nd", {r.arg(0), r.arg(1), value}));
+    return;
   }
-  const Argument value = r.arg(3).is_none() ? Argument(0.0) : r.arg(3);
-  r.replace_with(r.op("aten::constant_pad_nd", {r.arg(0), r.arg(1), value}));
+  if (mode != "reflect" && mode != "replicate") {
+    r.fail("padding mode '" + mode + "' does not decompose (constant, reflect and replicate padding do)");
+  }
+  const size_t entries = r.arg(1).is_list() ? r.arg(1).list().size() : 0;
+  if (entries != 2 && entries != 4 && entries != 6) {
+    r.fail(mode + " padding takes 2, 4 or 6 pad entries (the last 1, 2 or 3 dims), got " + std::to_string(entries));
+  }
+  const std::string spatial = std::to_string(entries / 2);
+  const std::string op = (mode == "reflect" ? "aten::reflection_pad" : "aten::replication_pad") + spatial + "d";
+  r.replace_with(r.op(op, {r.arg(0), r.arg(1)}));
 }
 
 // A copy of `input` in `dtype`, or `input` itself when it has that dtype already.

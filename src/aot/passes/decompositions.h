@@ -22,6 +22,9 @@ void add_nn_decompositions(DecompositionTable& table);
 void add_pool_decompositions(DecompositionTable& table);
 /// Views, padding, dtype conversions, chunk/split/stack, factories.
 void add_tensor_decompositions(DecompositionTable& table);
+/// The real FFTs (fft_rfft, fft_irfft and their 2-D and n-D forms), stft and
+/// hann_window.
+void add_spectral_decompositions(DecompositionTable& table);
 
 /// True for the in-place ops functionalize_inplace_ops rewrites (qualified name).
 bool is_inplace(const std::string& target);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/portable/complex.h"
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/elementwise.h"
@@ -503,6 +504,10 @@ void sub_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   arith_kernel(ctx, args, "aten::sub.out", Arith::Sub, kTensorTensorAlpha);
 }
 void mul_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  if (has_complex_tensor(args)) {
+    complex_mul_out(ctx, args);
+    return;
+  }
   arith_kernel(ctx, args, "aten::mul.out", Arith::Mul, kTensorTensor);
 }
 void div_out(KernelRuntimeContext& ctx, Span<EValue*> args) {

@@ -4,7 +4,7 @@
 // elements replaced); diagonal_copy, and flip (a view walking the flipped
 // dims backwards).
 // Each computes the view's shape and strides over `self` and copies through them.
-// Also as_strided_copy, alias_copy, _to_copy (a copy that may change the
+// Also unfold_copy (sliding windows), as_strided_copy, alias_copy, _to_copy (a copy that may change the
 // dtype), and view_as_real_copy / view_as_complex_copy, which reinterpret a
 // complex element as its two floats and back.
 #include <algorithm>
@@ -334,6 +334,46 @@ void flip_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   if (!read_self_out(a, 3, 2, &self, &out) || !a.int_list(1, "dims", &dims)) return;
   View view;
   if (flip_view(a, self, dims, &view)) write_view(a, self, view, out);
+}
+
+// unfold(self, dimension, size, step): the windows of `size` elements, `step`
+// apart, along `dimension`; that dim counts the windows and a new last dim
+// walks each. A 0-dim self is one window of its single element.
+void unfold_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::unfold_copy.out", args);
+  Tensor self, out;
+  int64_t dimension = 0, size = 0, step = 0;
+  if (!read_self_out(a, 5, 4, &self, &out) || !a.integer(1, "dimension", &dimension) ||
+      !a.integer(2, "size", &size) || !a.integer(3, "step", &step)) {
+    return;
+  }
+  const size_t rank = static_cast<size_t>(self.dim());
+  size_t d = 0;
+  if (!a.wrap_dim(dimension, rank, "dimension", &d)) return;
+  const int64_t length = rank == 0 ? 1 : self.sizes()[d];
+  if (size < 0 || size > length) {
+    a.fail(Error::InvalidArgument, "'size' %lld must be in [0, %lld], the length of dim %zu", static_cast<long long>(size),
+           static_cast<long long>(length), d);
+    return;
+  }
+  if (step <= 0) {
+    a.fail(Error::InvalidArgument, "'step' must be positive, got %lld", static_cast<long long>(step));
+    return;
+  }
+  if (rank + 1 > util::kMaxDims) {
+    a.fail(Error::InvalidArgument, "'self' has %zu dims; the result would have more than %zu", rank, util::kMaxDims);
+    return;
+  }
+  View view = identity(self);
+  const int64_t stride = rank == 0 ? 1 : view.strides[d];
+  if (rank > 0) {
+    view.sizes[d] = static_cast<SizesType>((length - size) / step + 1);
+    view.strides[d] = stride * step;
+  }
+  view.sizes[view.rank] = static_cast<SizesType>(size);
+  view.strides[view.rank] = stride;
+  ++view.rank;
+  write_view(a, self, view, out);
 }
 
 void diagonal_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {

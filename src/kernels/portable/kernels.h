@@ -32,7 +32,8 @@ void convolution_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// is fused, x + alpha * other rounded once, as PyTorch's vectorized loops
 /// (its scalar loop for short Half/BFloat16 tensors rounds the product first,
 /// which can differ by one 16-bit ulp). Half/BFloat16 mul and div read a
-/// single-element `other` unrounded, as PyTorch does.
+/// single-element `other` unrounded, as PyTorch does. mul also takes complex
+/// operands (complex.h).
 void add_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void sub_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void mul_out(KernelRuntimeContext& ctx, Span<EValue*> args);
@@ -435,6 +436,9 @@ void select_scatter_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// as_strided over self's own elements (every read inside self).
 void as_strided_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::unfold_copy.out: the windows of `size` elements `step` apart along
+/// `dimension` (which then counts them), each window a new last dim; any dtype.
+void unfold_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::view_as_real_copy.out: a ComplexFloat/ComplexDouble tensor as its
 /// Float/Double parts (a trailing dim of 2); aten::view_as_complex_copy.out
 /// the inverse. Contiguous.

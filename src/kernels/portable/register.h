@@ -28,6 +28,10 @@ constexpr bool contains(DtypeSet set, runtime::ScalarType t) { return (set >> st
 struct PortableKernel {
   runtime::Kernel kernel;
   DtypeSet dtypes;
+  /// The kernel allocates from the heap while it runs (the FFT kernels:
+  /// Eigen's FFT keeps plans and scratch there), so a method that calls it
+  /// does not keep the runtime's promise that execute() never allocates.
+  bool allocates = false;
 };
 
 /// Every kernel of the library, in registration order.

@@ -4,12 +4,11 @@
 // inverses (floating). exp, erf, sigmoid and tanh of dense Float tensors take the
 // vectorised approximations of util/vector_math.h.
 #include <cmath>
-#include <complex>
 #include <type_traits>
 
+#include "kernels/portable/complex.h"
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/dispatch.h"
-#include "kernels/portable/util/kernel_args.h"
 #include "kernels/portable/util/unary.h"
 #include "kernels/portable/util/vector_math.h"
 
@@ -60,36 +59,8 @@ void neg_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   });
 }
 
-namespace {
-
-bool is_complex(runtime::ScalarType type) {
-  return type == runtime::ScalarType::ComplexFloat || type == runtime::ScalarType::ComplexDouble;
-}
-
-// abs of a complex tensor: its magnitude, in the real type of its parts.
-void complex_abs_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  util::KernelArgs a(ctx, "aten::abs.out", args);
-  runtime::Tensor self, out;
-  if (!a.check_count(2) || !a.tensor(0, "self", &self) || !a.tensor(1, "out", &out)) return;
-  const bool is_double = self.scalar_type() == runtime::ScalarType::ComplexDouble;
-  if (!a.check_dtype(out, "out", is_double ? runtime::ScalarType::Double : runtime::ScalarType::Float) ||
-      !a.check_contiguous(self, "self") || !a.check_contiguous(out, "out") || !a.resize_out(out, "out", self.sizes())) {
-    return;
-  }
-  const auto magnitudes = [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const auto* x = self.const_data_ptr<std::complex<T>>();
-    T* y = out.mutable_data_ptr<T>();
-    for (ssize_t i = 0; i < self.numel(); ++i) y[i] = std::abs(x[i]);
-  };
-  if (is_double) magnitudes(util::TypeTag<double>{});
-  else magnitudes(util::TypeTag<float>{});
-}
-
-}  // namespace
-
 void abs_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
-  if (!args.empty() && args[0] != nullptr && args[0]->isTensor() && is_complex(args[0]->toTensor().scalar_type())) {
+  if (has_complex_tensor(args)) {
     complex_abs_out(ctx, args);
     return;
   }

@@ -50,6 +50,8 @@ bool is_floating_type(ScalarType type) {
          type == ScalarType::BFloat16;
 }
 
+bool is_complex_type(ScalarType type) { return type == ScalarType::ComplexFloat || type == ScalarType::ComplexDouble; }
+
 bool is_integral_type(ScalarType type, bool include_bool) {
   switch (type) {
     case ScalarType::Byte:
@@ -99,8 +101,17 @@ bool is_barebones_unsigned(ScalarType type) {
 bool promote_types(ScalarType a, ScalarType b, ScalarType* out) {
   if (a == b) {
     *out = a;
-    return promotion_rank(a) >= 0 || is_barebones_unsigned(a) || a == ScalarType::ComplexFloat ||
-           a == ScalarType::ComplexDouble;
+    return promotion_rank(a) >= 0 || is_barebones_unsigned(a) || is_complex_type(a);
+  }
+  if (is_complex_type(a) || is_complex_type(b)) {
+    // The complex type as wide as the wider of the two: a double (or
+    // ComplexDouble) operand makes ComplexDouble; anything else with
+    // arithmetic keeps ComplexFloat.
+    const ScalarType other = is_complex_type(a) ? b : a;
+    if (!is_complex_type(other) && promotion_rank(other) < 0 && !is_barebones_unsigned(other)) return false;
+    const bool wide = a == ScalarType::ComplexDouble || b == ScalarType::ComplexDouble || other == ScalarType::Double;
+    *out = wide ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+    return true;
   }
   if (is_barebones_unsigned(a) || is_barebones_unsigned(b)) {
     if (!is_floating_type(a) && !is_floating_type(b)) return false;

@@ -145,11 +145,12 @@ const char* short_name(ScalarType type);
 
 bool is_floating_type(ScalarType type);  // Half, Float, Double, BFloat16
 bool is_integral_type(ScalarType type, bool include_bool);
+bool is_complex_type(ScalarType type);  // ComplexFloat, ComplexDouble
 
 /// PyTorch's type promotion for two tensor operands of the given types.
-/// Only types with arithmetic (see KILN_FORALL_SCALAR_TYPES) are handled, and
-/// a complex type with itself (not yet with a real type); returns false when
-/// no promotion exists.
+/// Only types with arithmetic (see KILN_FORALL_SCALAR_TYPES) and the complex
+/// types are handled (a complex type with any of them is complex, ComplexDouble
+/// if either side is double); returns false when no promotion exists.
 bool promote_types(ScalarType a, ScalarType b, ScalarType* out);
 
 template <typename T>

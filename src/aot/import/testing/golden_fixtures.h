@@ -80,6 +80,9 @@ inline std::string index_text(size_t flat, const std::vector<int64_t>& sizes) {
 inline std::string tensor_mismatch(const HostTensor& actual, const HostTensor& expected,
                                    Tolerance tolerance = kFixtureTolerance) {
   if (actual.describe() != expected.describe()) return "is " + actual.describe() + ", expected " + expected.describe();
+  if (runtime::is_complex_type(expected.dtype())) {  // part by part
+    return tensor_mismatch(actual.view_as_real(), expected.view_as_real(), tolerance);
+  }
   const bool floating = runtime::is_floating_type(expected.dtype());
   const auto a = actual.to_doubles();
   const auto e = expected.to_doubles();

@@ -38,11 +38,31 @@ TEST(DecomposePadTest, ConstantPaddingBecomesConstantPadNd) {
   EXPECT_THAT(text, HasSubstr("constant_pad_nd_1: \"f32[3, 3]\" = torch.ops.aten.constant_pad_nd.default(x, [0, 0, 1, 0], -1.5)"));
 }
 
-TEST(DecomposePadTest, OtherModesAreAnErrorNamingTheNodeAndMode) {
+TEST(DecomposePadTest, ReflectAndReplicatePaddingBecomeTheirPadOps) {
   GraphBuilder b;
-  Node* x = b.input("x", f32({2, 3}));
-  b.output({b.call("aten::pad", {x, ArgumentList{1, 1}, "reflect"})});
-  expect_decomposition_fails(std::move(b), "node 'pad' (aten::pad.default): padding mode 'reflect' does not decompose");
+  Node* x = b.input("x", f32({1, 2, 4}));
+  b.output({b.call("aten::pad", {x, ArgumentList{2, 1}, "reflect"}),
+            b.call("aten::pad", {x, ArgumentList{1, 1, 1, 0}, "replicate"})});
+  ExportedProgram program = decomposed(std::move(b));
+  const std::string text = program.to_string();
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.reflection_pad1d.default(x, [2, 1])"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.replication_pad2d.default(x, [1, 1, 1, 0])"));
+  const auto outputs = run(program, {HostTensor::from_vector<float>({1, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7})});
+  expect_values_near(outputs.at(0), {2, 1, 0, 1, 2, 3, 2, 6, 5, 4, 5, 6, 7, 6});
+  expect_values_near(outputs.at(1), {0, 0, 1, 2, 3, 3, 0, 0, 1, 2, 3, 3, 4, 4, 5, 6, 7, 7});
+}
+
+TEST(DecomposePadTest, OtherModesAndPadLengthsAreAnErrorNamingTheNode) {
+  GraphBuilder circular;
+  Node* x = circular.input("x", f32({2, 3}));
+  circular.output({circular.call("aten::pad", {x, ArgumentList{1, 1}, "circular"})});
+  expect_decomposition_fails(std::move(circular),
+                             "node 'pad' (aten::pad.default): padding mode 'circular' does not decompose");
+  GraphBuilder four_dims;
+  Node* y = four_dims.input("y", f32({1, 2, 3, 4, 5}));
+  four_dims.output({call_with_meta(four_dims, "aten::pad", {y, ArgumentList{1, 1, 1, 1, 1, 1, 1, 1}, "reflect"},
+                                   f32({1, 4, 5, 6, 7}))});
+  expect_decomposition_fails(std::move(four_dims), "reflect padding takes 2, 4 or 6 pad entries");
 }
 
 TEST(DecomposeConversionTest, ToDtypeCopiesOnlyWhenTheDtypeChangesOrACopyIsAsked) {

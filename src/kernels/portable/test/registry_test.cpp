@@ -167,6 +167,7 @@ constexpr const char* kKernelNames[] = {
     "aten::constant_pad_nd.out",
     "aten::repeat.out",
     "aten::alias_copy.out",
+    "aten::unfold_copy.out",
     "aten::view_as_real_copy.out",
     "aten::view_as_complex_copy.out",
     "aten::_fft_r2c.out",

@@ -191,18 +191,21 @@ TEST(PromoteTypesTest, TypesWithoutArithmeticDoNotPromote) {
   EXPECT_FALSE(promotes(from_number(8), from_number(8)));
 }
 
-// A complex type promotes with itself; mixing it with a real type is not
-// supported yet and says so by not promoting.
-TEST(PromoteTypesTest, AComplexTypePromotesOnlyWithItself) {
-  for (ST t : {ST::ComplexFloat, ST::ComplexDouble}) {
-    SCOPED_TRACE(to_string(t));
+// torch.promote_types: complex wins, as wide as the wider side.
+TEST(PromoteTypesTest, ComplexWinsAsWideAsTheWiderSide) {
+  const auto promoted = [](ST a, ST b) {
     ST out = ST::Bool;
-    EXPECT_TRUE(promote_types(t, t, &out));
-    EXPECT_EQ(out, t);
-    EXPECT_FALSE(promotes(t, ST::Float));
-    EXPECT_FALSE(promotes(ST::Double, t));
+    EXPECT_TRUE(promote_types(a, b, &out)) << to_string(a) << " with " << to_string(b);
+    return out;
+  };
+  for (ST t : {ST::ComplexFloat, ST::ComplexDouble}) EXPECT_EQ(promoted(t, t), t);
+  for (ST real : {ST::Bool, ST::Int, ST::Long, ST::Half, ST::BFloat16, ST::Float, ST::Byte}) {
+    EXPECT_EQ(promoted(ST::ComplexFloat, real), ST::ComplexFloat);
+    EXPECT_EQ(promoted(real, ST::ComplexDouble), ST::ComplexDouble);
   }
-  EXPECT_FALSE(promotes(ST::ComplexFloat, ST::ComplexDouble));
+  EXPECT_EQ(promoted(ST::Double, ST::ComplexFloat), ST::ComplexDouble);
+  EXPECT_EQ(promoted(ST::ComplexFloat, ST::ComplexDouble), ST::ComplexDouble);
+  EXPECT_FALSE(promotes(ST::ComplexFloat, ST::QInt8));
 }
 
 // ---------------------------------------------------------------------------

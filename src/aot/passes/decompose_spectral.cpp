@@ -1,0 +1,194 @@
+// Decompositions of the FFT functions the training IR keeps (fft_rfft,
+// fft_irfft and their 2-D and n-D forms) into the core pair _fft_r2c and
+// _fft_c2r, as torch's own decompositions do: each transformed dim is first
+// cut (slice) or zero-padded (constant_pad_nd) to the signal length asked for,
+// and `norm` becomes c10's fft_norm_mode (0 none, 1 by sqrt(n), 2 by n).
+// Also stft (frames by unfold, windowed, one _fft_r2c) and hann_window
+// (0.5 - 0.5 cos(2 pi k / N), as ATen computes it).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "aot/passes/decompositions.h"
+
+namespace kiln::aot::passes {
+namespace {
+
+// fft_norm_mode of `norm` ("backward", "ortho", "forward" or None, which is
+// "backward") for a forward or an inverse transform.
+int64_t norm_mode(Rewriter& r, const Argument& norm, bool inverse) {
+  const std::string text = norm.is_none() ? "backward" : norm.is_string() ? norm.to_string() : "";
+  if (text == "ortho") return 1;
+  if (text == "backward") return inverse ? 2 : 0;
+  if (text == "forward") return inverse ? 0 : 2;
+  r.fail("norm must be \"backward\", \"ortho\", \"forward\" or None, got " + to_string(norm));
+}
+
+int64_t static_size(Rewriter& r, Node* x, size_t dim) {
+  const TensorMeta& meta = x->meta.tensor();
+  const auto size = meta.sizes.at(dim).constant_value();
+  if (!size) r.fail("cannot transform dim " + std::to_string(dim) + " of " + meta.to_string() + ": its size is symbolic");
+  return *size;
+}
+
+// `x` with dim `dim` cut or zero-padded at its end to `length`.
+Node* resize_dim(Rewriter& r, Node* x, size_t dim, int64_t length) {
+  if (length < 1) r.fail("the signal length must be at least 1, got " + std::to_string(length));
+  const int64_t have = static_size(r, x, dim);
+  if (length == have) return x;
+  if (length < have) return r.op("aten::slice.Tensor", {x, static_cast<int64_t>(dim), int64_t{0}, length});
+  const TensorMeta& meta = x->meta.tensor();
+  if (meta.dtype == ScalarType::ComplexFloat || meta.dtype == ScalarType::ComplexDouble) {
+    r.fail("zero-padding the complex " + meta.to_string() + " to " + std::to_string(length) + " bins along dim " +
+           std::to_string(dim) + " is not supported");
+  }
+  // constant_pad_nd's pad list runs from the last dim backwards, (before, after) each.
+  ArgumentList pad(2 * (meta.rank() - dim), Argument(int64_t{0}));
+  pad.back() = Argument(length - have);
+  return r.op("aten::constant_pad_nd", {x, std::move(pad), 0.0});
+}
+
+// The dims and signal lengths of an n-D transform: `dim_arg` (None: the last
+// len(s) dims, or all dims) and `s_arg` (None: the input's lengths). An
+// inverse (c2r) transform's default last length is 2 * (bins - 1).
+struct Signal {
+  std::vector<size_t> dims;
+  std::vector<int64_t> lengths;
+};
+
+Signal signal_of(Rewriter& r, Node* x, const Argument& s_arg, const Argument& dim_arg, bool inverse) {
+  const size_t rank = x->meta.tensor().rank();
+  const std::string where = "node '" + r.node().name() + "'";
+  std::vector<int64_t> s;
+  if (!s_arg.is_none()) {
+    for (const Argument& entry : s_arg.list()) {
+      if (!entry.is_int()) r.fail("s must be a list of ints, got " + to_string(s_arg));
+      s.push_back(entry.to_int());
+    }
+  }
+  Signal signal;
+  if (!dim_arg.is_none()) {
+    for (const Argument& entry : dim_arg.list()) {
+      if (!entry.is_int()) r.fail("dim must be a list of ints, got " + to_string(dim_arg));
+      signal.dims.push_back(static_cast<size_t>(normalize_dim(entry.to_int(), rank, where)));
+    }
+  } else {
+    const size_t count = s_arg.is_none() ? rank : s.size();
+    if (count > rank) r.fail("s names " + std::to_string(count) + " dims of a " + std::to_string(rank) + "-D input");
+    for (size_t d = rank - count; d < rank; ++d) signal.dims.push_back(d);
+  }
+  if (signal.dims.empty()) r.fail("transforms no dims");
+  if (!s.empty() && s.size() != signal.dims.size()) {
+    r.fail("s has " + std::to_string(s.size()) + " lengths for " + std::to_string(signal.dims.size()) + " dims");
+  }
+  for (size_t i = 0; i < signal.dims.size(); ++i) {
+    const bool last = i + 1 == signal.dims.size();
+    const int64_t have = static_size(r, x, signal.dims[i]);
+    signal.lengths.push_back(!s.empty() ? s[i] : inverse && last ? 2 * (have - 1) : have);
+  }
+  return signal;
+}
+
+ArgumentList dim_list(const std::vector<size_t>& dims) {
+  ArgumentList list;
+  for (size_t d : dims) list.emplace_back(static_cast<int64_t>(d));
+  return list;
+}
+
+// rfftn(self, s, dim, norm): each dim resized, one onesided _fft_r2c.
+void real_to_complex(Rewriter& r, const Signal& signal, const Argument& norm) {
+  Node* x = r.tensor_arg(0);
+  for (size_t i = 0; i < signal.dims.size(); ++i) x = resize_dim(r, x, signal.dims[i], signal.lengths[i]);
+  r.replace_with(r.op("aten::_fft_r2c", {x, dim_list(signal.dims), norm_mode(r, norm, false), true}));
+}
+
+// irfftn(self, s, dim, norm): the last dim cut to the n / 2 + 1 bins its
+// length needs, the others to their lengths, one _fft_c2r.
+void complex_to_real(Rewriter& r, const Signal& signal, const Argument& norm) {
+  Node* x = r.tensor_arg(0);
+  for (size_t i = 0; i < signal.dims.size(); ++i) {
+    const bool last = i + 1 == signal.dims.size();
+    x = resize_dim(r, x, signal.dims[i], last ? signal.lengths[i] / 2 + 1 : signal.lengths[i]);
+  }
+  r.replace_with(r.op("aten::_fft_c2r", {x, dim_list(signal.dims), norm_mode(r, norm, true), signal.lengths.back()}));
+}
+
+// fft_rfft / fft_irfft(self, n, dim, norm): the n-D forms over one dim.
+Signal one_dim(Rewriter& r, bool inverse) {
+  const Argument s = r.arg(1).is_none() ? Argument(None{}) : Argument(ArgumentList{r.arg(1)});
+  return signal_of(r, r.tensor_arg(0), s, Argument(ArgumentList{r.arg(2)}), inverse);
+}
+
+// hann_window(window_length, periodic, dtype): arange(L) * (2 pi / N), cos,
+// times -0.5, plus 0.5, with N = L for a periodic window and L - 1 otherwise.
+void decompose_hann_window(Rewriter& r, bool periodic, const Argument& dtype) {
+  const int64_t length = r.int_arg(0);
+  if (length < 0) r.fail("window_length must be non-negative, got " + std::to_string(length));
+  KwargList kwargs = {{"dtype", dtype.is_none() ? Argument(ScalarType::Float) : dtype}};
+  if (length <= 1) {
+    r.replace_with(r.op("aten::full", {ArgumentList{Argument(length)}, 1.0}, std::move(kwargs)));
+    return;
+  }
+  const double n = static_cast<double>(periodic ? length : length - 1);
+  Node* k = r.op("aten::arange.start_step", {int64_t{0}, length}, std::move(kwargs));
+  Node* angle = r.op("aten::mul.Tensor", {k, 2.0 * M_PI / n});
+  Node* scaled = r.op("aten::mul.Tensor", {r.op("aten::cos", {angle}), -0.5});
+  r.replace_with(r.op("aten::add.Tensor", {scaled, 0.5}));
+}
+
+// stft(self, n_fft, hop_length, win_length, window, normalized, onesided,
+// return_complex, align_to_window) of a [L] or [B, L] signal: frames of n_fft
+// samples hop_length apart (unfold), times the window (centred and
+// zero-padded to n_fft when shorter), one _fft_r2c over each frame
+// (normalized: by 1 / sqrt(n_fft)), then [B, bins, frames].
+void decompose_stft(Rewriter& r) {
+  Node* signal = r.tensor_arg(0);
+  const TensorMeta& input = signal->meta.tensor();
+  if (input.rank() != 1 && input.rank() != 2) r.fail("takes a [L] or [B, L] signal, got " + input.to_string());
+  if (input.dtype != ScalarType::Float && input.dtype != ScalarType::Double) {
+    r.fail("takes a float or double signal, got " + input.to_string());
+  }
+  const int64_t n_fft = r.int_arg(1);
+  const int64_t hop = r.arg(2).is_none() ? n_fft / 4 : r.int_arg(2);
+  const int64_t win_length = r.arg(3).is_none() ? n_fft : r.int_arg(3);
+  if (n_fft <= 0 || hop <= 0 || win_length <= 0 || win_length > n_fft) {
+    r.fail("needs n_fft > 0, hop_length > 0 and 0 < win_length <= n_fft, got " + std::to_string(n_fft) + ", " +
+           std::to_string(hop) + " and " + std::to_string(win_length));
+  }
+  if (!r.arg(8).is_none() && r.bool_arg(8)) r.fail("align_to_window=True is not supported");
+  if (input.rank() == 1) signal = r.op("aten::unsqueeze", {signal, int64_t{0}});
+  Node* frames = r.op("aten::unfold", {signal, int64_t{-1}, n_fft, hop});
+  if (!r.arg(4).is_none()) {
+    Node* window = r.tensor_arg(4);
+    if (win_length < n_fft) {
+      const int64_t left = (n_fft - win_length) / 2;
+      window = r.op("aten::constant_pad_nd", {window, ArgumentList{Argument(left), Argument(n_fft - win_length - left)}, 0.0});
+    }
+    frames = r.op("aten::mul.Tensor", {frames, window});
+  }
+  const bool onesided = r.arg(6).is_none() ? true : r.bool_arg(6);
+  const int64_t norm = r.bool_arg(5) ? 1 : 0;
+  Node* spectrum = r.op("aten::_fft_r2c", {frames, ArgumentList{Argument(int64_t{2})}, norm, onesided});
+  spectrum = r.op("aten::permute", {spectrum, ArgumentList{Argument(int64_t{0}), Argument(int64_t{2}), Argument(int64_t{1})}});
+  if (input.rank() == 1) spectrum = r.op("aten::squeeze.dims", {spectrum, ArgumentList{Argument(int64_t{0})}});
+  const bool return_complex = !r.arg(7).is_none() && r.bool_arg(7);
+  r.replace_with(return_complex ? spectrum : r.op("aten::view_as_real", {spectrum}));
+}
+
+}  // namespace
+
+void add_spectral_decompositions(DecompositionTable& t) {
+  t["aten::hann_window.default"] = [](Rewriter& r) { decompose_hann_window(r, true, r.arg(1)); };
+  t["aten::hann_window.periodic"] = [](Rewriter& r) { decompose_hann_window(r, r.bool_arg(1), r.arg(2)); };
+  t["aten::stft.default"] = decompose_stft;
+  t["aten::fft_rfft.default"] = [](Rewriter& r) { real_to_complex(r, one_dim(r, false), r.arg(3)); };
+  t["aten::fft_irfft.default"] = [](Rewriter& r) { complex_to_real(r, one_dim(r, true), r.arg(3)); };
+  for (const char* op : {"aten::fft_rfft2.default", "aten::fft_rfftn.default"}) {
+    t[op] = [](Rewriter& r) { real_to_complex(r, signal_of(r, r.tensor_arg(0), r.arg(1), r.arg(2), false), r.arg(3)); };
+  }
+  for (const char* op : {"aten::fft_irfft2.default", "aten::fft_irfftn.default"}) {
+    t[op] = [](Rewriter& r) { complex_to_real(r, signal_of(r, r.tensor_arg(0), r.arg(1), r.arg(2), true), r.arg(3)); };
+  }
+}
+
+}  // namespace kiln::aot::passes
