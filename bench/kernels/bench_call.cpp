@@ -14,7 +14,8 @@ using runtime::EValue;
 
 void BenchTensor::FreeAligned::operator()(float* p) const { std::free(p); }
 
-BenchTensor::BenchTensor(std::vector<runtime::SizesType> sizes, float low, float high, uint32_t seed)
+BenchTensor::BenchTensor(std::vector<runtime::SizesType> sizes, float low, float high, uint32_t seed,
+                         runtime::ScalarType dtype)
     : sizes_(std::move(sizes)), dim_order_(sizes_.size()), strides_(sizes_.size()) {
   size_t numel = 1;
   for (size_t d = 0; d < sizes_.size(); ++d) {
@@ -25,6 +26,7 @@ BenchTensor::BenchTensor(std::vector<runtime::SizesType> sizes, float low, float
                                {strides_.data(), strides_.size()}) != Error::Ok) {
     std::abort();  // the cases are written in this file's callers: a bad shape is a typo
   }
+  if (dtype == runtime::ScalarType::ComplexFloat) numel *= 2;  // the parts
   const size_t bytes = (numel * sizeof(float) + 63) / 64 * 64;
   data_.reset(static_cast<float*>(std::aligned_alloc(64, bytes == 0 ? 64 : bytes)));
   if (!data_) throw std::bad_alloc();
@@ -34,7 +36,7 @@ BenchTensor::BenchTensor(std::vector<runtime::SizesType> sizes, float low, float
     state = state * 1664525u + 1013904223u;
     data_.get()[i] = low + (high - low) * static_cast<float>(state >> 8) * (1.0f / 16777216.0f);
   }
-  impl_ = std::make_unique<runtime::TensorImpl>(runtime::ScalarType::Float, static_cast<ssize_t>(sizes_.size()),
+  impl_ = std::make_unique<runtime::TensorImpl>(dtype, static_cast<ssize_t>(sizes_.size()),
                                                 sizes_.data(), data_.get(), dim_order_.data(), strides_.data());
 }
 

@@ -25,7 +25,9 @@ namespace kiln::bench {
 /// data, filled with a fixed pseudo-random sequence in [low, high).
 class BenchTensor {
  public:
-  explicit BenchTensor(std::vector<runtime::SizesType> sizes, float low = 0, float high = 0, uint32_t seed = 1);
+  /// Float (or ComplexFloat, each part drawn alike) values uniform in [low, high).
+  explicit BenchTensor(std::vector<runtime::SizesType> sizes, float low = 0, float high = 0, uint32_t seed = 1,
+                       runtime::ScalarType dtype = runtime::ScalarType::Float);
   BenchTensor(const BenchTensor&) = delete;
   BenchTensor& operator=(const BenchTensor&) = delete;
 

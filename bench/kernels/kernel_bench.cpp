@@ -29,6 +29,11 @@ struct Prepared {
     return *tensors.back();
   }
   BenchTensor& output(Sizes sizes) { return input(std::move(sizes), 0, 0); }
+  BenchTensor& complex_input(Sizes sizes, float low, float high) {
+    tensors.push_back(std::make_unique<BenchTensor>(std::move(sizes), low, high, 1, runtime::ScalarType::ComplexFloat));
+    return *tensors.back();
+  }
+  BenchTensor& complex_output(Sizes sizes) { return complex_input(std::move(sizes), 0, 0); }
   BoxedCall& op(const char* name) {
     call = std::make_unique<BoxedCall>(name);
     return *call;
@@ -109,6 +114,26 @@ Case mean_hw(Sizes sizes, const char* shape) {
           }};
 }
 
+// _fft_r2c over the trailing `dims` of `sizes` (onesided, unnormalized).
+Case rfft(const char* label, Sizes sizes, std::vector<int64_t> dims, const char* shape) {
+  return {std::string(label) + "/" + shape, [=](Prepared& p) {
+            BenchTensor& x = p.input(sizes, -1, 1);
+            Sizes out = sizes;
+            out.back() = out.back() / 2 + 1;
+            BenchTensor& y = p.complex_output(out);
+            p.op("aten::_fft_r2c.out").tensor(x).int_list(dims).scalar(int64_t{0}).boolean(true).tensor(y);
+          }};
+}
+
+// _fft_c2r of [rows, n / 2 + 1] bins into [rows, n] (normalized by 1 / n).
+Case irfft(runtime::SizesType rows, runtime::SizesType n, const char* shape) {
+  return {std::string("irfft/") + shape, [=](Prepared& p) {
+            BenchTensor& x = p.complex_input({rows, n / 2 + 1}, -1, 1);
+            BenchTensor& y = p.output({rows, n});
+            p.op("aten::_fft_c2r.out").tensor(x).int_list({1}).scalar(int64_t{2}).scalar(int64_t{n}).tensor(y);
+          }};
+}
+
 std::vector<Case> cases() {
   const Sizes million = {1024, 1024};
   const char* m = "1024x1024";
@@ -129,6 +154,11 @@ std::vector<Case> cases() {
       binary("mul_bcast", "aten::mul.out", {8, 128, 256}, {256}, "8x128x256*256"),
       mean_hw({1, 512, 7, 7}, "1x512x7x7"),
       mean_hw({1, 256, 56, 56}, "1x256x56x56"),
+      // Spectrogram-sized transforms: 64 frames of 1024, and 2-D planes.
+      rfft("rfft", {64, 1024}, {1}, "64x1024"),
+      irfft(64, 1024, "64x1024"),
+      rfft("rfft2", {16, 64, 64}, {1, 2}, "16x64x64"),
+      rfft("rfft_odd", {64, 1000}, {1}, "64x1000"),
   };
 }
 

@@ -70,6 +70,18 @@ def mean_hw(sizes):
     return lambda: aten.mean.out(x, [2, 3], True, out=y)
 
 
+def rfft(sizes, dims):
+    x = uniform(sizes, -1, 1)
+    y = torch.empty(0, dtype=torch.complex64)
+    return lambda: aten._fft_r2c.out(x, dims, 0, True, out=y)
+
+
+def irfft(rows, n):
+    x = torch.complex(uniform([rows, n // 2 + 1], -1, 1), uniform([rows, n // 2 + 1], -1, 1, 2))
+    y = torch.empty(rows, n)
+    return lambda: aten._fft_c2r.out(x, [1], 2, n, out=y)
+
+
 MILLION = [1024, 1024]
 CASES = {
     "softmax/1x4x128x128": lambda: softmax(aten._softmax.out, [1, 4, 128, 128]),
@@ -88,6 +100,10 @@ CASES = {
     "mul_bcast/8x128x256*256": lambda: binary(aten.mul.out, [8, 128, 256], [256]),
     "mean_hw/1x512x7x7": lambda: mean_hw([1, 512, 7, 7]),
     "mean_hw/1x256x56x56": lambda: mean_hw([1, 256, 56, 56]),
+    "rfft/64x1024": lambda: rfft([64, 1024], [1]),
+    "irfft/64x1024": lambda: irfft(64, 1024),
+    "rfft2/16x64x64": lambda: rfft([16, 64, 64], [1, 2]),
+    "rfft_odd/64x1000": lambda: rfft([64, 1000], [1]),
 }
 
 

@@ -210,10 +210,14 @@ constexpr const char* kMarkdownDifferences = R"(
   Kiln's declares) pass through the ops that move whole elements (views,
   copies, `cat`), `view_as_real`, `view_as_complex`, `abs` and `mul` (a
   spectrum times a filter, complex or real). Other arithmetic on them (`add`
-  of two spectra, say) is refused by the kernel, naming the node. Eigen's FFT
-  is slower than PyTorch's pocketfft on long prime lengths (1009 points: about
-  1 ms against 36 µs), where it falls back to O(n·p) butterflies, and it
-  keeps its plans and scratch on the heap: the FFT pair are the only portable
+  of two spectra, say) is refused by the kernel, naming the node.
+- **The FFT kernels are slow next to PyTorch's.** Eigen's FFT runs scalar
+  KISS FFT butterflies: 7-8x PyTorch's vectorized pocketfft on rows of 1024
+  points, 4x on rows of 1000 (`bench/kernels/results/fft.md`), and far slower
+  on long prime lengths (1009 points: about 1 ms against 36 µs), where it
+  falls back to O(n·p) butterflies. Debian 12 packages no permissive
+  vectorized FFT (FFTW is GPL; pocketfft's header is not packaged). Eigen also
+  keeps plans and scratch on the heap: the FFT pair are the only portable
   kernels that allocate while a method executes.
 - **`OneDnnBackend` turns NaN into numbers** in relu, clamp/hardtanh,
   hardsigmoid, maximum/minimum, max pooling, softmax and bilinear upsampling,
