@@ -15,6 +15,10 @@ FUZZ_SECONDS ?= 600
 
 .PHONY: all build deps demo test test-sanitize fuzz clean bench-lowering size
 
+# Tests that must run (gtest cases plus other CTest tests): scripts/count-tests.sh
+# fails a run with fewer.
+MIN_TESTS ?= $(shell cat .ci/minimum-tests 2>/dev/null || echo 0)
+
 all: build
 
 deps:
@@ -27,18 +31,27 @@ $(BUILD_DIR)/build.ninja: | deps
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-demo: build
+# The demo needs the tool and its libraries only, not the tests.
+demo: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln
 	$(BUILD_DIR)/bin/kiln demo
 
 test: build
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	rm -rf $(BUILD_DIR)/test-results
+	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error -j $(JOBS)
+	bash scripts/count-tests.sh $(BUILD_DIR) $(MIN_TESTS)
 
-# The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# built with clang (a sixth of GCC's time on the instrumented tests); the
+# long sweeps run a sample of their inputs (tests/support/sweep.h).
 test-sanitize: deps
-	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
+	CC=clang CXX=clang++ cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON \
+	  -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
+	rm -rf $(SANITIZE_DIR)/test-results
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
+	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure --no-tests=error -j $(JOBS)
+	bash scripts/count-tests.sh $(SANITIZE_DIR) $(MIN_TESTS)
 
 # Every libFuzzer target (clang, ASan + UBSan), each for FUZZ_SECONDS, one
 # after the other: the .pt2 reader, the zip reader, the .npz reader of
@@ -84,6 +97,7 @@ fuzz: deps $(BUILD_DIR)/build.ninja
 
 # Times each lowering stage on synthetic programs of 10^3 to 10^5 nodes.
 bench-lowering: deps $(BUILD_DIR)/build.ninja
+	cmake -S . -B $(BUILD_DIR) -DKILN_BUILD_BENCH=ON > /dev/null
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln_lowering_bench
 	$(BUILD_DIR)/bin/kiln_lowering_bench
 

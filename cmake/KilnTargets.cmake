@@ -2,7 +2,22 @@
 #
 # kiln_runtime_library(NAME SOURCES... DEPS ...): C++17, no exceptions, no RTTI.
 # kiln_aot_library(NAME SOURCES... DEPS ...): C++20, exceptions on.
-# kiln_test(NAME SOURCES... DEPS ...): a GoogleTest binary registered with CTest.
+# kiln_test_support(NAME SOURCES... DEPS ...): test helpers compiled once for
+#   the tests that link NAME, linked whole (a helper that registers a test
+#   backend at start-up is kept).
+# kiln_test(NAME SOURCES... DEPS ... [SHARDS N] [SOURCE_DIR]): a GoogleTest
+#   binary registered with CTest as N tests (gtest's own sharding), each
+#   writing its results to ${CMAKE_BINARY_DIR}/test-results for
+#   scripts/count-tests.sh. SOURCE_DIR defines KILN_SOURCE_DIR (the
+#   repository root) for tests that read fixtures.
+# kiln_fuzz_target(NAME [RUNTIME] SOURCES... DEPS ... SEEDS globs...): a libFuzzer entry
+#   point. With KILN_FUZZ, a fuzzer binary; with tests on, the same entry
+#   point linked to a driver that replays every file of SEEDS as a test.
+
+# Test code is built without optimization in every configuration: the code
+# under test is built as configured, and the tests' own code (gtest's macros
+# expanded thousands of times) compiles three to six times faster at -O0.
+set(KILN_TEST_COMPILE_OPTIONS -O0 CACHE STRING "Compile options of the tests' own sources")
 
 function(kiln_library_ name std)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
@@ -21,14 +36,91 @@ function(kiln_aot_library name)
   kiln_library_(${name} 20 ${ARGN})
 endfunction()
 
-function(kiln_test name)
+# What every test translation unit gets: C++20, the tests' compile options,
+# the sanitizer-build marker (sampled sweeps, tests/support/sweep.h).
+function(kiln_test_target_ name)
+  set_target_properties(${name} PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON)
+  target_compile_options(${name} PRIVATE ${KILN_TEST_COMPILE_OPTIONS})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR})
+  target_compile_definitions(${name} PRIVATE KILN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  if(KILN_SANITIZE)
+    target_compile_definitions(${name} PRIVATE KILN_SANITIZER_BUILD=1)
+  endif()
+endfunction()
+
+function(kiln_test_support name)
   if(NOT KILN_BUILD_TESTS)
     return()
   endif()
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name}_lib STATIC ${ARG_SOURCES})
+  target_link_libraries(${name}_lib PUBLIC ${ARG_DEPS} GTest::gtest)
+  kiln_test_target_(${name}_lib)
+  add_library(${name} INTERFACE)
+  target_link_libraries(${name} INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${name}_lib>")
+endfunction()
+
+# Registers `command...` as SHARDS CTest tests named NAME (one shard) or
+# NAME/0, NAME/1, ... Each writes gtest's XML report under test-results/.
+function(kiln_add_gtest_shards name shards)
+  set(results ${CMAKE_BINARY_DIR}/test-results)
+  foreach(index RANGE 1 ${shards})
+    math(EXPR shard "${index} - 1")
+    set(test_name ${name})
+    if(shards GREATER 1)
+      set(test_name ${name}/${shard})
+    endif()
+    add_test(NAME ${test_name} COMMAND ${ARGN} --gtest_output=xml:${results}/${name}.${shard}.xml
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(${test_name} PROPERTIES LABELS gtest
+                         ENVIRONMENT "GTEST_TOTAL_SHARDS=${shards};GTEST_SHARD_INDEX=${shard}")
+  endforeach()
+endfunction()
+
+function(kiln_test name)
+  if(NOT KILN_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "SHARDS" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_SHARDS)
+    set(ARG_SHARDS 1)
+  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
-  set_target_properties(${name} PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON
-                        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-  gtest_discover_tests(${name} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} DISCOVERY_TIMEOUT 60)
+  kiln_test_target_(${name})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  kiln_add_gtest_shards(${name} ${ARG_SHARDS} $<TARGET_FILE:${name}>)
+endfunction()
+
+function(kiln_fuzz_target name)
+  cmake_parse_arguments(ARG "RUNTIME" "" "SOURCES;DEPS;SEEDS" ${ARGN})
+  set(std 20)
+  if(ARG_RUNTIME)
+    set(std 17)
+  endif()
+  if(KILN_FUZZ)
+    add_executable(${name} ${ARG_SOURCES})
+    target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+    set_target_properties(${name} PROPERTIES CXX_STANDARD ${std} CXX_STANDARD_REQUIRED ON)
+    target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  elseif(KILN_BUILD_TESTS)
+    # The entry point replayed on its seeds and on what the fuzzers found:
+    # each input must be handled (accepted or refused) without a crash,
+    # which the sanitizer build checks.
+    add_executable(${name}_replay ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/support/fuzz_replay_main.cpp)
+    target_link_libraries(${name}_replay PRIVATE ${ARG_DEPS} GTest::gtest)
+    kiln_test_target_(${name}_replay)
+    set_target_properties(${name}_replay PROPERTIES CXX_STANDARD ${std}
+                          RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+    list(TRANSFORM ARG_SEEDS PREPEND ${PROJECT_SOURCE_DIR}/)
+    file(GLOB seeds CONFIGURE_DEPENDS ${ARG_SEEDS})
+    if(NOT seeds)
+      message(FATAL_ERROR "${name}: no seed matches ${ARG_SEEDS}")
+    endif()
+    kiln_add_gtest_shards(${name}_replay 1 $<TARGET_FILE:${name}_replay> ${seeds})
+  endif()
+  if(ARG_RUNTIME)
+    # The entry point is built as the runtime is; the replay driver is not.
+    set_source_files_properties(${ARG_SOURCES} PROPERTIES COMPILE_OPTIONS "-fno-exceptions;-fno-rtti")
+  endif()
 endfunction()

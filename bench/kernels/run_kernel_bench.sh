@@ -3,7 +3,7 @@
 # and torch's kernels on the same cases at one thread, and prints one table:
 # op, shape, Kiln us, torch us, Kiln / torch (CPU time per call, median).
 #
-#   cmake --build build --target kiln_kernel_bench
+#   cmake -S . -B build -DKILN_BUILD_BENCH=ON && cmake --build build --target kiln_kernel_bench
 #   bench/kernels/run_kernel_bench.sh [build dir] [case regex]
 #
 # PYTHON picks the interpreter with torch (default /work/main/.venv/bin/python
@@ -18,7 +18,7 @@ if [[ -z "$python" ]]; then
 fi
 bench="$build/bin/kiln_kernel_bench"
 if [[ ! -x "$bench" ]]; then
-  echo "error: $bench not found: build the kiln_kernel_bench target first (it needs libbenchmark-dev)" >&2
+  echo "error: $bench not found: configure with -DKILN_BUILD_BENCH=ON and build the kiln_kernel_bench target first (it needs libbenchmark-dev)" >&2
   exit 1
 fi
 out="$(mktemp -d)"

@@ -11,8 +11,8 @@
 #include "aot/ir/memory_ops.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/debug_handles.h"
-#include "aot/passes/decompose.h"
-#include "backends/onednn/runtime/onednn_runtime.h"
+#include "aot/pipeline/lower.h"
+#include "runtime/backend/backend_interface.h"
 #include "cli.h"
 #include "devtools/compare.h"
 #include "devtools/debug_record.h"
@@ -162,7 +162,7 @@ int run_compare(Args args) {
   }
 
   // The reference: each source op's result, the last node carrying its handle.
-  if (reference.dialect() == aot::kTrainingDialect) reference = aot::transform(reference, {aot::decompose_to_core_aten()});
+  aot::to_core_aten(reference);
   std::map<int64_t, devtools::ReferenceOutput> expected;
   size_t order = 0;
   call_with_leaves(reference, leaves, [&](const aot::Node& node, const std::vector<aot::Value>& values) {
@@ -173,7 +173,7 @@ int run_compare(Args args) {
     }
   });
 
-  backends::onednn::set_num_threads(options.threads);
+  runtime::set_backend_threads(options.threads);
   std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
   session->set_inputs(runtime_inputs);
   devtools::TraceRecorder run(/*keep_outputs=*/true);

@@ -9,11 +9,10 @@
 #include <iostream>
 
 #include "aot/delegate/backend_api.h"
-#include "aot/delegate/canonical_partitioners.h"
 #include "aot/emit/pte_reader.h"
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/module_attribute.h"
-#include "backends/onednn/onednn_blob.h"
+#include "aot/pipeline/lower.h"
 #include "cli.h"
 #include "models/conv_relu_tan.h"
 #include "run_pte.h"
@@ -36,7 +35,8 @@ and execute times and the largest absolute difference from the interpreter.
 Last, it lowers the model to OneDnnBackend (what oneDNN cannot run, tan, stays
 on the portable kernels), runs that .pte on the runtime the same way, prints
 its difference from the interpreter, and the median execute time of both
-.pte programs over 5 runs after a warm-up, at 1 thread. A difference beyond
+.pte programs over 5 runs after a warm-up, at 1 thread (a kiln built without
+oneDNN says so and skips this step). A difference beyond
 1e-4 + 1e-4 * |expected| fails the demo.
 
 Options:
@@ -48,6 +48,7 @@ Options:
 )";
 
 constexpr int kTimedRuns = 5;
+constexpr const char* kOneDnnBackend = "OneDnnBackend";
 
 struct RuntimeRun {
   aot::HostTensor output;
@@ -110,13 +111,19 @@ std::string delegation_summary(const aot::ExportedProgram& lowered) {
 }
 
 /// The model lowered to OneDnnBackend (+ portable kernels), run on the
-/// runtime, compared with the interpreter, timed against `portable`.
+/// runtime, compared with the interpreter, timed against `portable`; said
+/// and skipped when this build has no OneDnnBackend.
 void run_on_onednn(const aot::ExportedProgram& program, const aot::HostTensor& input, const aot::HostTensor& expected,
                    const RuntimeRun& portable) {
-  const aot::ExportedProgram delegated =
-      aot::to_backend(program, aot::CapabilityPartitioner(backends::onednn::kBackendId));
-  const aot::ExecutorchProgram lowered = aot::to_executorch(delegated);
-  std::printf("oneDNN:   lowered to OneDnnBackend: %s; .pte %zu bytes\n", delegation_summary(delegated).c_str(),
+  if (aot::find_backend(kOneDnnBackend) == nullptr) {
+    std::printf("oneDNN:   skipped: this kiln is built without OneDnnBackend (KILN_WITH_ONEDNN=OFF)\n");
+    return;
+  }
+  aot::LowerOptions options;
+  options.backends = {kOneDnnBackend};
+  const aot::LoweredProgram delegated = aot::lower(program.copy_of_verified(), options);
+  const aot::ExecutorchProgram& lowered = *delegated.executorch;
+  std::printf("oneDNN:   lowered to OneDnnBackend: %s; .pte %zu bytes\n", delegation_summary(delegated.delegated).c_str(),
               lowered.buffer.size());
   const RuntimeRun onednn = run_on_runtime(lowered, input, expected, "the demo's OneDnnBackend .pte");
   std::printf("oneDNN:   %s, load %.3f ms, execute %.3f ms (Kiln's runtime, OneDnnBackend + portable kernels, "
@@ -175,7 +182,8 @@ int run_demo(Args args) {
   std::printf("time:     %.2f ms (reference interpreter, portable kernels, 1 run)\n", elapsed);
   print_delegation_demo(program);
 
-  const aot::ExecutorchProgram lowered = aot::to_executorch(program);
+  const aot::LoweredProgram portable_program = aot::lower(program.copy_of_verified());
+  const aot::ExecutorchProgram& lowered = *portable_program.executorch;
   const aot::pte::PteFile file = aot::pte::read_pte(lowered.buffer);
   std::printf("lowered to .pte: %zu bytes, %zu segments, read back: %zu instructions\n", file.bytes.size(),
               file.program->segments.size(), file.program->execution_plan.at(0)->chains.at(0)->instructions.size());

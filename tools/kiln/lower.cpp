@@ -7,18 +7,13 @@
 #include <map>
 
 #include "aot/delegate/backend_api.h"
-#include "aot/delegate/canonical_partitioners.h"
 #include "aot/delegate/debug_handle.h"
-#include "aot/emit/to_executorch.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/ir/pass_manager.h"
-#include "aot/passes/decompose.h"
-#include "aot/passes/op_support.h"
-#include "backends/onednn/aot/blob_io.h"
-#include "backends/onednn/onednn_blob.h"
+#include "aot/passes/debug_handles.h"
+#include "aot/pipeline/lower.h"
 #include "cli.h"
 #include "devtools/debug_record.h"
-#include "runtime/kernel/operator_registry.h"
 
 namespace kiln::cli {
 
@@ -254,35 +249,26 @@ LowerOptions parse_lower_options(Args& args) {
   return options;
 }
 
-aot::ExportedProgram delegate(const aot::ExportedProgram& program, const LowerOptions& options) {
-  const std::vector<std::string> backends = split_backends(options.backend_list);
-  std::vector<aot::CapabilityPartitioner> partitioners;
-  for (const std::string& backend : backends) partitioners.emplace_back(backend);
-  std::vector<const aot::Partitioner*> order;
-  for (const auto& partitioner : partitioners) order.push_back(&partitioner);
-  std::vector<aot::ToBackendReport> reports;
-  aot::ExportedProgram lowered = aot::to_backend(program, order, &reports);
-
-  const auto delegates = aot::get_lowered_submodules(lowered);
-  std::printf("Lowered %s to %s: %s\n", options.path.c_str(), options.backend_list.c_str(),
+// Where each node went and why the rest stayed; with --print, the programs.
+void print_delegation(const std::string& path, const std::vector<std::string>& backends,
+                      const aot::LoweredProgram& lowered, const LowerOptions& options) {
+  const auto delegates = aot::get_lowered_submodules(lowered.delegated);
+  std::printf("Lowered %s to %s: %s\n", path.c_str(), options.backend_list.c_str(),
               plural(delegates.size(), "delegate").c_str());
   for (const auto& delegate : delegates) print_delegate(delegate);
   if (options.explain) {
-    print_decisions(program, lowered, reports, backends);
+    print_decisions(lowered.edge, lowered.delegated, lowered.reports, backends);
   } else {
-    print_kept(lowered, reports, backends);
+    print_kept(lowered.delegated, lowered.reports, backends);
   }
-  if (options.print) {
-    std::printf("\n%s", lowered.to_string().c_str());
-    for (const auto& delegate : delegates) {
-      std::printf("\n%s (%s) runs:\n%s", delegate.name.c_str(), delegate.module->backend_id().c_str(),
-                  delegate.module->original_module().to_string().c_str());
-      if (delegate.module->backend_id() == kiln::backends::onednn::kBackendId) {
-        std::printf("its blob:\n%s", kiln::backends::onednn::describe_onednn_blob(delegate.module->processed_bytes()).c_str());
-      }
-    }
+  if (!options.print) return;
+  std::printf("\n%s", lowered.delegated.to_string().c_str());
+  for (const auto& delegate : delegates) {
+    std::printf("\n%s (%s) runs:\n%s", delegate.name.c_str(), delegate.module->backend_id().c_str(),
+                delegate.module->original_module().to_string().c_str());
+    const std::string blob = aot::get_backend(delegate.module->backend_id()).describe_blob(delegate.module->processed_bytes());
+    if (!blob.empty()) std::printf("its blob:\n%s", blob.c_str());
   }
-  return lowered;
 }
 
 }  // namespace
@@ -305,28 +291,22 @@ int run_lower(Args args) {
     std::cout << kLowerUsage << "\nRegistered backends: " << registered_backends() << "\n";
     return 0;
   }
-  aot::ExportedProgram program = aot::load_pt2(options.path, options.model);
-  // Handles for the user's nodes as imported: the pieces of a decomposed op
-  // keep its handle.
-  aot::generate_debug_handles(program);
-  std::map<int64_t, devtools::SourceNode> source_nodes;
-  if (!options.debug_record.empty()) source_nodes = devtools::source_nodes(program);
-  if (program.dialect() == aot::kTrainingDialect) program = aot::transform(program, {aot::decompose_to_core_aten()});
-  if (!options.backend_list.empty()) program = delegate(program, options);
-  if (options.output.empty() && !options.print_memory) return 0;
-  // What stays off the delegates runs on the kernels registered in this tool
-  // (portable and prim): every node they cannot run, named at once.
-  aot::check_ops_supported(
-      program, [](const std::string& name) { return kiln::runtime::registry_has_op_function(name.c_str()); },
-      "Kiln's portable kernels");
+  aot::LowerOptions lower_options;
+  if (!options.backend_list.empty()) lower_options.backends = split_backends(options.backend_list);
+  lower_options.delegate_only = options.output.empty() && !options.print_memory;
+  lower_options.debug_record = !options.debug_record.empty();
+  lower_options.config = options.config;
+  const aot::LoweredProgram lowered = aot::lower(aot::load_pt2(options.path, options.model), lower_options);
+  if (!lower_options.backends.empty()) print_delegation(options.path, lower_options.backends, lowered, options);
+  if (lower_options.delegate_only) return 0;
 
-  const aot::ExecutorchProgram result = aot::to_executorch(program, options.config);
+  const aot::ExecutorchProgram& result = *lowered.executorch;
   if (!options.output.empty()) {
     aot::pte::write_file_atomically(options.output, result.buffer);
     std::printf("Wrote %s\n", options.output.c_str());
   }
-  if (!options.debug_record.empty()) {
-    const devtools::DebugRecord record = devtools::make_debug_record(std::move(source_nodes), result.emitted, result.buffer);
+  if (lowered.debug_record) {
+    const devtools::DebugRecord& record = *lowered.debug_record;
     devtools::write_debug_record(options.debug_record, record);
     std::printf("Wrote %s: %zu instructions and %zu delegates mapped to %zu source ops\n", options.debug_record.c_str(),
                 record.instructions.size(), record.delegates.size(), record.nodes.size());

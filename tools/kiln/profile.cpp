@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "aot/ir/error.h"
-#include "backends/onednn/runtime/onednn_runtime.h"
+#include "runtime/backend/backend_interface.h"
 #include "cli.h"
 #include "devtools/debug_record.h"
 #include "devtools/profile.h"
@@ -131,7 +131,7 @@ int run_profile(Args args) {
     std::printf("trace: %s\n", options.trace.c_str());
   } else {
     record = read_debug_record_for(options.record, options.path);
-    backends::onednn::set_num_threads(options.threads);
+    runtime::set_backend_threads(options.threads);
     std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
     session->set_inputs_from(options.inputs);
     std::printf("program: %s, method '%s'%s; threads: %d (oneDNN backend)\n", options.path.c_str(),

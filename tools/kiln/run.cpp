@@ -16,7 +16,7 @@
 #include "aot/import/pt2_reader.h"
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/pass_manager.h"
-#include "aot/passes/decompose.h"
+#include "aot/pipeline/lower.h"
 #include "cli.h"
 #include "run_pte.h"
 
@@ -250,10 +250,7 @@ int run_run(Args args) {
   if (inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz for a .pt2 program");
 
   aot::ExportedProgram program = aot::load_pt2(path, model);
-  if (program.dialect() == aot::kTrainingDialect) {
-    // torch.export.export's training IR: lower it to core ATen first.
-    program = aot::transform(program, {aot::decompose_to_core_aten()});
-  }
+  aot::to_core_aten(program);
   std::vector<aot::Value> leaves = order_inputs(program, aot::read_npz(inputs_path), inputs_path);
   const aot::PyTree result = call_with_leaves(program, leaves);
   const auto [outputs, spec] = aot::tree_flatten(result);

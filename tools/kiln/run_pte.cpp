@@ -25,7 +25,7 @@
 #include "aot/import/npz.h"
 #include "aot/ir/error.h"
 #include "aot/emit/pte_writer.h"
-#include "backends/onednn/runtime/onednn_runtime.h"
+#include "runtime/backend/backend_interface.h"
 #include "cli.h"
 #include "devtools/trace_recorder.h"
 #include "runtime/core/evalue.h"
@@ -503,7 +503,7 @@ std::vector<aot::Value> RuntimeSession::outputs() const {
 }
 
 int run_pte(const PteRunOptions& options) {
-  backends::onednn::set_num_threads(options.threads);  // before init: primitives are made for it
+  runtime::set_backend_threads(options.threads);  // before init: primitives are made for it
   const long long start_rss_kb = proc_status_kb("VmRSS");
   std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
   const runtime::MethodMeta meta = session->method_meta();

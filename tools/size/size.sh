@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:-$root/build-size}
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DKILN_BUILD_TESTS=OFF "${launcher[@]}" \
+cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_AOT=OFF -DKILN_BUILD_BENCH=ON "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS="-ffunction-sections -fdata-sections" >/dev/null
 cmake --build "$dir" -j "${JOBS:-2}" --target kiln_size_minimal kiln_size_portable
 echo

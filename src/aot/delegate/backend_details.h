@@ -108,6 +108,13 @@ class BackendDetails {
   /// tables such as `kiln ops`; it may still refuse a node for its dtypes,
   /// shapes or neighbours. The default is none.
   virtual std::vector<std::string> supported_ops() const { return {}; }
+  /// A readable listing of a blob this backend's preprocess wrote (`kiln
+  /// lower --print`), or "" when the backend has none. Throws AotError for a
+  /// blob it cannot read.
+  virtual std::string describe_blob(const std::vector<uint8_t>& blob) const {
+    (void)blob;
+    return "";
+  }
 };
 
 /// Adds `backend` to the registry; throws AotError if its id is taken.

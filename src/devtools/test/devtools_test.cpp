@@ -29,7 +29,7 @@
 #include "devtools/profile.h"
 #include "devtools/trace_recorder.h"
 #include "models/conv_relu_tan.h"
-#include "runtime/executor/test/method_test_util.h"
+#include "tests/support/method_test_util.h"
 
 namespace kiln::devtools {
 namespace {

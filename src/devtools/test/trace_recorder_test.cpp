@@ -19,7 +19,7 @@
 #include "devtools/debug_record.h"
 #include "devtools/trace_recorder.h"
 #include "models/conv_relu_tan.h"
-#include "runtime/executor/test/method_test_util.h"
+#include "tests/support/method_test_util.h"
 #include "schema/program_generated.h"
 
 namespace kiln::devtools {

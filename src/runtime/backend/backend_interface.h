@@ -135,6 +135,11 @@ class BackendInterface {
   /// Releases what init acquired outside the method allocator. Called once
   /// per successful init, when the method is destroyed.
   virtual void destroy(DelegateHandle* handle) const { (void)handle; }
+
+  /// Optional: how many threads the backend's own compute may use. Applies
+  /// to methods loaded afterwards; values below 1 mean 1. A backend that runs
+  /// on the calling thread alone keeps this default, which ignores it.
+  virtual void set_num_threads(int num_threads) const { (void)num_threads; }
 };
 
 /// A registry entry: the backend id preprocess used and its implementation,
@@ -156,6 +161,11 @@ constexpr size_t kMaxRegisteredBackends = 16;
 BackendInterface* get_backend_class(const char* name);
 
 size_t get_num_registered_backends();
+
+/// Tells every registered backend how many threads it may use
+/// (BackendInterface::set_num_threads): what an app or `kiln run --threads`
+/// calls before loading a method, whichever backends are linked in.
+void set_backend_threads(int num_threads);
 /// The name of registered backend `index`; InvalidArgument when out of range.
 Result<const char*> get_backend_name(size_t index);
 

@@ -34,8 +34,14 @@ BackendInterface* get_backend_class(const char* name) {
 
 size_t get_num_registered_backends() { return num_registered_backends; }
 
+void set_backend_threads(int num_threads) {
+  for (size_t i = 0; i < num_registered_backends; ++i) registered_backends[i].backend->set_num_threads(num_threads);
+}
+
 Result<const char*> get_backend_name(size_t index) {
-  if (index >= num_registered_backends) return Error::InvalidArgument;
+  KILN_CHECK_OR_LOG_RETURN(index < num_registered_backends, InvalidArgument,
+                           "get_backend_name: index %zu is out of range (%zu backends are registered)", index,
+                           num_registered_backends);
   return registered_backends[index].name;
 }
 

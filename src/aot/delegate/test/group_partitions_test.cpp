@@ -8,6 +8,7 @@
 
 #include "aot/delegate/canonical_partitioners.h"
 #include "aot/delegate/test/delegate_test_util.h"
+#include "tests/support/sweep.h"
 
 namespace kiln::aot {
 namespace {
@@ -170,7 +171,8 @@ TEST(GroupPartitionsTest, GivesTheSamePartitionsAsTheReferenceOnRandomGraphs) {
   std::mt19937 random(20261124);
   int compared = 0;
   int with_several = 0;
-  for (int round = 0; round < 1000; ++round) {
+  const int rounds = static_cast<int>(kiln::testing::sweep_count(1000));
+  for (int round = 0; round < rounds; ++round) {
     const int size = std::uniform_int_distribution<int>(3, 120)(random);
     std::unique_ptr<Graph> graph = random_graph(random, size);
     const double density = std::uniform_real_distribution<double>(0.2, 0.95)(random);
@@ -186,8 +188,8 @@ TEST(GroupPartitionsTest, GivesTheSamePartitionsAsTheReferenceOnRandomGraphs) {
     ++compared;
     with_several += expected.size() > 1;
   }
-  EXPECT_EQ(compared, 1000);
-  EXPECT_GT(with_several, 300);  // the rounds do exercise the merging
+  EXPECT_EQ(compared, rounds);
+  EXPECT_GT(with_several, rounds * 3 / 10);  // the rounds do exercise the merging
 }
 
 // b2 joins b1 and a2 joins a1 (each a direct use), but the groups would feed

@@ -7,6 +7,7 @@
 
 #include "aot/ir/error.h"
 #include "aot/passes/memory_planning.h"
+#include "tests/support/sweep.h"
 
 namespace kiln::aot {
 namespace {
@@ -356,12 +357,13 @@ TEST(MemoryPlanEmitterTest, MemoryIdsAreOneBasedAndBufferZeroIsReserved) {
   EXPECT_THROW(emitter_allocations(records, plan), AotError);
 }
 
-// 10^5 records: mostly short lifetimes of mixed sizes, some long-lived ones
-// (inputs, outputs), some whole-run buffers. Every algorithm's plan passes the
-// verifier and none is smaller than the peak of live bytes.
+// 10^5 records (sampled under the sanitizers): mostly short lifetimes of mixed
+// sizes, some long-lived ones (inputs, outputs), some whole-run buffers. Every
+// algorithm's plan passes the verifier and none is smaller than the peak of
+// live bytes.
 TEST(MemoryPlanTest, LargeRandomProgramsPlanCorrectly) {
   std::mt19937_64 random(42);
-  const int64_t steps = 100000;
+  const auto steps = static_cast<int64_t>(kiln::testing::sweep_count(100000));
   std::vector<TensorLifetime> records;
   for (int64_t i = 0; i < steps; ++i) {
     const int64_t span = random() % 64 == 0 ? static_cast<int64_t>(random() % 2000) : static_cast<int64_t>(random() % 6);

@@ -25,7 +25,7 @@
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/loader/buffer_data_loader.h"
-#include "runtime/module/test/host_tensors.h"
+#include "tests/support/host_tensors.h"
 
 namespace kiln::backends::demo {
 namespace {
@@ -198,7 +198,7 @@ TEST(DemoBackendPteErrorsTest, ABackendNoRuntimeRegisteredIsNotFoundAndNamed) {
   RuntimeRunner runner(aot::to_executorch(aot::to_backend(program, partitioner)).buffer);
   LogCapture log;
   EXPECT_EQ(runner.load(), Error::NotFound);
-  EXPECT_THAT(log.lines(), HasSubstr("BackendWithDelegateMappingDemo"));
+  EXPECT_THAT(log.text(), HasSubstr("BackendWithDelegateMappingDemo"));
 }
 
 TEST(DemoBackendPteErrorsTest, ABlobTheBackendRefusesFailsTheLoad) {
@@ -211,7 +211,7 @@ TEST(DemoBackendPteErrorsTest, ABlobTheBackendRefusesFailsTheLoad) {
   RuntimeRunner runner(pte);
   LogCapture log;
   EXPECT_EQ(runner.load(), Error::DelegateInvalidCompatibility);
-  EXPECT_THAT(log.lines(), HasSubstr("demo blob: bad magic (expected KDM1)"));
+  EXPECT_THAT(log.text(), HasSubstr("demo blob: bad magic (expected KDM1)"));
 }
 
 }  // namespace

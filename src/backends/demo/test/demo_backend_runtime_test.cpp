@@ -137,8 +137,8 @@ TEST(DemoBackendRuntimeTest, RefusesABlobItCannotParseWithTheParsersReason) {
   BackendInitContext context(&f.allocator, "forward", &named_data);
   LogCapture log;
   EXPECT_EQ(f.backend.init(context, &processed, {}).error(), Error::DelegateInvalidCompatibility);
-  EXPECT_THAT(log.lines(), HasSubstr("DemoBackend: refusing the blob of method 'forward'"));
-  EXPECT_THAT(log.lines(), HasSubstr("demo blob: bad magic (expected KDM1)"));
+  EXPECT_THAT(log.text(), HasSubstr("DemoBackend: refusing the blob of method 'forward'"));
+  EXPECT_THAT(log.text(), HasSubstr("demo blob: bad magic (expected KDM1)"));
   FreeableBuffer empty;
   EXPECT_EQ(f.backend.init(context, &empty, {}).error(), Error::DelegateInvalidCompatibility);
   EXPECT_EQ(f.backend.init(context, nullptr, {}).error(), Error::DelegateInvalidCompatibility);
@@ -151,9 +151,9 @@ TEST(DemoBackendRuntimeTest, NamesAMissingConstant) {
   StoreNamedData empty(nothing);
   LogCapture log;
   EXPECT_EQ(f.init(&empty).error(), Error::NotFound);
-  EXPECT_THAT(log.lines(), HasSubstr("cannot get named data 'w' (NotFound)"));
+  EXPECT_THAT(log.text(), HasSubstr("cannot get named data 'w' (NotFound)"));
   EXPECT_EQ(f.init(nullptr).error(), Error::NotFound);
-  EXPECT_THAT(log.lines(), HasSubstr("needs named data 'w', but the program has no named data"));
+  EXPECT_THAT(log.text(), HasSubstr("needs named data 'w', but the program has no named data"));
 }
 
 TEST(DemoBackendRuntimeTest, RefusesAConstantOfTheWrongSizeAndFreesIt) {
@@ -161,7 +161,7 @@ TEST(DemoBackendRuntimeTest, RefusesAConstantOfTheWrongSizeAndFreesIt) {
   StoreNamedData short_data(f.module.named_data_store_output(), -4);
   LogCapture log;
   EXPECT_EQ(f.init(&short_data).error(), Error::DelegateInvalidCompatibility);
-  EXPECT_THAT(log.lines(), HasSubstr("named data 'w' has 20 bytes; the blob expects 24 (6 float32)"));
+  EXPECT_THAT(log.text(), HasSubstr("named data 'w' has 20 bytes; the blob expects 24 (6 float32)"));
   EXPECT_EQ(short_data.outstanding(), 0);
 }
 
@@ -181,7 +181,7 @@ TEST(DemoBackendRuntimeTest, AFullMethodAllocatorIsAnErrorAndLeaksNothing) {
     MemoryAllocator small(static_cast<uint32_t>(size), base);
     EXPECT_EQ(f.init(&named_data, &small).error(), Error::DelegateMemoryAllocationFailed) << size;
   }
-  EXPECT_THAT(log.lines(), HasSubstr("the method allocator has no room"));
+  EXPECT_THAT(log.text(), HasSubstr("the method allocator has no room"));
   EXPECT_EQ(named_data.outstanding(), 0);
 }
 
@@ -199,16 +199,16 @@ TEST(DemoBackendRuntimeTest, RefusesArgumentsThatDoNotFitTheBlob) {
 
   EValue* too_few[] = {&input.value, &out0.value};
   EXPECT_EQ(f.backend.execute(context, *handle, too_few), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("the delegate call passes 2 arguments; the blob takes 1 inputs and 2 outputs"));
+  EXPECT_THAT(log.text(), HasSubstr("the delegate call passes 2 arguments; the blob takes 1 inputs and 2 outputs"));
   EValue* wrong_numel[] = {&longer.value, &out0.value, &out1.value};
   EXPECT_EQ(f.backend.execute(context, *handle, wrong_numel), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("delegate argument 0 has 7 elements; the blob expects 6"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate argument 0 has 7 elements; the blob expects 6"));
   EValue* wrong_dtype[] = {&input.value, &out0.value, &as_int.value};
   EXPECT_EQ(f.backend.execute(context, *handle, wrong_dtype), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("delegate argument 2 is Int; the blob runs float32 only"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate argument 2 is Int; the blob runs float32 only"));
   EValue* not_tensor[] = {&number, &out0.value, &out1.value};
   EXPECT_EQ(f.backend.execute(context, *handle, not_tensor), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("delegate argument 0 is Int, not a tensor"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate argument 0 is Int, not a tensor"));
   EXPECT_EQ(f.backend.execute(context, nullptr, not_tensor), Error::DelegateInvalidHandle);
   f.backend.destroy(*handle);
 }

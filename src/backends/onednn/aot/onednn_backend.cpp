@@ -75,6 +75,8 @@ std::string OneDnnBackend::id() const { return kBackendId; }
 
 std::vector<std::string> OneDnnBackend::supported_ops() const { return supported_op_names(); }
 
+std::string OneDnnBackend::describe_blob(const std::vector<uint8_t>& blob) const { return describe_onednn_blob(blob); }
+
 NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram&) const {
   try {
     const NodeOp op = describe_node(node);

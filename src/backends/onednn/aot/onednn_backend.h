@@ -40,6 +40,8 @@ class OneDnnBackend : public aot::BackendDetails {
   /// that only moves data costs more than it saves.
   aot::NodeSupport supports(const aot::Node& node, const aot::ExportedProgram& program) const override;
   std::vector<std::string> supported_ops() const override;
+  /// The blob operation by operation (describe_onednn_blob).
+  std::string describe_blob(const std::vector<uint8_t>& blob) const override;
 };
 
 }  // namespace kiln::backends::onednn

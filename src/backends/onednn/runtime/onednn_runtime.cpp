@@ -269,6 +269,8 @@ int num_threads() { return g_num_threads.load(std::memory_order_relaxed); }
 
 bool OneDnnBackendRuntime::is_available() const { return shared_cpu_engine() != nullptr; }
 
+void OneDnnBackendRuntime::set_num_threads(int num_threads) const { onednn::set_num_threads(num_threads); }
+
 Result<DelegateHandle*> OneDnnBackendRuntime::init(BackendInitContext& context, FreeableBuffer* processed,
                                                    Span<const CompileSpec>) const {
   const char* method_name = name_or_unknown(context.get_method_name());

@@ -57,6 +57,9 @@ class OneDnnBackendRuntime final : public runtime::BackendInterface {
 
   /// Releases every oneDNN object init created.
   void destroy(runtime::DelegateHandle* handle) const override;
+
+  /// The module-wide set_num_threads above.
+  void set_num_threads(int num_threads) const override;
 };
 
 }  // namespace kiln::backends::onednn

@@ -74,9 +74,9 @@ TEST(OneDnnBlobTest, RefusesEveryTruncation) {
       EXPECT_NE(again.init(cut, &b.named_data), Error::Ok) << size;
     }
   }
-  EXPECT_THAT(log.lines(), HasSubstr("shorter than its 16-byte header"));
-  EXPECT_THAT(log.lines(), HasSubstr("the flatbuffer's offset and size do not fit the blob"));
-  EXPECT_THAT(log.lines(), HasSubstr("fails verification"));
+  EXPECT_THAT(log.text(), HasSubstr("shorter than its 16-byte header"));
+  EXPECT_THAT(log.text(), HasSubstr("the flatbuffer's offset and size do not fit the blob"));
+  EXPECT_THAT(log.text(), HasSubstr("fails verification"));
   EXPECT_EQ(b.named_data.outstanding(), 0);
 }
 
@@ -92,7 +92,7 @@ TEST(OneDnnBlobTest, RefusesAFlatbufferOffAnEightByteBoundary) {
   LogCapture log;
   Runner runner(1 << 20);
   EXPECT_EQ(runner.init(shifted, &b.named_data), Error::DelegateInvalidCompatibility);
-  EXPECT_THAT(log.lines(), HasSubstr("the flatbuffer does not start on an 8-byte boundary"));
+  EXPECT_THAT(log.text(), HasSubstr("the flatbuffer does not start on an 8-byte boundary"));
   EXPECT_EQ(b.named_data.outstanding(), 0);
 }
 
@@ -132,15 +132,15 @@ TEST(OneDnnBlobTest, NamesAWrongVersionAndMagic) {
   write_u32_le(bad.data() + 4, kBlobVersion + 1);
   Runner runner;
   EXPECT_EQ(runner.init(bad, &b.named_data), Error::DelegateInvalidCompatibility);
-  EXPECT_THAT(log.lines(), HasSubstr("refusing the blob of method 'forward'"));
-  EXPECT_THAT(log.lines(), HasSubstr("version 2, this runtime reads 1"));
+  EXPECT_THAT(log.text(), HasSubstr("refusing the blob of method 'forward'"));
+  EXPECT_THAT(log.text(), HasSubstr("version 2, this runtime reads 1"));
   bad = blob;
   bad[0] = 'X';
   EXPECT_EQ(runner.init(bad, &b.named_data), Error::DelegateInvalidCompatibility);
-  EXPECT_THAT(log.lines(), HasSubstr("bad magic (expected KODN)"));
+  EXPECT_THAT(log.text(), HasSubstr("bad magic (expected KODN)"));
   runtime::BackendInitContext context(&runner.allocator, "forward", &b.named_data);
   EXPECT_EQ(runner.backend.init(context, nullptr, {}).error(), Error::DelegateInvalidCompatibility);
-  EXPECT_THAT(log.lines(), HasSubstr("there is no blob"));
+  EXPECT_THAT(log.text(), HasSubstr("there is no blob"));
 }
 
 TEST(OneDnnBlobTest, RefusesGraphsWhoseIndicesDoNotFit) {
@@ -152,7 +152,7 @@ TEST(OneDnnBlobTest, RefusesGraphsWhoseIndicesDoNotFit) {
     b.op(fb::OperationKind::EltwiseOp, fb::CreateEltwiseOp(b.fbb, e).Union(), {mid}, out);
     Runner runner;
     EXPECT_EQ(runner.init(b.finish(), &b.named_data), Error::DelegateInvalidCompatibility);
-    EXPECT_THAT(log.lines(), HasSubstr("operation 0 (EltwiseOp) reads value 0 before any operation writes it"));
+    EXPECT_THAT(log.text(), HasSubstr("operation 0 (EltwiseOp) reads value 0 before any operation writes it"));
   }
   {
     BlobBuilder b;  // an output nobody writes, an input index out of range
@@ -160,7 +160,7 @@ TEST(OneDnnBlobTest, RefusesGraphsWhoseIndicesDoNotFit) {
     b.output({4});
     Runner runner;
     EXPECT_EQ(runner.init(b.finish(), &b.named_data), Error::DelegateInvalidCompatibility);
-    EXPECT_THAT(log.lines(), HasSubstr("output value 1 is never written"));
+    EXPECT_THAT(log.text(), HasSubstr("output value 1 is never written"));
   }
   {
     BlobBuilder b;  // input 7 of value count 2
@@ -169,7 +169,7 @@ TEST(OneDnnBlobTest, RefusesGraphsWhoseIndicesDoNotFit) {
     b.op(fb::OperationKind::EltwiseOp, fb::CreateEltwiseOp(b.fbb, e).Union(), {in + 7}, out);
     Runner runner;
     EXPECT_EQ(runner.init(b.finish(), &b.named_data), Error::DelegateInvalidCompatibility);
-    EXPECT_THAT(log.lines(), HasSubstr("operation 0 (EltwiseOp) input 0 is value 7 of 2"));
+    EXPECT_THAT(log.text(), HasSubstr("operation 0 (EltwiseOp) input 0 is value 7 of 2"));
   }
 }
 
@@ -184,7 +184,7 @@ TEST(OneDnnBlobTest, NamesTheOperationAndTheOneDnnCallThatRefusedIt) {
          "stem_conv");
     Runner runner;
     EXPECT_EQ(runner.init(b.finish(), &b.named_data), Error::DelegateInvalidCompatibility);
-    EXPECT_THAT(log.lines(), HasSubstr("operation 0 'stem_conv' (Convolution): strides has 1 entries"));
+    EXPECT_THAT(log.text(), HasSubstr("operation 0 'stem_conv' (Convolution): strides has 1 entries"));
   }
   {
     BlobBuilder b;  // a result size the convolution does not produce
@@ -194,7 +194,7 @@ TEST(OneDnnBlobTest, NamesTheOperationAndTheOneDnnCallThatRefusedIt) {
          "bad_conv");
     Runner runner;
     EXPECT_NE(runner.init(b.finish(), &b.named_data), Error::Ok);
-    EXPECT_THAT(log.lines(),
+    EXPECT_THAT(log.text(),
                 HasSubstr("operation 0 'bad_conv' (Convolution): dnnl_convolution_forward_primitive_desc_create "
                           "failed: dnnl_invalid_arguments"));
     EXPECT_EQ(b.named_data.outstanding(), 0);
@@ -208,14 +208,14 @@ TEST(OneDnnBlobTest, NamesMissingAndMisSizedNamedData) {
   TestNamedData empty;
   Runner runner;
   EXPECT_EQ(runner.init(blob, &empty), Error::NotFound);
-  EXPECT_THAT(log.lines(), HasSubstr("cannot get named data 'const_3' (NotFound)"));
+  EXPECT_THAT(log.text(), HasSubstr("cannot get named data 'const_3' (NotFound)"));
   Runner without;
   EXPECT_EQ(without.init(blob, nullptr), Error::NotFound);
-  EXPECT_THAT(log.lines(), HasSubstr("needs named data 'const_3', but the program has no named data"));
+  EXPECT_THAT(log.text(), HasSubstr("needs named data 'const_3', but the program has no named data"));
   b.named_data.set_size_change(-4);
   Runner short_data;
   EXPECT_EQ(short_data.init(blob, &b.named_data), Error::DelegateInvalidCompatibility);
-  EXPECT_THAT(log.lines(), HasSubstr("named data 'const_3' has 12 bytes; value 3 expects 16 (float32)"));
+  EXPECT_THAT(log.text(), HasSubstr("named data 'const_3' has 12 bytes; value 3 expects 16 (float32)"));
   EXPECT_EQ(b.named_data.outstanding(), 0);
 }
 
@@ -241,7 +241,7 @@ TEST(OneDnnBlobTest, AFullMethodAllocatorIsAnError) {
     EXPECT_EQ(aligned_runner(size)->init(blob, &b.named_data), Error::DelegateMemoryAllocationFailed) << size;
   }
   EXPECT_EQ(aligned_runner(needed)->init(blob, &b.named_data), Error::Ok);
-  EXPECT_THAT(log.lines(), HasSubstr("the method allocator has no room"));
+  EXPECT_THAT(log.text(), HasSubstr("the method allocator has no room"));
   EXPECT_EQ(b.named_data.outstanding(), 0);
 }
 
@@ -253,22 +253,22 @@ TEST(OneDnnBlobTest, RefusesArgumentsThatDoNotFitTheBlob) {
   LogCapture log;
   Arguments args;
   EXPECT_EQ(runner.execute({&args.in, &args.res}), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("the delegate call passes 2 arguments; the blob takes 2 inputs and 1 outputs"));
+  EXPECT_THAT(log.text(), HasSubstr("the delegate call passes 2 arguments; the blob takes 2 inputs and 1 outputs"));
   HostTensor as_int(kIn, std::vector<float>(static_cast<size_t>(numel(kIn))), runtime::ScalarType::Int);
   EXPECT_EQ(runner.execute({&as_int, &args.res, &args.out}), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("delegate argument 0 is Int; the blob runs float32 only"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate argument 0 is Int; the blob runs float32 only"));
   HostTensor transposed({1, 3, 4, 5}, std::vector<float>(60));  // same count, other shape
   EXPECT_EQ(runner.execute({&transposed, &args.res, &args.out}), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("delegate argument 0 has sizes [1, 3, 4, 5]; the blob expects [1, 3, 5, 4]"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate argument 0 has sizes [1, 3, 4, 5]; the blob expects [1, 3, 5, 4]"));
   HostTensor wrong_out({1, 4, 5, 4});
   EXPECT_EQ(runner.execute({&args.in, &args.res, &wrong_out}), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("delegate argument 2 has sizes [1, 4, 5, 4]; the blob expects [1, 5, 4, 4]"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate argument 2 has sizes [1, 4, 5, 4]; the blob expects [1, 5, 4, 4]"));
   runtime::EValue number(int64_t{3});
   std::vector<runtime::EValue*> not_tensor{&number, &args.res.value, &args.out.value};
   runtime::BackendExecutionContext context(nullptr, "forward");
   EXPECT_EQ(runner.backend.execute(context, runner.handle, {not_tensor.data(), not_tensor.size()}),
             Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("delegate argument 0 is Int, not a tensor"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate argument 0 is Int, not a tensor"));
   EXPECT_EQ(runner.backend.execute(context, nullptr, {not_tensor.data(), not_tensor.size()}),
             Error::DelegateInvalidHandle);
   // The handle still runs correct arguments afterwards.

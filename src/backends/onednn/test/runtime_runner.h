@@ -15,7 +15,7 @@
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/loader/buffer_data_loader.h"
-#include "runtime/module/test/host_tensors.h"
+#include "tests/support/host_tensors.h"
 
 namespace kiln::backends::onednn::testing {
 

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/sweep.h"
+
 namespace kiln::kernels::portable::util {
 namespace {
 
@@ -78,12 +80,15 @@ void check_over(Worst& worst, float x, Approx approx, Exact exact) {
 }
 
 // Every `step`th float bit pattern (both signs, infinities and NaNs too),
-// then every float within `around` patterns of each point in `switches`.
+// then every float within `around` patterns of each point in `switches`
+// (sampled in the sanitizer build: tests/support/sweep.h).
 template <typename Approx, typename Exact>
 Worst sweep(Approx approx, Exact exact, std::initializer_list<float> switches, uint32_t step = 257,
             uint32_t around = 1 << 16) {
   Worst worst;
-  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += step) {
+  const uint64_t stride = kiln::testing::sweep_stride(step);
+  around = static_cast<uint32_t>(kiln::testing::sweep_count(around));
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += stride) {
     check_over(worst, float_from_bits(static_cast<uint32_t>(bits)), approx, exact);
   }
   for (float point : switches) {

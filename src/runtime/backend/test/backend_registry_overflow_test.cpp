@@ -32,7 +32,7 @@ TEST(BackendRegistryOverflowTest, FillsToCapacityAndRejectsMore) {
 
   LogCapture log;
   EXPECT_EQ(register_backend({names.back().c_str(), &backend}), Error::OutOfResources);
-  EXPECT_THAT(log.lines(), HasSubstr("cannot register '" + names.back() + "': the table holds " +
+  EXPECT_THAT(log.text(), HasSubstr("cannot register '" + names.back() + "': the table holds " +
                                      std::to_string(kMaxRegisteredBackends) + " backends"));
   EXPECT_EQ(get_num_registered_backends(), kMaxRegisteredBackends);
   EXPECT_EQ(get_backend_class(names.back().c_str()), nullptr);

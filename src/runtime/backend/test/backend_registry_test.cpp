@@ -42,7 +42,7 @@ TEST(BackendRegistryTest, RefusesANullNameOrImplementation) {
   LogCapture log;
   EXPECT_EQ(register_backend({nullptr, &first_backend}), Error::InvalidArgument);
   EXPECT_EQ(register_backend({"RegistryTestNoImpl", nullptr}), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("a backend needs a name and an implementation"));
+  EXPECT_THAT(log.text(), HasSubstr("a backend needs a name and an implementation"));
   EXPECT_EQ(get_num_registered_backends(), before);
   EXPECT_EQ(get_backend_class("RegistryTestNoImpl"), nullptr);
 }
@@ -52,7 +52,7 @@ TEST(BackendRegistryTest, RefusesANameAlreadyTakenAndKeepsTheFirst) {
   const size_t before = get_num_registered_backends();
   LogCapture log;
   EXPECT_EQ(register_backend({"RegistryTestTwice", &second_backend}), Error::RegistrationAlreadyRegistered);
-  EXPECT_THAT(log.lines(), HasSubstr("a backend named 'RegistryTestTwice' is already registered"));
+  EXPECT_THAT(log.text(), HasSubstr("a backend named 'RegistryTestTwice' is already registered"));
   EXPECT_EQ(get_num_registered_backends(), before);
   EXPECT_EQ(get_backend_class("RegistryTestTwice"), &first_backend);
 }

@@ -18,7 +18,7 @@
 #include "aot/emit/to_executorch.h"
 #include "aot/import/npz.h"
 #include "aot/import/testing/golden_fixtures.h"
-#include "runtime/executor/test/method_test_util.h"
+#include "tests/support/method_test_util.h"
 
 namespace kiln::runtime {
 namespace {
@@ -66,9 +66,9 @@ std::map<std::string, HostTensor> planned_buffers(const LoadedProgram& program, 
   return buffers;
 }
 
-class KilnFixtureTest : public ::testing::TestWithParam<FixtureProgram> {};
+class KilnMethodFixtureTest : public ::testing::TestWithParam<FixtureProgram> {};
 
-TEST_P(KilnFixtureTest, RunsWithTheInterpretersAndPyTorchsResults) {
+TEST_P(KilnMethodFixtureTest, RunsWithTheInterpretersAndPyTorchsResults) {
   const FixtureProgram& p = GetParam();
   const aot::ExecutorchProgram lowered = aot::to_executorch(load_fixture(p.fixture, p.file));
   const auto loaded = load_program(lowered.buffer);
@@ -109,7 +109,7 @@ TEST_P(KilnFixtureTest, RunsWithTheInterpretersAndPyTorchsResults) {
   EXPECT_GT(compared, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, KilnFixtureTest, ::testing::ValuesIn(fixture_programs()), [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(Fixtures, KilnMethodFixtureTest, ::testing::ValuesIn(fixture_programs()), [](const auto& info) {
   std::string name = info.param.fixture + "_" + info.param.file;
   for (char& ch : name) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   return name;

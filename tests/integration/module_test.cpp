@@ -20,7 +20,7 @@
 #include "runtime/backend/test/backend_test_util.h"
 #include "runtime/module/malloc_memory_allocator.h"
 #include "runtime/module/module.h"
-#include "runtime/module/test/host_tensors.h"
+#include "tests/support/host_tensors.h"
 
 namespace kiln::runtime {
 namespace {
@@ -133,7 +133,7 @@ TEST(ModuleTest, AMissingFileIsNotFound) {
     Module module(path, mode);
     LogCapture log;
     EXPECT_EQ(module.load(), Error::NotFound);
-    EXPECT_THAT(log.lines(), HasSubstr(path));
+    EXPECT_THAT(log.text(), HasSubstr(path));
     EXPECT_FALSE(module.is_loaded());
     EXPECT_EQ(module.forward({}).error(), Error::NotFound);
   }
@@ -146,7 +146,7 @@ TEST(ModuleTest, AFileThatIsNoProgramIsInvalidProgram) {
     Module module(path, mode);
     LogCapture log;
     EXPECT_EQ(module.load(), Error::InvalidProgram);
-    EXPECT_THAT(log.lines(), HasSubstr(path));
+    EXPECT_THAT(log.text(), HasSubstr(path));
     EXPECT_EQ(module.method_names().error(), Error::InvalidProgram);
   }
 }
@@ -155,7 +155,7 @@ TEST(ModuleTest, AnUnknownMethodIsNotFound) {
   Module module(mlp_pte_path());
   LogCapture log;
   EXPECT_EQ(module.load_method("backward"), Error::NotFound);
-  EXPECT_THAT(log.lines(), HasSubstr("no method 'backward'"));
+  EXPECT_THAT(log.text(), HasSubstr("no method 'backward'"));
   EXPECT_EQ(module.execute("backward", {}).error(), Error::NotFound);
   EXPECT_EQ(module.method("backward"), nullptr);
 }
@@ -164,7 +164,7 @@ TEST(ModuleTest, WrongInputsAreRefused) {
   Module module(mlp_pte_path());
   LogCapture log;
   EXPECT_EQ(module.forward({}).error(), Error::InvalidArgument);
-  EXPECT_THAT(log.lines(), HasSubstr("0 inputs given, the method takes 1"));
+  EXPECT_THAT(log.text(), HasSubstr("0 inputs given, the method takes 1"));
 }
 
 TEST(MallocMemoryAllocatorTest, AlignsEveryBlockAndFreesThemAll) {

@@ -13,7 +13,7 @@
 
 #include "runtime/executor/argument_overlap.h"
 #include "runtime/executor/test/method_loader.h"
-#include "runtime/executor/test/program_test_util.h"
+#include "tests/support/program_test_util.h"
 #include "schema/program_generated.h"
 
 namespace kiln::runtime {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "runtime/executor/test/method_loader.h"
-#include "runtime/executor/test/program_test_util.h"
+#include "tests/support/program_test_util.h"
 
 namespace kiln::runtime {
 namespace {

@@ -21,7 +21,7 @@
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/executor/test/failing_allocators.h"
-#include "runtime/executor/test/fixture_programs.h"
+#include "tests/support/fixture_programs.h"
 #include "runtime/executor/test/global_allocation_counter.h"
 #include "runtime/executor/test/robustness_util.h"
 #include "runtime/loader/buffer_data_loader.h"
@@ -44,17 +44,14 @@ void capture_sink(LogLevel level, const char* message) {
   if (level == LogLevel::Error) std::snprintf(g_last_error, sizeof g_last_error, "%s", message);
 }
 
-class NoAllocationEnvironment : public ::testing::Environment {
- public:
+class NoAllocationTest : public ::testing::TestWithParam<FixtureProgram> {
+ protected:
   void SetUp() override {
     ASSERT_NE(get_backend_class("DemoBackend"), nullptr) << "link kiln_backends_demo_runtime";
     set_log_sink(capture_sink);
   }
   void TearDown() override { set_log_sink(nullptr); }
 };
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new NoAllocationEnvironment);
-
-class NoAllocationTest : public ::testing::TestWithParam<FixtureProgram> {};
 
 // The first operator of `program` whose portable kernel allocates, or "".
 std::string allocating_operator(const Program& program) {
@@ -120,14 +117,14 @@ TEST_P(NoAllocationTest, RepeatedExecuteAllocatesNothing) {
     heap_news = heap.news();
     heap_mallocs = heap.mallocs();
   }
+  for (int i = 0; i < kExecutions; ++i) {
+    EXPECT_EQ(errors[2 * i], Error::Ok) << "set_inputs, call " << i;
+    EXPECT_EQ(errors[2 * i + 1], Error::Ok) << "execute, call " << i << ": " << g_last_error;
+  }
   const std::string allocating = allocating_operator(program.get());
   if (!allocating.empty()) {
     EXPECT_GT(heap_news + heap_mallocs, 0u) << allocating << " is marked as allocating, but execute did not";
     return;
-  }
-  for (int i = 0; i < kExecutions; ++i) {
-    EXPECT_EQ(errors[2 * i], Error::Ok) << "set_inputs, call " << i;
-    EXPECT_EQ(errors[2 * i + 1], Error::Ok) << "execute, call " << i << ": " << g_last_error;
   }
   EXPECT_EQ(heap_news, 0u) << "operator new calls across " << kExecutions << " set_inputs + execute";
   EXPECT_EQ(heap_mallocs, 0u) << "malloc-family calls across " << kExecutions << " set_inputs + execute";

@@ -15,7 +15,7 @@
 #include "runtime/core/test/log_capture.h"
 #include "runtime/executor/program.h"
 #include "runtime/executor/pte_header.h"
-#include "runtime/executor/test/program_test_util.h"
+#include "tests/support/program_test_util.h"
 #include "runtime/loader/buffer_data_loader.h"
 #include "schema/program_generated.h"
 

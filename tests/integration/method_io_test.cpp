@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "runtime/executor/test/method_test_util.h"
+#include "tests/support/method_test_util.h"
 
 namespace kiln::runtime {
 namespace {

@@ -16,7 +16,7 @@
 #include "aot/emit/pte_writer.h"
 #include "aot/emit/to_executorch.h"
 #include "runtime/backend/backend_interface.h"
-#include "runtime/executor/test/method_test_util.h"
+#include "tests/support/method_test_util.h"
 
 namespace kiln::runtime {
 namespace {
@@ -57,7 +57,12 @@ class CountingBackend final : public BackendInterface {
   bool available = true;
 };
 
-/// The counting backend registered under `name` (once per name).
+/// The counting backend registered under `name` (once per name). Its names
+/// are this file's own ("Counting..."), apart from the runtime backends other
+/// tests of the binary register; the programs name it by delegated_mlp's
+/// `backend_id`.
+constexpr const char* kCountingAllOps = "CountingAllOpsBackend";
+constexpr const char* kCountingEveryOther = "CountingEveryOtherBackend";
 CountingBackend& counting_backend(const char* name) {
   static std::map<std::string, std::unique_ptr<CountingBackend>> backends;
   auto& backend = backends[name];
@@ -105,10 +110,11 @@ TEST(MethodDelegates, AnUnregisteredBackendIsNotFoundAndNamed) {
 }
 
 TEST(MethodDelegates, ADelegateCallRunsItsBackendWithItsBlobInASegmentOrInline) {
-  CountingBackend& backend = counting_backend(aot::testing::kAllOps);
+  CountingBackend& backend = counting_backend(kCountingAllOps);
   for (const bool inline_blobs : {false, true}) {
     SCOPED_TRACE(inline_blobs ? "inline" : "segment");
-    const auto program = load_program(delegated_mlp(aot::AllNodePartitioner(aot::testing::kAllOps), "", inline_blobs));
+    const auto program =
+        load_program(delegated_mlp(aot::AllNodePartitioner(aot::testing::kAllOps), kCountingAllOps, inline_blobs));
     ASSERT_NE(program, nullptr);
     ASSERT_EQ(program->plan()->delegates()->Get(0)->processed()->location(),
               inline_blobs ? fb::DataLocation::INLINE : fb::DataLocation::SEGMENT);
@@ -130,8 +136,9 @@ TEST(MethodDelegates, ADelegateCallRunsItsBackendWithItsBlobInASegmentOrInline) 
 }
 
 TEST(MethodDelegates, EachIsInitialisedOnceAndDestroyedWithTheMethod) {
-  CountingBackend& backend = counting_backend(aot::testing::kEveryOther);
-  const auto program = load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther)));
+  CountingBackend& backend = counting_backend(kCountingEveryOther);
+  const auto program =
+      load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther), kCountingEveryOther));
   ASSERT_NE(program, nullptr);
   const size_t delegates = program->plan()->delegates()->size();
   ASSERT_GE(delegates, 2u);
@@ -148,22 +155,24 @@ TEST(MethodDelegates, EachIsInitialisedOnceAndDestroyedWithTheMethod) {
 }
 
 TEST(MethodDelegates, AnUnavailableBackendIsNotSupportedAndNamed) {
-  CountingBackend& backend = counting_backend(aot::testing::kEveryOther);
-  const auto program = load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther)));
+  CountingBackend& backend = counting_backend(kCountingEveryOther);
+  const auto program =
+      load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther), kCountingEveryOther));
   ASSERT_NE(program, nullptr);
   backend = CountingBackend();
   backend.available = false;
   Memory memory(*program);
   LogCapture log;
   EXPECT_EQ(load_method(*program, memory).error(), Error::NotSupported);
-  EXPECT_THAT(log.text(), HasSubstr("delegate 0: backend 'EveryOtherBackend' is not available on this machine"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate 0: backend 'CountingEveryOtherBackend' is not available on this machine"));
   EXPECT_EQ(backend.inits, 0);
   backend = CountingBackend();
 }
 
 TEST(MethodDelegates, AFailedLoadDestroysWhatWasInitialised) {
-  CountingBackend& backend = counting_backend(aot::testing::kEveryOther);
-  const auto program = load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther)));
+  CountingBackend& backend = counting_backend(kCountingEveryOther);
+  const auto program =
+      load_program(delegated_mlp(aot::CapabilityPartitioner(aot::testing::kEveryOther), kCountingEveryOther));
   ASSERT_NE(program, nullptr);
   backend = CountingBackend();
   backend.refuse_init = 2;
@@ -172,7 +181,7 @@ TEST(MethodDelegates, AFailedLoadDestroysWhatWasInitialised) {
   EXPECT_EQ(load_method(*program, memory).error(), Error::DelegateInvalidCompatibility);
   EXPECT_EQ(backend.inits, 2);
   EXPECT_EQ(backend.destroys, 1);
-  EXPECT_THAT(log.text(), HasSubstr("delegate 1: backend 'EveryOtherBackend' refused its blob"));
+  EXPECT_THAT(log.text(), HasSubstr("delegate 1: backend 'CountingEveryOtherBackend' refused its blob"));
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "aot/ir/error.h"
-#include "kernels/golden/expected_skips.h"
+#include "tests/golden/expected_skips.h"
 
 namespace kiln::kernels::golden {
 namespace {

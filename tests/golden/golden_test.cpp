@@ -13,8 +13,8 @@
 #include <string>
 
 #include "aot/ir/op_schema.h"
-#include "kernels/golden/expected_skips.h"
-#include "kernels/golden/golden_cases.h"
+#include "tests/golden/expected_skips.h"
+#include "tests/golden/golden_cases.h"
 #include "kernels/portable/register.h"
 #include "runtime/kernel/operator_registry.h"
 
@@ -24,7 +24,7 @@ namespace {
 using Status = CaseOutcome::Status;
 
 const std::string kCaseDirectory = KILN_SOURCE_DIR "/tests/fixtures/ops";
-const std::string kExpectedSkips = KILN_SOURCE_DIR "/src/kernels/golden/expected_skips.txt";
+const std::string kExpectedSkips = KILN_SOURCE_DIR "/tests/golden/expected_skips.txt";
 
 // The suite is read while the tests are registered, so a load error is kept
 // and reported by a test instead of aborting the binary.

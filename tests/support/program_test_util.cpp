@@ -1,4 +1,4 @@
-#include "runtime/executor/test/program_test_util.h"
+#include "tests/support/program_test_util.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

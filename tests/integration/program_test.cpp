@@ -18,7 +18,7 @@
 #include "aot/emit/to_executorch.h"
 #include "runtime/core/test/log_capture.h"
 #include "runtime/executor/program.h"
-#include "runtime/executor/test/program_test_util.h"
+#include "tests/support/program_test_util.h"
 #include "runtime/executor/test/recording_loader.h"
 #include "runtime/loader/buffer_data_loader.h"
 #include "schema/program_generated.h"
@@ -239,7 +239,7 @@ const aot::ExecutorchProgram& kiln_program(const std::string& fixture, const std
   return testing::kiln_program(fixture, file, d == Delegation::Whole);
 }
 
-class KilnFixtureTest : public ::testing::TestWithParam<KilnParam> {};
+class KilnProgramFixtureTest : public ::testing::TestWithParam<KilnParam> {};
 
 void expect_tensor_info_is(const Result<TensorInfo>& info, const fb::TensorT& tensor, const std::string& what) {
   ASSERT_TRUE(info.ok()) << what;
@@ -251,7 +251,7 @@ void expect_tensor_info_is(const Result<TensorInfo>& info, const fb::TensorT& te
   EXPECT_EQ(info->nbytes(), tensor_nbytes(tensor)) << what;
 }
 
-TEST_P(KilnFixtureTest, LoadsAndAnswersAsTheEmitterWrote) {
+TEST_P(KilnProgramFixtureTest, LoadsAndAnswersAsTheEmitterWrote) {
   const KilnParam& p = GetParam();
   const aot::ExecutorchProgram& written = kiln_program(p.fixture, p.file, p.delegation);
   const fb::ExecutionPlanT& plan = *written.emitted.program.program.execution_plan.at(0);
@@ -302,7 +302,7 @@ TEST_P(KilnFixtureTest, LoadsAndAnswersAsTheEmitterWrote) {
   EXPECT_TRUE(log.errors().empty()) << log.text();
 }
 
-INSTANTIATE_TEST_SUITE_P(KilnFiles, KilnFixtureTest, ::testing::ValuesIn(kiln_params()), [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(KilnFiles, KilnProgramFixtureTest, ::testing::ValuesIn(kiln_params()), [](const auto& info) {
   const KilnParam& p = info.param;
   std::string name = p.fixture + "_" + p.file + (p.delegation == Delegation::Whole ? "_whole_" : "_") +
                      to_string(p.verification) + "_" + testing::to_string(p.loader);

@@ -1,4 +1,4 @@
-#include "kernels/golden/golden_cases.h"
+#include "tests/golden/golden_cases.h"
 
 #include <cmath>
 #include <cstring>

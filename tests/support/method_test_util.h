@@ -18,6 +18,7 @@
 #include "aot/ir/host_tensor.h"
 #include "aot/ir/value.h"
 #include "runtime/core/log.h"
+#include "runtime/core/test/log_capture.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/loader/buffer_data_loader.h"
@@ -28,30 +29,7 @@ namespace kiln::runtime::method_testing {
 namespace fb = executorch_flatbuffer;
 using aot::HostTensor;
 
-/// Every log line while alive.
-class LogCapture {
- public:
-  LogCapture() { previous_ = set_log_sink(&LogCapture::sink); lines().clear(); }
-  ~LogCapture() { set_log_sink(previous_); }
-  std::string text() const {
-    std::string all;
-    for (const std::string& line : lines()) all += line + "\n";
-    return all;
-  }
-  size_t count_containing(const std::string& needle) const {
-    size_t n = 0;
-    for (const std::string& line : lines()) n += line.find(needle) != std::string::npos;
-    return n;
-  }
-
- private:
-  static std::vector<std::string>& lines() {
-    static std::vector<std::string> captured;
-    return captured;
-  }
-  static void sink(LogLevel, const char* message) { lines().push_back(message); }
-  LogSink previous_;
-};
+using kiln::runtime::testing::LogCapture;
 
 /// A loaded program and the bytes it reads.
 struct LoadedProgram {

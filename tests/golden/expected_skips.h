@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/golden/golden_cases.h"
+#include "tests/golden/golden_cases.h"
 
 namespace kiln::kernels::golden {
 

@@ -1,6 +1,6 @@
 // The programs of fixture_programs.h: ExecuTorch's .pte files read from disk,
 // Kiln's lowered from the .pt2 fixtures the way `kiln lower` does.
-#include "runtime/executor/test/fixture_programs.h"
+#include "tests/support/fixture_programs.h"
 
 #include <algorithm>
 #include <cctype>

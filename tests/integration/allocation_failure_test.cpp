@@ -21,7 +21,7 @@
 #include "runtime/executor/program.h"
 #include "runtime/executor/test/failing_allocators.h"
 #include "runtime/executor/test/failing_data_loader.h"
-#include "runtime/executor/test/fixture_programs.h"
+#include "tests/support/fixture_programs.h"
 #include "runtime/executor/test/global_allocation_counter.h"
 #include "runtime/executor/test/robustness_util.h"
 #include "runtime/executor/test/test_backends.h"
@@ -49,17 +49,6 @@ void clear_log() {
   g_error_lines = 0;
   g_last_error[0] = '\0';
 }
-
-class RobustnessEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    ASSERT_NE(get_backend_class("DemoBackend"), nullptr) << "link kiln_backends_demo_runtime";
-    every_other_backend();
-    set_log_sink(capture_sink);
-  }
-  void TearDown() override { set_log_sink(nullptr); }
-};
-const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new RobustnessEnvironment);
 
 bool is_allocation_error(Error error) {
   return error == Error::MemoryAllocationFailed || error == Error::DelegateMemoryAllocationFailed;
@@ -90,7 +79,15 @@ void load_program(LoadedProgram& loaded) {
   ASSERT_TRUE(loaded.planned.allocate(meta.get(), kMaxPlannedBytes));
 }
 
-class AllocationFailureTest : public ::testing::TestWithParam<FixtureProgram> {};
+class AllocationFailureTest : public ::testing::TestWithParam<FixtureProgram> {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(get_backend_class("DemoBackend"), nullptr) << "link kiln_backends_demo_runtime";
+    every_other_backend();
+    set_log_sink(capture_sink);
+  }
+  void TearDown() override { set_log_sink(nullptr); }
+};
 
 TEST_P(AllocationFailureTest, EveryFailedMethodAllocationIsAnErrorAndLeavesNoHandle) {
   LoadedProgram loaded(program_bytes(GetParam()));

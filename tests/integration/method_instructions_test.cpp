@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/executor/test/method_test_util.h"
+#include "tests/support/method_test_util.h"
 #include "runtime/kernel/operator_registry.h"
 
 namespace kiln::runtime {

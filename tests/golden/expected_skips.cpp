@@ -1,4 +1,4 @@
-#include "kernels/golden/expected_skips.h"
+#include "tests/golden/expected_skips.h"
 
 #include <fstream>
 #include <sstream>

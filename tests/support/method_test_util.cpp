@@ -1,4 +1,4 @@
-#include "runtime/executor/test/method_test_util.h"
+#include "tests/support/method_test_util.h"
 
 #include <cstring>
 #include <fstream>

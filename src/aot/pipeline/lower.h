@@ -1,0 +1,78 @@
+// lower: a program from torch.export to a .pte in one call. The chain that
+// `kiln lower`, the tests and the Python package share, so each decision is
+// made once:
+//   1. debug handles on the nodes as imported (generate_debug_handles): the
+//      pieces of a decomposed op and the members of a fused group keep them;
+//   2. core ATen: a program in the training IR is decomposed
+//      (decompose_to_core_aten), one saved after run_decompositions() is not;
+//   3. delegation: each backend, in priority order, takes the nodes its
+//      CapabilityPartitioner accepts;
+//   4. the check that the kernels the .pte will run on have every op left
+//      off the delegates (every missing node named at once);
+//   5. to_executorch: the lowering passes, memory planning, emission and
+//      serialization; and, on request, the debug record that maps the .pte
+//      back to the nodes of step 1.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aot/delegate/backend_api.h"
+#include "aot/emit/to_executorch.h"
+#include "aot/passes/op_support.h"
+#include "devtools/debug_record.h"
+
+namespace kiln::aot {
+
+struct LowerOptions {
+  /// Backend ids in priority order; each takes the nodes it supports, what an
+  /// earlier one took a later one cannot. Empty: every node stays on the
+  /// portable kernels.
+  std::vector<std::string> backends;
+  /// Compile specs by backend id, passed to that backend's preprocess.
+  std::map<std::string, std::vector<CompileSpec>> compile_specs;
+  /// Stop after delegation: no kernel check, no .pte.
+  bool delegate_only = false;
+  /// Also build the debug record of the .pte.
+  bool debug_record = false;
+  /// Memory planning and serialization settings.
+  ExecutorchBackendConfig config;
+  /// Whether the runtime the .pte is for has a kernel for an op left off the
+  /// delegates; unset: the kernels registered in this process.
+  KernelQuery has_kernel;
+  /// How the check's error names those kernels.
+  std::string kernels_name = "Kiln's portable kernels";
+};
+
+struct LoweredProgram {
+  /// Core ATen with debug handles, before delegation.
+  ExportedProgram edge;
+  /// After delegation (a copy of `edge` when there are no backends).
+  ExportedProgram delegated;
+  /// What each backend's partitioner did and left, in priority order.
+  std::vector<ToBackendReport> reports;
+  /// Every stage of to_executorch, the .pte bytes last; empty with delegate_only.
+  std::optional<ExecutorchProgram> executorch;
+  /// With LowerOptions::debug_record.
+  std::optional<devtools::DebugRecord> debug_record;
+
+  /// The .pte bytes; throws AotError if the program was only delegated.
+  const std::vector<uint8_t>& buffer() const;
+};
+
+/// Step 2: decompose_to_core_aten if `program` is in the training IR; a
+/// program already in core ATen is left as it is. In place; what the
+/// reference interpreter runs.
+void to_core_aten(ExportedProgram& program);
+
+/// Steps 1 and 2: debug handles, then core ATen. In place.
+void to_edge(ExportedProgram& program);
+
+/// Steps 1 to 5. Throws AotError naming the node, the op and the reason at
+/// the first step that cannot go on (an unknown backend id lists the
+/// registered ones).
+LoweredProgram lower(ExportedProgram program, const LowerOptions& options = {});
+
+}  // namespace kiln::aot

@@ -1,0 +1,158 @@
+// lower(): the chain of `kiln lower` as one call. The .pte of a training-IR
+// fixture runs on the runtime with PyTorch's results; the call makes no
+// decision of its own (its bytes are the steps' bytes, taken one by one);
+// backends split the program in priority order; every refusal names what was
+// wrong.
+#include "aot/pipeline/lower.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "aot/delegate/lowered_backend_module.h"
+#include "aot/delegate/test/delegate_test_util.h"
+#include "aot/import/pt2_reader.h"
+#include "aot/import/testing/golden_fixtures.h"
+#include "aot/ir/error.h"
+#include "aot/passes/debug_handles.h"
+#include "aot/passes/decompose.h"
+#include "tests/support/method_test_util.h"
+
+namespace kiln::aot {
+namespace {
+
+using ::testing::HasSubstr;
+namespace mt = runtime::method_testing;
+
+ExportedProgram fixture(const std::string& name, const std::string& file) {
+  return load_pt2(std::string(KILN_SOURCE_DIR) + "/tests/fixtures/" + name + "/" + file);
+}
+
+std::string error_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const AotError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no AotError";
+  return "";
+}
+
+TEST(Lower, TheTrainingIrRunsOnTheRuntimeAsPyTorchDid) {
+  const LoweredProgram lowered = lower(fixture("mlp", "model.pt2"));
+  EXPECT_EQ(lowered.edge.dialect(), kAtenDialect);
+  const auto program = mt::load_program(lowered.buffer());
+  ASSERT_NE(program, nullptr);
+  mt::Memory memory(*program);
+  runtime::Result<runtime::Method> method = mt::load_method(*program, memory);
+  ASSERT_TRUE(method.ok());
+  const auto outputs = mt::run(method.get(), mt::tensors_of(testing::read_case_inputs("mlp", "case0")));
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  const auto expected = testing::read_case_expected("mlp", "case0");
+  ASSERT_EQ(outputs.size(), 1u);
+  mt::expect_matches(outputs[0], expected.at("output_0"), "output_0");
+}
+
+TEST(Lower, MakesNoDecisionOfItsOwn) {
+  ExportedProgram by_hand = fixture("small_cnn", "model.pt2");
+  generate_debug_handles(by_hand);
+  decompose_to_core_aten(by_hand);
+  EXPECT_EQ(lower(fixture("small_cnn", "model.pt2")).buffer(), to_executorch(by_hand).buffer);
+}
+
+TEST(Lower, SplitsTheProgramAcrossBackendsInPriorityOrder) {
+  LowerOptions options;
+  options.backends = {testing::kEveryOther, testing::kAllOps};
+  const LoweredProgram lowered = lower(fixture("conv_relu_tan", "model.core.pt2"), options);
+  ASSERT_EQ(lowered.reports.size(), 2u);
+  EXPECT_EQ(lowered.reports[0].partitioner, std::string("CapabilityPartitioner(") + testing::kEveryOther + ")");
+  EXPECT_TRUE(get_lowered_submodules(lowered.edge).empty());
+  std::vector<std::string> backends;
+  for (const auto& delegate : get_lowered_submodules(lowered.delegated)) {
+    backends.push_back(delegate.module->backend_id());
+  }
+  // conv, relu, conv, relu, tan: the first backend takes every other op (the
+  // convolutions and tan, each a delegate of its own, as a relu lies between
+  // them); the second what is left, each relu.
+  EXPECT_THAT(backends, ::testing::UnorderedElementsAre(testing::kEveryOther, testing::kEveryOther,
+                                                        testing::kEveryOther, testing::kAllOps, testing::kAllOps));
+  EXPECT_FALSE(lowered.buffer().empty());
+}
+
+TEST(Lower, PassesEachBackendItsCompileSpecs) {
+  LowerOptions options;
+  options.backends = {testing::kAllOps};
+  options.compile_specs[testing::kAllOps] = {CompileSpec::from_string("mode", "fast")};
+  const LoweredProgram lowered = lower(fixture("mlp", "model.core.pt2"), options);
+  const auto delegates = get_lowered_submodules(lowered.delegated);
+  ASSERT_EQ(delegates.size(), 1u);
+  EXPECT_EQ(delegates[0].module->compile_specs(), options.compile_specs[testing::kAllOps]);
+
+  options.compile_specs["DemoBackend"] = {};
+  EXPECT_THAT(error_of([&] { lower(fixture("mlp", "model.core.pt2"), options); }),
+              HasSubstr("compile specs for backend 'DemoBackend', which is not among the backends"));
+}
+
+TEST(Lower, AnUnknownBackendIsNamedWithTheRegisteredOnes) {
+  LowerOptions options;
+  options.backends = {"NoSuchBackend"};
+  const std::string error = error_of([&] { lower(fixture("mlp", "model.core.pt2"), options); });
+  EXPECT_THAT(error, HasSubstr("NoSuchBackend"));
+  EXPECT_THAT(error, HasSubstr(testing::kAllOps));
+}
+
+TEST(Lower, RefusesOpsTheKernelsLackNamingEveryNode) {
+  LowerOptions options;
+  options.has_kernel = [](const std::string& name) { return name.rfind("aten::tan", 0) != 0; };
+  options.kernels_name = "the device's kernels";
+  const std::string error = error_of([&] { lower(fixture("conv_relu_tan", "model.core.pt2"), options); });
+  EXPECT_THAT(error, HasSubstr("the device's kernels"));
+  EXPECT_THAT(error, HasSubstr("1 node calls an op"));
+  EXPECT_THAT(error, HasSubstr("tan: aten::tan.default"));
+}
+
+TEST(Lower, DelegateOnlyStopsBeforeThePte) {
+  LowerOptions options;
+  options.backends = {testing::kAllOps};
+  options.delegate_only = true;
+  options.has_kernel = [](const std::string&) { return false; };  // not asked: no kernel check either
+  const LoweredProgram lowered = lower(fixture("mlp", "model.core.pt2"), options);
+  EXPECT_FALSE(lowered.executorch.has_value());
+  EXPECT_EQ(get_lowered_submodules(lowered.delegated).size(), 1u);
+  EXPECT_THAT(error_of([&] { (void)lowered.buffer(); }), HasSubstr("only delegated"));
+  options.debug_record = true;
+  EXPECT_THAT(error_of([&] { lower(fixture("mlp", "model.core.pt2"), options); }), HasSubstr("delegate_only"));
+}
+
+TEST(Lower, TheDebugRecordNamesTheNodesAsImported) {
+  LowerOptions options;
+  options.debug_record = true;
+  const LoweredProgram lowered = lower(fixture("mlp", "model.pt2"), options);
+  ASSERT_TRUE(lowered.debug_record.has_value());
+  std::vector<std::string> ops;
+  for (const auto& [handle, node] : lowered.debug_record->nodes) ops.push_back(node.op);
+  // The training IR's linear, before decomposition made it addmm and permute.
+  EXPECT_THAT(ops, ::testing::Contains("aten::linear.default"));
+  EXPECT_FALSE(lowered.debug_record->instructions.empty());
+  EXPECT_FALSE(lower(fixture("mlp", "model.pt2")).debug_record.has_value());
+}
+
+TEST(Lower, ToEdgeGivesHandlesAndCoreAten) {
+  ExportedProgram program = fixture("mlp", "model.pt2");
+  to_edge(program);
+  EXPECT_EQ(program.dialect(), kAtenDialect);
+  for (const Node* node : program.graph()) {
+    if (node->is_call_function()) {
+      EXPECT_TRUE(node->meta.debug_handle.has_value()) << node->name();
+    }
+  }
+  ExportedProgram core = fixture("mlp", "model.core.pt2");
+  const std::string before = core.to_string();
+  to_core_aten(core);
+  EXPECT_EQ(core.to_string(), before);  // already core ATen: left as it is
+}
+
+}  // namespace
+}  // namespace kiln::aot
