@@ -7,6 +7,7 @@
 
 #include "aot/emit/pte_writer.h"
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 
 namespace kiln::devtools {
 
@@ -55,7 +56,7 @@ SourceGroup describe_group(const DebugRecord& record, const std::vector<int64_t>
       append_once(group.names, "handle " + std::to_string(handle));
       continue;
     }
-    if (node->op == "getitem" && handles.size() > 1) continue;
+    if (node->op == aot::kGetItem && handles.size() > 1) continue;
     append_once(group.names, node->name);
     append_once(group.ops, short_op_name(node->op));
     group.module = first ? node->module_path() : common_module(group.module, node->module_path());

@@ -8,6 +8,7 @@
 #include "aot/import/npz.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/memory_ops.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/debug_handles.h"
@@ -167,7 +168,7 @@ int run_compare(Args args) {
   size_t order = 0;
   call_with_leaves(reference, leaves, [&](const aot::Node& node, const std::vector<aot::Value>& values) {
     ++order;
-    if (!node.meta.debug_handle || node.target() == aot::kMemoryAlloc || values.empty()) return;
+    if (!node.meta.debug_handle || aot::is_call_of(node, aot::ExecKind::Alloc) || values.empty()) return;
     if (const auto* tensor = std::get_if<aot::HostTensor>(&values.front())) {
       expected[*node.meta.debug_handle] = {order, tensor->clone()};
     }

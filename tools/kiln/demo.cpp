@@ -11,6 +11,7 @@
 #include "aot/delegate/backend_api.h"
 #include "aot/emit/pte_reader.h"
 #include "aot/interpreter/interpreter.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/module_attribute.h"
 #include "aot/pipeline/lower.h"
 #include "cli.h"
@@ -99,8 +100,8 @@ std::string delegation_summary(const aot::ExportedProgram& lowered) {
   size_t calls = 0;
   std::string portable;
   for (const aot::Node* node : lowered.graph()) {
-    if (!node->is_call_function() || node->target() == "getitem") continue;
-    if (node->target() == aot::kCallDelegate) {
+    if (!node->is_call_function() || aot::is_call_of(*node, aot::ExecKind::GetItem)) continue;
+    if (aot::exec_kind(*node) == aot::ExecKind::DelegateCall) {
       ++calls;
     } else {
       portable += (portable.empty() ? "" : ", ") + node->target();

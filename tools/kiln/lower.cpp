@@ -9,6 +9,7 @@
 #include "aot/delegate/backend_api.h"
 #include "aot/delegate/debug_handle.h"
 #include "aot/import/pt2_reader.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/debug_handles.h"
 #include "aot/pipeline/lower.h"
@@ -102,7 +103,7 @@ void print_delegate(const aot::LoweredSubmodule& submodule) {
   std::map<std::string, size_t> op_counts;
   size_t ops = 0;
   for (const aot::Node* node : delegated.graph()) {
-    if (!node->is_call_function() || node->target() == "getitem") continue;
+    if (!node->is_call_function() || aot::is_call_of(*node, aot::ExecKind::GetItem)) continue;
     ++op_counts[short_op(node->target())];
     ++ops;
   }
@@ -139,7 +140,8 @@ void print_kept(const aot::ExportedProgram& lowered, const std::vector<aot::ToBa
   }
   std::vector<const aot::Node*> kept;
   for (const aot::Node* node : lowered.graph()) {
-    if (node->is_call_function() && node->target() != "getitem" && node->target() != aot::kCallDelegate) {
+    if (node->is_call_function() && !aot::is_call_of(*node, aot::ExecKind::GetItem) &&
+        !aot::is_call_of(*node, aot::ExecKind::DelegateCall)) {
       kept.push_back(node);
     }
   }
@@ -171,7 +173,7 @@ void print_decisions(const aot::ExportedProgram& program, const aot::ExportedPro
   }
   std::vector<const aot::Node*> ops;
   for (const aot::Node* node : program.graph()) {
-    if (node->is_call_function() && node->target() != "getitem") ops.push_back(node);
+    if (node->is_call_function() && !aot::is_call_of(*node, aot::ExecKind::GetItem)) ops.push_back(node);
   }
   std::printf("Decisions (%s):\n", plural(ops.size(), "op").c_str());
   for (const aot::Node* node : ops) {

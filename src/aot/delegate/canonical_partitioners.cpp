@@ -6,6 +6,7 @@
 #include <map>
 
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 
 namespace kiln::aot {
 
@@ -29,12 +30,12 @@ PartitionResult CapabilityPartitioner::partition(const ExportedProgram& exported
   std::set<const Node*> supported;
   for (Node* node : program.graph()) {
     if (!node->is_call_function()) continue;
-    if (node->target() == "getitem") {
+    if (is_call_of(*node, ExecKind::GetItem)) {
       const Node* source = node->args().empty() || !node->args()[0].is_node() ? nullptr : node->args()[0].node();
       if (supported.count(source)) supported.insert(node);
       continue;
     }
-    NodeSupport support = node->target() == kCallDelegate ? NodeSupport::no("already delegated")
+    NodeSupport support = exec_kind(*node) == ExecKind::DelegateCall ? NodeSupport::no("already delegated")
                           : std::holds_alternative<SymExpr>(node->meta.val)
                               ? NodeSupport::no("it computes a size, and delegates return tensors only")
                               : backend.supports(*node, program);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 
 namespace kiln::aot {
 
@@ -35,7 +36,7 @@ std::shared_ptr<ModuleAttribute> LoweredBackendModule::clone() const {
 std::string LoweredBackendModule::describe() const {
   size_t ops = 0;
   for (const Node* node : original_program_.graph()) {
-    if (node->is_call_function() && node->target() != "getitem") ++ops;
+    if (node->is_call_function() && !is_call_of(*node, ExecKind::GetItem)) ++ops;
   }
   std::string specs;
   for (const CompileSpec& spec : compile_specs_) specs += (specs.empty() ? "" : ", ") + spec.key;
@@ -63,7 +64,7 @@ std::vector<Node*> insert_call(Graph& graph, const std::string& name, const Lowe
   const auto& metas = std::get<std::vector<TensorMeta>>(call->meta.val);
   std::vector<Node*> results;
   for (size_t i = 0; i < metas.size(); ++i) {
-    Node* item = graph.call_function("getitem", {call, static_cast<int64_t>(i)});
+    Node* item = graph.call_function(kGetItem, {call, static_cast<int64_t>(i)});
     item->meta.val = metas[i];
     results.push_back(item);
   }
@@ -136,7 +137,7 @@ std::vector<Node*> call_lowered_module(ExportedProgram& program, std::shared_ptr
 std::vector<LoweredSubmodule> get_lowered_submodules(const ExportedProgram& program) {
   std::vector<LoweredSubmodule> result;
   for (Node* node : program.graph()) {
-    if (!node->is_call_function() || node->target() != kCallDelegate) continue;
+    if (!is_call_of(*node, ExecKind::DelegateCall)) continue;
     if (node->args().empty() || !node->args()[0].is_node()) {
       throw AotError("node '" + node->name() + "' calls a delegate without a lowered module");
     }

@@ -161,6 +161,5 @@ std::string graph_difference(const ExportedProgram& a, const ExportedProgram& b)
   return "";
 }
 
-bool is_identical_graph(const ExportedProgram& a, const ExportedProgram& b) { return graph_difference(a, b).empty(); }
 
 }  // namespace kiln::aot

@@ -117,6 +117,5 @@ void tag_mutated_buffer(ExportedProgram& program);
 /// arguments) or their signatures do; empty if they are identical. Metadata,
 /// tags included, is not compared.
 std::string graph_difference(const ExportedProgram& a, const ExportedProgram& b);
-bool is_identical_graph(const ExportedProgram& a, const ExportedProgram& b);
 
 }  // namespace kiln::aot

@@ -13,6 +13,7 @@
 #include "aot/delegate/lowering_steps.h"
 #include "aot/delegate/partitioner.h"
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/pass_manager.h"
 
 namespace kiln::aot {
@@ -157,7 +158,7 @@ Node* replace_partition_with_call(Graph& graph, const std::vector<Node*>& sorted
   std::vector<TensorMeta> metas;
   for (size_t i = 0; i < boundary.outputs.size(); ++i) {
     Node* output = boundary.outputs[i];
-    Node* item = graph.call_function("getitem", {call, static_cast<int64_t>(i)});
+    Node* item = graph.call_function(kGetItem, {call, static_cast<int64_t>(i)});
     item->meta.val = output->meta.val;
     metas.push_back(std::get<TensorMeta>(output->meta.val));
     const std::vector<Node*> users = output->users();
@@ -399,7 +400,7 @@ void split_mutation_getitem(ExportedProgram& program, Node& call, size_t mutatio
   const OutputSpec& consumed = output_specs_to_delete.at(mutation->name());
   Node* saved = graph.insert_point();
   graph.set_insert_point(mutation->next());
-  Node* item = graph.call_function("getitem", {&call, static_cast<int64_t>(user_index)});
+  Node* item = graph.call_function(kGetItem, {&call, static_cast<int64_t>(user_index)});
   graph.set_insert_point(saved);
   item->meta.val = mutation->meta.val;
   Node* output = graph.output_node();

@@ -10,7 +10,7 @@
 #include "aot/emit/tree_spec_json.h"
 #include "aot/ir/c10_enums.h"
 #include "aot/ir/error.h"
-#include "aot/ir/memory_ops.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/op_schema.h"
 #include "aot/ir/schema_binding.h"
 #include "aot/ir/shape_bounds.h"
@@ -244,17 +244,16 @@ class MethodEmitter {
   // --- calls --------------------------------------------------------------
 
   void emit_call(const Node& node) {
-    const std::string& target = node.target();
-    if (target == kMemoryAlloc) {
-      values_[&node] = {planned_tensor(node, node.meta.tensor())};
-    } else if (target == kMemoryView) {
-      emit_view(node);
-    } else if (target == "getitem") {
-      if (!emitted_getitems_.count(&node)) emit_getitem(node);
-    } else if (target == kCallDelegate) {
-      emit_delegate_call(node);
-    } else {
-      emit_kernel_call(node);
+    switch (exec_kind(node)) {
+      case ExecKind::Alloc: values_[&node] = {planned_tensor(node, node.meta.tensor())}; return;
+      case ExecKind::View: emit_view(node); return;
+      case ExecKind::GetItem:
+        if (!emitted_getitems_.count(&node)) emit_getitem(node);
+        return;
+      case ExecKind::DelegateCall: emit_delegate_call(node); return;
+      case ExecKind::CopyInPlace:
+      case ExecKind::SymSize:
+      case ExecKind::KernelCall: emit_kernel_call(node); return;
     }
   }
 
@@ -279,7 +278,7 @@ class MethodEmitter {
     }
     const Node* source = node.args()[0].node();
     const int64_t index = node.args()[1].to_int();
-    if (source->target() == kCallDelegate) {
+    if (exec_kind(*source) == ExecKind::DelegateCall) {
       // A delegate's outputs are tensors of their own, placed by the plan
       // under the getitem that takes each one.
       values_[&node] = {planned_tensor(node, node.meta.tensor())};
@@ -495,7 +494,9 @@ class MethodEmitter {
     const size_t num_outputs = metas ? metas->size() : 0;
     std::vector<int32_t> outputs(num_outputs, -1);
     for (const Node* user : node.users()) {
-      if (user->target() != "getitem") throw AotError(where + ": its result is used by '" + user->name() + "', not a getitem");
+      if (!is_call_of(*user, ExecKind::GetItem)) {
+        throw AotError(where + ": its result is used by '" + user->name() + "', not a getitem");
+      }
       emit_getitem(*user);
       const int64_t index = user->args()[1].to_int();
       if (index < 0 || static_cast<size_t>(index) >= num_outputs) throw AotError(where + ": getitem index out of range");

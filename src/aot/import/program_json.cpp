@@ -8,6 +8,7 @@
 
 #include "aot/import/sympy_srepr.h"
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/op_schema.h"
 #include "aot/ir/schema_binding.h"
 
@@ -488,7 +489,7 @@ class GraphReader {
     for (size_t i = 0; i < values.size(); ++i) {
       const std::string& value_name = values[i].first;
       if (value_name.empty() || value_name.find("_unused_") != std::string::npos) continue;
-      Node* item = graph_->call_function("getitem", {node, static_cast<int64_t>(i)}, {}, value_name);
+      Node* item = graph_->call_function(kGetItem, {node, static_cast<int64_t>(i)}, {}, value_name);
       if (item->name() != value_name) throw AotError(where + ": value name '" + value_name + "' is used twice");
       item->meta.val = values[i].second;
     }

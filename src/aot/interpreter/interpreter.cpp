@@ -6,7 +6,7 @@
 
 #include "aot/interpreter/kernel_call.h"
 #include "aot/ir/error.h"
-#include "aot/ir/memory_ops.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/schema_binding.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/op_support.h"
@@ -258,30 +258,34 @@ NodeValue write_mutation_back(const Node& node, const std::function<const NodeVa
 NodeValue run_node(const ExportedProgram& program, const Node& node,
                    const std::function<const NodeValue&(const Node*)>& lookup, const SymbolBindings& bindings) {
   const std::string where = "node '" + node.name() + "'";
-  if (node.target() == kCallDelegate) return run_call_delegate(program, node, lookup);
-  if (node.target() == "getitem") {
-    if (node.args().size() != 2 || !node.args()[0].is_node() || !node.args()[1].is_int()) {
-      throw AotError(where + ": getitem expects (node, index)");
+  switch (exec_kind(node)) {
+    case ExecKind::DelegateCall: return run_call_delegate(program, node, lookup);
+    case ExecKind::GetItem: {
+      if (node.args().size() != 2 || !node.args()[0].is_node() || !node.args()[1].is_int()) {
+        throw AotError(where + ": getitem expects (node, index)");
+      }
+      const NodeValue& source = lookup(node.args()[0].node());
+      const int64_t index = node.args()[1].to_int();
+      if (index < 0 || static_cast<size_t>(index) >= source.values.size()) {
+        throw AotError(where + ": getitem index " + std::to_string(index) + " is out of range");
+      }
+      return NodeValue{{source.values[static_cast<size_t>(index)]}, false};
     }
-    const NodeValue& source = lookup(node.args()[0].node());
-    const int64_t index = node.args()[1].to_int();
-    if (index < 0 || static_cast<size_t>(index) >= source.values.size()) {
-      throw AotError(where + ": getitem index " + std::to_string(index) + " is out of range");
+    case ExecKind::Alloc: return allocate(node, bindings);
+    case ExecKind::View: return view_of(node, lookup);
+    case ExecKind::CopyInPlace: return write_mutation_back(node, lookup);
+    case ExecKind::SymSize: {
+      const auto bound = bind_node_arguments(node);
+      const HostTensor* input =
+          bound.at(0).is_node() ? std::get_if<HostTensor>(&lookup(bound[0].node()).values.at(0)) : nullptr;
+      if (input == nullptr || !bound.at(1).is_int()) throw AotError(where + ": sym_size needs a tensor and a dim");
+      int64_t dim = bound[1].to_int();
+      const auto rank = static_cast<int64_t>(input->rank());
+      if (dim < 0) dim += rank;
+      if (dim < 0 || dim >= rank) throw AotError(where + ": dim " + std::to_string(bound[1].to_int()) + " is out of range");
+      return NodeValue{{input->sizes()[static_cast<size_t>(dim)]}, false};
     }
-    return NodeValue{{source.values[static_cast<size_t>(index)]}, false};
-  }
-  if (node.target() == kMemoryAlloc) return allocate(node, bindings);
-  if (node.target() == kMemoryView) return view_of(node, lookup);
-  if (node.target() == kCopyInPlace) return write_mutation_back(node, lookup);
-  if (node.target() == kSymSize) {
-    const auto bound = bind_node_arguments(node);
-    const HostTensor* input = bound.at(0).is_node() ? std::get_if<HostTensor>(&lookup(bound[0].node()).values.at(0)) : nullptr;
-    if (input == nullptr || !bound.at(1).is_int()) throw AotError(where + ": sym_size needs a tensor and a dim");
-    int64_t dim = bound[1].to_int();
-    const auto rank = static_cast<int64_t>(input->rank());
-    if (dim < 0) dim += rank;
-    if (dim < 0 || dim >= rank) throw AotError(where + ": dim " + std::to_string(bound[1].to_int()) + " is out of range");
-    return NodeValue{{input->sizes()[static_cast<size_t>(dim)]}, false};
+    case ExecKind::KernelCall: break;
   }
   return call_out_variant_kernel(node, lookup);
 }
@@ -349,34 +353,6 @@ struct Executable {
   std::optional<ExportedProgram> lowered;
   const ExportedProgram* form;
 };
-
-}  // namespace
-
-std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
-                             const SymbolBindings& bindings) {
-  const Executable executable(program);
-  if (!executable.lowered) return run_executable_graph(program, graph_inputs, bindings);
-  // Lowering adds placeholders (lifted numbers) but renames none: inputs go
-  // by placeholder name, the new constants come from the lowered program.
-  const auto placeholders = program.graph().placeholders();
-  std::map<std::string, const Value*> by_name;
-  for (size_t i = 0; i < placeholders.size() && i < graph_inputs.size(); ++i) by_name[placeholders[i]->name()] = &graph_inputs[i];
-  const ExportedProgram& lowered = *executable.lowered;
-  const auto lowered_placeholders = lowered.graph().placeholders();
-  std::vector<Value> inputs;
-  for (size_t i = 0; i < lowered_placeholders.size(); ++i) {
-    if (auto it = by_name.find(lowered_placeholders[i]->name()); it != by_name.end()) {
-      inputs.push_back(*it->second);
-    } else if (const HostTensor* tensor = lowered.find_lifted_tensor(lowered.graph_signature().input_specs.at(i))) {
-      inputs.emplace_back(*tensor);
-    } else {
-      throw AotError("placeholder '" + lowered_placeholders[i]->name() + "' of the lowered program has no value");
-    }
-  }
-  return run_executable_graph(lowered, inputs, bindings);
-}
-
-namespace {
 
 HostTensor& lifted_tensor(ExportedProgram& program, const InputSpec& spec) {
   HostTensor* tensor = program.find_lifted_tensor(spec);

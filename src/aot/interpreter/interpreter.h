@@ -24,14 +24,6 @@ namespace kiln::aot {
 /// placeholder name and path, e.g. "input 'x' (args[0])") and the constraint.
 SymbolBindings check_user_inputs(const ExportedProgram& program, const std::vector<FlatLeaf>& user_inputs);
 
-/// Runs the graph on one value per placeholder, in placeholder order, and
-/// returns one value per output. `bindings` gives the sizes of symbols.
-/// Lowers the program first if it is not in executable form (the constants
-/// lowering lifts are passed from the lowered program).
-/// Throws AotError naming the node whose op fails or has no kernel.
-std::vector<Value> run_graph(const ExportedProgram& program, const std::vector<Value>& graph_inputs,
-                             const SymbolBindings& bindings);
-
 /// Runs the program a delegate call stands for (a lowered module's program)
 /// on the call's inputs, the delegate's user inputs in order: checks them,
 /// passes the delegate's own parameters, buffers and constants, writes its

@@ -7,7 +7,7 @@
 
 #include "aot/ir/c10_enums.h"
 #include "aot/ir/error.h"
-#include "aot/ir/memory_ops.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/schema_binding.h"
 #include "kernels/portable/register.h"
 #include "runtime/core/evalue.h"
@@ -203,7 +203,7 @@ std::vector<HostTensor> out_tensors(const Argument& out, const std::string& name
   std::vector<HostTensor> tensors;
   bool all_allocs = out.is_node() || out.is_list();
   for_each_node(out, [&](const Node* alloc) {
-    all_allocs = all_allocs && alloc->target() == kMemoryAlloc;
+    all_allocs = all_allocs && exec_kind(*alloc) == ExecKind::Alloc;
     const NodeValue& value = lookup(alloc);
     const auto* tensor = value.values.size() == 1 ? std::get_if<HostTensor>(&value.values[0]) : nullptr;
     if (tensor == nullptr) all_allocs = false;

@@ -1,32 +1,22 @@
-// c10's numbering of ScalarType, Layout and MemoryFormat: the ints a kernel
-// receives for a boxed `ScalarType` / `Layout` / `MemoryFormat` argument,
-// that a .pte stores, and that str(op._schema) prints in defaults. Kiln's own
-// Layout and MemoryFormat (argument.h) are numbered as the .pt2 schema numbers
-// them, which differs; convert here and nowhere else. (runtime::ScalarType is
-// numbered as c10 already.)
+// c10's numbering of ScalarType, Layout and MemoryFormat (the runtime's
+// enums, runtime/core/c10_enums.h): the ints a kernel receives for a boxed
+// `ScalarType` / `Layout` / `MemoryFormat` argument, that a .pte stores, and
+// that str(op._schema) prints in defaults. The compiler's own Layout and
+// MemoryFormat (argument.h) are numbered as the .pt2 schema numbers them,
+// which differs; convert here and nowhere else.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
 #include "aot/ir/argument.h"
+#include "runtime/core/c10_enums.h"
 
 namespace kiln::aot {
 
-/// c10::Layout (torch/headeronly/core/Layout.h).
-enum class C10Layout : int8_t {
-  Strided = 0,
-  Sparse = 1,
-  SparseCsr = 2,
-  Mkldnn = 3,
-  SparseCsc = 4,
-  SparseBsr = 5,
-  SparseBsc = 6,
-  Jagged = 7,
-};
-
-/// c10::MemoryFormat (torch/headeronly/core/MemoryFormat.h).
-enum class C10MemoryFormat : int8_t { Contiguous = 0, Preserve = 1, ChannelsLast = 2, ChannelsLast3d = 3 };
+/// c10's Layout and MemoryFormat, as the runtime numbers them.
+using C10Layout = runtime::Layout;
+using C10MemoryFormat = runtime::MemoryFormat;
 
 /// c10's number of `type` (runtime::ScalarType already follows c10).
 constexpr int64_t c10_scalar_type(ScalarType type) { return static_cast<int64_t>(type); }

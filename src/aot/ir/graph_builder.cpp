@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/infer_meta.h"
 #include "aot/ir/op_schema.h"
 
@@ -57,7 +58,7 @@ Node* GraphBuilder::call(const std::string& op, ArgumentList args, KwargList kwa
   return add_call(get_op_schema(op).qualified_name(), std::move(args), std::move(kwargs));
 }
 
-Node* GraphBuilder::getitem(Node* value, int64_t index) { return add_call("getitem", {value, index}, {}); }
+Node* GraphBuilder::getitem(Node* value, int64_t index) { return add_call(kGetItem, {value, index}, {}); }
 
 Node* GraphBuilder::add_call(const std::string& target, ArgumentList args, KwargList kwargs) {
   Node* node = graph_->call_function(target, std::move(args), std::move(kwargs));

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/infer_meta_rules.h"
 #include "aot/ir/schema_binding.h"
 
@@ -122,38 +123,14 @@ std::vector<size_t> Call::dims(const std::vector<int64_t>& values, size_t rank) 
   return result;
 }
 
-namespace {
-
-// bool < integral < floating < complex, as torch's result_type ranks kinds.
-int category(ScalarType type) {
-  if (type == ScalarType::Bool) return 0;
-  if (runtime::is_complex_type(type)) return 3;
-  return runtime::is_floating_type(type) ? 2 : 1;
+void ResultType::add_tensor(const TensorMeta& tensor) {
+  empty_ = false;
+  state_.add_tensor(tensor.dtype, tensor.rank() == 0);
 }
-
-// The lower-priority `lower` only counts if its category is higher.
-std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
-  if (!higher) return lower;
-  if (!lower || category(*lower) <= category(*higher)) return higher;
-  ScalarType promoted = *lower;
-  runtime::promote_types(*higher, *lower, &promoted);
-  return promoted;
-}
-
-}  // namespace
-
-void ResultType::merge(std::optional<ScalarType>& slot, ScalarType type) const {
-  ScalarType promoted = type;
-  if (slot && !runtime::promote_types(*slot, type, &promoted)) {
-    call_.fail(std::string("cannot promote ") + runtime::to_string(*slot) + " with " + runtime::to_string(type));
-  }
-  slot = promoted;
-}
-
-void ResultType::add_tensor(const TensorMeta& tensor) { merge(tensor.rank() == 0 ? zero_dim_ : dims_, tensor.dtype); }
 
 void ResultType::add_number(const Argument& number) {
-  merge(wrapped_, number.is_double() ? ScalarType::Float : number.is_bool() ? ScalarType::Bool : ScalarType::Long);
+  empty_ = false;
+  state_.add_number(number.is_double() ? ScalarType::Double : number.is_bool() ? ScalarType::Bool : ScalarType::Long);
 }
 
 void ResultType::add(const Argument& arg) {
@@ -166,7 +143,11 @@ void ResultType::add(const Argument& arg) {
   }
 }
 
-ScalarType ResultType::result() const { return combine(combine(dims_, zero_dim_), wrapped_).value_or(ScalarType::Float); }
+ScalarType ResultType::result() const {
+  ScalarType type = ScalarType::Float;
+  if (!state_.result(&type) && !empty_) call_.fail("its operands' dtypes have no common dtype");
+  return type;
+}
 
 bool is_number(const Argument& arg) {
   if (arg.is_int() || arg.is_double() || arg.is_bool()) return true;
@@ -255,26 +236,66 @@ void infer_getitem(Node& node) {
   node.meta.val = (*list)[static_cast<size_t>(index)];
 }
 
+// The rule of `schema`, or of its functional op when it is an in-place op
+// (with `functional` set to that op); null if neither has one.
+const meta::Rule* find_rule(const OpSchema& schema, const OpSchema** functional) {
+  *functional = nullptr;
+  if (auto rule = rules().find(schema.qualified_name()); rule != rules().end()) return &rule->second;
+  const OpSchema* of = functional_of_inplace(schema);
+  if (of == nullptr) return nullptr;
+  auto rule = rules().find(of->qualified_name());
+  if (rule == rules().end()) return nullptr;
+  *functional = of;
+  return &rule->second;
+}
+
+// An in-place op leaves its functional op's result in self: the functional
+// rule checks the call, and its result must fit self's sizes and cast to
+// self's dtype (PyTorch's "result type Float can't be cast to Long").
+ValueMeta infer_in_place(const Node& node, const OpSchema& functional, const meta::Rule& rule) {
+  // The in-place op's own schema names the call in errors; its arguments are
+  // the functional op's.
+  const meta::Call call(node, get_op_schema(node.target()), bind_node_arguments(node));
+  const TensorMeta& self = call.tensor(0);
+  const ValueMeta result = rule(call);
+  const auto* value = std::get_if<TensorMeta>(&result);
+  if (value == nullptr) call.fail("its functional op " + functional.qualified_name() + " gives no single tensor");
+  if (!(value->sizes == self.sizes)) {
+    call.fail("the result " + value->to_string() + " does not broadcast to self " + self.to_string());
+  }
+  if (!runtime::can_cast(value->dtype, self.dtype)) {
+    call.fail(std::string("the result type ") + runtime::to_string(value->dtype) + " cannot be written into self " +
+              self.to_string());
+  }
+  return self;
+}
+
 }  // namespace
 
 bool has_meta_rule(const std::string& target) {
-  if (target == "getitem") return true;
+  if (target == kGetItem) return true;
   const OpSchema* schema = find_op_schema(target);
-  return schema != nullptr && rules().count(schema->qualified_name());
+  const OpSchema* functional = nullptr;
+  return schema != nullptr && find_rule(*schema, &functional) != nullptr;
 }
 
 void infer_meta(Node& node) {
-  if (node.target() == "getitem") {
+  if (is_call_of(node, ExecKind::GetItem)) {
     infer_getitem(node);
     return;
   }
   const OpSchema& schema = get_op_schema(node.target());
-  auto rule = rules().find(schema.qualified_name());
-  if (rule == rules().end()) {
+  const OpSchema* functional = nullptr;
+  const meta::Rule* rule = find_rule(schema, &functional);
+  if (rule == nullptr) {
     throw AotError("node '" + node.name() + "': no meta rule for op '" + schema.qualified_name() + "'");
   }
+  if (functional != nullptr) {
+    node.meta.val = infer_in_place(node, *functional, *rule);
+    return;
+  }
   const meta::Call call(node, schema, bind_node_arguments(node));
-  node.meta.val = rule->second(call);
+  node.meta.val = (*rule)(call);
 }
 
 }  // namespace kiln::aot

@@ -132,14 +132,12 @@ ValueMeta masked_fill(const Call& c) {
   return with_sizes(self.dtype, broadcast_shapes(c, {self.sizes, mask.sizes}));
 }
 
-// An in-place op's result is `self`, which the other operands broadcast into.
-ValueMeta in_place(const Call& c) {
+// copy(self, src): self's meta; src must broadcast to self.
+ValueMeta copy_into_self(const Call& c) {
   const TensorMeta& self = c.tensor(0);
-  for (size_t i = 1; i < c.num_args(); ++i) {
-    if (!c.arg(i).is_node() || !std::holds_alternative<TensorMeta>(c.arg(i).node()->meta.val)) continue;
-    if (!(broadcast_shapes(c, {self.sizes, c.tensor(i).sizes}) == self.sizes)) {
-      c.fail(c.arg_name(i) + " " + c.tensor(i).to_string() + " does not broadcast to self " + self.to_string());
-    }
+  const TensorMeta& src = c.tensor(1);
+  if (!(broadcast_shapes(c, {self.sizes, src.sizes}) == self.sizes)) {
+    c.fail("src " + src.to_string() + " does not broadcast to self " + self.to_string());
   }
   return same_as_self(c);
 }
@@ -148,7 +146,7 @@ ValueMeta in_place(const Call& c) {
 
 void add_elementwise_rules(RuleTable& t) {
   for (const char* op : {"relu", "clone", "abs", "floor", "ceil", "round", "sign", "gelu", "silu", "hardswish",
-                         "hardsigmoid", "alias_copy", "alias", "dropout", "copy", "trunc"}) {
+                         "hardsigmoid", "alias_copy", "alias", "dropout", "trunc"}) {
     t[std::string("aten::") + op + ".default"] = same_as_self;
   }
   for (const char* op : {"sin", "cos", "tan", "tanh", "sigmoid", "exp", "log", "log1p", "sqrt", "rsqrt",
@@ -207,14 +205,9 @@ void add_elementwise_rules(RuleTable& t) {
   t["aten::where.self"] = where;
   t["aten::masked_fill.Scalar"] = masked_fill;
 
-  for (const char* op : {"relu_", "hardtanh_", "silu_", "hardswish_", "hardsigmoid_", "leaky_relu_", "elu_",
-                         "sigmoid_", "tanh_"}) {
-    t[std::string("aten::") + op + ".default"] = in_place;
-  }
-  for (const char* op : {"aten::add_.Tensor", "aten::mul_.Tensor", "aten::sub_.Tensor", "aten::div_.Tensor",
-                         "aten::masked_fill_.Scalar", "aten::clamp_.default", "aten::copy_.default"}) {
-    t[op] = in_place;
-  }
+  t["aten::copy.default"] = copy_into_self;
+  // In-place ops (relu_, add_.Tensor, ...) need no rules of their own:
+  // infer_meta checks them with their functional op's (functional_of_inplace).
 }
 
 }  // namespace kiln::aot::meta

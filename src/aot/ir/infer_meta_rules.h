@@ -11,6 +11,7 @@
 
 #include "aot/ir/node.h"
 #include "aot/ir/op_schema.h"
+#include "runtime/core/result_type.h"
 
 namespace kiln::aot::meta {
 
@@ -64,9 +65,10 @@ class Call {
 using Rule = std::function<ValueMeta(const Call&)>;
 using RuleTable = std::map<std::string, Rule>;
 
-/// PyTorch's result_type: tensors with dimensions decide the dtype; a 0-dim
-/// tensor or a Python number only raises its category (bool < int < float),
-/// a number then taking the default dtype of its kind (int64, float32).
+/// PyTorch's result_type over a call's operands (runtime::ResultTypeState,
+/// the rule the kernels follow too): tensors with dimensions decide the dtype;
+/// a 0-dim tensor or a Python number only raises its category, a number then
+/// taking the default dtype of its kind (int64, float32, complex64).
 class ResultType {
  public:
   explicit ResultType(const Call& call) : call_(call) {}
@@ -75,13 +77,14 @@ class ResultType {
   void add_number(const Argument& number);
   /// A tensor or a number, whichever `arg` is.
   void add(const Argument& arg);
+  /// The promoted dtype (float32 when nothing was added); fails the call
+  /// when the operands have none.
   ScalarType result() const;
 
  private:
-  void merge(std::optional<ScalarType>& slot, ScalarType type) const;
-
   const Call& call_;
-  std::optional<ScalarType> dims_, zero_dim_, wrapped_;
+  runtime::ResultTypeState state_;
+  bool empty_ = true;
 };
 
 /// True for a Python number argument (int, float, bool or SymInt node).

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "aot/ir/infer_meta_rules.h"
+#include "aot/ir/memory_ops.h"
 
 namespace kiln::aot::meta {
 namespace {
@@ -604,7 +605,7 @@ void add_shape_rules(RuleTable& t) {
   t["aten::masked_scatter.default"] = masked_scatter;
   t["aten::nonzero.default"] = nonzero;
   t["aten::_embedding_bag.default"] = embedding_bag;
-  t["aten::sym_size.int"] = [](const Call& c) {
+  t[kSymSize] = [](const Call& c) {
     const TensorMeta& input = c.tensor(0);
     if (input.rank() == 0) c.fail("a 0-dim tensor has no sizes");
     return ValueMeta(input.sizes[c.dim(c.integer(1), input.rank())]);

@@ -4,6 +4,7 @@
 // program holding lowered modules lists them at the end.
 #include <set>
 
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/exported_program.h"
 
 namespace kiln::aot {
@@ -12,7 +13,7 @@ namespace {
 
 // "aten::add.Tensor" -> "torch.ops.aten.add.Tensor"; "aten::relu" -> "...relu.default".
 std::string python_target(const std::string& target) {
-  if (target == "getitem") return "operator.getitem";
+  if (target == kGetItem) return "operator.getitem";
   if (target == kCallDelegate) return std::string("torch.ops.higher_order.") + kCallDelegate;
   const auto colons = target.find("::");
   if (colons == std::string::npos) return target;
@@ -29,7 +30,7 @@ std::string annotation(const ValueMeta& val) {
 }
 
 std::string call_text(const Node& node) {
-  if (node.target() == "getitem" && node.args().size() == 2) {
+  if (is_call_of(node, ExecKind::GetItem) && node.args().size() == 2) {
     return to_string(node.args()[0]) + "[" + to_string(node.args()[1]) + "]";
   }
   std::string text = python_target(node.target()) + "(";

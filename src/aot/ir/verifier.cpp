@@ -4,13 +4,22 @@
 
 #include "aot/ir/error.h"
 #include "aot/ir/exported_program.h"
-#include "aot/ir/memory_ops.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/op_schema.h"
 
 namespace kiln::aot {
 
 bool is_builtin_op(const std::string& target) {
-  return target == "getitem" || target == kCallDelegate || target == kMemoryAlloc || target == kMemoryView;
+  switch (exec_kind(target)) {
+    case ExecKind::GetItem:
+    case ExecKind::DelegateCall:
+    case ExecKind::Alloc:
+    case ExecKind::View: return true;
+    case ExecKind::CopyInPlace:
+    case ExecKind::SymSize:
+    case ExecKind::KernelCall: return false;
+  }
+  return false;
 }
 
 const char* Verifier::dialect() const { return kAtenDialect; }
@@ -38,7 +47,7 @@ void EdgeVerifier::check_op(const Node& node) const {
   const OpSchema* schema = &known_op_schema(node);
   // The executable form (memory_ops.h) calls out variants and writes
   // mutations back with copy_.
-  if (!schema->is_canonical() && !schema->is_out_variant() && node.target() != kCopyInPlace) {
+  if (!schema->is_canonical() && !schema->is_out_variant() && exec_kind(node) != ExecKind::CopyInPlace) {
     throw AotError("node '" + node.name() + "' calls '" + node.target() +
                    "', which is not a core ATen op (the EDGE dialect allows core ATen ops only; decompose it first)");
   }
@@ -178,7 +187,7 @@ void Verifier::check(const ExportedProgram& program) const {
     }
     if (!node->is_call_function()) continue;
     check_op(*node);
-    if (node->target() == kCallDelegate) check_call_delegate(program, *node, last_get_attr, last_attribute);
+    if (is_call_of(*node, ExecKind::DelegateCall)) check_call_delegate(program, *node, last_get_attr, last_attribute);
   }
   for (const auto& [symbol, range] : program.range_constraints()) {
     if (range.max && *range.max < range.min) {

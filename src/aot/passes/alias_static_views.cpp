@@ -4,7 +4,7 @@
 // ExecuTorch's ReplaceViewCopyWithViewPass does. Only contiguous bases and
 // static sizes qualify; a view of a placeholder (a weight or an input, whose
 // memory the program does not plan) or with a dynamic size stays a copy.
-#include "aot/ir/memory_ops.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/passes/lowering.h"
 
 namespace kiln::aot {
@@ -24,8 +24,8 @@ bool is_contiguous_static(const Node& node) {
 // element of one, or a view of one.
 bool has_planned_memory(const Node& node) {
   if (!node.is_call_function()) return false;
-  const std::string& target = node.target();
-  return target != kCopyInPlace && target != kSymSize && target != kCallDelegate;
+  const ExecKind kind = exec_kind(node);
+  return kind != ExecKind::CopyInPlace && kind != ExecKind::SymSize && kind != ExecKind::DelegateCall;
 }
 
 }  // namespace

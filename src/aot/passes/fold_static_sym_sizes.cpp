@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/memory_ops.h"
 #include "aot/ir/schema_binding.h"
 #include "aot/passes/lowering.h"
@@ -44,7 +45,7 @@ bool used_by_output(const Node& node) {
 bool fold_static_sym_sizes(ExportedProgram& program) {
   bool changed = false;
   for (Node* node : program.graph().node_list()) {
-    if (!node->is_call_function() || node->target() != kSymSize) continue;
+    if (!is_call_of(*node, ExecKind::SymSize)) continue;
     if (node->users().empty()) {  // left over from a removed assert
       program.graph().erase_node(node);
       changed = true;

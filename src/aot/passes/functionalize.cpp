@@ -6,6 +6,7 @@
 #include <set>
 
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/op_schema.h"
 #include "aot/ir/schema_binding.h"
 #include "aot/passes/decompose.h"
@@ -36,7 +37,7 @@ Node* copied_value(Rewriter& r) {
 // The value an in-place call leaves in its `self`: the functional op on the
 // same arguments (which share names and order), in self's dtype.
 Node* functional_value(Rewriter& r, const std::string& target) {
-  if (target == "aten::copy_.default") return copied_value(r);
+  if (target == kCopyInPlace) return copied_value(r);
   const OpSchema& schema = *functional_of_inplace(get_op_schema(target));
   ArgumentList args;
   KwargList kwargs;
@@ -71,7 +72,7 @@ Node* functional_value(Rewriter& r, const std::string& target) {
 // item of split's list of views).
 bool is_view(const Node* node) {
   if (!node->is_call_function()) return false;
-  if (node->target() == "getitem") return !node->args().empty() && node->args()[0].is_node() && is_view(node->args()[0].node());
+  if (is_call_of(*node, ExecKind::GetItem)) return !node->args().empty() && node->args()[0].is_node() && is_view(node->args()[0].node());
   const OpSchema* schema = find_op_schema(node->target());
   if (schema == nullptr || schema->arguments.empty() || schema->arguments[0].is_write()) return false;
   const std::string& alias = schema->arguments[0].alias;
@@ -153,7 +154,7 @@ void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>
 namespace passes {
 
 bool is_inplace(const std::string& target) {
-  if (target == "aten::copy_.default") return true;
+  if (target == kCopyInPlace) return true;
   const OpSchema* schema = find_op_schema(target);
   return schema != nullptr && functional_of_inplace(*schema) != nullptr;
 }

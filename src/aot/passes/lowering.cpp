@@ -4,7 +4,7 @@
 // before numbers are lifted to tensors, the
 // mutation write-backs are placed, and out variants come last, when every
 // call's arguments are final. executable_form_violations checks the result.
-#include "aot/ir/memory_ops.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/op_schema.h"
 #include "aot/ir/verifier.h"
 #include "aot/passes/lowering.h"
@@ -29,20 +29,25 @@ namespace {
 
 // Why `node` has no place in the executable form; "" if it has one.
 std::string violation(const Node& node) {
-  const std::string& target = node.target();
-  if (target == "getitem" || target == kCallDelegate || target == kSymSize) return "";
-  if (target == kMemoryAlloc) {
-    return std::holds_alternative<TensorMeta>(node.meta.val) ? "" : "memory.alloc without a tensor meta";
+  switch (exec_kind(node)) {
+    case ExecKind::GetItem:
+    case ExecKind::DelegateCall:
+    case ExecKind::SymSize: return "";
+    case ExecKind::Alloc:
+      return std::holds_alternative<TensorMeta>(node.meta.val) ? "" : "memory.alloc without a tensor meta";
+    case ExecKind::View: {
+      const bool shaped = node.args().size() == 2 && node.args()[0].is_node() && node.args()[1].is_list();
+      return shaped && std::holds_alternative<TensorMeta>(node.meta.val) ? ""
+                                                                         : "memory.view without (base, sizes) and a meta";
+    }
+    case ExecKind::CopyInPlace: {
+      const bool write_back =
+          node.args().size() == 2 && node.args()[0].is_node() && node.args()[0].node()->is_placeholder();
+      return write_back ? "" : "copy_ that writes no placeholder back";
+    }
+    case ExecKind::KernelCall: break;
   }
-  if (target == kMemoryView) {
-    const bool shaped = node.args().size() == 2 && node.args()[0].is_node() && node.args()[1].is_list();
-    return shaped && std::holds_alternative<TensorMeta>(node.meta.val) ? "" : "memory.view without (base, sizes) and a meta";
-  }
-  if (target == kCopyInPlace) {
-    const bool write_back = node.args().size() == 2 && node.args()[0].is_node() && node.args()[0].node()->is_placeholder();
-    return write_back ? "" : "copy_ that writes no placeholder back";
-  }
-  const OpSchema* schema = find_op_schema(target);
+  const OpSchema* schema = find_op_schema(node.target());
   if (schema == nullptr) return "unknown op";
   if (!schema->is_out_variant()) return view_copy_twin(*schema) != nullptr ? "a view op" : "a functional op";
   for (const SchemaArgument& param : schema->arguments) {
@@ -50,7 +55,7 @@ std::string violation(const Node& node) {
     const Argument* out = node.kwarg(param.name);
     bool allocs = out != nullptr;
     if (out != nullptr) {
-      for_each_node(*out, [&allocs](const Node* n) { allocs = allocs && n->target() == kMemoryAlloc; });
+      for_each_node(*out, [&allocs](const Node* n) { allocs = allocs && is_call_of(*n, ExecKind::Alloc); });
       allocs = allocs && (out->is_node() || out->is_list());
     }
     if (!allocs) return "out argument '" + param.name + "' is not a memory.alloc keyword argument";
@@ -71,7 +76,7 @@ std::vector<std::string> executable_form_violations(const ExportedProgram& progr
   for (size_t i = 0; i < specs.size() && i < outputs.size(); ++i) {
     if (specs[i].kind != OutputKind::BufferMutation && specs[i].kind != OutputKind::UserInputMutation) continue;
     const Node* value = outputs[i].is_node() ? outputs[i].node() : nullptr;
-    if (value == nullptr || (!value->is_placeholder() && value->target() != kCopyInPlace)) {
+    if (value == nullptr || (!value->is_placeholder() && !is_call_of(*value, ExecKind::CopyInPlace))) {
       result.push_back("output " + std::to_string(i) + ": " + to_string(specs[i].kind) + " of '" + specs[i].target +
                        "' is not written back by copy_");
     }

@@ -11,7 +11,7 @@
 
 #include "aot/ir/error.h"
 #include "aot/ir/exported_program.h"
-#include "aot/ir/memory_ops.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/module_attribute.h"
 #include "aot/ir/op_schema.h"
 #include "aot/passes/memory_planning.h"
@@ -222,27 +222,34 @@ class LifetimeBuilder {
   }
 
   void define_call(const Node& node, int64_t step) {
-    const std::string& target = node.target();
-    if (target == kMemoryAlloc) {
-      const auto* meta = std::get_if<TensorMeta>(&node.meta.val);
-      if (meta == nullptr) throw AotError("memory.alloc node '" + node.name() + "' has no tensor meta.val");
-      aliases_[&node] = {add_record(node, *meta, step)};
-    } else if (target == kMemoryView) {
-      // The same bytes as its base: uses of the view are uses of the base.
-      if (node.args().empty() || !node.args()[0].is_node()) throw AotError("memory.view node '" + node.name() + "' has no base");
-      if (auto base = aliases_.find(node.args()[0].node()); base != aliases_.end()) aliases_[&node] = base->second;
-    } else if (target == "getitem") {
-      define_getitem(node);
-    } else if (target == kCallDelegate) {
-      define_delegate_outputs(node, step);
-    } else if (std::vector<Aliases> outs = out_arguments(node); !outs.empty()) {
+    switch (exec_kind(node)) {
+      case ExecKind::Alloc: {
+        const auto* meta = std::get_if<TensorMeta>(&node.meta.val);
+        if (meta == nullptr) throw AotError("memory.alloc node '" + node.name() + "' has no tensor meta.val");
+        aliases_[&node] = {add_record(node, *meta, step)};
+        return;
+      }
+      case ExecKind::View:
+        // The same bytes as its base: uses of the view are uses of the base.
+        if (node.args().empty() || !node.args()[0].is_node()) {
+          throw AotError("memory.view node '" + node.name() + "' has no base");
+        }
+        if (auto base = aliases_.find(node.args()[0].node()); base != aliases_.end()) aliases_[&node] = base->second;
+        return;
+      case ExecKind::GetItem: define_getitem(node); return;
+      case ExecKind::DelegateCall: define_delegate_outputs(node, step); return;
+      case ExecKind::CopyInPlace:
+      case ExecKind::SymSize:
+      case ExecKind::KernelCall: break;
+    }
+    if (std::vector<Aliases> outs = out_arguments(node); !outs.empty()) {
       Aliases all;
       for (const Aliases& out : outs) all.insert(all.end(), out.begin(), out.end());
       aliases_[&node] = std::move(all);
       outs_[&node] = std::move(outs);
     } else if (std::holds_alternative<TensorMeta>(node.meta.val) ||
                std::holds_alternative<std::vector<TensorMeta>>(node.meta.val)) {
-      throw AotError("cannot plan memory for node '" + node.name() + "' (" + target +
+      throw AotError("cannot plan memory for node '" + node.name() + "' (" + node.target() +
                      "): it makes a tensor but writes no memory.alloc; memory planning reads the executable form "
                      "(out-variant calls, see aot/ir/memory_ops.h): run the lowering passes first");
     }
@@ -263,7 +270,7 @@ class LifetimeBuilder {
     } else {
       for (const auto& [name, arg] : node.kwargs()) {
         bool names_alloc = false;
-        for_each_node(arg, [&](Node* input) { names_alloc = names_alloc || input->target() == kMemoryAlloc; });
+        for_each_node(arg, [&](Node* input) { names_alloc = names_alloc || is_call_of(*input, ExecKind::Alloc); });
         if (names_alloc) outs.push_back(&arg);
       }
     }
@@ -306,7 +313,7 @@ class LifetimeBuilder {
     if (metas == nullptr) return;
     std::vector<const Node*> getitems(metas->size(), nullptr);
     for (const Node* user : node.users()) {
-      if (user->target() != "getitem" || user->args().size() != 2 || !user->args()[1].is_int()) continue;
+      if (!is_tuple_item(*user)) continue;
       const int64_t index = user->args()[1].to_int();
       if (index >= 0 && static_cast<size_t>(index) < getitems.size() && getitems[index] == nullptr) {
         getitems[index] = user;

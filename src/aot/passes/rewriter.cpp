@@ -1,6 +1,7 @@
 #include "aot/passes/rewriter.h"
 
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/infer_meta.h"
 #include "aot/ir/op_schema.h"
 #include "aot/ir/schema_binding.h"
@@ -98,7 +99,7 @@ Node* Rewriter::getitem(Node* value, int64_t index) {
   if (list == nullptr || index < 0 || static_cast<size_t>(index) >= list->size()) {
     fail("cannot take item " + std::to_string(index) + " of '" + value->name() + "'");
   }
-  Node* node = graph_.call_function("getitem", {value, index});
+  Node* node = graph_.call_function(kGetItem, {value, index});
   node->meta.val = (*list)[static_cast<size_t>(index)];
   copy_provenance(node_, *node);
   created_.insert(node);
@@ -125,7 +126,7 @@ Argument Rewriter::size_list(const std::vector<SymExpr>& sizes, const std::vecto
     if (auto value = size.constant_value()) {
       items.emplace_back(*value);
     } else if (found != nullptr) {
-      items.emplace_back(call("aten::sym_size.int", {found, found_dim}, size));
+      items.emplace_back(call(kSymSize, {found, found_dim}, size));
     } else if (allow_inferred && !inferred) {
       inferred = true;
       items.emplace_back(int64_t{-1});
@@ -192,7 +193,7 @@ void Rewriter::replace_with_literal(const Argument& value) {
 void Rewriter::replace_with_items(const std::vector<Node*>& values) {
   const std::vector<Node*> users = node_.users();
   for (Node* user : users) {
-    const bool is_item = user->target() == "getitem" && user->args().size() == 2 && user->args()[1].is_int();
+    const bool is_item = is_call_of(*user, ExecKind::GetItem) && user->args().size() == 2 && user->args()[1].is_int();
     if (!is_item) fail("is used whole by '" + user->name() + "', not item by item");
     const int64_t index = user->args()[1].to_int();
     if (index < 0 || static_cast<size_t>(index) >= values.size()) {

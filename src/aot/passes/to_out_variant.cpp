@@ -14,8 +14,7 @@
 #include <set>
 
 #include "aot/ir/error.h"
-#include "aot/ir/memory_ops.h"
-#include "aot/ir/module_attribute.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/op_schema.h"
 #include "aot/ir/schema_binding.h"
 #include "aot/ir/verifier.h"
@@ -27,8 +26,16 @@ namespace {
 
 // Calls the executable form keeps as they are.
 bool stays(const Node& node) {
-  if (is_builtin_op(node.target()) || node.target() == kSymSize) return true;
-  if (node.target() == kCopyInPlace) return !node.args().empty() && node.args()[0].is_node() && node.args()[0].node()->is_placeholder();
+  switch (exec_kind(node)) {
+    case ExecKind::Alloc:
+    case ExecKind::View:
+    case ExecKind::GetItem:
+    case ExecKind::DelegateCall:
+    case ExecKind::SymSize: return true;
+    case ExecKind::CopyInPlace:
+      return !node.args().empty() && node.args()[0].is_node() && node.args()[0].node()->is_placeholder();
+    case ExecKind::KernelCall: break;
+  }
   const OpSchema* schema = find_op_schema(node.target());
   return schema != nullptr && schema->is_out_variant();
 }
@@ -171,7 +178,7 @@ bool make_delegate_outputs_contiguous(Node& call) {
   };
   reset(call.meta.val);
   for (Node* user : call.users()) {
-    if (user->target() == "getitem") reset(user->meta.val);
+    if (is_call_of(*user, ExecKind::GetItem)) reset(user->meta.val);
   }
   return changed;
 }
@@ -182,7 +189,7 @@ bool to_out_variant(ExportedProgram& program) {
   fail_on_missing_out_variants(program.graph());
   bool changed = false;
   for (Node* node : program.graph().node_list()) {
-    if (node->is_call_function() && node->target() == kCallDelegate) changed |= make_delegate_outputs_contiguous(*node);
+    if (is_call_of(*node, ExecKind::DelegateCall)) changed |= make_delegate_outputs_contiguous(*node);
     if (!node->is_call_function() || stays(*node)) continue;
     OutVariantRewrite(*node).run();
     changed = true;

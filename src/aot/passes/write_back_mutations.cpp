@@ -6,6 +6,7 @@
 // (nothing changed it), or already its copy_, needs no copy. See memory_ops.h
 // for the whole contract.
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/memory_ops.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/provenance.h"
@@ -44,7 +45,7 @@ bool write_back_mutations(ExportedProgram& program) {
                      ", not a tensor");
     }
     Node* value = values[i].node();
-    const bool written_back = value->target() == kCopyInPlace && value->args().at(0) == Argument(target);
+    const bool written_back = is_call_of(*value, ExecKind::CopyInPlace) && value->args().at(0) == Argument(target);
     if (value == target || written_back) continue;
     graph.set_insert_point(output);
     Node* copy = graph.call_function(kCopyInPlace, {target, value}, {}, "copy_");

@@ -312,7 +312,7 @@ bool check_scalars(KernelArgs& a, Arith op, const Operand& exponent, const EValu
              runtime::to_string(result));
       return false;
     }
-    if (alpha->isDouble() && util::category(result) != 2) {
+    if (alpha->isDouble() && util::type_category(result) < util::TypeCategory::Floating) {
       a.fail(Error::InvalidArgument, "'alpha' must not be a floating point number for a %s result",
              runtime::to_string(result));
       return false;
@@ -337,7 +337,7 @@ bool check_scalars(KernelArgs& a, Arith op, const Operand& exponent, const EValu
       return false;
     }
   }
-  if (op == Arith::Pow && exponent.is_scalar() && util::category(result) == 1) {
+  if (op == Arith::Pow && exponent.is_scalar() && util::type_category(result) == util::TypeCategory::Integral) {
     const EValue& e = *exponent.scalar;
     if (e.isInt() && e.toInt() < 0) {
       a.fail(Error::InvalidArgument, "'%s' is %lld: integers to negative integer powers are not allowed",
@@ -372,7 +372,9 @@ void run_arith(KernelArgs& a, Arith op, const Operand& self, const Operand& othe
            runtime::to_string(self.dtype()), other.name, runtime::to_string(other.dtype()));
     return;
   }
-  if ((op == Arith::Div || op == Arith::Atan2) && util::category(common) != 2) common = ScalarType::Float;
+  if ((op == Arith::Div || op == Arith::Atan2) && util::type_category(common) < util::TypeCategory::Floating) {
+    common = ScalarType::Float;
+  }
   const bool modulo = op == Arith::Fmod || op == Arith::Remainder;
   const bool pow_by_scalar = op == Arith::Pow && other.is_scalar();
   if (common == ScalarType::Bool &&
@@ -392,7 +394,8 @@ void run_arith(KernelArgs& a, Arith op, const Operand& self, const Operand& othe
     return;
   }
   if (!check_scalars(a, op, other, alpha, common) || !util::resize_to_broadcast(a, inputs, out)) return;
-  if ((op == Arith::DivTrunc || op == Arith::DivFloor || modulo) && util::category(common) == 1 && out.numel() > 0) {
+  if ((op == Arith::DivTrunc || op == Arith::DivFloor || modulo) &&
+      util::type_category(common) == util::TypeCategory::Integral && out.numel() > 0) {
     bool zero = false;
     util::visit_real_or_bool_or_half(common, [&](auto tag) {
       using I = typename decltype(tag)::type;

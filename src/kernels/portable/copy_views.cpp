@@ -15,6 +15,7 @@
 #include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/kernel_args.h"
 #include "kernels/portable/util/strided.h"
+#include "runtime/core/c10_enums.h"
 
 namespace kiln::kernels::portable {
 
@@ -540,9 +541,9 @@ void to_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   if (!args[2]->isNone()) {
     int64_t format = 0;
     if (!a.integer(2, "memory_format", &format)) return;
-    // PyTorch's c10::MemoryFormat: 0 contiguous, 1 preserve. out's own dim
-    // order decides the layout written.
-    if (format != 0 && format != 1) {
+    // out's own dim order decides the layout written.
+    if (!runtime::is_memory_format(format, runtime::MemoryFormat::Contiguous) &&
+        !runtime::is_memory_format(format, runtime::MemoryFormat::Preserve)) {
       a.fail(Error::NotSupported, "'memory_format' %lld is not supported (only contiguous or preserve)",
              static_cast<long long>(format));
       return;

@@ -10,6 +10,8 @@
 #include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/kernel_args.h"
 #include "kernels/portable/util/strided.h"
+#include "runtime/core/c10_enums.h"
+#include "runtime/core/result_type.h"
 
 namespace kiln::kernels::portable {
 
@@ -20,10 +22,6 @@ using runtime::ScalarType;
 using runtime::SizesType;
 using runtime::Tensor;
 using util::KernelArgs;
-
-// PyTorch's c10::MemoryFormat values, as a program serializes them.
-constexpr int64_t kContiguousFormat = 0;
-constexpr int64_t kPreserveFormat = 1;
 
 // Reads self (0) and out (2) of a three-argument copy op; out must have
 // self's dtype, which must be one with a known element size.
@@ -68,12 +66,6 @@ bool infer_view_shape(KernelArgs& a, Span<const int64_t> size, int64_t numel, Si
   return true;
 }
 
-// PyTorch's can_cast: no floating to integral or bool, no non-bool to bool.
-bool can_cast(ScalarType from, ScalarType to) {
-  if (runtime::is_floating_type(from) && !runtime::is_floating_type(to)) return false;
-  return from == ScalarType::Bool || to != ScalarType::Bool;
-}
-
 // cat skips 1-D empty tensors whatever the other inputs' shapes (PyTorch's
 // legacy behaviour).
 bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
@@ -91,7 +83,7 @@ bool cat_dtypes(KernelArgs& a, Span<const Tensor> tensors, const Tensor& out) {
     }
     mixed = mixed || t != out.scalar_type();
   }
-  if (!can_cast(result, out.scalar_type())) {
+  if (!runtime::can_cast(result, out.scalar_type())) {
     a.fail(Error::InvalidArgument, "'out' has dtype %s, which the inputs' dtype %s cannot be cast to",
            runtime::to_string(out.scalar_type()), runtime::to_string(result));
     return false;
@@ -210,7 +202,8 @@ void clone_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   if (!format.isNone()) {
     int64_t value = 0;
     if (!a.integer(1, "memory_format", &value)) return;
-    if (value != kContiguousFormat && value != kPreserveFormat) {
+    if (!runtime::is_memory_format(value, runtime::MemoryFormat::Contiguous) &&
+        !runtime::is_memory_format(value, runtime::MemoryFormat::Preserve)) {
       a.fail(Error::NotSupported, "'memory_format' %lld is not supported (only contiguous or preserve)",
              static_cast<long long>(value));
       return;

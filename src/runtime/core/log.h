@@ -23,8 +23,7 @@ void log_message(LogLevel level, const char* format, ...) __attribute__((format(
 
 #define KILN_LOG(level, ...) ::kiln::runtime::log_message(::kiln::runtime::LogLevel::level, __VA_ARGS__)
 
-/// Unless `cond` holds, log the message at Error level and return `error`
-/// (result.h's KILN_CHECK_OR_RETURN_ERROR is the silent form).
+/// Unless `cond` holds, log the message at Error level and return `error`.
 #define KILN_CHECK_OR_LOG_RETURN(cond, error, ...) \
   do {                                             \
     if (!(cond)) {                                 \

@@ -84,10 +84,3 @@ class [[nodiscard]] Result final {
   }                                                 \
   lhs = std::move(tmp.get())
 
-/// Returns `error` from the enclosing function unless `cond` holds.
-#define KILN_CHECK_OR_RETURN_ERROR(cond, error) \
-  do {                                          \
-    if (!(cond)) {                              \
-      return ::kiln::runtime::Error::error;     \
-    }                                           \
-  } while (0)

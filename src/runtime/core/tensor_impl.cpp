@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "runtime/core/log.h"
+
 namespace kiln::runtime {
 
 namespace {
@@ -31,18 +33,20 @@ TensorImpl::TensorImpl(ScalarType type, ssize_t dim, SizesType* sizes, void* dat
 }
 
 Error TensorImpl::internal_resize_contiguous(Span<const SizesType> new_sizes) {
-  if (static_cast<ssize_t>(new_sizes.size()) != dim_) return Error::NotSupported;
+  KILN_CHECK_OR_LOG_RETURN(static_cast<ssize_t>(new_sizes.size()) == dim_, NotSupported,
+                           "resize: %zu sizes for a tensor of rank %zd", new_sizes.size(), dim_);
   bool same = true;
   for (ssize_t i = 0; i < dim_; ++i) {
-    if (new_sizes[i] < 0) return Error::InvalidArgument;
+    KILN_CHECK_OR_LOG_RETURN(new_sizes[i] >= 0, InvalidArgument, "resize: size %lld of dim %zd is negative",
+                             static_cast<long long>(new_sizes[i]), i);
     same = same && new_sizes[i] == sizes_[i];
   }
   if (same) return Error::Ok;
-  if (dynamism_ == TensorShapeDynamism::Static) return Error::NotSupported;
+  KILN_CHECK_OR_LOG_RETURN(dynamism_ != TensorShapeDynamism::Static, NotSupported,
+                           "resize: the tensor's sizes are static (planned for its exact shape)");
   const ssize_t numel = compute_numel(new_sizes.data(), dim_);
-  if (dynamism_ == TensorShapeDynamism::DynamicBound && numel > numel_bound_) {
-    return Error::NotSupported;
-  }
+  KILN_CHECK_OR_LOG_RETURN(dynamism_ != TensorShapeDynamism::DynamicBound || numel <= numel_bound_, NotSupported,
+                           "resize: %zd elements is more than the %zd the tensor was planned for", numel, numel_bound_);
   for (ssize_t i = 0; i < dim_; ++i) sizes_[i] = new_sizes[i];
   numel_ = numel;
   return compute_strides({sizes_, static_cast<size_t>(dim_)}, {dim_order_, static_cast<size_t>(dim_)},
@@ -51,9 +55,9 @@ Error TensorImpl::internal_resize_contiguous(Span<const SizesType> new_sizes) {
 
 Error compute_strides(Span<const SizesType> sizes, Span<const DimOrderType> dim_order,
                       Span<StridesType> strides) {
-  if (sizes.size() != dim_order.size() || sizes.size() != strides.size()) {
-    return Error::InvalidArgument;
-  }
+  KILN_CHECK_OR_LOG_RETURN(sizes.size() == dim_order.size() && sizes.size() == strides.size(), InvalidArgument,
+                           "compute_strides: %zu sizes, %zu dim order entries and %zu strides", sizes.size(),
+                           dim_order.size(), strides.size());
   const size_t n = sizes.size();
   // A repeated dim would leave another dim's stride unwritten.
   bool seen[256] = {};
@@ -62,7 +66,10 @@ Error compute_strides(Span<const SizesType> sizes, Span<const DimOrderType> dim_
   int64_t stride = 1;
   for (size_t i = n; i-- > 0;) {
     const DimOrderType d = dim_order[i];
-    if (d >= n || seen[d] || stride > std::numeric_limits<StridesType>::max()) return Error::InvalidArgument;
+    KILN_CHECK_OR_LOG_RETURN(d < n && !seen[d], InvalidArgument,
+                             "compute_strides: dim order entry %u is out of range or repeated", static_cast<unsigned>(d));
+    KILN_CHECK_OR_LOG_RETURN(stride <= std::numeric_limits<StridesType>::max(), InvalidArgument,
+                             "compute_strides: a stride of %lld does not fit in 32 bits", static_cast<long long>(stride));
     seen[d] = true;
     strides[d] = static_cast<StridesType>(stride);
     stride *= sizes[d] > 1 ? sizes[d] : 1;

@@ -46,7 +46,7 @@ bool append_number(char* buffer, size_t size, size_t* used, long value) {
 }  // namespace
 
 Error make_kernel_key(Span<const TensorMeta> metas, char* buffer, size_t size) {
-  if (buffer == nullptr || size == 0) return Error::InvalidArgument;
+  KILN_CHECK_OR_LOG_RETURN(buffer != nullptr && size > 0, InvalidArgument, "make_kernel_key: no buffer to write to");
   buffer[0] = '\0';
   size_t used = 0;
   bool fits = append(buffer, size, &used, "v1/");
@@ -61,6 +61,7 @@ Error make_kernel_key(Span<const TensorMeta> metas, char* buffer, size_t size) {
   }
   if (!fits) {
     buffer[0] = '\0';
+    KILN_LOG(Error, "make_kernel_key: the key of %zu tensors does not fit in %zu bytes", metas.size(), size);
     return Error::InvalidArgument;
   }
   return Error::Ok;

@@ -65,6 +65,8 @@ TEST_F(InferMetaRulesTest, BinaryOpsFollowResultType) {
   EXPECT_EQ(meta("aten::add.Tensor", {input(kF16, {2, 3}), input(kF32, {})}), "f16[2, 3]");
   EXPECT_EQ(meta("aten::add.Tensor", {input(kI32, {2, 3}), input(kI64, {})}), "i32[2, 3]");
   EXPECT_EQ(meta("aten::add.Tensor", {input(kF32, {}), input(kF64, {})}), "f64[]");
+  // The kernels' rule too (runtime/core/result_type.h): the float's width, made complex.
+  EXPECT_EQ(meta("aten::mul.Tensor", {input(kF32, {2, 3}), input(ScalarType::ComplexDouble, {})}), "c64[2, 3]");
   EXPECT_EQ(meta("aten::mul.Tensor", {input(kU8, {2}), input(kI32, {2})}), "i32[2]");
   EXPECT_EQ(meta("aten::mul.Tensor", {input(kF16, {2}), input(ScalarType::BFloat16, {2})}), "f32[2]");
   EXPECT_EQ(meta("aten::add.Scalar", {input(kBool, {2}), 2}), "i64[2]");
@@ -371,6 +373,12 @@ TEST_F(InferMetaRulesTest, InPlaceOpsKeepSelf) {
   EXPECT_EQ(meta("aten::masked_fill_.Scalar", {x, input(kBool, {3}), 1.0}), "f32[2, 3]");
   EXPECT_EQ(meta("aten::hardtanh_", {x}), "f32[2, 3]");
   expect_fails("aten::mul_.Tensor", {x, input(kF32, {4, 2, 3})}, "does not broadcast to self f32[2, 3]");
+  // Each in-place op of the table is checked by its functional op's rule.
+  EXPECT_EQ(meta("aten::sigmoid_", {x}), "f32[2, 3]");
+  EXPECT_EQ(meta("aten::copy_", {x, input(kI64, {3})}), "f32[2, 3]");
+  expect_fails("aten::copy_", {x, input(kF32, {2, 1, 3})}, "src f32[2, 1, 3] does not broadcast to self f32[2, 3]");
+  expect_fails("aten::div_.Tensor", {input(kI64, {3}), input(kI64, {3})},
+               "node 'div_' (aten::div_.Tensor): the result type Float cannot be written into self i64[3]");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "aot/ir/error.h"
+#include "aot/ir/exec_kind.h"
 
 namespace kiln::backends::onednn {
 
@@ -16,7 +17,7 @@ std::vector<int64_t> sizes_of(const Node* node) {
   return meta == nullptr || !meta->is_static() ? std::vector<int64_t>{} : meta->static_sizes();
 }
 
-bool is_getitem(const Node* node) { return node->is_call_function() && node->target() == "getitem"; }
+bool is_getitem(const Node* node) { return node->is_call_function() && aot::is_call_of(*node, aot::ExecKind::GetItem); }
 
 // The single user of `node`, if it has exactly one and that is an op.
 const Node* only_user(const Node* node) {

@@ -1,4 +1,5 @@
 #include "backends/onednn/aot/node_op_checks.h"
+#include "aot/ir/exec_kind.h"
 
 #include <algorithm>
 #include <variant>
@@ -40,7 +41,7 @@ std::vector<int64_t> result_sizes(const Node& node) { return checked_tensor(node
 
 void only_first_result_used(const Node& node) {
   for (const Node* user : node.users()) {
-    const bool first = user->target() == "getitem" && user->args().size() == 2 && user->args()[1].is_int() &&
+    const bool first = aot::is_call_of(*user, aot::ExecKind::GetItem) && user->args().size() == 2 && user->args()[1].is_int() &&
                        user->args()[1].to_int() == 0;
     if (!first) refuse("'" + user->name() + "' uses a result other than its first; OneDnnBackend computes the first only");
   }

@@ -1,5 +1,6 @@
 #include "backends/onednn/aot/onednn_backend.h"
 
+#include "aot/ir/exec_kind.h"
 #include "backends/onednn/aot/blob_io.h"
 #include "backends/onednn/aot/lowering.h"
 #include "backends/onednn/aot/node_ops.h"
@@ -16,7 +17,7 @@ namespace {
 constexpr int kLayoutReach = 3;
 
 bool is_supported_compute(const Node& node) {
-  if (!node.is_call_function() || node.target() == "getitem") return false;
+  if (!node.is_call_function() || aot::is_call_of(node, aot::ExecKind::GetItem)) return false;
   try {
     return !describe_node(node).is_layout();
   } catch (const Refusal&) {
@@ -25,7 +26,7 @@ bool is_supported_compute(const Node& node) {
 }
 
 bool is_layout(const Node& node) {
-  if (!node.is_call_function() || node.target() == "getitem") return false;
+  if (!node.is_call_function() || aot::is_call_of(node, aot::ExecKind::GetItem)) return false;
   try {
     return describe_node(node).is_layout();
   } catch (const Refusal&) {
@@ -36,7 +37,7 @@ bool is_layout(const Node& node) {
 // A compute op OneDnnBackend runs feeds `node` through at most `reach` layout ops.
 bool compute_upstream(const Node& node, int reach) {
   for (const Node* input : node.input_nodes()) {
-    const Node* source = input->target() == "getitem" && !input->input_nodes().empty() ? input->input_nodes()[0] : input;
+    const Node* source = aot::is_call_of(*input, aot::ExecKind::GetItem) && !input->input_nodes().empty() ? input->input_nodes()[0] : input;
     if (is_supported_compute(*source)) return true;
     if (reach > 0 && is_layout(*source) && compute_upstream(*source, reach - 1)) return true;
   }

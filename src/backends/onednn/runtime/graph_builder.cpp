@@ -71,7 +71,7 @@ Error GraphBuilder::no_room(const char* what) {
 
 Error GraphBuilder::check(dnnl_status_t status, const char* call) {
   if (status == dnnl_success) return Error::Ok;
-  refuse("%s failed: %s", call, status_name(status));
+  (void)refuse("%s failed: %s", call, status_name(status));  // its log line; the code follows oneDNN's status
   return error_of(status);
 }
 

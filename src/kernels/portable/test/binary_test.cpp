@@ -7,6 +7,7 @@
 
 #include "kernels/portable/test/elementwise_test_util.h"
 #include "kernels/portable/test/kernel_test_util.h"
+#include "kernels/portable/util/scalar.h"
 
 namespace kiln::kernels::portable::testing {
 namespace {
@@ -976,6 +977,21 @@ TEST(MinMax, NanPropagatesAndTiesReturnSelf) {
   ASSERT_TRUE(ok(run_plain("aten::minimum.out", a, b, out)));
   EXPECT_TRUE(all_near(out.values<float>(), {kNan, -2.5f, kNan, 0, 0}, 0));
   EXPECT_EQ(sign_bits(out.values<float>()), (std::vector<bool>{false, true, false, true, false}));
+}
+
+// The kernels promote as the compiler's meta rules do (one result_type in
+// runtime/core): a float tensor with a complex 0-dim tensor is complex.
+TEST(ResultType, AFloatTensorWithAComplexZeroDimTensorIsComplex) {
+  const TestTensor floats(ScalarType::Float, {3});
+  const TestTensor complex_scalar(ScalarType::ComplexDouble, {});
+  ScalarType result = ScalarType::Bool;
+  ASSERT_TRUE(util::result_type(floats.tensor(), complex_scalar.tensor(), &result));
+  EXPECT_EQ(result, ScalarType::ComplexFloat);
+  const TestTensor ints(ScalarType::Int, {3});
+  const EValue number(2.5);
+  const util::Operand operands[] = {util::Operand::of("self", ints.tensor()), util::Operand::of("other", number)};
+  ASSERT_TRUE(util::result_type(operands, &result));
+  EXPECT_EQ(result, ScalarType::Float);
 }
 
 TEST(MinMax, IntegersBoolsHalvesAndPromotion) {

@@ -10,12 +10,12 @@
 
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/kernel_args.h"
+#include "runtime/core/result_type.h"
 
 namespace kiln::kernels::portable::util {
 
-/// The categories of PyTorch's type promotion: bool < integral < floating
-/// (Half and BFloat16 are floating).
-inline int category(ScalarType t) { return t == ScalarType::Bool ? 0 : is_floating_or_half(t) ? 2 : 1; }
+using runtime::TypeCategory;
+using runtime::type_category;
 
 /// One input of an elementwise op as type promotion and the elementwise loops
 /// (elementwise.h) see it: a tensor, broadcast to the result's shape, or a
@@ -40,38 +40,22 @@ struct Operand {
   }
 };
 
-/// PyTorch's result_type over tensors and Scalars. Operands fall in three
-/// tiers: tensors with dims, 0-dim tensors, Scalars; each tier promotes within
-/// itself, and a lower tier only takes part when it raises the category of the
-/// tiers above it. So f32[3] with f64[] stays f32, i32[3] with i64[] or 2**40
-/// stays i32, i32[3] with f64[] is f64 and i32[3] with 2.5 is f32. False if the
-/// dtypes have no promotion.
+/// PyTorch's result_type over tensors and Scalars (runtime/core/result_type.h):
+/// f32[3] with f64[] stays f32, i32[3] with i64[] or 2**40 stays i32, i32[3]
+/// with f64[] is f64, i32[3] with 2.5 is f32, f32[3] with a complex 0-dim
+/// tensor is complex. False if the dtypes have no promotion.
 inline bool result_type(Span<const Operand> operands, ScalarType* out) {
-  bool present[3] = {};
-  ScalarType tier_type[3] = {};
+  runtime::ResultTypeState state;
   for (const Operand& operand : operands) {
-    const int tier = operand.is_scalar() ? 2 : operand.tensor.dim() == 0 ? 1 : 0;
-    const ScalarType t = operand.dtype();
-    if (!present[tier]) {
-      tier_type[tier] = t;
-      present[tier] = true;
-    } else if (!runtime::promote_types(tier_type[tier], t, &tier_type[tier])) {
-      return false;
+    if (operand.is_scalar()) {
+      state.add_number(operand.scalar->isBool() ? ScalarType::Bool
+                       : operand.scalar->isInt() ? ScalarType::Long
+                                                 : ScalarType::Double);
+    } else {
+      state.add_tensor(operand.tensor.scalar_type(), operand.tensor.dim() == 0);
     }
   }
-  bool have = false;
-  ScalarType result = ScalarType::Bool;
-  for (int tier = 2; tier >= 0; --tier) {
-    if (!present[tier]) continue;
-    if (!have || category(result) <= category(tier_type[tier])) {
-      result = tier_type[tier];
-    } else if (!runtime::promote_types(tier_type[tier], result, &result)) {
-      return false;
-    }
-    have = true;
-  }
-  *out = result;
-  return have;
+  return state.result(out);
 }
 
 /// result_type for two tensors.
@@ -88,13 +72,8 @@ inline ScalarType with_number(ScalarType tensor, const EValue& number) {
   return tensor;
 }
 
-/// PyTorch's canCast, the rule for writing a result into an out tensor of
-/// another dtype: no floating result into an integral or bool out, and no
-/// non-bool result into a bool out.
-inline bool can_cast(ScalarType from, ScalarType to) {
-  if (category(from) == 2 && category(to) < 2) return false;
-  return !(from != ScalarType::Bool && to == ScalarType::Bool);
-}
+/// PyTorch's canCast (runtime/core/result_type.h).
+using runtime::can_cast;
 
 /// The largest finite value of T (numeric_limits has no 16-bit floats).
 template <typename T>

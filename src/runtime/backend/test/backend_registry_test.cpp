@@ -34,7 +34,9 @@ TEST(BackendRegistryTest, FindsARegisteredBackendByName) {
 TEST(BackendRegistryTest, UnknownAndNullNamesFindNothing) {
   EXPECT_EQ(get_backend_class("NoSuchBackend"), nullptr);
   EXPECT_EQ(get_backend_class(nullptr), nullptr);
+  LogCapture log;
   EXPECT_EQ(get_backend_name(get_num_registered_backends()).error(), Error::InvalidArgument);
+  EXPECT_THAT(log.text(), ::testing::HasSubstr("is out of range"));
 }
 
 TEST(BackendRegistryTest, RefusesANullNameOrImplementation) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "runtime/core/result.h"
+#include "runtime/core/test/log_capture.h"
 
 namespace kiln::runtime {
 namespace {
@@ -142,7 +143,7 @@ TEST(ResultDeathTest, GetWithoutAValueAborts) {
 }
 
 // ---------------------------------------------------------------------------
-// KILN_TRY, KILN_ASSIGN_OR_RETURN, KILN_CHECK_OR_RETURN_ERROR
+// KILN_TRY, KILN_ASSIGN_OR_RETURN, KILN_CHECK_OR_LOG_RETURN
 
 Error succeed() { return Error::Ok; }
 Error fail_with(Error error) { return error; }
@@ -229,13 +230,16 @@ TEST(MacroTest, AssignOrReturnMovesMoveOnlyValues) {
 }
 
 Error require_positive(int value) {
-  KILN_CHECK_OR_RETURN_ERROR(value > 0, InvalidArgument);
+  KILN_CHECK_OR_LOG_RETURN(value > 0, InvalidArgument, "value %d is not positive", value);
   return Error::Ok;
 }
 
-TEST(MacroTest, CheckOrReturnError) {
+TEST(MacroTest, CheckOrLogReturnLogsItsLine) {
+  testing::LogCapture log;
   EXPECT_EQ(require_positive(1), Error::Ok);
+  EXPECT_TRUE(log.errors().empty());
   EXPECT_EQ(require_positive(0), Error::InvalidArgument);
+  EXPECT_EQ(log.errors(), std::vector<std::string>{"value 0 is not positive"});
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/core/test/log_capture.h"
+
 namespace kiln::runtime {
 namespace {
 
@@ -123,8 +125,10 @@ TEST(ComputeStridesTest, RejectsMismatchedLengths) {
   DimOrderType short_order[] = {0};
   StridesType strides[2];
   StridesType short_strides[1];
+  testing::LogCapture log;
   EXPECT_EQ(compute_strides(sizes, short_order, strides), Error::InvalidArgument);
   EXPECT_EQ(compute_strides(sizes, dim_order, short_strides), Error::InvalidArgument);
+  EXPECT_EQ(log.errors().size(), 2u) << log.text();
 }
 
 TEST(ComputeStridesTest, RejectsADimOrderThatIsNotAPermutation) {
@@ -235,7 +239,12 @@ TEST(TensorResizeTest, StaticAcceptsOnlyItsOwnShape) {
   const SizesType same[] = {2, 3};
   EXPECT_EQ(impl.internal_resize_contiguous(same), Error::Ok);
   const SizesType smaller[] = {2, 2};
+  testing::LogCapture log;
   EXPECT_EQ(impl.internal_resize_contiguous(smaller), Error::NotSupported);
+  EXPECT_TRUE(log.contains("the tensor's sizes are static")) << log.text();
+  const SizesType one[] = {6};
+  EXPECT_EQ(impl.internal_resize_contiguous(one), Error::NotSupported);
+  EXPECT_TRUE(log.contains("1 sizes for a tensor of rank 2")) << log.text();
   const SizesType same_numel[] = {3, 2};
   EXPECT_EQ(impl.internal_resize_contiguous(same_numel), Error::NotSupported);
   EXPECT_EQ(to_vector(impl.sizes()), (std::vector<SizesType>{2, 3}));

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/core/test/log_capture.h"
 #include "runtime/kernel/kernel_runtime_context.h"
 
 namespace kiln::runtime {
@@ -174,8 +175,12 @@ TEST(KernelKeyTest, TooSmallABufferIsInvalid) {
   const DimOrderType dims[] = {0, 1};
   const TensorMeta metas[] = {{ScalarType::Float, dims}};
   char key[8];  // "v1/6;0,1" needs 9 with its null
+  testing::LogCapture log;
   EXPECT_EQ(make_kernel_key(metas, key, sizeof key), Error::InvalidArgument);
   EXPECT_STREQ(key, "");
+  EXPECT_TRUE(log.contains("does not fit in 8 bytes")) << log.text();
+  EXPECT_EQ(make_kernel_key(metas, nullptr, 0), Error::InvalidArgument);
+  EXPECT_TRUE(log.contains("no buffer")) << log.text();
   char exact[9];
   EXPECT_EQ(make_kernel_key(metas, exact, sizeof exact), Error::Ok);
   EXPECT_STREQ(exact, "v1/6;0,1");
