@@ -23,7 +23,8 @@ namespace fb = executorch_flatbuffer;
 using ::testing::HasSubstr;
 using testing::MethodLoader;
 
-constexpr int32_t kX = 0, kY = 1, kOut = 2;
+// add.pte's values: x, y (unused here), out.
+constexpr int32_t kX = 0, kOut = 2;
 
 /// add.pte with its plan changed by `edit`.
 std::vector<uint8_t> add_program(const std::function<void(fb::ExecutionPlanT&)>& edit) {

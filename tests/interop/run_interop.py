@@ -176,13 +176,30 @@ def expected_outputs(expected, mutated):
 
 
 def output_error(want, got):
-    """The difference relative to the output's scale; exact equality for non-float outputs."""
+    """The largest difference relative to the output's scale (its largest finite |value|). A NaN
+    or an infinity where PyTorch has none, or a missing one, is an infinite error; complex outputs
+    compare part by part; other non-float outputs must be equal."""
     if tuple(want.shape) != tuple(got.shape):
         raise RuntimeError(f"output shape {list(got.shape)}, PyTorch's is {list(want.shape)}")
+    if want.is_complex():
+        if not got.is_complex():
+            return float("inf")
+        want, got = torch.view_as_real(want), torch.view_as_real(got.to(want.dtype))
     if not want.is_floating_point():
         return 0.0 if torch.equal(want, got.to(want.dtype)) else float("inf")
-    scale = float(want.abs().max()) if want.numel() else 0.0
-    error = float((want.double() - got.double()).abs().max()) if want.numel() else 0.0
+    if want.numel() == 0:
+        return 0.0
+    want, got = want.double(), got.double()
+    special = torch.isnan(want) | torch.isinf(want)
+    if not torch.equal(torch.isnan(want), torch.isnan(got)):
+        return float("inf")
+    infinite = torch.isinf(want)
+    if not torch.equal(want[infinite], got[infinite]) or bool(torch.isinf(got[~special]).any()):
+        return float("inf")
+    if bool(special.all()):
+        return 0.0
+    scale = float(want[~special].abs().max())
+    error = float((want[~special] - got[~special]).abs().max())
     return error / scale if scale > 0 else error
 
 

@@ -146,7 +146,7 @@ ValueMeta copy_into_self(const Call& c) {
 
 void add_elementwise_rules(RuleTable& t) {
   for (const char* op : {"relu", "clone", "abs", "floor", "ceil", "round", "sign", "gelu", "silu", "hardswish",
-                         "hardsigmoid", "alias_copy", "alias", "dropout", "trunc"}) {
+                         "hardsigmoid", "alias_copy", "alias", "detach", "dropout", "trunc"}) {
     t[std::string("aten::") + op + ".default"] = same_as_self;
   }
   for (const char* op : {"sin", "cos", "tan", "tanh", "sigmoid", "exp", "log", "log1p", "sqrt", "rsqrt",
@@ -166,6 +166,14 @@ void add_elementwise_rules(RuleTable& t) {
   t["aten::leaky_relu.default"] = leaky_relu;
   t["aten::elu.default"] = floating_only;
   t["aten::clamp.default"] = clamp_scalar;
+  // clamp_min(self, min) and clamp_max(self, max): clamp with one bound.
+  t["aten::clamp_min.default"] = [](const Call& c) {
+    ResultType type(c);
+    type.add_tensor(c.tensor(0));
+    type.add(c.arg(1));
+    return with_sizes(type.result(), c.tensor(0).sizes);
+  };
+  t["aten::clamp_max.default"] = t["aten::clamp_min.default"];
   t["aten::clamp.Tensor"] = clamp_tensor;
 
   t["aten::add.Tensor"] = [](const Call& c) { return add_or_sub(c, false); };

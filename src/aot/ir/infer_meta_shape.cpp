@@ -437,6 +437,27 @@ ValueMeta index_select(const Call& c) {
   return TensorMeta(self.dtype, sizes);
 }
 
+// index_copy(self, dim, index, source): self's meta; source is self with
+// dim `dim` as long as the index (PyTorch's index_copy checks).
+ValueMeta index_copy(const Call& c) {
+  const TensorMeta& self = c.tensor(0);
+  const TensorMeta& idx = c.tensor(2);
+  const TensorMeta& source = c.tensor(3);
+  if (idx.rank() > 1) c.fail("index " + idx.to_string() + " must be 0-D or 1-D");
+  if (idx.dtype != ScalarType::Long) c.fail(std::string("index must be int64, got ") + runtime::to_string(idx.dtype));
+  if (source.dtype != self.dtype) {
+    c.fail("source " + source.to_string() + " must have self's dtype " + runtime::to_string(self.dtype));
+  }
+  const size_t dim = c.dim(c.integer(1), self.rank());
+  std::vector<SymExpr> expected = self.sizes;
+  if (self.rank() > 0) expected[dim] = idx.rank() == 0 ? SymExpr::constant(1) : idx.sizes[0];
+  if (source.rank() != self.rank() || !(source.sizes == expected)) {
+    c.fail("source " + source.to_string() + " must have self's sizes with dim " + std::to_string(dim) +
+           " as long as the index");
+  }
+  return self;
+}
+
 ValueMeta gather(const Call& c) {
   const TensorMeta& self = c.tensor(0);
   const TensorMeta& idx = c.tensor(2);
@@ -543,6 +564,8 @@ void add_shape_rules(RuleTable& t) {
   t["aten::permute.default"] = permute;
   t["aten::permute_copy.default"] = permute;
   t["aten::transpose.int"] = transpose;
+  t["aten::swapaxes.default"] = transpose;
+  t["aten::swapdims.default"] = transpose;
   t["aten::transpose_copy.int"] = transpose;
   t["aten::t.default"] = [](const Call& c) {
     if (c.tensor(0).rank() > 2) c.fail("expects a tensor of rank <= 2, got " + c.tensor(0).to_string());
@@ -595,6 +618,7 @@ void add_shape_rules(RuleTable& t) {
   t["aten::repeat.default"] = repeat;
   t["aten::index.Tensor"] = index;
   t["aten::index_select.default"] = index_select;
+  t["aten::index_copy.default"] = index_copy;
   t["aten::gather.default"] = gather;
   t["aten::embedding.default"] = embedding;
   for (const char* op : {"aten::scatter.src", "aten::scatter_add.default", "aten::scatter_reduce.two"}) {

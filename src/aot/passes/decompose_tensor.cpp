@@ -301,6 +301,20 @@ void decompose_arange(Rewriter& r, const Argument& start, const Argument& end, s
   r.replace_with(r.op("aten::arange.start_step", {start, end}, std::move(kwargs)));
 }
 
+// index_copy(self, dim, index, source): index_put with the index at `dim`
+// (None before it), as torch's decomposition writes it.
+void decompose_index_copy(Rewriter& r) {
+  const size_t rank = r.tensor_arg(0)->meta.tensor().rank();
+  const int64_t dim = r.int_arg(1);
+  const int64_t wrapped = dim < 0 ? dim + static_cast<int64_t>(std::max<size_t>(rank, 1)) : dim;
+  ArgumentList indices(static_cast<size_t>(wrapped), None{});
+  Node* index = r.tensor_arg(2);
+  // A 0-D index of a 0-D self: index_put wants a 1-D index.
+  if (index->meta.tensor().rank() == 0) index = r.op("aten::unsqueeze", {index, int64_t{0}});
+  indices.push_back(index);
+  r.replace_with(r.op("aten::index_put", {r.arg(0), std::move(indices), r.arg(3)}));
+}
+
 }  // namespace
 
 void add_tensor_decompositions(DecompositionTable& t) {
@@ -335,6 +349,9 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::clamp_min.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::clamp", {r.arg(0), r.arg(1)})); };
   t["aten::clamp_max.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::clamp", {r.arg(0), None{}, r.arg(1)})); };
   t["aten::roll.default"] = decompose_roll;
+  // detach only stops gradients: the value itself.
+  t["aten::detach.default"] = [](Rewriter& r) { r.replace_with(r.tensor_arg(0)); };
+  t["aten::index_copy.default"] = decompose_index_copy;
   t["aten::diff.default"] = decompose_diff;
   t["aten::expand_as.default"] = [](Rewriter& r) { decompose_as(r, "aten::expand"); };
   t["aten::view_as.default"] = [](Rewriter& r) { decompose_as(r, "aten::view"); };

@@ -87,6 +87,18 @@ compare() {
     failures=$((failures + 1))
   fi
 }
+# npz_compare itself: element by element, each within 1e-5 + 1e-5 * |expected|
+# (tools/kiln/test/data/make_npz_compare_cases.py).
+cases="$2/tools/kiln/test/data/npz_compare"
+compare "npz_compare passes close arrays" "$cases.close.npz" "$cases.expected.npz"
+for bad in small_element_off infinity_missed nan_missed imaginary_off; do
+  if output=$("$npz_compare" "$cases.$bad.npz" "$cases.expected.npz" 2>&1); then
+    echo "FAIL npz_compare passes $bad:"; echo "$output"
+    failures=$((failures + 1))
+  else
+    passes=$((passes + 1))
+  fi
+done
 pte="$fixtures/pte"
 # ExecuTorch-written programs (tests/fixtures/pte, manifest.json); the two-call ones run twice and
 # their second output is compared (buffer state carries over from call to call).

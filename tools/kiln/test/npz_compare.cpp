@@ -4,11 +4,12 @@
 //   npz_compare ACTUAL.npz EXPECTED.npz [--tolerance T] [ACTUAL_KEY=EXPECTED_KEY ...]
 //
 // Without pairs, every array of EXPECTED must be in ACTUAL under its name.
-// Arrays must have equal shapes and dtypes; values may differ by at most
-// T * max(1, largest |expected|) (default T = 1e-5). Prints one line per pair
-// and exits 0 when all match, 1 otherwise, 2 on a usage error.
-#include <algorithm>
-#include <cmath>
+// Arrays must have equal shapes and dtypes; each element must match its
+// expected one as the fixture tests require (aot/import/testing/tolerance.h):
+// |actual - expected| <= T + T * |expected| for floats (default T = 1e-5),
+// NaN only with NaN, an infinity only with itself, other dtypes exactly;
+// complex arrays part by part (tensor_mismatch). Prints one line per pair and exits 0 when all
+// match, 1 otherwise, 2 on a usage error.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "aot/import/npz.h"
+#include "aot/import/testing/tolerance.h"
 
 namespace {
 
@@ -27,34 +29,6 @@ Arrays load(const std::string& path) {
   Arrays arrays;
   for (auto& [name, tensor] : kiln::aot::read_npz(path)) arrays.emplace(name, std::move(tensor));
   return arrays;
-}
-
-/// Empty when `got` matches `want`; else what differs.
-std::string compare(const kiln::aot::HostTensor& got, const kiln::aot::HostTensor& want, double tolerance,
-                    double* max_difference) {
-  if (got.dtype() != want.dtype() || got.sizes() != want.sizes()) {
-    return "got " + got.describe() + ", expected " + want.describe();
-  }
-  const std::vector<double> a = got.to_doubles();
-  const std::vector<double> b = want.to_doubles();
-  double scale = 1;
-  for (double v : b) scale = std::max(scale, std::fabs(v));
-  double worst = 0;
-  size_t worst_index = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const double difference = std::isnan(a[i]) != std::isnan(b[i]) ? INFINITY
-                              : std::isnan(a[i])                    ? 0
-                                                                    : std::fabs(a[i] - b[i]);
-    if (difference > worst) worst = difference, worst_index = i;
-  }
-  *max_difference = worst;
-  if (worst > tolerance * scale) {
-    char text[160];
-    std::snprintf(text, sizeof text, "element %zu is %.9g, expected %.9g (difference %.3g > %.3g)", worst_index,
-                  a[worst_index], b[worst_index], worst, tolerance * scale);
-    return text;
-  }
-  return "";
 }
 
 }  // namespace
@@ -93,10 +67,10 @@ int main(int argc, char** argv) {
         ++failures;
         continue;
       }
-      double difference = 0;
-      const std::string problem = compare(got->second, want->second, tolerance, &difference);
+      const std::string problem =
+          kiln::aot::testing::tensor_mismatch(got->second, want->second, {tolerance, tolerance});
       if (problem.empty()) {
-        std::printf("ok %s=%s: max abs difference %.3g\n", got_key.c_str(), want_key.c_str(), difference);
+        std::printf("ok %s=%s\n", got_key.c_str(), want_key.c_str());
       } else {
         std::printf("FAIL %s=%s: %s\n", got_key.c_str(), want_key.c_str(), problem.c_str());
         ++failures;
