@@ -3,6 +3,8 @@
 
 BUILD_DIR ?= build
 SANITIZE_DIR ?= build-sanitize
+NO_ONEDNN_DIR ?= build-no-onednn
+RUNTIME_DIR ?= build-runtime
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
@@ -13,11 +15,17 @@ DEPS_DIR ?= build/deps
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 
-.PHONY: all build deps demo test test-sanitize fuzz clean bench-lowering size
+.PHONY: all build deps demo test test-sanitize test-no-onednn test-runtime-only suite fuzz clean bench-lowering size
 
-# Tests that must run (gtest cases plus other CTest tests): scripts/count-tests.sh
-# fails a run with fewer.
-MIN_TESTS ?= $(shell cat .ci/minimum-tests 2>/dev/null || echo 0)
+# Tests that must run in each configuration (gtest cases plus other CTest
+# tests): scripts/count-tests.sh fails a run with fewer.
+min_tests = $(shell awk '$$1 == "$(1)" {print $$2}' .ci/minimum-tests 2>/dev/null || echo 0)
+# Runs the suite of build directory $(1) and counts it against minimum $(2).
+define run_suite
+	rm -rf $(1)/test-results
+	ctest --test-dir $(1) --output-on-failure --no-tests=error -j $(JOBS)
+	bash scripts/count-tests.sh $(1) $(call min_tests,$(2))
+endef
 
 all: build
 
@@ -37,9 +45,7 @@ demo: deps $(BUILD_DIR)/build.ninja
 	$(BUILD_DIR)/bin/kiln demo
 
 test: build
-	rm -rf $(BUILD_DIR)/test-results
-	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error -j $(JOBS)
-	bash scripts/count-tests.sh $(BUILD_DIR) $(MIN_TESTS)
+	$(call run_suite,$(BUILD_DIR),main)
 
 # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # built with clang (a sixth of GCC's time on the instrumented tests); the
@@ -48,25 +54,51 @@ test-sanitize: deps
 	CC=clang CXX=clang++ cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKILN_SANITIZE=ON \
 	  -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
-	rm -rf $(SANITIZE_DIR)/test-results
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure --no-tests=error -j $(JOBS)
-	bash scripts/count-tests.sh $(SANITIZE_DIR) $(MIN_TESTS)
+	  $(MAKE) --no-print-directory suite SUITE_DIR=$(SANITIZE_DIR) SUITE=sanitize
 
-# Every libFuzzer target (clang, ASan + UBSan), each for FUZZ_SECONDS, one
-# after the other: the .pt2 reader, the zip reader, the .npz reader of
-# `kiln run --inputs` and the runtime's Program/Method load + execute. Seeds:
-# the fixtures' .pt2 and .npz files, ExecuTorch's .pte fixtures, the .pte
-# files `kiln lower` writes for every .pt2 fixture (portable, and delegated to
-# DemoBackend) and what the fuzzers found before (tests/fixtures/fuzz). What each target learns stays in $(FUZZ_DIR)/corpus/<target>,
-# crashes land in $(FUZZ_DIR)/findings/<target>/, the output in
-# $(FUZZ_DIR)/<target>.log. `make fuzz FUZZ_TARGETS=npz_fuzz` runs one.
-FUZZ_TARGETS ?= pt2_fuzz zip_archive_fuzz npz_fuzz pte_fuzz
+# The kiln tool and every test without the oneDNN backend: what a build
+# without oneDNN gives (KILN_WITH_ONEDNN=OFF).
+test-no-onednn: deps
+	cmake -S . -B $(NO_ONEDNN_DIR) -G Ninja -DKILN_WITH_ONEDNN=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
+	cmake --build $(NO_ONEDNN_DIR) -j $(JOBS)
+	$(call run_suite,$(NO_ONEDNN_DIR),no-onednn)
+
+# The runtime alone, as a device build has it (KILN_BUILD_AOT=OFF: the
+# runtime, the kernels and the backends' runtime halves, none of the
+# compiler's dependencies): its tests and the embed example.
+test-runtime-only: deps
+	cmake -S . -B $(RUNTIME_DIR) -G Ninja -DKILN_BUILD_AOT=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
+	cmake --build $(RUNTIME_DIR) -j $(JOBS)
+	$(call run_suite,$(RUNTIME_DIR),runtime-only)
+
+# The suite of SUITE_DIR counted against SUITE's minimum (used above with the
+# sanitizers' environment).
+suite:
+	$(call run_suite,$(SUITE_DIR),$(SUITE))
+
+# Every libFuzzer target (clang, ASan + UBSan; the list is tests/fuzz), each
+# for FUZZ_SECONDS, one after the other: the .pt2 reader, the zip reader, the
+# .npz reader of `kiln run --inputs`, the runtime's Program/Method load +
+# execute, OneDnnBackend's blob reader and graph builder, and the devtools'
+# debug record (.kdbg) and Kiln trace (.kdump) readers. Seeds: the fixtures'
+# .pt2 and .npz files, ExecuTorch's .pte fixtures, the .pte files `kiln lower`
+# writes for every .pt2 fixture (portable, and delegated to DemoBackend), the
+# blobs, records and traces of tests/fixtures/fuzz/seeds
+# (tools/fixtures/generate_fuzz_seeds.py) and what the fuzzers found before
+# (tests/fixtures/fuzz). What each target learns stays in
+# $(FUZZ_DIR)/corpus/<target>, crashes land in $(FUZZ_DIR)/findings/<target>/,
+# the output in $(FUZZ_DIR)/<target>.log. `make fuzz FUZZ_TARGETS=npz_fuzz`
+# runs one. The test build replays every target's seeds and findings.
+FUZZ_TARGETS ?= pt2_fuzz zip_archive_fuzz npz_fuzz pte_fuzz onednn_blob_fuzz debug_record_fuzz kiln_trace_fuzz
 FUZZ_FLAGS ?= -max_len=262144 -rss_limit_mb=4096 -timeout=20
 FUZZ_SEEDS_pt2_fuzz = pt2
 FUZZ_SEEDS_zip_archive_fuzz = pt2 npz
 FUZZ_SEEDS_npz_fuzz = npz
 FUZZ_SEEDS_pte_fuzz = pte
+FUZZ_SEEDS_onednn_blob_fuzz = onednn
+FUZZ_SEEDS_debug_record_fuzz = kdbg
+FUZZ_SEEDS_kiln_trace_fuzz = kdump
 
 fuzz: deps $(BUILD_DIR)/build.ninja
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON -DKILN_BUILD_TESTS=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR))
@@ -74,6 +106,7 @@ fuzz: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln
 	rm -rf $(FUZZ_DIR)/seeds
 	mkdir -p $(FUZZ_DIR)/seeds/pt2 $(FUZZ_DIR)/seeds/npz $(FUZZ_DIR)/seeds/pte
+	cp -r tests/fixtures/fuzz/seeds/onednn tests/fixtures/fuzz/seeds/kdbg tests/fixtures/fuzz/seeds/kdump $(FUZZ_DIR)/seeds/
 	for f in tests/fixtures/*/*.npz; do cp $$f $(FUZZ_DIR)/seeds/npz/$$(echo $$f | tr / _); done
 	cp tests/fixtures/fuzz/*.npy $(FUZZ_DIR)/seeds/npz/
 	cp tests/fixtures/pte/*.pte tests/fixtures/fuzz/*.pte $(FUZZ_DIR)/seeds/pte/
@@ -108,4 +141,4 @@ size: deps
 	JOBS=$(JOBS) bash tools/size/size.sh $(SIZE_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(FUZZ_DIR) $(SIZE_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(NO_ONEDNN_DIR) $(RUNTIME_DIR) $(FUZZ_DIR) $(SIZE_DIR)

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake
   ninja-build
+  ccache           # shared objects between build directories (CI's configurations)
   g++
   make
   googletest

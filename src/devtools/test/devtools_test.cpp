@@ -12,6 +12,7 @@
 
 #include "aot/delegate/backend_api.h"
 #include "aot/delegate/canonical_partitioners.h"
+#include "aot/delegate/test/delegate_test_util.h"
 #include "aot/emit/to_executorch.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/import/testing/golden_fixtures.h"
@@ -342,11 +343,8 @@ TEST_P(CorrectBackendTest, MatchesTheReferenceAtEveryOp) {
   EXPECT_THAT(format_comparison(comparison, 0, 60), ::testing::HasSubstr("Every compared op is above 60.0 dB"));
 }
 
-#ifdef KILN_TEST_ONEDNN
-INSTANTIATE_TEST_SUITE_P(Backends, CorrectBackendTest, ::testing::Values("DemoBackend", "OneDnnBackend"));
-#else
-INSTANTIATE_TEST_SUITE_P(Backends, CorrectBackendTest, ::testing::Values("DemoBackend"));
-#endif
+// Every backend of these that the binary links (OneDnnBackend when it is built).
+INSTANTIATE_TEST_SUITE_P(Backends, CorrectBackendTest, ::testing::ValuesIn(aot::testing::linked_backends({"DemoBackend", "OneDnnBackend"})));
 
 }  // namespace
 }  // namespace kiln::devtools

@@ -14,6 +14,7 @@
 
 #include "aot/delegate/backend_api.h"
 #include "aot/delegate/canonical_partitioners.h"
+#include "aot/delegate/test/delegate_test_util.h"
 #include "aot/emit/to_executorch.h"
 #include "aot/passes/debug_handles.h"
 #include "devtools/debug_record.h"
@@ -109,11 +110,8 @@ TEST_P(TraceRecorderTest, WritesAChromeTraceWithAnEventForEachCallAndBackendOp) 
   EXPECT_GE(delegate_tracks, 1u);
 }
 
-#ifdef KILN_TEST_ONEDNN
-INSTANTIATE_TEST_SUITE_P(Backends, TraceRecorderTest, ::testing::Values("DemoBackend", "OneDnnBackend"));
-#else
-INSTANTIATE_TEST_SUITE_P(Backends, TraceRecorderTest, ::testing::Values("DemoBackend"));
-#endif
+// Every backend of these that the binary links (OneDnnBackend when it is built).
+INSTANTIATE_TEST_SUITE_P(Backends, TraceRecorderTest, ::testing::ValuesIn(aot::testing::linked_backends({"DemoBackend", "OneDnnBackend"})));
 
 }  // namespace
 }  // namespace kiln::devtools

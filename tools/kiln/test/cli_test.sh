@@ -216,7 +216,6 @@ expect "run .pt2 with --iterations" 2 "--iterations applies to .pte programs" --
 expect "run .pte to an unwritable output" 1 "$scratch/no/such/dir/out.npz" -- \
   run "$pte/add.pte" --output "$scratch/no/such/dir/out.npz"
 expect "demo runs the .pte on the runtime" 0 "runtime vs interpreter: max abs difference" -- demo --batch 1 --size 8 --quiet
-expect "demo times both .pte over 5 runs" 0 "(median of 5 runs, 1 thread)" -- demo --batch 1 --size 8 --quiet
 
 # lower
 expect "help lists lower" 0 "lower      split a .pt2 program across backends" -- help
@@ -318,6 +317,7 @@ expect "compare refuses a bad threshold" 2 "--threshold takes a number of dB, go
 
 # OneDnnBackend, when built in; a kiln without it says so.
 if [ "$onednn" = ON ]; then
+  expect "demo times both .pte over 5 runs" 0 "(median of 5 runs, 1 thread)" -- demo --batch 1 --size 8 --quiet
   expect "lower --explain gives an earlier backend's reason for a node a later one took" 0 \
     "      refused by DemoBackend: aten::mean.dim is not an elementwise op DemoBackend has" -- \
     lower "$fixtures/buffer_mutation/model.core.pt2" --backend DemoBackend,OneDnnBackend --explain

@@ -170,4 +170,12 @@ std::vector<std::vector<std::string>> names_of(const std::vector<std::vector<Nod
   return names;
 }
 
+std::vector<std::string> linked_backends(std::initializer_list<const char*> ids) {
+  std::vector<std::string> linked;
+  for (const char* id : ids) {
+    if (find_backend(id) != nullptr) linked.emplace_back(id);
+  }
+  return linked;
+}
+
 }  // namespace kiln::aot::testing

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string>
@@ -78,5 +79,9 @@ std::vector<std::string> call_targets(const ExportedProgram& program);
 
 /// A tensor of `sizes` with values i * step + start.
 HostTensor ramp(const std::vector<int64_t>& sizes, float start = 0.0f, float step = 0.25f);
+
+/// The ids among `ids` registered in this binary: a backend's library is
+/// linked only when the build has it (OneDnnBackend with KILN_WITH_ONEDNN).
+std::vector<std::string> linked_backends(std::initializer_list<const char*> ids);
 
 }  // namespace kiln::aot::testing

@@ -346,8 +346,8 @@ TEST_F(InferMetaRulesTest, FactoriesAndConversions) {
   EXPECT_EQ(meta("aten::full", {ArgumentList{2, 3}, 1}), "i64[2, 3]");
   EXPECT_EQ(meta("aten::full", {ArgumentList{2, 3}, true}), "b8[2, 3]");
   EXPECT_EQ(meta("aten::full", {ArgumentList{2, 3}, 1}, {{"dtype", kF16}}), "f16[2, 3]");
-  EXPECT_EQ(meta("aten::zeros", {ArgumentList{2, 3}}), "f32[2, 3]");
-  EXPECT_EQ(meta("aten::ones", {ArgumentList{2}}, {{"dtype", kI64}}), "i64[2]");
+  EXPECT_EQ(meta("aten::zeros", {Argument(ArgumentList{2, 3})}), "f32[2, 3]");
+  EXPECT_EQ(meta("aten::ones", {Argument(ArgumentList{2})}, {{"dtype", kI64}}), "i64[2]");
   EXPECT_EQ(meta("aten::full_like", {input(kI32, {2, 3}), 2.5}), "i32[2, 3]");
   EXPECT_EQ(meta("aten::full_like", {input(kI32, {2, 3}), 2.5}, {{"dtype", kF64}}), "f64[2, 3]");
   EXPECT_EQ(meta("aten::arange.start_step", {0, 10, 3}), "i64[4]");
@@ -364,7 +364,7 @@ TEST_F(InferMetaRulesTest, FactoriesAndConversions) {
   EXPECT_EQ(meta("aten::_to_copy", {input(kI32, {2})}), "i32[2]");
   expect_fails("aten::arange.start_step", {0, 10, 0}, "step must not be 0");
   expect_fails("aten::arange.start_step", {10, 0, 1}, "are inconsistent");
-  expect_fails("aten::zeros", {ArgumentList{2, -1}}, "sizes must not be negative");
+  expect_fails("aten::zeros", {Argument(ArgumentList{2, -1})}, "sizes must not be negative");
 }
 
 TEST_F(InferMetaRulesTest, InPlaceOpsKeepSelf) {

@@ -8,12 +8,23 @@
 #include <string>
 #include <vector>
 
+#include "aot/ir/argument.h"
 #include "aot/ir/error.h"
 #include "aot/ir/host_tensor.h"
 
 namespace kiln::aot::testing {
 
 /// The message of the AotError `run` throws; fails the test if it throws none.
+/// [v0, v1, ...] as one int-list argument. An Argument, not an ArgumentList:
+/// a braced list whose single element is an ArgumentList is copied from it by
+/// clang and wrapped as one element by GCC, so `{ints({2, 2})}` must hold an
+/// Argument to mean one argument on both.
+inline Argument ints(const std::vector<int64_t>& values) {
+  ArgumentList list;
+  for (int64_t v : values) list.emplace_back(v);
+  return Argument(std::move(list));
+}
+
 inline std::string error_of(const std::function<void()>& run) {
   try {
     run();

@@ -439,7 +439,7 @@ TEST(DecomposeTest, EmptyAndLayoutQueriesBecomeConstants) {
   Node* x = b.input("x", f32({2, 3, 4}));
   Node* stride = call_with_meta(b, "aten::sym_stride.int", {x, 1}, SymExpr(4));
   Node* offset = call_with_meta(b, "aten::sym_storage_offset", {x}, SymExpr(0));
-  Node* empty = call_with_meta(b, "aten::empty.memory_format", {ArgumentList{stride, 2}}, f32({4, 2}));
+  Node* empty = call_with_meta(b, "aten::empty.memory_format", {Argument(ArgumentList{stride, 2})}, f32({4, 2}));
   Node* strided = call_with_meta(b, "aten::empty_strided", {ArgumentList{2}, ArgumentList{offset}}, f32({2}));
   b.output({empty, strided});
   ExportedProgram program = decomposed(std::move(b));

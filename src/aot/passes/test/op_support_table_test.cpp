@@ -139,7 +139,7 @@ const std::map<std::string, SampleBuilder>& samples() {
        [](S& s) { return one(s.call("aten::avg_pool1d", {s.f32({2, 3, 8}), ArgumentList{2}}, S::meta({2, 3, 4}))); }},
       {"aten::empty.memory_format",
        [](S& s) {
-         Node* empty = s.call("aten::empty.memory_format", {ArgumentList{2, 3}}, S::meta({2, 3}));
+         Node* empty = s.call("aten::empty.memory_format", {Argument(ArgumentList{2, 3})}, S::meta({2, 3}));
          return one(s.call("aten::mul.Tensor", {empty, s.f32({2, 3})}, S::meta({2, 3})));
        }},
       {"aten::empty_strided.default",
@@ -337,7 +337,7 @@ const std::map<std::string, SampleBuilder>& samples() {
        }},
       {"aten::squeeze.default", [](S& s) { return one(s.call("aten::squeeze", {s.f32({2, 1, 3})}, S::meta({2, 3}))); }},
       {"aten::stack.default",
-       [](S& s) { return one(s.call("aten::stack", {ArgumentList{s.f32({2, 3}), s.f32({2, 3})}}, S::meta({2, 2, 3}))); }},
+       [](S& s) { return one(s.call("aten::stack", {Argument(ArgumentList{s.f32({2, 3}), s.f32({2, 3})})}, S::meta({2, 2, 3}))); }},
       {"aten::stft.default",
        [](S& s) {
          return one(s.call("aten::stft", {s.f32({1, 32}), 8, 2, 8, s.f32({8}), false, true, true}, S::meta(kC64, {1, 5, 13})));

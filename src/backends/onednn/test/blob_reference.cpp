@@ -10,6 +10,7 @@
 #include "aot/ir/error.h"
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/graph_builder.h"
+#include "aot/ir/testing/aot_testing.h"
 #include "backends/onednn/aot/blob_io.h"
 
 namespace kiln::backends::onednn::testing {
@@ -22,11 +23,7 @@ using aot::None;
 
 namespace {
 
-ArgumentList ints(const std::vector<int64_t>& values) {
-  ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
+using aot::testing::ints;
 
 class ReferenceBuilder {
  public:

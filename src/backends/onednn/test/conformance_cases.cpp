@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "aot/ir/testing/aot_testing.h"
+
 namespace kiln::backends::onednn::testing {
 
 using aot::ArgumentList;
@@ -33,11 +35,7 @@ HostTensor random_tensor(const std::vector<int64_t>& sizes, uint32_t seed, Value
   return t;
 }
 
-ArgumentList ints(const std::vector<int64_t>& values) {
-  ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
+using aot::testing::ints;
 
 // A GraphBuilder that also makes the inputs' values.
 class CaseBuilder {

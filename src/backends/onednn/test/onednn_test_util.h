@@ -6,16 +6,12 @@
 
 #include "aot/delegate/backend_details.h"
 #include "aot/ir/graph_builder.h"
+#include "aot/ir/testing/aot_testing.h"
 #include "aot/ir/host_tensor.h"
 
 namespace kiln::backends::onednn::testing {
 
-/// [v0, v1, ...] as an int-list argument.
-inline aot::ArgumentList ints(const std::vector<int64_t>& values) {
-  aot::ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
+using aot::testing::ints;
 
 /// A float32 tensor whose elements step through small, distinct values
 /// (0.1 * ((i * 7 + seed) % 13) - 0.6), so that mixups show.
