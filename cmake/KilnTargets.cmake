@@ -32,19 +32,68 @@ function(kiln_runtime_library name)
   target_compile_options(${name} PRIVATE -fno-exceptions -fno-rtti)
 endfunction()
 
+# The AOT libraries share one precompiled header (src/aot/aot_pch.h): the
+# standard library and the IR headers every compiler file reads.
+option(KILN_AOT_PCH "Precompile the compiler's common headers once" ON)
+
+function(kiln_aot_pch_target)
+  add_library(kiln_aot_pch OBJECT ${PROJECT_SOURCE_DIR}/src/aot/aot_pch.cpp)
+  target_include_directories(kiln_aot_pch PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(kiln_aot_pch PRIVATE kiln_runtime_core)
+  set_target_properties(kiln_aot_pch PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON)
+  target_precompile_headers(kiln_aot_pch PRIVATE ${PROJECT_SOURCE_DIR}/src/aot/aot_pch.h)
+endfunction()
+
 function(kiln_aot_library name)
   kiln_library_(${name} 20 ${ARGN})
+  if(KILN_AOT_PCH)
+    target_precompile_headers(${name} REUSE_FROM kiln_aot_pch)
+  endif()
 endfunction()
+
+# Tests share one precompiled header (tests/support/test_pch.h): gtest, gmock,
+# the standard library and, with the compiler, the AOT headers most tests
+# read; parsing them was most of a test file's compile time.
+option(KILN_TEST_PCH "Precompile the tests' common headers once" ON)
 
 # What every test translation unit gets: C++20, the tests' compile options,
 # the sanitizer-build marker (sampled sweeps, tests/support/sweep.h).
-function(kiln_test_target_ name)
+function(kiln_test_flags_ name)
   set_target_properties(${name} PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON)
   target_compile_options(${name} PRIVATE ${KILN_TEST_COMPILE_OPTIONS})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR})
   target_compile_definitions(${name} PRIVATE KILN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   if(KILN_SANITIZE)
     target_compile_definitions(${name} PRIVATE KILN_SANITIZER_BUILD=1)
+  endif()
+endfunction()
+
+# The target that compiles the tests' precompiled header (tests/support).
+function(kiln_test_pch_target)
+  add_library(kiln_test_pch OBJECT ${PROJECT_SOURCE_DIR}/tests/support/test_pch.cpp)
+  kiln_test_flags_(kiln_test_pch)
+  target_link_libraries(kiln_test_pch PRIVATE GTest::gtest GTest::gmock kiln_runtime_core)
+  if(KILN_BUILD_AOT)
+    target_link_libraries(kiln_test_pch PRIVATE kiln_aot_emit kiln_aot_import kiln_aot_interpreter)
+    target_compile_definitions(kiln_test_pch PRIVATE KILN_TEST_PCH_AOT=1)
+  endif()
+  target_precompile_headers(kiln_test_pch PRIVATE ${PROJECT_SOURCE_DIR}/tests/support/test_pch.h)
+endfunction()
+
+# Test files of a target are compiled in batches (unity builds): the gtest and
+# gmock templates they share are instantiated once per batch.
+option(KILN_TEST_UNITY "Compile each test target's files in batches" ON)
+
+function(kiln_test_target_ name)
+  kiln_test_flags_(${name})
+  if(KILN_TEST_UNITY)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  endif()
+  if(KILN_TEST_PCH)
+    target_precompile_headers(${name} REUSE_FROM kiln_test_pch)
+    if(KILN_BUILD_AOT)
+      target_compile_definitions(${name} PRIVATE KILN_TEST_PCH_AOT=1)
+    endif()
   endif()
 endfunction()
 
@@ -109,7 +158,7 @@ function(kiln_fuzz_target name)
     # which the sanitizer build checks.
     add_executable(${name}_replay ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/support/fuzz_replay_main.cpp)
     target_link_libraries(${name}_replay PRIVATE ${ARG_DEPS} GTest::gtest)
-    kiln_test_target_(${name}_replay)
+    kiln_test_flags_(${name}_replay)
     set_target_properties(${name}_replay PROPERTIES CXX_STANDARD ${std}
                           RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
     list(TRANSFORM ARG_SEEDS PREPEND ${PROJECT_SOURCE_DIR}/)

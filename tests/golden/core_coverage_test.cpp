@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "aot/ir/infer_meta.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/infer_meta.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/passes/op_support.h"
 #include "kernels/portable/register.h"
 #include "kernels/prim/register.h"

@@ -11,7 +11,7 @@
 
 #include "aot/import/npz.h"
 #include "aot/ir/error.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "kernels/portable/register.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/memory_allocator.h"

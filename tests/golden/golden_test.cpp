@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "tests/golden/expected_skips.h"
 #include "tests/golden/golden_cases.h"
 #include "kernels/portable/register.h"

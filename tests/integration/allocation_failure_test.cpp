@@ -1,4 +1,5 @@
-// The allocation-failure sweep, in the style of ExecuTorch's
+// The allocation-failure sweep (every point in the main run, a sample under
+// the sanitizers: tests/support/sweep.h), in the style of ExecuTorch's
 // allocation_failure_stress_test: for every fixture program (ExecuTorch's,
 // Kiln's portable, Kiln's with DemoBackend delegates, Kiln's with a delegate
 // per other op on a handle-tracking test backend), count the allocations a
@@ -21,34 +22,15 @@
 #include "runtime/executor/program.h"
 #include "runtime/executor/test/failing_allocators.h"
 #include "runtime/executor/test/failing_data_loader.h"
-#include "tests/support/fixture_programs.h"
 #include "runtime/executor/test/global_allocation_counter.h"
 #include "runtime/executor/test/robustness_util.h"
 #include "runtime/executor/test/test_backends.h"
 #include "runtime/loader/buffer_data_loader.h"
+#include "tests/support/fixture_programs.h"
+#include "tests/support/sweep.h"
 
 namespace kiln::runtime::testing {
 namespace {
-
-constexpr uint32_t kMethodAllocatorBytes = 16u << 20;
-constexpr uint32_t kTempAllocatorBytes = 1u << 20;
-constexpr size_t kMaxPlannedBytes = 256u << 20;
-
-// Error log lines since the last clear, and the last one (a fixed buffer: the
-// sink runs inside the code under test, which must not see the heap used).
-size_t g_error_lines = 0;
-char g_last_error[512];
-
-void capture_sink(LogLevel level, const char* message) {
-  if (level != LogLevel::Error) return;
-  ++g_error_lines;
-  std::snprintf(g_last_error, sizeof g_last_error, "%s", message);
-}
-
-void clear_log() {
-  g_error_lines = 0;
-  g_last_error[0] = '\0';
-}
 
 bool is_allocation_error(Error error) {
   return error == Error::MemoryAllocationFailed || error == Error::DelegateMemoryAllocationFailed;
@@ -69,7 +51,7 @@ struct LoadedProgram {
 // Program::load, the method's name and its planned memory; a test failure if
 // any of them fails.
 void load_program(LoadedProgram& loaded) {
-  ASSERT_TRUE(loaded.program.ok()) << to_string(loaded.program.error()) << ": " << g_last_error;
+  ASSERT_TRUE(loaded.program.ok()) << to_string(loaded.program.error()) << ": " << ErrorLines::last;
   ASSERT_GE(loaded.program->num_methods(), 1u);
   const Result<const char*> name = loaded.program->get_method_name(0);
   ASSERT_TRUE(name.ok());
@@ -84,7 +66,7 @@ class AllocationFailureTest : public ::testing::TestWithParam<FixtureProgram> {
   void SetUp() override {
     ASSERT_NE(get_backend_class("DemoBackend"), nullptr) << "link kiln_backends_demo_runtime";
     every_other_backend();
-    set_log_sink(capture_sink);
+    set_log_sink(ErrorLines::sink);
   }
   void TearDown() override { set_log_sink(nullptr); }
 };
@@ -102,9 +84,9 @@ TEST_P(AllocationFailureTest, EveryFailedMethodAllocationIsAnErrorAndLeavesNoHan
     FailingAllocator method_allocator(kMethodAllocatorBytes);
     FailingAllocator temp_allocator(kTempAllocatorBytes);
     MemoryManager memory(&method_allocator, loaded.planned.allocator(), &temp_allocator);
-    clear_log();
+    ErrorLines::clear();
     Result<Method> method = loaded.program->load_method(loaded.method_name, &memory);
-    ASSERT_TRUE(method.ok()) << to_string(method.error()) << ": " << g_last_error;
+    ASSERT_TRUE(method.ok()) << to_string(method.error()) << ": " << ErrorLines::last;
     method_calls = method_allocator.calls();
     temp_calls = temp_allocator.calls();
   }
@@ -118,12 +100,13 @@ TEST_P(AllocationFailureTest, EveryFailedMethodAllocationIsAnErrorAndLeavesNoHan
   }
 
   for (size_t fail_at = 0; fail_at < method_calls; ++fail_at) {
+    if (!kiln::testing::sweep_includes(fail_at, method_calls)) continue;
     SCOPED_TRACE("method allocation " + std::to_string(fail_at) + " of " + std::to_string(method_calls) + " fails");
     FailingAllocator method_allocator(kMethodAllocatorBytes, fail_at);
     FailingAllocator temp_allocator(kTempAllocatorBytes);
     MemoryManager memory(&method_allocator, loaded.planned.allocator(), &temp_allocator);
     backend.clear_counts();
-    clear_log();
+    ErrorLines::clear();
     Error error = Error::Ok;
     size_t heap_allocations = 0;
     {
@@ -134,7 +117,7 @@ TEST_P(AllocationFailureTest, EveryFailedMethodAllocationIsAnErrorAndLeavesNoHan
     }
     EXPECT_TRUE(method_allocator.failed()) << "the load took another path and never made that allocation";
     EXPECT_TRUE(is_allocation_error(error)) << "got " << to_string(error);
-    EXPECT_GE(g_error_lines, 1u) << "the error was not logged";
+    EXPECT_GE(ErrorLines::count, 1u) << "the error was not logged";
     EXPECT_EQ(heap_allocations, 0u) << "Method::load used the global heap";
     EXPECT_EQ(backend.live(), 0u) << backend.inits() << " delegate handles initialised, " << backend.destroys()
                                   << " destroyed";
@@ -161,7 +144,7 @@ TEST_P(AllocationFailureTest, EveryFailedLoadIsAnError) {
     FailingAllocator method_allocator(kMethodAllocatorBytes);
     MemoryManager memory(&method_allocator, planned.allocator());
     Result<Method> method = program->load_method(name, &memory);
-    ASSERT_TRUE(method.ok()) << to_string(method.error()) << ": " << g_last_error;
+    ASSERT_TRUE(method.ok()) << to_string(method.error()) << ": " << ErrorLines::last;
     total_loads = loader.calls();
   }
   ASSERT_GT(program_loads, 0u);
@@ -169,9 +152,10 @@ TEST_P(AllocationFailureTest, EveryFailedLoadIsAnError) {
   RecordProperty("method_loads", static_cast<int>(total_loads - program_loads));
 
   for (size_t fail_at = 0; fail_at < total_loads; ++fail_at) {
+    if (!kiln::testing::sweep_includes(fail_at, total_loads)) continue;
     SCOPED_TRACE("load " + std::to_string(fail_at) + " of " + std::to_string(total_loads) + " fails");
     FailingDataLoaderHandle loader(&inner, fail_at);
-    clear_log();
+    ErrorLines::clear();
     Result<Program> program = Program::load(loader.get(), Program::Verification::InternalConsistency);
     if (fail_at < program_loads) {
       ASSERT_FALSE(program.ok()) << "Program::load ignored a failed load";

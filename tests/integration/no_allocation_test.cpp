@@ -30,25 +30,14 @@
 namespace kiln::runtime::testing {
 namespace {
 
-constexpr uint32_t kMethodAllocatorBytes = 16u << 20;
-constexpr uint32_t kTempAllocatorBytes = 1u << 20;
-constexpr size_t kMaxPlannedBytes = 256u << 20;
 constexpr size_t kMaxInputBytes = 64u << 20;
 constexpr int kExecutions = 3;
-
-// The last error line, kept in a fixed buffer: logging must not be what
-// allocates.
-char g_last_error[512];
-
-void capture_sink(LogLevel level, const char* message) {
-  if (level == LogLevel::Error) std::snprintf(g_last_error, sizeof g_last_error, "%s", message);
-}
 
 class NoAllocationTest : public ::testing::TestWithParam<FixtureProgram> {
  protected:
   void SetUp() override {
     ASSERT_NE(get_backend_class("DemoBackend"), nullptr) << "link kiln_backends_demo_runtime";
-    set_log_sink(capture_sink);
+    set_log_sink(ErrorLines::sink);
   }
   void TearDown() override { set_log_sink(nullptr); }
 };
@@ -86,7 +75,7 @@ TEST_P(NoAllocationTest, RepeatedExecuteAllocatesNothing) {
   const std::vector<uint8_t>& bytes = program_bytes(GetParam());
   BufferDataLoader loader(bytes.data(), bytes.size());
   Result<Program> program = Program::load(&loader, Program::Verification::InternalConsistency);
-  ASSERT_TRUE(program.ok()) << to_string(program.error()) << ": " << g_last_error;
+  ASSERT_TRUE(program.ok()) << to_string(program.error()) << ": " << ErrorLines::last;
   const char* name = program->get_method_name(0).get();
   const Result<MethodMeta> meta = program->method_meta(name);
   ASSERT_TRUE(meta.ok());
@@ -98,9 +87,9 @@ TEST_P(NoAllocationTest, RepeatedExecuteAllocatesNothing) {
   FailingAllocator temp_allocator(kTempAllocatorBytes);
   MemoryManager memory(&method_allocator, planned.allocator(), &temp_allocator);
   Result<Method> method = program->load_method(name, &memory);
-  ASSERT_TRUE(method.ok()) << to_string(method.error()) << ": " << g_last_error;
-  ASSERT_EQ(inputs.set(method.get()), Error::Ok) << g_last_error;
-  ASSERT_EQ(method->execute(), Error::Ok) << g_last_error;
+  ASSERT_TRUE(method.ok()) << to_string(method.error()) << ": " << ErrorLines::last;
+  ASSERT_EQ(inputs.set(method.get()), Error::Ok) << ErrorLines::last;
+  ASSERT_EQ(method->execute(), Error::Ok) << ErrorLines::last;
 
   const size_t method_used = method_allocator.used_size();
   method_allocator.clear_counts();
@@ -119,7 +108,7 @@ TEST_P(NoAllocationTest, RepeatedExecuteAllocatesNothing) {
   }
   for (int i = 0; i < kExecutions; ++i) {
     EXPECT_EQ(errors[2 * i], Error::Ok) << "set_inputs, call " << i;
-    EXPECT_EQ(errors[2 * i + 1], Error::Ok) << "execute, call " << i << ": " << g_last_error;
+    EXPECT_EQ(errors[2 * i + 1], Error::Ok) << "execute, call " << i << ": " << ErrorLines::last;
   }
   const std::string allocating = allocating_operator(program.get());
   if (!allocating.empty()) {

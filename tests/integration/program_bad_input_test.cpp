@@ -22,12 +22,13 @@
 namespace kiln::runtime {
 namespace {
 
+using testing::kPteFixtures;
+
 namespace fb = executorch_flatbuffer;
 using testing::LoaderKind;
 using testing::LogCapture;
 using Verification = Program::Verification;
 
-const std::string kPteFixtures = KILN_SOURCE_DIR "/tests/fixtures/pte/";
 const char* const kEtFiles[] = {"add.pte", "linear.pte", "small_conv_net.pte", "buffer_mutation.pte",
                                 "buffer_init.pte", "input_mutation.pte", "two_outputs.pte", "dynamic_batch.pte"};
 

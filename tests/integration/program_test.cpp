@@ -26,13 +26,14 @@
 namespace kiln::runtime {
 namespace {
 
+using testing::kPteFixtures;
+
 namespace fb = executorch_flatbuffer;
 using testing::kAllLoaderKinds;
 using testing::LoaderKind;
 using testing::LogCapture;
 using Verification = Program::Verification;
 
-const std::string kPteFixtures = KILN_SOURCE_DIR "/tests/fixtures/pte/";
 
 const nlohmann::json& et_manifest() {
   static const nlohmann::json parsed = nlohmann::json::parse(std::ifstream(kPteFixtures + "manifest.json"));

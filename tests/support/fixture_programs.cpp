@@ -17,12 +17,11 @@
 #include "aot/import/pt2_reader.h"
 #include "aot/import/testing/golden_fixtures.h"
 #include "aot/passes/decompose.h"
+#include "tests/support/program_test_util.h"
 
 namespace kiln::runtime::testing {
 
 namespace {
-
-const std::string kPteFixtures = KILN_SOURCE_DIR "/tests/fixtures/pte/";
 
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream file(path, std::ios::binary);

@@ -14,6 +14,9 @@
 
 namespace kiln::runtime::testing {
 
+/// ExecuTorch's .pte fixtures (tests/fixtures/pte, tools/fixtures/generate_pte.py).
+inline const std::string kPteFixtures = KILN_SOURCE_DIR "/tests/fixtures/pte/";
+
 /// The bytes of the file at `path` (a test failure if it cannot be read).
 std::vector<uint8_t> read_file_bytes(const std::string& path);
 

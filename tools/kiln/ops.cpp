@@ -1,5 +1,5 @@
 // kiln ops: the op table as users see it — each op Kiln runs and each core
-// op (--all: every op of src/aot/ir/ops.def), whether it is core ATen, its out
+// op (--all: every op of src/aot/ir/op_table/ops.def), whether it is core ATen, its out
 // variant, the dtypes of its portable kernel and how it runs (op_support).
 // `--markdown` prints docs/ops.md.
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "aot/delegate/backend_details.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "cli.h"
 #include "aot/passes/op_support.h"
 #include "kernels/portable/register.h"
@@ -29,7 +29,7 @@ backends with a kernel for it; a view op runs as its copy; ops of
 torch.export's training IR and in-place ops are decomposed or functionalized
 first; "not yet" for an op nothing runs, "not for inference" for gradients
 and random sampling: lowering refuses both, naming every node that calls
-one). The op table (src/aot/ir/ops.def) knows every ATen
+one). The op table (src/aot/ir/op_table/ops.def) knows every ATen
 op of the torch it was generated from.
 
 Options:
@@ -173,7 +173,7 @@ std::string summary(const std::vector<OpRow>& rows) {
 constexpr const char* kMarkdownIntro = R"(# Ops
 
 What Kiln runs, op by op, and every core ATen op. This page is the output of
-`kiln ops --markdown`, made from the op table (`src/aot/ir/ops.def`, every ATen
+`kiln ops --markdown`, made from the op table (`src/aot/ir/op_table/ops.def`, every ATen
 op of torch 2.15) and the kernel libraries; do not edit it by hand (a test
 fails when it differs from the command's output). `kiln ops --all` lists the
 rest of the table too: the ops that neither run nor are core.

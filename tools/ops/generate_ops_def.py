@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/aot/ir/ops.def, Kiln's op schema table, from an installed torch.
+"""Writes src/aot/ir/op_table/ops.def, Kiln's op schema table, from an installed torch.
 
 One row per functional overload of every ATen op the dispatcher knows
 (torch._C._dispatch_get_all_op_names()), as
@@ -20,7 +20,7 @@ import pathlib
 
 import torch
 
-OUT = pathlib.Path(__file__).resolve().parents[2] / "src" / "aot" / "ir" / "ops.def"
+OUT = pathlib.Path(__file__).resolve().parents[2] / "src" / "aot" / "ir" / "op_table" / "ops.def"
 
 # Argument types of overloads left out of the table (JIT type names).
 UNSUPPORTED_TYPES = ("__torch__.", "Dict[", "QScheme", "Stream")

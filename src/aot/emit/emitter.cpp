@@ -11,8 +11,8 @@
 #include "aot/ir/c10_enums.h"
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
-#include "aot/ir/op_schema.h"
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/op_schema.h"
+#include "aot/ir/op_table/schema_binding.h"
 #include "aot/ir/shape_bounds.h"
 
 namespace kiln::aot {

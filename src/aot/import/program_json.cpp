@@ -9,8 +9,8 @@
 #include "aot/import/sympy_srepr.h"
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
-#include "aot/ir/op_schema.h"
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/op_schema.h"
+#include "aot/ir/op_table/schema_binding.h"
 
 namespace kiln::aot {
 

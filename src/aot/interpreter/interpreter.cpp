@@ -7,7 +7,7 @@
 #include "aot/interpreter/kernel_call.h"
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/schema_binding.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/op_support.h"
 

@@ -8,7 +8,7 @@
 #include "aot/ir/c10_enums.h"
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/schema_binding.h"
 #include "kernels/portable/register.h"
 #include "runtime/core/evalue.h"
 #include "runtime/kernel/operator_registry.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "aot/ir/node.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/ir/value.h"
 
 namespace kiln::aot {

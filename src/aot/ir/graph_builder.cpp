@@ -4,8 +4,8 @@
 
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
-#include "aot/ir/infer_meta.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/infer_meta.h"
+#include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::aot {
 

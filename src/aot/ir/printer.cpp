@@ -3,6 +3,7 @@
 // the range constraints — so that users can hold the two side by side. A
 // program holding lowered modules lists them at the end.
 #include <set>
+#include <string_view>
 
 #include "aot/ir/exec_kind.h"
 #include "aot/ir/exported_program.h"
@@ -11,10 +12,15 @@ namespace kiln::aot {
 
 namespace {
 
+// One literal: GCC 12 flags `std::string("torch.ops.higher_order.") +
+// kCallDelegate` with a false -Warray-bounds once inlined.
+constexpr std::string_view kPythonCallDelegate = "torch.ops.higher_order.executorch_call_delegate";
+static_assert(kPythonCallDelegate.ends_with(kCallDelegate));
+
 // "aten::add.Tensor" -> "torch.ops.aten.add.Tensor"; "aten::relu" -> "...relu.default".
 std::string python_target(const std::string& target) {
   if (target == kGetItem) return "operator.getitem";
-  if (target == kCallDelegate) return std::string("torch.ops.higher_order.") + kCallDelegate;
+  if (target == kCallDelegate) return std::string(kPythonCallDelegate);
   const auto colons = target.find("::");
   if (colons == std::string::npos) return target;
   std::string name = target.substr(colons + 2);

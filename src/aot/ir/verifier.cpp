@@ -5,7 +5,7 @@
 #include "aot/ir/error.h"
 #include "aot/ir/exported_program.h"
 #include "aot/ir/exec_kind.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::aot {
 

@@ -7,7 +7,7 @@
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
 #include "aot/ir/memory_ops.h"
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/schema_binding.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/provenance.h"
 #include "aot/passes/rewriter.h"

@@ -7,8 +7,8 @@
 
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
-#include "aot/ir/op_schema.h"
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/op_schema.h"
+#include "aot/ir/op_table/schema_binding.h"
 #include "aot/passes/decompose.h"
 #include "aot/passes/decompositions.h"
 #include "aot/passes/rewriter.h"

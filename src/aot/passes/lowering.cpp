@@ -5,7 +5,7 @@
 // mutation write-backs are placed, and out variants come last, when every
 // call's arguments are final. executable_form_violations checks the result.
 #include "aot/ir/exec_kind.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/ir/verifier.h"
 #include "aot/passes/lowering.h"
 

@@ -13,7 +13,7 @@
 #include "aot/ir/exported_program.h"
 #include "aot/ir/exec_kind.h"
 #include "aot/ir/module_attribute.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/passes/memory_planning.h"
 
 namespace kiln::aot {

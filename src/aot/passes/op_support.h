@@ -8,7 +8,7 @@
 #include <string>
 
 #include "aot/ir/exported_program.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::aot {
 

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "aot/ir/error.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/provenance.h"
 

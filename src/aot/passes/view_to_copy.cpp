@@ -4,7 +4,7 @@
 // provenance; its target changes to view_copy_twin's, and its meta loses the
 // view's dim order: a copy writes a contiguous tensor.
 #include "aot/ir/error.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/provenance.h"
 

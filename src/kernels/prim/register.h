@@ -21,7 +21,7 @@
 //   out keeps self's.
 //
 // aten::copy.out is an aten op but lives here, beside copy_: the portable
-// library holds exactly the out variants of the op table (src/aot/ir/ops.def),
+// library holds exactly the out variants of the op table (src/aot/ir/op_table/ops.def),
 // each checked against PyTorch by the golden suite, and Kiln's own lowering
 // never makes aten::copy; only ExecuTorch-written programs call it.
 #pragma once

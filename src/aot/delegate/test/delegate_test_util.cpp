@@ -1,7 +1,7 @@
 #include "aot/delegate/test/delegate_test_util.h"
 
 #include "aot/delegate/debug_handle.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::aot::testing {
 

@@ -19,7 +19,7 @@
 #include "aot/import/testing/golden_fixtures.h"
 #include "aot/ir/error.h"
 #include "aot/ir/graph_builder.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/passes/decompose.h"
 
 namespace kiln::aot {

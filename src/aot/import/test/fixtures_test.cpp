@@ -12,7 +12,7 @@
 #include "aot/import/testing/golden_fixtures.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/interpreter/interpreter.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::aot {
 namespace {

@@ -4,6 +4,7 @@
 #include "aot/import/program_json.h"
 #include "aot/import/sympy_srepr.h"
 #include "aot/ir/error.h"
+#include "aot/ir/testing/aot_testing.h"
 
 namespace kiln::aot {
 namespace {
@@ -11,14 +12,7 @@ namespace {
 using ::testing::HasSubstr;
 using nlohmann::json;
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const AotError& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 TEST(SympySreprTest, ReadsWhatTorchWrites) {
   EXPECT_EQ(parse_sympy_srepr("Symbol('s77', positive=True, integer=True)").to_string(), "s77");

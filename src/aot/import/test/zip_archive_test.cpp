@@ -12,6 +12,7 @@
 #include "aot/import/mapped_file.h"
 #include "aot/import/test/zip_writer_util.h"
 #include "aot/ir/error.h"
+#include "aot/ir/testing/aot_testing.h"
 
 namespace kiln::aot {
 namespace {
@@ -26,14 +27,7 @@ using zip_test::zip_bytes;
 using zip_test::ZipEntrySpec;
 using zip_test::ZipLayout;
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const AotError& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 std::string text_of(std::span<const std::byte> bytes) {
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());

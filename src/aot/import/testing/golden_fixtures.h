@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -37,6 +38,36 @@ inline const nlohmann::json& fixture_manifest() {
 /// and the loops over them fail when there are none).
 inline std::vector<std::string> manifest_cases(const nlohmann::json& fixture) {
   return fixture.at("cases").get<std::vector<std::string>>();
+}
+
+/// One program file of a fixture (model.pt2, the training IR, or
+/// model.core.pt2, core ATen) with the fixture's cases.
+struct FixtureFile {
+  std::string fixture;
+  std::string file;
+  std::vector<std::string> cases;
+
+  std::string path() const { return kFixtures + fixture + "/" + file; }
+  /// "mlp_model_core_pt2": a gtest name.
+  std::string test_name() const {
+    std::string name = fixture + "_" + file;
+    for (char& c : name) {
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    }
+    return name;
+  }
+};
+inline void PrintTo(const FixtureFile& f, std::ostream* out) { *out << f.fixture << "/" << f.file; }
+
+/// Every program file of every fixture of the manifest, in its order.
+inline std::vector<FixtureFile> fixture_files() {
+  std::vector<FixtureFile> files;
+  for (const auto& fixture : fixture_manifest().at("fixtures")) {
+    for (const auto& [file, ops] : fixture.at("programs").items()) {
+      files.push_back({fixture.at("name"), file, manifest_cases(fixture)});
+    }
+  }
+  return files;
 }
 
 /// Expects `actual` to match `expected` (see tensor_mismatch); `what` names it.

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "aot/ir/c10_enums.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::aot {
 namespace {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "aot/ir/graph_builder.h"
-#include "aot/ir/infer_meta.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/infer_meta.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/ir/testing/aot_testing.h"
 
 namespace kiln::aot {

@@ -1,4 +1,4 @@
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -448,7 +448,7 @@ struct Row {
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = {
 #define KILN_OP(tags, functional, out) {tags, functional, out},
-#include "aot/ir/ops.def"
+#include "aot/ir/op_table/ops.def"
 #undef KILN_OP
   };
   return table;

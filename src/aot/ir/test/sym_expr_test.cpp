@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "aot/ir/error.h"
+#include "aot/ir/testing/aot_testing.h"
 
 namespace kiln::aot {
 
@@ -24,16 +25,7 @@ SymExpr s(const std::string& name) { return SymExpr::symbol(name); }
 SymExpr c(int64_t value) { return SymExpr::constant(value); }
 SymExpr p(std::string_view text) { return SymExpr::parse(text); }
 
-// The AotError `run` throws; fails the test if it throws none.
-std::string error_of(const std::function<void()>& run) {
-  try {
-    run();
-  } catch (const AotError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an AotError";
-  return "";
-}
+using testing::error_of;
 
 void expect_error(const std::function<void()>& run, const std::vector<std::string>& parts) {
   const std::string message = error_of(run);

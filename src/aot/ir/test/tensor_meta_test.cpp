@@ -20,7 +20,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-SymExpr s(const std::string& name) { return SymExpr::symbol(name); }
 
 // ---------------------------------------------------------------------------
 // Static and symbolic sizes
@@ -43,22 +42,22 @@ TEST(TensorMetaTest, AScalarPrintsEmptyBrackets) {
 }
 
 TEST(TensorMetaTest, ASymbolicMetaPrintsItsExpressions) {
-  EXPECT_EQ(f32({4, s("s0"), 3}).to_string(), "f32[4, s0, 3]");
-  EXPECT_EQ(i64({2 * s("s0"), s("s0") + 1}).to_string(), "i64[2*s0, s0 + 1]");
-  EXPECT_FALSE(f32({4, s("s0")}).is_static());
-  EXPECT_FALSE(f32({2 * s("s0")}).is_static());
-  EXPECT_TRUE(f32({4, s("s0") - s("s0")}).is_static());  // folds to the constant 0
+  EXPECT_EQ(f32({4, SymExpr::symbol("s0"), 3}).to_string(), "f32[4, s0, 3]");
+  EXPECT_EQ(i64({2 * SymExpr::symbol("s0"), SymExpr::symbol("s0") + 1}).to_string(), "i64[2*s0, s0 + 1]");
+  EXPECT_FALSE(f32({4, SymExpr::symbol("s0")}).is_static());
+  EXPECT_FALSE(f32({2 * SymExpr::symbol("s0")}).is_static());
+  EXPECT_TRUE(f32({4, SymExpr::symbol("s0") - SymExpr::symbol("s0")}).is_static());  // folds to the constant 0
 }
 
 TEST(TensorMetaTest, StaticSizesOfASymbolicMetaThrowsNamingTheSize) {
-  const TensorMeta meta = f32({4, 2 * s("s0")});
+  const TensorMeta meta = f32({4, 2 * SymExpr::symbol("s0")});
   const std::string message = error_of([&] { meta.static_sizes(); });
   EXPECT_THAT(message, HasSubstr("f32[4, 2*s0]"));
   EXPECT_THAT(message, HasSubstr("symbolic size 2*s0"));
 }
 
 TEST(TensorMetaTest, ConcreteSizesSubstituteTheBindings) {
-  const TensorMeta meta = f32({4, s("s0"), 2 * s("s0")});
+  const TensorMeta meta = f32({4, SymExpr::symbol("s0"), 2 * SymExpr::symbol("s0")});
   EXPECT_THAT(meta.concrete_sizes({{"s0", 5}}), ElementsAre(4, 5, 10));
   EXPECT_THAT(meta.concrete_sizes({{"s0", 1}, {"s1", 9}}), ElementsAre(4, 1, 2));
 }
@@ -94,7 +93,7 @@ TEST(TensorMetaTest, EqualityTreatsAnImplicitDimOrderAsContiguous) {
   EXPECT_FALSE(implicit == channels_last);
   EXPECT_FALSE(implicit == with_grad);
   EXPECT_FALSE(implicit == i64({2, 3}));
-  EXPECT_FALSE(implicit == f32({2, s("s0")}));
+  EXPECT_FALSE(implicit == f32({2, SymExpr::symbol("s0")}));
 }
 
 // ---------------------------------------------------------------------------
@@ -102,12 +101,12 @@ TEST(TensorMetaTest, EqualityTreatsAnImplicitDimOrderAsContiguous) {
 
 TEST(ValueMetaTest, ToStringOfEveryAlternative) {
   EXPECT_EQ(to_string(ValueMeta{}), "");
-  EXPECT_EQ(to_string(ValueMeta{f32({4, s("s0"), 3})}), "f32[4, s0, 3]");
+  EXPECT_EQ(to_string(ValueMeta{f32({4, SymExpr::symbol("s0"), 3})}), "f32[4, s0, 3]");
   EXPECT_EQ(to_string(ValueMeta{std::vector<TensorMeta>{f32({2}), i64({3})}}),
             "(f32[2], i64[3])");
   EXPECT_EQ(to_string(ValueMeta{std::vector<TensorMeta>{f32({2})}}), "(f32[2],)");
-  EXPECT_EQ(to_string(ValueMeta{s("s0")}), "Sym(s0)");
-  EXPECT_EQ(to_string(ValueMeta{2 * s("s0")}), "Sym(2*s0)");
+  EXPECT_EQ(to_string(ValueMeta{SymExpr::symbol("s0")}), "Sym(s0)");
+  EXPECT_EQ(to_string(ValueMeta{2 * SymExpr::symbol("s0")}), "Sym(2*s0)");
 }
 
 TEST(ValueMetaTest, NodeMetaTensorReturnsTheTensorOrThrowsShowingTheValue) {
@@ -115,7 +114,7 @@ TEST(ValueMetaTest, NodeMetaTensorReturnsTheTensorOrThrowsShowingTheValue) {
   meta.val = f32({2});
   EXPECT_EQ(meta.tensor().to_string(), "f32[2]");
 
-  meta.val = s("s0");
+  meta.val = SymExpr::symbol("s0");
   EXPECT_THAT(error_of([&] { meta.tensor(); }), HasSubstr("Sym(s0)"));
 }
 

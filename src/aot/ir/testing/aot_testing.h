@@ -14,7 +14,6 @@
 
 namespace kiln::aot::testing {
 
-/// The message of the AotError `run` throws; fails the test if it throws none.
 /// [v0, v1, ...] as one int-list argument. An Argument, not an ArgumentList:
 /// a braced list whose single element is an ArgumentList is copied from it by
 /// clang and wrapped as one element by GCC, so `{ints({2, 2})}` must hold an
@@ -25,6 +24,7 @@ inline Argument ints(const std::vector<int64_t>& values) {
   return Argument(std::move(list));
 }
 
+/// The message of the AotError `run` throws; fails the test if it throws none.
 inline std::string error_of(const std::function<void()>& run) {
   try {
     run();

@@ -17,16 +17,12 @@ using ::testing::HasSubstr;
 using testing::call_with_meta;
 using testing::decomposed;
 using testing::expect_error;
+using testing::expect_decomposition_fails;
 using testing::expect_values_near;
 using testing::ops_without_kernels;
 using testing::run;
 
 TensorMeta c64(const std::vector<int64_t>& sizes) { return TensorMeta(ScalarType::ComplexFloat, sizes); }
-
-void expect_decomposition_fails(GraphBuilder&& b, const std::string& message) {
-  const ExportedProgram program = std::move(b).build();
-  expect_error([&] { (void)transform(program, {decompose_to_core_aten()}); }, message);
-}
 
 TEST(DecomposeSpectralTest, RfftZeroPadsOrCutsTheSignalAndMapsNorm) {
   GraphBuilder b;

@@ -15,17 +15,12 @@ using ::testing::Not;
 using testing::call_with_meta;
 using testing::decomposed;
 using testing::expect_error;
+using testing::text_of;
+using testing::expect_decomposition_fails;
 using testing::expect_values_near;
 using testing::ops_without_kernels;
 using testing::ramp;
 using testing::run;
-
-std::string text_of(GraphBuilder&& b) { return decomposed(std::move(b)).to_string(); }
-
-void expect_decomposition_fails(GraphBuilder&& b, const std::string& message) {
-  const ExportedProgram program = std::move(b).build();
-  expect_error([&] { (void)transform(program, {decompose_to_core_aten()}); }, message);
-}
 
 TensorMeta meta_of(ScalarType dtype, std::vector<int64_t> sizes) { return TensorMeta(dtype, sizes); }
 

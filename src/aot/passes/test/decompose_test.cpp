@@ -16,7 +16,7 @@
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/error.h"
 #include "aot/ir/graph_builder.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/passes/debug_handles.h"
 #include "aot/passes/decompose.h"
 #include "aot/passes/lowering.h"

@@ -11,7 +11,7 @@
 
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/graph_builder.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/ir/testing/aot_testing.h"
 #include "aot/ir/verifier.h"
 #include "aot/passes/decompose.h"
@@ -31,6 +31,15 @@ inline HostTensor ramp(const std::vector<int64_t>& sizes, float step = 0.1f) {
 inline ExportedProgram decomposed(GraphBuilder&& builder) {
   ExportedProgram program = std::move(builder).build();
   return transform(program, {decompose_to_core_aten()});
+}
+
+/// The decomposed program as text.
+inline std::string text_of(GraphBuilder&& builder) { return decomposed(std::move(builder)).to_string(); }
+
+/// Expects decompose_to_core_aten to refuse the built program with `message`.
+inline void expect_decomposition_fails(GraphBuilder&& builder, const std::string& message) {
+  const ExportedProgram program = std::move(builder).build();
+  expect_error([&] { (void)transform(program, {decompose_to_core_aten()}); }, message);
 }
 
 /// A call of `op` with a meta given by hand, as torch would record it.

@@ -9,7 +9,7 @@
 
 #include "aot/import/pt2_reader.h"
 #include "aot/import/testing/golden_fixtures.h"
-#include "aot/ir/infer_meta.h"
+#include "aot/ir/op_table/infer_meta.h"
 #include "aot/passes/decompose.h"
 
 namespace kiln::aot {
@@ -17,20 +17,7 @@ namespace {
 
 using testing::kFixtures;
 
-struct Program {
-  std::string fixture;
-  std::string file;
-};
-
-void PrintTo(const Program& p, std::ostream* out) { *out << p.fixture << "/" << p.file; }
-
-std::vector<Program> all_programs() {
-  std::vector<Program> result;
-  for (const auto& fixture : testing::fixture_manifest().at("fixtures")) {
-    for (const auto& [file, ops] : fixture.at("programs").items()) result.push_back({fixture.at("name"), file});
-  }
-  return result;
-}
+using testing::FixtureFile;
 
 // dtype and sizes of a meta, for comparison (dim order and requires_grad are
 // not part of inference).
@@ -63,11 +50,11 @@ std::vector<std::string> reinfer(Graph& graph, size_t* checked, std::vector<std:
   return mismatches;
 }
 
-class FixtureMetaTest : public ::testing::TestWithParam<Program> {};
+class FixtureMetaTest : public ::testing::TestWithParam<FixtureFile> {};
 
 TEST_P(FixtureMetaTest, InferredMetasAreTorchs) {
-  const Program& p = GetParam();
-  ExportedProgram program = load_pt2(kFixtures + p.fixture + "/" + p.file);
+  const FixtureFile& p = GetParam();
+  ExportedProgram program = load_pt2(p.path());
   size_t checked = 0;
   std::vector<std::string> without_rule;
   EXPECT_THAT(reinfer(program.graph(), &checked, &without_rule), ::testing::IsEmpty());
@@ -75,7 +62,7 @@ TEST_P(FixtureMetaTest, InferredMetasAreTorchs) {
   EXPECT_GT(checked, 0u);
 }
 
-std::string test_name(const ::testing::TestParamInfo<Program>& info) {
+std::string test_name(const ::testing::TestParamInfo<FixtureFile>& info) {
   std::string name = info.param.fixture + "_" + info.param.file;
   for (char& ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
@@ -83,15 +70,15 @@ std::string test_name(const ::testing::TestParamInfo<Program>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureMetaTest, ::testing::ValuesIn(all_programs()), test_name);
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureMetaTest, ::testing::ValuesIn(testing::fixture_files()), test_name);
 
-class DecomposedMetaTest : public ::testing::TestWithParam<Program> {};
+class DecomposedMetaTest : public ::testing::TestWithParam<FixtureFile> {};
 
 // The decomposed training IR: its new nodes' metas were inferred, its
 // replaced nodes' metas taken from torch; both must agree with re-inference.
 TEST_P(DecomposedMetaTest, ReinferringChangesNothing) {
-  const Program& p = GetParam();
-  const ExportedProgram training = load_pt2(kFixtures + p.fixture + "/" + p.file);
+  const FixtureFile& p = GetParam();
+  const ExportedProgram training = load_pt2(p.path());
   ExportedProgram program = transform(training, {decompose_to_core_aten()});
   size_t checked = 0;
   std::vector<std::string> without_rule;
@@ -99,9 +86,9 @@ TEST_P(DecomposedMetaTest, ReinferringChangesNothing) {
   EXPECT_THAT(without_rule, ::testing::IsEmpty());
 }
 
-std::vector<Program> training_programs() {
-  std::vector<Program> result;
-  for (const Program& p : all_programs()) {
+std::vector<FixtureFile> training_programs() {
+  std::vector<FixtureFile> result;
+  for (const FixtureFile& p : testing::fixture_files()) {
     if (p.file == "model.pt2") result.push_back(p);
   }
   return result;

@@ -2,7 +2,7 @@
 
 #include "aot/delegate/debug_handle.h"
 #include "aot/ir/error.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::backends::demo {
 

@@ -5,8 +5,8 @@
 
 #include "aot/delegate/debug_handle.h"
 #include "aot/ir/error.h"
-#include "aot/ir/op_schema.h"
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/op_schema.h"
+#include "aot/ir/op_table/schema_binding.h"
 #include "backends/demo/demo_blob.h"
 
 namespace kiln::backends::demo {

@@ -10,8 +10,8 @@
 #include <numeric>
 #include <sstream>
 
-#include "aot/ir/op_schema.h"
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/op_schema.h"
+#include "aot/ir/op_table/schema_binding.h"
 #include "backends/onednn/aot/node_op_checks.h"
 
 namespace kiln::backends::onednn {

@@ -20,7 +20,7 @@
 #include "aot/emit/to_executorch.h"
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/module_attribute.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/decompose.h"
 #include "backends/onednn/aot/node_ops.h"

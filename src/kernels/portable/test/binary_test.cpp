@@ -21,15 +21,6 @@ KernelRuntimeContext run_plain(const char* op, const TestTensor& a, const TestTe
   return KernelCall().tensor(a).tensor(b).tensor(out).run(op);
 }
 
-const EValue kOne(int64_t{1});
-const float kNan = std::numeric_limits<float>::quiet_NaN();
-const float kInf = std::numeric_limits<float>::infinity();
-
-::testing::AssertionResult ok(const KernelRuntimeContext& ctx) {
-  if (ctx.failure_state() == Error::Ok) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << ctx.failure_message();
-}
-
 // div.out_mode / div.Scalar_mode_out with rounding_mode `mode` (null: None).
 KernelRuntimeContext run_mode(const char* op, const TestTensor& a, const EValue& b, const char* mode,
                               const TestTensor& out) {
@@ -440,13 +431,13 @@ TEST(Arithmetic, EveryOpGivesTheSameValuesInAColumnMajorLayout) {
 }
 
 TEST(Arithmetic, NanPropagates) {
-  TestTensor a = make_tensor<float>({3}, {kNan, 1, kInf});
-  TestTensor b = make_tensor<float>({3}, {1, kNan, -kInf});
+  TestTensor a = make_tensor<float>({3}, {kNaN, 1, kInf});
+  TestTensor b = make_tensor<float>({3}, {1, kNaN, -kInf});
   TestTensor out = zeros<float>({3});
   ASSERT_TRUE(ok(run_with_alpha("aten::add.out", a, b, kOne, out)));
   for (float v : out.values<float>()) EXPECT_TRUE(std::isnan(v));
   ASSERT_TRUE(ok(run_plain("aten::mul.out", a, b, out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {kNan, kNan, -kInf}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {kNaN, kNaN, -kInf}, 0));
 }
 
 TEST(Arithmetic, AlphaMustFitTheResultDtype) {
@@ -634,15 +625,15 @@ TEST(DivMode, LowestDividedByMinusOneWraps) {
 }
 
 TEST(DivMode, FloatsFloorAsPythonAndTruncTowardZero) {
-  TestTensor a = make_tensor<float>({12}, {7, -7, 7, -7, 0, -0.0f, 1, -1, 5.5f, kInf, 1, kNan});
+  TestTensor a = make_tensor<float>({12}, {7, -7, 7, -7, 0, -0.0f, 1, -1, 5.5f, kInf, 1, kNaN});
   TestTensor b = make_tensor<float>({12}, {2, 2, -2, -2, 3, 3, 0, 0, kInf, 2, -kInf, 1});
   TestTensor out = zeros<float>({12});
   ASSERT_TRUE(ok(run_mode(a, b, "floor", out)));
   // Known PyTorch (and Python //) results: inf // 2 is NaN, 1 // -inf is -1.
-  EXPECT_TRUE(all_near(out.values<float>(), {3, -4, -4, 3, 0, -0.0f, kInf, -kInf, 0, kNan, -1, kNan}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {3, -4, -4, 3, 0, -0.0f, kInf, -kInf, 0, kNaN, -1, kNaN}, 0));
   EXPECT_TRUE(std::signbit(out.values<float>()[5]));
   ASSERT_TRUE(ok(run_mode(a, b, "trunc", out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {3, -3, -3, 3, 0, -0.0f, kInf, -kInf, 0, kInf, -0.0f, kNan}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {3, -3, -3, 3, 0, -0.0f, kInf, -kInf, 0, kInf, -0.0f, kNaN}, 0));
   EXPECT_TRUE(std::signbit(out.values<float>()[10]));
   // Zero quotients keep the sign of the true quotient.
   TestTensor zeros_in = make_tensor<float>({4}, {0, -0.0f, 1, -1});
@@ -789,33 +780,33 @@ TEST(Pow, IntegersWrapAndNegativeTensorExponents) {
 
 TEST(Pow, FloatSpecialValues) {
   const float r2 = std::sqrt(2.0f);
-  TestTensor x = make_tensor<float>({11}, {0, -0.0f, 1, -1, kNan, kInf, -kInf, -8, 2, 0.5f, -2});
+  TestTensor x = make_tensor<float>({11}, {0, -0.0f, 1, -1, kNaN, kInf, -kInf, -8, 2, 0.5f, -2});
   TestTensor out = zeros<float>({11});
   // Known PyTorch results for each exponent.
   ASSERT_TRUE(ok(run_pow(x, EValue(0.5), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {0, -0.0f, 1, kNan, kNan, kInf, kNan, kNan, r2, 1 / r2, kNan}, 1e-7f));
+  EXPECT_TRUE(all_near(out.values<float>(), {0, -0.0f, 1, kNaN, kNaN, kInf, kNaN, kNaN, r2, 1 / r2, kNaN}, 1e-7f));
   EXPECT_TRUE(std::signbit(out.values<float>()[1]));
   ASSERT_TRUE(ok(run_pow(x, EValue(-0.5), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {kInf, -kInf, 1, kNan, kNan, 0, kNan, kNan, 1 / r2, r2, kNan}, 1e-7f));
+  EXPECT_TRUE(all_near(out.values<float>(), {kInf, -kInf, 1, kNaN, kNaN, 0, kNaN, kNaN, 1 / r2, r2, kNaN}, 1e-7f));
   ASSERT_TRUE(ok(run_pow(x, EValue(int64_t{3}), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {0, -0.0f, 1, -1, kNan, kInf, -kInf, -512, 8, 0.125f, -8}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {0, -0.0f, 1, -1, kNaN, kInf, -kInf, -512, 8, 0.125f, -8}, 0));
   ASSERT_TRUE(ok(run_pow(x, EValue(int64_t{-1}), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {kInf, -kInf, 1, -1, kNan, 0, -0.0f, -0.125f, 0.5f, 2, -0.5f}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {kInf, -kInf, 1, -1, kNaN, 0, -0.0f, -0.125f, 0.5f, 2, -0.5f}, 0));
   ASSERT_TRUE(ok(run_pow(x, EValue(int64_t{-2}), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {kInf, kInf, 1, 1, kNan, 0, 0, 0.015625f, 0.25f, 4, 0.25f}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {kInf, kInf, 1, 1, kNaN, 0, 0, 0.015625f, 0.25f, 4, 0.25f}, 0));
   ASSERT_TRUE(ok(run_pow(x, EValue(1.0 / 3), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {0, 0, 1, kNan, kNan, kInf, kInf, kNan, 1.2599211f, 0.7937005f, kNan},
+  EXPECT_TRUE(all_near(out.values<float>(), {0, 0, 1, kNaN, kNaN, kInf, kInf, kNaN, 1.2599211f, 0.7937005f, kNaN},
                        1e-6f));
   ASSERT_TRUE(ok(run_pow(x, EValue(int64_t{0}), out)));
   EXPECT_EQ(out.values<float>(), std::vector<float>(11, 1));  // NaN^0 = 1 too
   ASSERT_TRUE(ok(run_pow(x, EValue(true), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {0, -0.0f, 1, -1, kNan, kInf, -kInf, -8, 2, 0.5f, -2}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {0, -0.0f, 1, -1, kNaN, kInf, -kInf, -8, 2, 0.5f, -2}, 0));
   ASSERT_TRUE(ok(run_pow(x, EValue(-std::numeric_limits<double>::infinity()), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {kInf, kInf, 1, 1, kNan, 0, 0, 0, 0, kInf, 0}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {kInf, kInf, 1, 1, kNaN, 0, 0, 0, 0, kInf, 0}, 0));
   // Tensor exponents: 0^0 = 1, 1^NaN = 1, -8^(1/3) = NaN.
-  TestTensor e = make_tensor<float>({11}, {0, kNan, kNan, kInf, 0, -0.0f, 0.5f, 1.0f / 3, -kInf, kInf, -kInf});
+  TestTensor e = make_tensor<float>({11}, {0, kNaN, kNaN, kInf, 0, -0.0f, 0.5f, 1.0f / 3, -kInf, kInf, -kInf});
   ASSERT_TRUE(ok(run_pow(x, e, out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {1, kNan, 1, 1, 1, 1, kInf, kNan, 0, 0, 0}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {1, kNaN, 1, 1, 1, 1, kInf, kNaN, 0, 0, 0}, 0));
 }
 
 TEST(Pow, AScalarExponentKeepsDoublePrecisionForFloat) {
@@ -909,7 +900,7 @@ TEST(Pow, ScalarBase) {
   EXPECT_EQ(any_out.values<bool>(), std::vector<bool>(5, true));
   EXPECT_TRUE(failed_with(run_pow(EValue(2.0), e, ints), Error::InvalidArgument, "aten::pow.Scalar_out", "'out'"));
   // 1^NaN = 1.
-  TestTensor nan_exponent = make_tensor<float>({2}, {kNan, kInf});
+  TestTensor nan_exponent = make_tensor<float>({2}, {kNaN, kInf});
   TestTensor two = zeros<float>({2});
   ASSERT_TRUE(ok(run_pow(EValue(1.0), nan_exponent, two)));
   EXPECT_EQ(two.values<float>(), (std::vector<float>{1, 1}));
@@ -968,14 +959,14 @@ TEST(Pow, HalfAndBFloat16) {
 // ---- minimum, maximum ----
 
 TEST(MinMax, NanPropagatesAndTiesReturnSelf) {
-  TestTensor a = make_tensor<float>({5}, {1.5f, -2.5f, kNan, -0.0f, 0});
-  TestTensor b = make_tensor<float>({5}, {kNan, 0, 1, 0, -0.0f});
+  TestTensor a = make_tensor<float>({5}, {1.5f, -2.5f, kNaN, -0.0f, 0});
+  TestTensor b = make_tensor<float>({5}, {kNaN, 0, 1, 0, -0.0f});
   TestTensor out = zeros<float>({5});
   ASSERT_TRUE(ok(run_plain("aten::maximum.out", a, b, out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {kNan, 0, kNan, 0, 0}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {kNaN, 0, kNaN, 0, 0}, 0));
   EXPECT_EQ(sign_bits(out.values<float>()), (std::vector<bool>{false, false, false, true, false}));
   ASSERT_TRUE(ok(run_plain("aten::minimum.out", a, b, out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {kNan, -2.5f, kNan, 0, 0}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {kNaN, -2.5f, kNaN, 0, 0}, 0));
   EXPECT_EQ(sign_bits(out.values<float>()), (std::vector<bool>{false, true, false, true, false}));
 }
 
@@ -1012,10 +1003,10 @@ TEST(MinMax, IntegersBoolsHalvesAndPromotion) {
   ASSERT_TRUE(ok(run_plain("aten::minimum.out", t, f, bools)));
   EXPECT_EQ(bools.values<bool>(), (std::vector<bool>{true, false, false, false}));
   TestTensor h = make_16bit<runtime::Half>({2}, {1.5f, -2.5f});
-  TestTensor hb = make_16bit<runtime::Half>({2, 1}, {0, kNan});
+  TestTensor hb = make_16bit<runtime::Half>({2, 1}, {0, kNaN});
   TestTensor h_out = zeros<runtime::Half>({2, 2});
   ASSERT_TRUE(ok(run_plain("aten::maximum.out", h, hb, h_out)));
-  EXPECT_TRUE(all_near(floats_of<runtime::Half>(h_out), {1.5f, 0, kNan, kNan}, 0));
+  EXPECT_TRUE(all_near(floats_of<runtime::Half>(h_out), {1.5f, 0, kNaN, kNaN}, 0));
   EXPECT_TRUE(failed_with(run_plain("aten::minimum.out", a, a, bools), Error::InvalidArgument, "aten::minimum.out",
                           "'out'"));
 }

@@ -7,7 +7,7 @@
 namespace kiln::kernels::portable::testing {
 namespace {
 
-constexpr const char* kOp = "aten::col2im.out";
+constexpr const char* kCol2imOp = "aten::col2im.out";
 
 struct FoldParams {
   std::vector<int64_t> output_size, kernel, dilation = {1}, padding = {0}, stride = {1};
@@ -22,7 +22,7 @@ KernelRuntimeContext run_fold(const TestTensor& self, const FoldParams& p, const
       .int_list(p.padding)
       .int_list(p.stride)
       .tensor(out)
-      .run(kOp);
+      .run(kCol2imOp);
 }
 
 TEST(Col2im, OverlappingBlocksAddUp) {
@@ -40,18 +40,18 @@ TEST(Col2im, Errors) {
   TestTensor out = zeros<float>({1, 1, 2, 3});
   // 3 blocks do not fit a 2x3 image with a 2x2 kernel.
   TestTensor three_blocks = zeros<float>({1, 4, 3});
-  EXPECT_TRUE(failed_with(run_fold(three_blocks, {{2, 3}, {2, 2}}, out), Error::InvalidArgument, kOp, "'self'"));
+  EXPECT_TRUE(failed_with(run_fold(three_blocks, {{2, 3}, {2, 2}}, out), Error::InvalidArgument, kCol2imOp, "'self'"));
   TestTensor five_rows = zeros<float>({1, 5, 2});
-  EXPECT_TRUE(failed_with(run_fold(five_rows, {{2, 3}, {2, 2}}, out), Error::InvalidArgument, kOp, "'self'"));
+  EXPECT_TRUE(failed_with(run_fold(five_rows, {{2, 3}, {2, 2}}, out), Error::InvalidArgument, kCol2imOp, "'self'"));
   TestTensor no_blocks = zeros<float>({1, 4, 0});
-  EXPECT_TRUE(failed_with(run_fold(no_blocks, {{2, 3}, {2, 2}}, out), Error::InvalidArgument, kOp, "'self'"));
-  EXPECT_TRUE(failed_with(run_fold(self, {{1, 3}, {2, 2}}, out), Error::InvalidArgument, kOp, "'output_size'"));
-  EXPECT_TRUE(failed_with(run_fold(self, {{2, 3}, {2, 2}, {1}, {-1}}, out), Error::InvalidArgument, kOp, "'padding'"));
-  EXPECT_TRUE(failed_with(run_fold(self, {{2, 3}, {0, 2}}, out), Error::InvalidArgument, kOp, "'kernel_size'"));
-  EXPECT_TRUE(failed_with(run_fold(self, {{2, 3}, {2, 2, 2}}, out), Error::InvalidArgument, kOp, "'kernel_size'"));
+  EXPECT_TRUE(failed_with(run_fold(no_blocks, {{2, 3}, {2, 2}}, out), Error::InvalidArgument, kCol2imOp, "'self'"));
+  EXPECT_TRUE(failed_with(run_fold(self, {{1, 3}, {2, 2}}, out), Error::InvalidArgument, kCol2imOp, "'output_size'"));
+  EXPECT_TRUE(failed_with(run_fold(self, {{2, 3}, {2, 2}, {1}, {-1}}, out), Error::InvalidArgument, kCol2imOp, "'padding'"));
+  EXPECT_TRUE(failed_with(run_fold(self, {{2, 3}, {0, 2}}, out), Error::InvalidArgument, kCol2imOp, "'kernel_size'"));
+  EXPECT_TRUE(failed_with(run_fold(self, {{2, 3}, {2, 2, 2}}, out), Error::InvalidArgument, kCol2imOp, "'kernel_size'"));
   TestTensor longs = zeros<int64_t>({1, 4, 2});
   TestTensor long_out = zeros<int64_t>({1, 1, 2, 3});
-  EXPECT_TRUE(failed_with(run_fold(longs, {{2, 3}, {2, 2}}, long_out), Error::InvalidArgument, kOp, "'self'"));
+  EXPECT_TRUE(failed_with(run_fold(longs, {{2, 3}, {2, 2}}, long_out), Error::InvalidArgument, kCol2imOp, "'self'"));
 }
 
 }  // namespace

@@ -10,13 +10,6 @@
 namespace kiln::kernels::portable::testing {
 namespace {
 
-const float kNan = std::numeric_limits<float>::quiet_NaN();
-
-::testing::AssertionResult ok(const KernelRuntimeContext& ctx) {
-  if (ctx.failure_state() == Error::Ok) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << ctx.failure_message();
-}
-
 KernelRuntimeContext run(const char* op, const TestTensor& a, const TestTensor& b, const TestTensor& out) {
   return KernelCall().tensor(a).tensor(b).tensor(out).run(op);
 }
@@ -27,8 +20,8 @@ KernelRuntimeContext run(const char* op, const TestTensor& a, const EValue& b, c
 // ---- comparisons ----
 
 TEST(Compare, AllSixWithNanAndSignedZero) {
-  TestTensor x = make_tensor<float>({4}, {1, kNan, -0.0f, 2});
-  TestTensor y = make_tensor<float>({4}, {1, kNan, 0, kNan});
+  TestTensor x = make_tensor<float>({4}, {1, kNaN, -0.0f, 2});
+  TestTensor y = make_tensor<float>({4}, {1, kNaN, 0, kNaN});
   TestTensor out = zeros<bool>({4});
   const struct {
     const char* op;
@@ -218,13 +211,13 @@ TEST(Compare, Errors) {
 // ---- logical ----
 
 TEST(Logical, TruthValuesOfAnyDtypes) {
-  TestTensor floats = make_tensor<float>({4}, {0, kNan, 2, -0.0f});
+  TestTensor floats = make_tensor<float>({4}, {0, kNaN, 2, -0.0f});
   TestTensor longs = make_tensor<int64_t>({4}, {1, 1, 0, 1});
   TestTensor out = zeros<bool>({4});
   ASSERT_TRUE(ok(run("aten::logical_and.out", floats, longs, out)));
   EXPECT_EQ(out.values<bool>(), (std::vector<bool>{false, true, false, false}));
   TestTensor ints = make_tensor<int32_t>({4}, {0, 0, 0, 1});
-  TestTensor zeros_f = make_tensor<float>({4}, {0, kNan, 0, -0.0f});
+  TestTensor zeros_f = make_tensor<float>({4}, {0, kNaN, 0, -0.0f});
   ASSERT_TRUE(ok(run("aten::logical_or.out", zeros_f, ints, out)));
   EXPECT_EQ(out.values<bool>(), (std::vector<bool>{false, true, false, true}));
   TestTensor bools = make_tensor<bool>({4}, {true, true, false, false});
@@ -286,7 +279,7 @@ TEST(Logical, Errors) {
 }
 
 TEST(LogicalNot, WritesZeroOrOneInOutsDtype) {
-  TestTensor self = make_tensor<float>({4}, {0, -0.0f, 2, kNan});
+  TestTensor self = make_tensor<float>({4}, {0, -0.0f, 2, kNaN});
   TestTensor flags = zeros<bool>({4});
   auto ctx = KernelCall().tensor(self).tensor(flags).run("aten::logical_not.out");
   ASSERT_TRUE(ok(ctx));

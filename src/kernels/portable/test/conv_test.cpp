@@ -9,7 +9,7 @@
 namespace kiln::kernels::portable::testing {
 namespace {
 
-constexpr const char* kOp = "aten::convolution.out";
+constexpr const char* kConvolutionOp = "aten::convolution.out";
 
 struct ConvParams {
   std::vector<int64_t> stride{1, 1};
@@ -33,7 +33,7 @@ KernelRuntimeContext run_conv(const TestTensor& input, const TestTensor& weight,
       .int_list(p.output_padding)
       .scalar(p.groups)
       .tensor(out)
-      .run(kOp);
+      .run(kConvolutionOp);
 }
 
 // A 2-D convolution problem; 1-D with h = kh = 1 and 1-entry parameter
@@ -484,21 +484,21 @@ class ConvolutionErrors : public ::testing::Test {
 
 TEST_F(ConvolutionErrors, WeightChannels) {
   TestTensor bad = zeros<float>({2, 1, 3, 3});
-  EXPECT_TRUE(failed_with(run_conv(input, bad, nullptr, {}, out), Error::InvalidArgument, kOp, "'weight'"));
+  EXPECT_TRUE(failed_with(run_conv(input, bad, nullptr, {}, out), Error::InvalidArgument, kConvolutionOp, "'weight'"));
   ConvParams p;
   p.groups = 2;  // then weight must have 1 input channel per group
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kOp, "'weight'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kConvolutionOp, "'weight'"));
   p.groups = 4;  // more groups than output channels
   TestTensor four = zeros<float>({1, 4, 4, 4});
   TestTensor per_group = zeros<float>({2, 1, 3, 3});
-  EXPECT_TRUE(failed_with(run_conv(four, per_group, nullptr, p, out), Error::InvalidArgument, kOp, "'weight'"));
+  EXPECT_TRUE(failed_with(run_conv(four, per_group, nullptr, p, out), Error::InvalidArgument, kConvolutionOp, "'weight'"));
   p.groups = 0;
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kOp, "'groups'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kConvolutionOp, "'groups'"));
 }
 
 TEST_F(ConvolutionErrors, WeightRank) {
   TestTensor flat_weight = zeros<float>({2, 2, 3});
-  EXPECT_TRUE(failed_with(run_conv(input, flat_weight, nullptr, {}, out), Error::InvalidArgument, kOp, "'weight'"));
+  EXPECT_TRUE(failed_with(run_conv(input, flat_weight, nullptr, {}, out), Error::InvalidArgument, kConvolutionOp, "'weight'"));
 }
 
 TEST_F(ConvolutionErrors, TransposedChannelsAndGroups) {
@@ -507,13 +507,13 @@ TEST_F(ConvolutionErrors, TransposedChannelsAndGroups) {
   // Transposed weight is [in, out / groups, kh, kw]: dim 0 must be the input's 2 channels.
   TestTensor three_in = zeros<float>({3, 2, 3, 3});
   TestTensor t_out = zeros<float>({1, 2, 6, 6});
-  EXPECT_TRUE(failed_with(run_conv(input, three_in, nullptr, p, t_out), Error::InvalidArgument, kOp, "'weight'"));
+  EXPECT_TRUE(failed_with(run_conv(input, three_in, nullptr, p, t_out), Error::InvalidArgument, kConvolutionOp, "'weight'"));
   p.groups = 3;  // 2 input channels do not split into 3 groups
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, t_out), Error::InvalidArgument, kOp, "'weight'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, t_out), Error::InvalidArgument, kConvolutionOp, "'weight'"));
   // Bias must have out / groups * groups = 2 entries, not 3.
   p.groups = 1;
   TestTensor bias = zeros<float>({3});
-  EXPECT_TRUE(failed_with(run_conv(input, weight, &bias, p, t_out), Error::InvalidArgument, kOp, "'bias'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, &bias, p, t_out), Error::InvalidArgument, kConvolutionOp, "'bias'"));
 }
 
 TEST_F(ConvolutionErrors, TransposedOutputPadding) {
@@ -522,13 +522,13 @@ TEST_F(ConvolutionErrors, TransposedOutputPadding) {
   p.stride = {2, 2};
   p.output_padding = {2, 0};  // not below stride 2 nor dilation 1
   TestTensor t_out = zeros<float>({1, 2, 11, 9});
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, t_out), Error::InvalidArgument, kOp,
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, t_out), Error::InvalidArgument, kConvolutionOp,
                           "'output_padding'"));
   p.output_padding = {-1, 0};
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, t_out), Error::InvalidArgument, kOp,
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, t_out), Error::InvalidArgument, kConvolutionOp,
                           "'output_padding'"));
   p.output_padding = {0, 0, 0};
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, t_out), Error::InvalidArgument, kOp,
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, t_out), Error::InvalidArgument, kConvolutionOp,
                           "'output_padding'"));
 }
 
@@ -539,69 +539,69 @@ TEST_F(ConvolutionErrors, TransposedOutputTooSmall) {
   ConvParams p;
   p.transposed = true;
   p.padding = {1, 1};
-  EXPECT_TRUE(failed_with(run_conv(one, two_by_two, nullptr, p, out), Error::InvalidArgument, kOp, "'input'"));
+  EXPECT_TRUE(failed_with(run_conv(one, two_by_two, nullptr, p, out), Error::InvalidArgument, kConvolutionOp, "'input'"));
 }
 
 TEST_F(ConvolutionErrors, BiasShape) {
   TestTensor bias = zeros<float>({3});
-  EXPECT_TRUE(failed_with(run_conv(input, weight, &bias, {}, out), Error::InvalidArgument, kOp, "'bias'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, &bias, {}, out), Error::InvalidArgument, kConvolutionOp, "'bias'"));
 }
 
 TEST_F(ConvolutionErrors, OutShapeAndDtype) {
   TestTensor wrong_shape = zeros<float>({1, 2, 3, 3});
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, {}, wrong_shape), Error::InvalidArgument, kOp, "'out'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, {}, wrong_shape), Error::InvalidArgument, kConvolutionOp, "'out'"));
   TestTensor wrong_dtype = zeros<double>({1, 2, 2, 2});
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, {}, wrong_dtype), Error::InvalidArgument, kOp, "'out'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, {}, wrong_dtype), Error::InvalidArgument, kConvolutionOp, "'out'"));
 }
 
 TEST_F(ConvolutionErrors, IntegerInput) {
   TestTensor ints = zeros<int32_t>({1, 2, 4, 4});
-  EXPECT_TRUE(failed_with(run_conv(ints, weight, nullptr, {}, out), Error::InvalidArgument, kOp, "'input'"));
+  EXPECT_TRUE(failed_with(run_conv(ints, weight, nullptr, {}, out), Error::InvalidArgument, kConvolutionOp, "'input'"));
 }
 
 TEST_F(ConvolutionErrors, BadGeometry) {
   ConvParams p;
   p.stride = {0, 1};
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kOp, "'stride'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kConvolutionOp, "'stride'"));
   p = ConvParams{};
   p.padding = {1, 1, 1};
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kOp, "'padding'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kConvolutionOp, "'padding'"));
   p = ConvParams{};
   p.padding = {-1, 0};
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kOp, "'padding'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kConvolutionOp, "'padding'"));
   p = ConvParams{};
   p.dilation = {3, 3};  // a 7x7 window over a 4x4 input
-  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kOp, "'input'"));
+  EXPECT_TRUE(failed_with(run_conv(input, weight, nullptr, p, out), Error::InvalidArgument, kConvolutionOp, "'input'"));
   TestTensor flat = zeros<float>({2, 4, 4});
-  EXPECT_TRUE(failed_with(run_conv(flat, weight, nullptr, {}, out), Error::InvalidArgument, kOp, "'input'"));
+  EXPECT_TRUE(failed_with(run_conv(flat, weight, nullptr, {}, out), Error::InvalidArgument, kConvolutionOp, "'input'"));
   // An empty spatial dim (PyTorch allows only empty batch and channel dims).
   TestTensor no_rows = zeros<float>({1, 2, 0, 4});
   p = ConvParams{};
   p.padding = {2, 2};
-  EXPECT_TRUE(failed_with(run_conv(no_rows, weight, nullptr, p, out), Error::InvalidArgument, kOp, "'input'"));
+  EXPECT_TRUE(failed_with(run_conv(no_rows, weight, nullptr, p, out), Error::InvalidArgument, kConvolutionOp, "'input'"));
 }
 
 TEST_F(ConvolutionErrors, NonContiguousInput) {
   TestTensor channels_last(ScalarType::Float, {1, 2, 4, 4}, TensorShapeDynamism::Static, {0, 2, 3, 1});
-  EXPECT_TRUE(failed_with(run_conv(channels_last, weight, nullptr, {}, out), Error::NotSupported, kOp, "'input'"));
+  EXPECT_TRUE(failed_with(run_conv(channels_last, weight, nullptr, {}, out), Error::NotSupported, kConvolutionOp, "'input'"));
 }
 
 TEST_F(ConvolutionErrors, ArgCountAndTags) {
   KernelCall short_call;
   short_call.tensor(input).tensor(weight).none().tensor(out);
-  EXPECT_TRUE(failed_with(short_call.run(kOp), Error::InvalidArgument, kOp, "'args'"));
+  EXPECT_TRUE(failed_with(short_call.run(kConvolutionOp), Error::InvalidArgument, kConvolutionOp, "'args'"));
   KernelCall bad_weight;
   bad_weight.tensor(input).scalar(1.0).none().int_list({1, 1}).int_list({0, 0}).int_list({1, 1}).scalar(false);
   bad_weight.int_list({0, 0}).scalar(int64_t{1}).tensor(out);
-  EXPECT_TRUE(failed_with(bad_weight.run(kOp), Error::InvalidArgument, kOp, "'weight'"));
+  EXPECT_TRUE(failed_with(bad_weight.run(kConvolutionOp), Error::InvalidArgument, kConvolutionOp, "'weight'"));
   KernelCall bad_groups;
   bad_groups.tensor(input).tensor(weight).none().int_list({1, 1}).int_list({0, 0}).int_list({1, 1}).scalar(false);
   bad_groups.int_list({0, 0}).scalar(1.0).tensor(out);
-  EXPECT_TRUE(failed_with(bad_groups.run(kOp), Error::InvalidArgument, kOp, "'groups'"));
+  EXPECT_TRUE(failed_with(bad_groups.run(kConvolutionOp), Error::InvalidArgument, kConvolutionOp, "'groups'"));
   KernelCall bad_transposed;
   bad_transposed.tensor(input).tensor(weight).none().int_list({1, 1}).int_list({0, 0}).int_list({1, 1});
   bad_transposed.scalar(int64_t{1}).int_list({0, 0}).scalar(int64_t{1}).tensor(out);
-  EXPECT_TRUE(failed_with(bad_transposed.run(kOp), Error::InvalidArgument, kOp, "'transposed'"));
+  EXPECT_TRUE(failed_with(bad_transposed.run(kConvolutionOp), Error::InvalidArgument, kConvolutionOp, "'transposed'"));
 }
 
 }  // namespace

@@ -9,11 +9,7 @@
 namespace kiln::kernels::portable::testing {
 namespace {
 
-constexpr const char* kOp = "aten::_embedding_bag.out";
-
-TestTensor longs(std::vector<SizesType> sizes, const std::vector<int64_t>& values) {
-  return make_tensor<int64_t>(std::move(sizes), values);
-}
+constexpr const char* kEmbeddingBagOp = "aten::_embedding_bag.out";
 
 // weight[r] = [r, 10 + r].
 TestTensor weight() { return make_tensor<float>({4, 2}, {0, 10, 1, 11, 2, 12, 3, 13}); }
@@ -45,7 +41,7 @@ KernelRuntimeContext run_bags(const TestTensor& w, const TestTensor& indices, co
       .tensor(outs.offset2bag)
       .tensor(outs.bag_size)
       .tensor(outs.max_indices)
-      .run(kOp);
+      .run(kEmbeddingBagOp);
 }
 
 TEST(EmbeddingBag, SumFastPathLeavesOffset2BagEmptyUnlessOutHasRoomForIt) {
@@ -80,22 +76,22 @@ TEST(EmbeddingBag, Errors) {
   Outs outs = dynamic_outs(1);
   TestTensor past = longs({2}, {4, 0});
   KernelRuntimeContext ctx = run_bags(w, past, offsets, 1, outs);
-  EXPECT_TRUE(failed_with(ctx, Error::InvalidArgument, kOp, "'indices'"));
+  EXPECT_TRUE(failed_with(ctx, Error::InvalidArgument, kEmbeddingBagOp, "'indices'"));
   EXPECT_NE(std::string(ctx.failure_message()).find("index 4, out of range for dim 0 of size 4"), std::string::npos)
       << ctx.failure_message();
   for (const std::vector<int64_t>& bad : {std::vector<int64_t>{1, 2}, {0, 4}, {0, 2, 1}}) {
     TestTensor bad_offsets = longs({static_cast<SizesType>(bad.size())}, bad);
-    EXPECT_TRUE(failed_with(run_bags(w, indices, bad_offsets, 1, outs), Error::InvalidArgument, kOp, "'offsets'"));
+    EXPECT_TRUE(failed_with(run_bags(w, indices, bad_offsets, 1, outs), Error::InvalidArgument, kEmbeddingBagOp, "'offsets'"));
   }
   // include_last_offset with a last offset short of the end.
-  EXPECT_TRUE(failed_with(run_bags(w, indices, offsets, 1, outs, true), Error::NotSupported, kOp, "'offsets'"));
-  EXPECT_TRUE(failed_with(run_bags(w, indices, offsets, 3, outs), Error::InvalidArgument, kOp, "'mode'"));
+  EXPECT_TRUE(failed_with(run_bags(w, indices, offsets, 1, outs, true), Error::NotSupported, kEmbeddingBagOp, "'offsets'"));
+  EXPECT_TRUE(failed_with(run_bags(w, indices, offsets, 3, outs), Error::InvalidArgument, kEmbeddingBagOp, "'mode'"));
   TestTensor matrix = longs({1, 3}, {3, 1, 1});
-  EXPECT_TRUE(failed_with(run_bags(w, matrix, offsets, 1, outs), Error::InvalidArgument, kOp, "'indices'"));
+  EXPECT_TRUE(failed_with(run_bags(w, matrix, offsets, 1, outs), Error::InvalidArgument, kEmbeddingBagOp, "'indices'"));
   TestTensor ints = make_tensor<int32_t>({4, 2}, {0, 0, 0, 0, 0, 0, 0, 0});
-  EXPECT_TRUE(failed_with(run_bags(ints, indices, offsets, 1, outs), Error::InvalidArgument, kOp, "'weight'"));
+  EXPECT_TRUE(failed_with(run_bags(ints, indices, offsets, 1, outs), Error::InvalidArgument, kEmbeddingBagOp, "'weight'"));
   Outs int_outs = {zeros<float>({2, 2}), zeros<int32_t>({3}), zeros<int64_t>({2}), zeros<int64_t>({2})};
-  EXPECT_TRUE(failed_with(run_bags(w, indices, offsets, 1, int_outs), Error::InvalidArgument, kOp, "'out1'"));
+  EXPECT_TRUE(failed_with(run_bags(w, indices, offsets, 1, int_outs), Error::InvalidArgument, kEmbeddingBagOp, "'out1'"));
 }
 
 }  // namespace

@@ -17,9 +17,6 @@
 namespace kiln::kernels::portable::testing {
 namespace {
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
 // -20 to 20 in steps of 1/64 (every switch point of the approximations lies
 // inside), then the special values.
 std::vector<float> sweep_values() {

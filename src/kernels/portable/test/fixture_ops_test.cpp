@@ -52,12 +52,6 @@ TEST(Softmax, RowsSumToOneAndFollowTheExponentials) {
   EXPECT_TRUE(failed_with(bad, Error::InvalidArgument, "aten::_softmax.out", "'dim'"));
 }
 
-std::vector<float> iota(size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i);
-  return v;
-}
-
 TEST(MaxPool2d, TakesWindowMaximaWithFlatIndices) {
   TestTensor self = make_tensor<float>({1, 1, 4, 4}, iota(16));
   TestTensor out = zeros<float>({1, 1, 2, 2});

@@ -8,7 +8,7 @@
 namespace kiln::kernels::portable::testing {
 namespace {
 
-constexpr const char* kOp = "aten::native_group_norm.out";
+constexpr const char* kGroupNormOp = "aten::native_group_norm.out";
 
 struct GroupNormArgs {
   int64_t n, c, hxw, group;
@@ -34,7 +34,7 @@ KernelRuntimeContext run_group_norm(const TestTensor& input, const TestTensor* w
       .tensor(out1)
       .tensor(out2)
       .none()
-      .run(kOp, false);
+      .run(kGroupNormOp, false);
 }
 
 TEST(GroupNorm, HandComputed) {
@@ -160,54 +160,54 @@ class GroupNormErrors : public ::testing::Test {
 
 TEST_F(GroupNormErrors, GroupMustDivideChannels) {
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, nullptr, {2, 6, 3, 4}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'group'"));
+                          Error::InvalidArgument, kGroupNormOp, "'group'"));
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, nullptr, {2, 6, 3, 0}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'group'"));
+                          Error::InvalidArgument, kGroupNormOp, "'group'"));
 }
 
 TEST_F(GroupNormErrors, SizesMustMatchTheInput) {
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, nullptr, {2, 6, 2, 3}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'input'"));
+                          Error::InvalidArgument, kGroupNormOp, "'input'"));
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, nullptr, {-2, 6, 3, 3}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'N'"));
+                          Error::InvalidArgument, kGroupNormOp, "'N'"));
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, nullptr, {2, 0, 3, 3}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'C'"));
+                          Error::InvalidArgument, kGroupNormOp, "'C'"));
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, nullptr, {2, 6, 0, 3}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'HxW'"));
+                          Error::InvalidArgument, kGroupNormOp, "'HxW'"));
 }
 
 TEST_F(GroupNormErrors, WeightAndBias) {
   TestTensor five = zeros<float>({5});
   EXPECT_TRUE(failed_with(run_group_norm(input, &five, nullptr, {2, 6, 3, 3}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'weight'"));
+                          Error::InvalidArgument, kGroupNormOp, "'weight'"));
   TestTensor matrix = zeros<float>({2, 3});  // six elements, but not a vector
   EXPECT_TRUE(failed_with(run_group_norm(input, &matrix, nullptr, {2, 6, 3, 3}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'weight'"));
+                          Error::InvalidArgument, kGroupNormOp, "'weight'"));
   TestTensor doubles = zeros<double>({6});
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, &doubles, {2, 6, 3, 3}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'bias'"));
+                          Error::InvalidArgument, kGroupNormOp, "'bias'"));
 }
 
 TEST_F(GroupNormErrors, DtypesAndOuts) {
   TestTensor ints = zeros<int32_t>({2, 6, 3});
   EXPECT_TRUE(failed_with(run_group_norm(ints, nullptr, nullptr, {2, 6, 3, 3}, out0, out1, out2),
-                          Error::InvalidArgument, kOp, "'input'"));
+                          Error::InvalidArgument, kGroupNormOp, "'input'"));
   TestTensor double_mean = zeros<double>({2, 3});
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, nullptr, {2, 6, 3, 3}, out0, double_mean, out2),
-                          Error::InvalidArgument, kOp, "'out1'"));
+                          Error::InvalidArgument, kGroupNormOp, "'out1'"));
   TestTensor wrong_rstd = zeros<float>({3, 2});
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, nullptr, {2, 6, 3, 3}, out0, out1, wrong_rstd),
-                          Error::InvalidArgument, kOp, "'out2'"));
+                          Error::InvalidArgument, kGroupNormOp, "'out2'"));
   TestTensor wrong_out = zeros<float>({2, 18});
   EXPECT_TRUE(failed_with(run_group_norm(input, nullptr, nullptr, {2, 6, 3, 3}, wrong_out, out1, out2),
-                          Error::InvalidArgument, kOp, "'out0'"));
+                          Error::InvalidArgument, kGroupNormOp, "'out0'"));
 }
 
 TEST_F(GroupNormErrors, ArgumentTags) {
   KernelCall call;
   call.tensor(input).none().none().scalar(int64_t{2}).scalar(int64_t{6}).scalar(int64_t{3}).scalar(int64_t{3});
   call.scalar(true).tensor(out0).tensor(out1).tensor(out2).none();
-  EXPECT_TRUE(failed_with(call.run(kOp, false), Error::InvalidArgument, kOp, "'eps'"));
+  EXPECT_TRUE(failed_with(call.run(kGroupNormOp, false), Error::InvalidArgument, kGroupNormOp, "'eps'"));
 }
 
 }  // namespace

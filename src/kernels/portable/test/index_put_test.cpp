@@ -10,10 +10,6 @@
 namespace kiln::kernels::portable::testing {
 namespace {
 
-TestTensor longs(std::vector<SizesType> sizes, const std::vector<int64_t>& values) {
-  return make_tensor<int64_t>(std::move(sizes), values);
-}
-
 KernelRuntimeContext run_index_put(const TestTensor& self, const std::vector<const TestTensor*>& indices,
                                    const TestTensor& values, bool accumulate, const TestTensor& out) {
   OptionalTensorList list(indices);

@@ -15,10 +15,6 @@ TestTensor cube() {
   return make_tensor<int64_t>({2, 3, 4}, v);
 }
 
-TestTensor longs(std::vector<SizesType> sizes, const std::vector<int64_t>& values) {
-  return make_tensor<int64_t>(std::move(sizes), values);
-}
-
 KernelRuntimeContext run_index(const TestTensor& self, const std::vector<const TestTensor*>& indices,
                                const TestTensor& out) {
   OptionalTensorList list(indices);
@@ -328,12 +324,6 @@ KernelRuntimeContext run_embedding(const TestTensor& weight, const TestTensor& i
       .scalar(false)
       .tensor(out)
       .run("aten::embedding.out");
-}
-
-std::vector<float> iota(size_t count) {
-  std::vector<float> v(count);
-  for (size_t i = 0; i < count; ++i) v[i] = static_cast<float>(i);
-  return v;
 }
 
 TEST(Embedding, RowsForATwoDimIndex) {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -151,5 +152,29 @@ class KernelCall {
 /// within `tolerance` (absolute) of the expected one; NaN matches NaN.
 ::testing::AssertionResult all_near(const std::vector<float>& actual, const std::vector<float>& expected,
                                     float tolerance);
+
+/// Float specials and the int 1 (an alpha) the kernel tests pass around.
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+inline const EValue kOne(int64_t{1});
+
+/// An int64 tensor of `sizes` holding `values` (indices, offsets).
+inline TestTensor longs(std::vector<SizesType> sizes, const std::vector<int64_t>& values) {
+  return make_tensor<int64_t>(std::move(sizes), values);
+}
+
+/// start, start + 1, ... (n values).
+template <typename T = float>
+std::vector<T> iota(size_t n, T start = T(0)) {
+  std::vector<T> values(n);
+  for (size_t i = 0; i < n; ++i) values[i] = static_cast<T>(start + static_cast<T>(i));
+  return values;
+}
+
+/// Success if the kernel call succeeded, else its failure message.
+inline ::testing::AssertionResult ok(const KernelRuntimeContext& ctx) {
+  if (ctx.failure_state() == Error::Ok) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << ctx.failure_message();
+}
 
 }  // namespace kiln::kernels::portable::testing

@@ -16,8 +16,6 @@ KernelRuntimeContext run_addmm(const TestTensor& self, const TestTensor& a, cons
   return KernelCall().tensor(self).tensor(a).tensor(b).value(beta).value(alpha).tensor(out).run("aten::addmm.out");
 }
 
-const EValue kOne(int64_t{1});
-
 template <typename T>
 std::vector<T> reference_mm(const std::vector<T>& a, const std::vector<T>& b, int n, int m, int p) {
   std::vector<T> c(static_cast<size_t>(n * p), T(0));

@@ -142,13 +142,6 @@ TEST(FullLike, HalfAndBFloat16) {
 
 // ---- clamp ----
 
-const float kNan = std::numeric_limits<float>::quiet_NaN();
-
-::testing::AssertionResult ok(const KernelRuntimeContext& ctx) {
-  if (ctx.failure_state() == Error::Ok) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << ctx.failure_message();
-}
-
 // clamp.out with Scalar bounds (an EValue() bound is None).
 KernelRuntimeContext run_clamp(const TestTensor& self, const EValue& min, const EValue& max, const TestTensor& out) {
   return KernelCall().tensor(self).value(min).value(max).tensor(out).run("aten::clamp.out");
@@ -179,17 +172,17 @@ TEST(Clamp, ScalarBounds) {
 }
 
 TEST(Clamp, NanInSelfOrABoundPropagates) {
-  TestTensor x = make_tensor<float>({3}, {1.5f, -2.5f, kNan});
+  TestTensor x = make_tensor<float>({3}, {1.5f, -2.5f, kNaN});
   TestTensor out = zeros<float>({3});
   ASSERT_TRUE(ok(run_clamp(x, EValue(0.0), EValue(1.0), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {1, 0, kNan}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {1, 0, kNaN}, 0));
   ASSERT_TRUE(ok(run_clamp(x, EValue(std::nan("")), EValue(1.0), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {kNan, kNan, kNan}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {kNaN, kNaN, kNaN}, 0));
   ASSERT_TRUE(ok(run_clamp(x, EValue(), EValue(std::nan("")), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {kNan, kNan, kNan}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {kNaN, kNaN, kNaN}, 0));
   const double inf = std::numeric_limits<double>::infinity();
   ASSERT_TRUE(ok(run_clamp(x, EValue(-inf), EValue(inf), out)));
-  EXPECT_TRUE(all_near(out.values<float>(), {1.5f, -2.5f, kNan}, 0));
+  EXPECT_TRUE(all_near(out.values<float>(), {1.5f, -2.5f, kNaN}, 0));
   TestTensor ints = make_tensor<int32_t>({1}, {1});
   TestTensor one = zeros<float>({1});
   ASSERT_TRUE(ok(run_clamp(ints, EValue(std::nan("")), EValue(), one)));
@@ -263,10 +256,10 @@ TEST(ClampTensor, BroadcastsTheBounds) {
   ASSERT_TRUE(ok(run_clamp_tensor(x, nullptr, &hi, three)));
   EXPECT_EQ(three.values<float>(), (std::vector<float>{1, 1.5f, 1.5f}));
   // Per element: NaN bounds propagate, min > max gives max.
-  TestTensor mins = make_tensor<float>({3}, {kNan, 0, 5});
-  TestTensor maxs = make_tensor<float>({3}, {5, kNan, 1});
+  TestTensor mins = make_tensor<float>({3}, {kNaN, 0, 5});
+  TestTensor maxs = make_tensor<float>({3}, {5, kNaN, 1});
   ASSERT_TRUE(ok(run_clamp_tensor(x, &mins, &maxs, three)));
-  EXPECT_TRUE(all_near(three.values<float>(), {kNan, kNan, 1}, 0));
+  EXPECT_TRUE(all_near(three.values<float>(), {kNaN, kNaN, 1}, 0));
   TestTensor empty = zeros<float>({0});
   TestTensor empty_out = zeros<float>({0});
   EXPECT_TRUE(ok(run_clamp_tensor(empty, &hi, &hi, empty_out)));

@@ -14,7 +14,7 @@
 namespace kiln::kernels::portable::testing {
 namespace {
 
-constexpr const char* kOp = "aten::max_pool2d_with_indices.out";
+constexpr const char* kMaxPoolOp = "aten::max_pool2d_with_indices.out";
 
 struct PoolParams {
   std::vector<int64_t> kernel, stride, padding = {0}, dilation = {1};
@@ -34,7 +34,7 @@ KernelRuntimeContext run_pool(const TestTensor& self, const PoolParams& p, const
       .tensor(out)
       .tensor(indices)
       .none()
-      .run(kOp, false);
+      .run(kMaxPoolOp, false);
 }
 
 // A 5x5 plane with negative and positive values in no particular order:
@@ -143,33 +143,33 @@ TEST(MaxPoolWithIndices, Errors) {
   TestTensor indices = zeros<int64_t>({1, 1, 2, 2});
   // Padding over half the kernel.
   EXPECT_TRUE(failed_with(run_pool(self, {{2, 2}, {2, 2}, {2, 2}, {1, 1}}, out, indices), Error::InvalidArgument,
-                          kOp, "'padding'"));
-  EXPECT_TRUE(failed_with(run_pool(self, {{0, 2}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kOp,
+                          kMaxPoolOp, "'padding'"));
+  EXPECT_TRUE(failed_with(run_pool(self, {{0, 2}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kMaxPoolOp,
                           "'kernel_size'"));
-  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2, 2}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kOp,
+  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2, 2}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kMaxPoolOp,
                           "'kernel_size'"));
-  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2}, {1, 2, 3}, {0}, {1}}, out, indices), Error::InvalidArgument, kOp,
+  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2}, {1, 2, 3}, {0}, {1}}, out, indices), Error::InvalidArgument, kMaxPoolOp,
                           "'stride'"));
   // A window larger than the input.
-  EXPECT_TRUE(failed_with(run_pool(self, {{6, 6}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kOp, "'self'"));
+  EXPECT_TRUE(failed_with(run_pool(self, {{6, 6}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kMaxPoolOp, "'self'"));
   // 2-D input, empty channel dim.
   TestTensor flat = make_tensor<float>({5, 5}, plane5x5());
-  EXPECT_TRUE(failed_with(run_pool(flat, {{2, 2}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kOp, "'self'"));
+  EXPECT_TRUE(failed_with(run_pool(flat, {{2, 2}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kMaxPoolOp, "'self'"));
   TestTensor empty = zeros<float>({1, 0, 5, 5});
-  EXPECT_TRUE(failed_with(run_pool(empty, {{2, 2}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kOp, "'self'"));
+  EXPECT_TRUE(failed_with(run_pool(empty, {{2, 2}, {}, {0}, {1}}, out, indices), Error::InvalidArgument, kMaxPoolOp, "'self'"));
   // Indices must be Long; out must have self's dtype and the pooled shape.
   TestTensor int_indices = zeros<int32_t>({1, 1, 2, 2});
-  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2}, {}, {0}, {1}}, out, int_indices), Error::InvalidArgument, kOp,
+  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2}, {}, {0}, {1}}, out, int_indices), Error::InvalidArgument, kMaxPoolOp,
                           "'indices'"));
   TestTensor double_out = zeros<double>({1, 1, 2, 2});
-  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2}, {}, {0}, {1}}, double_out, indices), Error::InvalidArgument, kOp,
+  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2}, {}, {0}, {1}}, double_out, indices), Error::InvalidArgument, kMaxPoolOp,
                           "'out'"));
   TestTensor wrong = zeros<float>({1, 1, 3, 3});
-  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2}, {}, {0}, {1}}, wrong, indices), Error::InvalidArgument, kOp, "'out'"));
+  EXPECT_TRUE(failed_with(run_pool(self, {{2, 2}, {}, {0}, {1}}, wrong, indices), Error::InvalidArgument, kMaxPoolOp, "'out'"));
   // No return slot.
   const auto short_stack = KernelCall().tensor(self).int_list({2}).int_list({}).int_list({0}).int_list({1})
-                               .scalar(false).tensor(out).tensor(indices).run(kOp, false);
-  EXPECT_TRUE(failed_with(short_stack, Error::InvalidArgument, kOp, "'args'"));
+                               .scalar(false).tensor(out).tensor(indices).run(kMaxPoolOp, false);
+  EXPECT_TRUE(failed_with(short_stack, Error::InvalidArgument, kMaxPoolOp, "'args'"));
 }
 
 constexpr const char* kAvgOp = "aten::avg_pool2d.out";
@@ -195,12 +195,6 @@ KernelRuntimeContext run_avg(const TestTensor& self, const AvgParams& p, const T
 
 KernelRuntimeContext run_adaptive(const TestTensor& self, const std::vector<int64_t>& size, const TestTensor& out) {
   return KernelCall().tensor(self).int_list(size).tensor(out).run(kAdaptiveOp);
-}
-
-std::vector<float> iota(int count) {
-  std::vector<float> v(count);
-  for (int i = 0; i < count; ++i) v[i] = static_cast<float>(i);
-  return v;
 }
 
 TEST(AvgPool, PaddingCountsUnlessExcludedAndCeilModeKeepsPartialWindows) {

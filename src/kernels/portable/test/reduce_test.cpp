@@ -15,15 +15,6 @@ using runtime::BFloat16;
 using runtime::Half;
 
 constexpr int64_t kIntCode = 3, kLongCode = 4, kHalfCode = 5, kFloatCode = 6, kDoubleCode = 7, kBoolCode = 11;
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kInf = std::numeric_limits<float>::infinity();
-
-template <typename T = float>
-std::vector<T> iota(size_t n, T start = 0) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(start + static_cast<T>(i));
-  return v;
-}
 
 template <typename H>
 std::vector<H> to_16bit(const std::vector<float>& values) {

@@ -10,10 +10,6 @@
 namespace kiln::kernels::portable::testing {
 namespace {
 
-TestTensor longs(std::vector<SizesType> sizes, const std::vector<int64_t>& values) {
-  return make_tensor<int64_t>(std::move(sizes), values);
-}
-
 KernelRuntimeContext run_scatter(const char* op, const TestTensor& self, int64_t dim, const TestTensor& index,
                                  const TestTensor& src, const TestTensor& out) {
   return KernelCall().tensor(self).scalar(dim).tensor(index).tensor(src).tensor(out).run(op);

@@ -15,12 +15,6 @@ KernelRuntimeContext run_permute(const TestTensor& self, const std::vector<int64
   return KernelCall().tensor(self).int_list(dims).tensor(out).run("aten::permute_copy.out");
 }
 
-std::vector<float> iota(size_t count) {
-  std::vector<float> v(count);
-  for (size_t i = 0; i < count; ++i) v[i] = static_cast<float>(i);
-  return v;
-}
-
 TEST(ViewCopy, InfersMinusOne) {
   TestTensor self = make_tensor<float>({2, 3}, iota(6));
   TestTensor out = zeros<float>({3, 2});

@@ -20,8 +20,6 @@ using runtime::Half;
 
 constexpr const char* kSort = "aten::sort.values";
 constexpr const char* kTopk = "aten::topk.values";
-const float kNaN = std::numeric_limits<float>::quiet_NaN();
-const float kInf = std::numeric_limits<float>::infinity();
 
 #define EXPECT_OK(ctx) ASSERT_EQ((ctx).failure_state(), Error::Ok) << (ctx).failure_message()
 

@@ -10,8 +10,6 @@
 
 namespace kiln::kernels::portable::testing {
 
-inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-inline constexpr float kInf = std::numeric_limits<float>::infinity();
 
 /// Success if the values are equal one by one, NaN matching NaN and -0 not
 /// matching +0.

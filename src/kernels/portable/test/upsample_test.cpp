@@ -62,12 +62,6 @@ KernelRuntimeContext run_bilinear(const TestTensor& input, const Sizes& sizes, b
   return c.call().tensor(out).run(kBilinear);
 }
 
-std::vector<float> iota(int count) {
-  std::vector<float> v(count);
-  for (int i = 0; i < count; ++i) v[i] = static_cast<float>(i);
-  return v;
-}
-
 TEST(UpsampleNearest, HandComputed) {
   // 0..5 as 2x3 to 3x5: rows 0, 0, 1 (floor(dst * 2 / 3)), columns 0, 0, 1, 1, 2.
   TestTensor input = make_tensor<float>({1, 1, 2, 3}, iota(6));

@@ -7,13 +7,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "runtime/core/test/span_util.h"
+
 namespace kiln::runtime {
 namespace {
 
-template <typename T>
-std::vector<T> to_vector(Span<const T> span) {
-  return std::vector<T>(span.begin(), span.end());
-}
+using testing::to_vector;
 
 // A 1-d float tensor of `n` elements over memory the fixture owns.
 struct OneDimTensor {

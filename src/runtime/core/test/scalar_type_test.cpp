@@ -1,4 +1,5 @@
 #include "runtime/core/scalar_type.h"
+#include "tests/support/sweep.h"
 
 #include <gtest/gtest.h>
 
@@ -370,7 +371,7 @@ TEST(HalfTest, ToFloatMatchesTheFormatForEveryBitPattern) {
 
 TEST(HalfTest, FromFloatRoundsToNearestForSampledFloats) {
   // Every 251st float bit pattern: all exponents, both signs, nan and inf.
-  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 251) {
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += kiln::testing::sweep_stride(251)) {
     ASSERT_TRUE(converts_like_nearest_half(float_of(static_cast<uint32_t>(bits))));
   }
 }
@@ -472,7 +473,7 @@ double nearest_bfloat16(float x) {
 }
 
 TEST(BFloat16Test, FromFloatRoundsToNearestForSampledFloats) {
-  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 251) {
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += kiln::testing::sweep_stride(251)) {
     const float x = float_of(static_cast<uint32_t>(bits));
     const float got = BFloat16(x);
     const double want = nearest_bfloat16(x);

@@ -7,14 +7,12 @@
 #include <vector>
 
 #include "runtime/core/test/log_capture.h"
+#include "runtime/core/test/span_util.h"
 
 namespace kiln::runtime {
 namespace {
 
-template <typename T>
-std::vector<T> to_vector(Span<const T> span) {
-  return std::vector<T>(span.begin(), span.end());
-}
+using testing::to_vector;
 
 // ---------------------------------------------------------------------------
 // Span

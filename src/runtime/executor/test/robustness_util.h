@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/hierarchical_allocator.h"
+#include "runtime/core/log.h"
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/span.h"
 #include "runtime/core/tensor_impl.h"
@@ -159,6 +161,29 @@ class OnesInputs {
   }
 
   std::vector<OwnedTensor> inputs_;
+};
+
+/// The memory the robustness tests give a method (exactly-sized heap blocks).
+inline constexpr uint32_t kMethodAllocatorBytes = 16u << 20;
+inline constexpr uint32_t kTempAllocatorBytes = 1u << 20;
+inline constexpr size_t kMaxPlannedBytes = 256u << 20;
+
+/// The runtime's error lines while installed: counted, the last one kept in a
+/// fixed buffer (the sink runs inside the code under test, which must not see
+/// the heap used).
+struct ErrorLines {
+  inline static size_t count = 0;
+  inline static char last[512] = {};
+
+  static void sink(LogLevel level, const char* message) {
+    if (level != LogLevel::Error) return;
+    ++count;
+    std::snprintf(last, sizeof last, "%s", message);
+  }
+  static void clear() {
+    count = 0;
+    last[0] = '\0';
+  }
 };
 
 }  // namespace kiln::runtime::testing

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "aot/ir/infer_meta_rules.h"
+#include "aot/ir/op_table/infer_meta_rules.h"
 #include "aot/ir/memory_ops.h"
 
 namespace kiln::aot::meta {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "aot/ir/node.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::aot {
 

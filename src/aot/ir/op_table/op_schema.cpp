@@ -1,4 +1,4 @@
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 #include <algorithm>
 #include <array>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "aot/ir/infer_meta_rules.h"
+#include "aot/ir/op_table/infer_meta_rules.h"
 
 namespace kiln::aot::meta {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "aot/ir/infer_meta_rules.h"
+#include "aot/ir/op_table/infer_meta_rules.h"
 
 namespace kiln::aot::meta {
 namespace {

@@ -4,7 +4,7 @@
 // bool, and in-place ops of the training IR keep `self`'s meta.
 #include <algorithm>
 
-#include "aot/ir/infer_meta_rules.h"
+#include "aot/ir/op_table/infer_meta_rules.h"
 
 namespace kiln::aot::meta {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "aot/ir/error.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::aot {
 
@@ -22,7 +22,7 @@ struct OpRow {
 
 constexpr OpRow kOpRows[] = {
 #define KILN_OP(tags, functional, out) {tags, functional, out},
-#include "aot/ir/ops.def"
+#include "aot/ir/op_table/ops.def"
 #undef KILN_OP
 };
 

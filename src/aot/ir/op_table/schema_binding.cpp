@@ -1,4 +1,4 @@
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/schema_binding.h"
 
 #include "aot/ir/error.h"
 

@@ -2,7 +2,7 @@
 // keepdim); sums and products of integers give int64 unless a dtype is
 // given, mean needs a floating dtype, any/all give bool (uint8 stays uint8),
 // arg-reductions give int64, and max/min/topk/sort return (values, indices).
-#include "aot/ir/infer_meta_rules.h"
+#include "aot/ir/op_table/infer_meta_rules.h"
 
 namespace kiln::aot::meta {
 namespace {

@@ -1,14 +1,14 @@
 // Meta inference: binds a call to its op's schema and runs the op's rule from
 // one table, which the rule families (elementwise, reduction, shape, nn,
 // factory) fill; getitem reads one entry of a multi-output node's meta.
-#include "aot/ir/infer_meta.h"
+#include "aot/ir/op_table/infer_meta.h"
 
 #include <algorithm>
 
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
-#include "aot/ir/infer_meta_rules.h"
-#include "aot/ir/schema_binding.h"
+#include "aot/ir/op_table/infer_meta_rules.h"
+#include "aot/ir/op_table/schema_binding.h"
 
 namespace kiln::aot {
 namespace meta {

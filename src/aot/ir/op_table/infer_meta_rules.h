@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "aot/ir/node.h"
-#include "aot/ir/op_schema.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "runtime/core/result_type.h"
 
 namespace kiln::aot::meta {

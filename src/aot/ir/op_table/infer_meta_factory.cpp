@@ -3,7 +3,7 @@
 // (float32, or the dtype a fill value or the arange bounds imply).
 #include <cmath>
 
-#include "aot/ir/infer_meta_rules.h"
+#include "aot/ir/op_table/infer_meta_rules.h"
 
 namespace kiln::aot::meta {
 namespace {
