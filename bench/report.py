@@ -85,14 +85,15 @@ def summary_table(rows, model_names, threads_list):
     return markdown(header, lines)
 
 
-def detail_table(rows, flops_by_model):
+def detail_table(rows, flops_by_model, peak_gflops_per_core):
     header = ["model", "threads", "runtime", "mode", "median ms", "runs", "GFLOP/s", "% peak", "load ms",
               "peak RSS MB", "RSS over base MB", "lowering s", "file MB", "max abs err", "check", "note"]
     lines = []
     for row in rows:
         flops = flops_by_model.get(row.model)
         rate = gflops(row, flops)
-        peak = rate / (PEAK_GFLOPS_PER_CORE * row.threads) * 100 if rate is not None else None
+        peak = (rate / (peak_gflops_per_core * row.threads) * 100
+                if rate is not None and peak_gflops_per_core else None)
         over = over_base_mb(row)
         check = "-" if row.passed is None else ("pass" if row.passed else "FAIL")
         note = row.error if row.error else row.note
@@ -106,5 +107,3 @@ def detail_table(rows, flops_by_model):
         ])
     return markdown(header, lines)
 
-
-PEAK_GFLOPS_PER_CORE = 270.0

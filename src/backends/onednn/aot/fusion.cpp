@@ -5,6 +5,8 @@
 
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
+#include "backends/onednn/aot/activation_patterns.h"
+#include "backends/onednn/capabilities.h"
 
 namespace kiln::backends::onednn {
 
@@ -24,6 +26,41 @@ const Node* only_user(const Node* node) {
   if (node->users().size() != 1) return nullptr;
   const Node* user = node->users()[0];
   return user->is_call_function() ? user : nullptr;
+}
+
+// Activation patterns (activation_patterns.h) by their last node, and each
+// inner node of one -> that last node.
+struct Activations {
+  std::map<const Node*, ActivationPattern> by_anchor;
+  std::map<const Node*, const Node*> anchor_of;
+};
+
+// The one node that reads `node`, an activation pattern's inner nodes
+// counted as the pattern's last node; null if there are several.
+const Node* next_in_chain(const Node* node, const Activations& activations) {
+  const Node* next = nullptr;
+  for (const Node* user : node->users()) {
+    auto it = activations.anchor_of.find(user);
+    const Node* reader = it == activations.anchor_of.end() ? user : it->second;
+    if (next != nullptr && reader != next) return nullptr;
+    next = reader;
+  }
+  return next != nullptr && next->is_call_function() ? next : nullptr;
+}
+
+// Appends an eltwise post-op, composing a Linear after a Linear.
+void add_eltwise_post_op(FusedGroup& group, const fb::EltwiseT& eltwise, const Node* node) {
+  std::vector<fb::EltwiseT> tail;
+  if (!group.post_ops.empty() && group.post_ops.back().eltwise) tail.push_back(*group.post_ops.back().eltwise);
+  const size_t before = tail.size();
+  append_eltwise(tail, eltwise);
+  if (before == 1) group.post_ops.pop_back();
+  for (const fb::EltwiseT& e : tail) {
+    PlannedPostOp post;
+    post.eltwise = e;
+    post.node = node;
+    group.post_ops.push_back(post);
+  }
 }
 
 NodeOp describe_or_throw(const Node& node) {
@@ -132,13 +169,22 @@ const Node* foldable_batch_norm(const FusedGroup& group, const ConstantTensors& 
 }
 
 bool takes_post_ops(fb::OperationKind kind) {
-  return kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul || kind == fb::OperationKind::BinaryOp;
+  return kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
+         kind == fb::OperationKind::BinaryOp || kind == fb::OperationKind::EltwiseOp;
 }
 
 // Extends `group` by the eltwise and binary ops that follow its result.
-void follow_post_ops(FusedGroup& group, const std::set<const Node*>& taken) {
-  while (const Node* user = only_user(group.result)) {
-    if (taken.count(user) || is_getitem(user)) return;
+void follow_post_ops(FusedGroup& group, const std::set<const Node*>& taken, const Activations& activations) {
+  while (const Node* user = next_in_chain(group.result, activations)) {
+    if (taken.count(user) || is_getitem(user) || group.post_ops.size() == kMaxPostOps) return;
+    if (auto it = activations.by_anchor.find(user); it != activations.by_anchor.end()) {
+      const ActivationPattern& pattern = it->second;
+      if (pattern.input != group.result || group.post_ops.size() + pattern.eltwises.size() > kMaxPostOps) return;
+      for (const fb::EltwiseT& e : pattern.eltwises) add_eltwise_post_op(group, e, user);
+      group.nodes.insert(group.nodes.end(), pattern.nodes.begin(), pattern.nodes.end());
+      group.result = user;
+      continue;
+    }
     NodeOp op;
     try {
       op = describe_node(*user);
@@ -149,7 +195,10 @@ void follow_post_ops(FusedGroup& group, const std::set<const Node*>& taken) {
     PlannedPostOp post;
     post.node = user;
     if (const auto* eltwise = op.op.AsEltwiseOp(); eltwise != nullptr && op.inputs[0] == group.result) {
-      post.eltwise = *eltwise->eltwise;
+      add_eltwise_post_op(group, *eltwise->eltwise, user);
+      group.nodes.push_back(user);
+      group.result = user;
+      continue;
     } else if (const auto* binary = op.op.AsBinaryOp(); binary != nullptr && op.inputs[0] != op.inputs[1]) {
       // The result must be the operand oneDNN does not broadcast: the first,
       // or (both being full-sized) the second of an op that commutes.
@@ -234,9 +283,18 @@ std::vector<FusedGroup> plan_fusion(const aot::ExportedProgram& partition, const
   std::set<const Node*> taken;
   std::map<const Node*, const Node*> transposes;  // matmul -> the permute it absorbs
   std::map<const Node*, Flattening> flattenings;  // matmul -> the reshapes around it
+  Activations activations;
   for (const Node* node : partition.graph()) {
     if (!node->is_call_function() || is_getitem(node)) continue;
     const NodeOp op = describe_or_throw(*node);
+    if (std::optional<ActivationPattern> pattern = match_activation(*node)) {
+      for (const Node* inner : pattern->nodes) {
+        if (inner == node) continue;
+        activations.anchor_of[inner] = node;
+        taken.insert(inner);
+      }
+      activations.by_anchor.emplace(node, std::move(*pattern));
+    }
     if (const Node* permute = absorbable_transpose(op)) {
       transposes[node] = permute;
       taken.insert(permute);
@@ -255,6 +313,16 @@ std::vector<FusedGroup> plan_fusion(const aot::ExportedProgram& partition, const
     group.op = describe_or_throw(*node);
     group.nodes = {node};
     group.result = node;
+    if (auto it = activations.by_anchor.find(node); it != activations.by_anchor.end()) {
+      // The pattern on its own: its first eltwise, the others as post-ops.
+      const ActivationPattern& pattern = it->second;
+      fb::EltwiseOpT eltwise;
+      eltwise.eltwise = std::make_unique<fb::EltwiseT>(pattern.eltwises.front());
+      group.op.op.Set(std::move(eltwise));
+      group.op.inputs = {pattern.input};
+      group.nodes = pattern.nodes;
+      for (size_t i = 1; i < pattern.eltwises.size(); ++i) add_eltwise_post_op(group, pattern.eltwises[i], node);
+    }
     if (auto it = transposes.find(node); it != transposes.end()) {
       group.nodes.insert(group.nodes.begin(), it->second);
       group.op.inputs[1] = describe_node(*it->second).inputs[0];
@@ -276,7 +344,7 @@ std::vector<FusedGroup> plan_fusion(const aot::ExportedProgram& partition, const
       take_first_results(group, bn);
     }
     if (takes_post_ops(group.op.kind()) && group.result != nullptr && group.aliases.empty()) {
-      follow_post_ops(group, taken);
+      follow_post_ops(group, taken, activations);
     }
     if (group.op.is_layout()) follow_layout_chain(group, taken);
     for (const Node* fused : group.nodes) taken.insert(fused);

@@ -16,7 +16,8 @@
 //     (composed) permute;
 //   - after a convolution, a matmul or a binary op, a chain of eltwise ops
 //     (activations, arithmetic with a number) and binary ops with another
-//     tensor (a residual add, a per-channel scale) become post-ops.
+//     tensor (a residual add, a per-channel scale) become post-ops, at most
+//     kMaxPostOps (capabilities.h) on one operation.
 // A group runs where its last node was, so a post-op's other operand is
 // always computed first. Fusion is only ever an option: every node
 // describe_node accepts lowers on its own.

@@ -1,10 +1,12 @@
 #include "backends/onednn/aot/lowering.h"
 
+#include <algorithm>
 #include <map>
 
 #include "aot/delegate/debug_handle.h"
 #include "aot/ir/error.h"
 #include "backends/onednn/aot/fusion.h"
+#include "backends/onednn/capabilities.h"
 #include "backends/onednn/aot/weights.h"
 
 namespace kiln::backends::onednn {
@@ -159,6 +161,38 @@ class GraphWriter {
     return true;
   }
 
+  // A Concat of more tensors than one operation joins (kMaxConcatInputs)
+  // becomes a tree: each run of kMaxConcatInputs inputs joined into an
+  // intermediate first, the operation joining those (one more level per
+  // factor of kMaxConcatInputs). Every operation of the tree keeps `op`'s
+  // debug id and name, so a profile shows them as the one cat they are.
+  void join_in_steps(const fb::ConcatT& concat, fb::OperationT& op) {
+    while (op.inputs.size() > kMaxConcatInputs) {
+      std::vector<int32_t> joined;
+      for (size_t first = 0; first < op.inputs.size(); first += kMaxConcatInputs) {
+        const size_t end = std::min(op.inputs.size(), first + kMaxConcatInputs);
+        if (end - first == 1) {
+          joined.push_back(op.inputs[first]);
+          continue;
+        }
+        auto step = std::make_unique<fb::OperationT>();
+        step->op.Set(fb::ConcatT(concat));
+        step->debug_id = op.debug_id;
+        step->name = op.name;
+        step->inputs.assign(op.inputs.begin() + static_cast<std::ptrdiff_t>(first),
+                            op.inputs.begin() + static_cast<std::ptrdiff_t>(end));
+        std::vector<int64_t> sizes = graph_->values[static_cast<size_t>(step->inputs[0])]->sizes;
+        const auto axis = static_cast<size_t>(concat.axis < 0 ? concat.axis + static_cast<int32_t>(sizes.size()) : concat.axis);
+        sizes.at(axis) = 0;
+        for (int32_t input : step->inputs) sizes[axis] += graph_->values[static_cast<size_t>(input)]->sizes.at(axis);
+        step->outputs = {add_value(std::move(sizes), fb::ValueKind::Intermediate)};
+        joined.push_back(step->outputs[0]);
+        graph_->operations.push_back(std::move(step));
+      }
+      op.inputs = std::move(joined);
+    }
+  }
+
   void emit(const FusedGroup& group, const ArgumentRefs& outputs) {
     if (elide_identity_reshape(group, outputs)) return;
     auto op = operation(group, debug_id(group));
@@ -167,6 +201,7 @@ class GraphWriter {
       op->inputs.push_back(folded ? -1 : value_of(group.op.inputs[i]));
     }
     if (group.batch_norm != nullptr) fold_batch_norm_into(group, *op);
+    if (const auto* concat = group.op.op.AsConcat()) join_in_steps(*concat, *op);
     add_post_ops(group, *op);
     if (group.op.keepdim_sizes) {
       // The reduction (or select) keeps its dimensions; a reshape drops them.

@@ -1,5 +1,6 @@
 #include "backends/onednn/aot/node_op_checks.h"
 #include "aot/ir/exec_kind.h"
+#include "backends/onednn/capabilities.h"
 
 #include <algorithm>
 #include <variant>
@@ -22,8 +23,15 @@ const TensorMeta& checked_tensor(const aot::ValueMeta& val, const std::string& w
   if (meta == nullptr) refuse(what + " is not a tensor");
   if (meta->dtype != aot::ScalarType::Float) refuse(what + " is " + meta->to_string() + "; OneDnnBackend runs float32 only");
   if (!meta->is_static()) refuse(what + " is " + meta->to_string() + "; OneDnnBackend needs static sizes");
-  for (int64_t size : meta->static_sizes()) {
+  const std::vector<int64_t> sizes = meta->static_sizes();
+  if (sizes.size() > kMaxRank) {
+    refuse(what + " is " + meta->to_string() + "; OneDnnBackend takes at most " + std::to_string(kMaxRank) + " dimensions");
+  }
+  int64_t numel = 1;
+  for (int64_t size : sizes) {
     if (size == 0) refuse(what + " is " + meta->to_string() + ", empty; oneDNN takes no empty tensors");
+    if (size >= kMaxDimension || numel > kMaxNumel / size) refuse(what + " is " + meta->to_string() + ", too large for OneDnnBackend");
+    numel *= size;
   }
   return *meta;
 }

@@ -229,6 +229,13 @@ NodeOp adaptive_avg_pool(const Node& node, const Args& args) {
   return make_op(std::move(p), {args[0].node()}, out);
 }
 
+// Reduced dimensions that are exactly the spatial ones of a rank 3-5 tensor
+// (N, C, spatial...): what pooling computes with one window.
+bool is_global_pooling(const std::vector<bool>& reduced) {
+  if (reduced.size() < 3 || reduced.size() > 5 || reduced[0] || reduced[1]) return false;
+  return std::all_of(reduced.begin() + 2, reduced.end(), [](bool r) { return r; });
+}
+
 NodeOp reduction(const Node& node, const Args& args, fb::ReductionAlgorithm algorithm) {
   const std::vector<int64_t> in = tensor_arg(args.at(0), "its input").static_sizes();
   if (!args.at(3).is_none()) refuse("dtype=" + aot::to_string(args[3]) + "; OneDnnBackend reduces float32 to float32");
@@ -238,7 +245,28 @@ NodeOp reduction(const Node& node, const Args& args, fb::ReductionAlgorithm algo
     std::iota(dims.begin(), dims.end(), 0);
   }
   std::vector<int64_t> kept = in;
-  for (int64_t dim : dims) kept[static_cast<size_t>(normalize_dim(dim, in.size()))] = 1;
+  std::vector<bool> reduced(in.size(), false);
+  for (int64_t dim : dims) {
+    const auto d = static_cast<size_t>(normalize_dim(dim, in.size()));
+    kept[d] = 1;
+    reduced[d] = true;
+  }
+  if (algorithm == fb::ReductionAlgorithm::Mean && is_global_pooling(reduced)) {
+    // The mean over every spatial dimension of a batched image (a global
+    // average pool, squeeze-excite's mean): oneDNN's pooling reads the
+    // channels-last and blocked layouts convolutions write; its reduction
+    // wants them reordered to plain first, which cost more than the mean.
+    fb::PoolingT p;
+    p.algorithm = fb::PoolingAlgorithm::AvgExcludePadding;
+    p.kernel.assign(in.begin() + 2, in.end());
+    p.strides = p.kernel;
+    p.padding_l.assign(in.size() - 2, 0);
+    p.padding_r = p.padding_l;
+    p.dilations.assign(in.size() - 2, 1);
+    NodeOp op = make_op(std::move(p), {args[0].node()}, result_sizes(node));
+    if (op.sizes != kept) op.keepdim_sizes = kept;
+    return op;
+  }
   fb::ReductionT params;
   params.algorithm = algorithm;
   NodeOp op = make_op(std::move(params), {args[0].node()}, result_sizes(node));

@@ -9,7 +9,8 @@
 //   oneDNN's right padding is padding_r - output_padding (never negative:
 //   nodes with output_padding > padding are refused).
 // - Pooling dilations are PyTorch's (1 = dense), as everywhere in the blob.
-// - Eltwise HardSwish / HardSigmoid carry oneDNN's alpha = 1/6, beta = 1/2;
+// - Eltwise HardSwish / HardSigmoid carry oneDNN's alpha and beta (1/6 and
+//   1/2 for PyTorch's ops; others for a matched pattern, activation_patterns.h);
 //   Swish carries alpha = 1 (silu).
 // - A BinaryOp's first input always has the result's sizes (oneDNN broadcasts
 //   its second operand only); add/mul are swapped to make it so.

@@ -167,7 +167,9 @@ std::string describe_eltwise(const fb::EltwiseT& e) {
   const std::string name = fb::EnumNameEltwiseAlgorithm(e.algorithm);
   switch (e.algorithm) {
     case fb::EltwiseAlgorithm::Clip: return name + "(min=" + number_text(e.alpha) + ", max=" + number_text(e.beta) + ")";
-    case fb::EltwiseAlgorithm::Linear: return name + "(alpha=" + number_text(e.alpha) + ", beta=" + number_text(e.beta) + ")";
+    case fb::EltwiseAlgorithm::Linear:
+    case fb::EltwiseAlgorithm::HardSwish:
+    case fb::EltwiseAlgorithm::HardSigmoid: return name + "(alpha=" + number_text(e.alpha) + ", beta=" + number_text(e.beta) + ")";
     case fb::EltwiseAlgorithm::Relu:
     case fb::EltwiseAlgorithm::Elu:
     case fb::EltwiseAlgorithm::Swish: return name + "(alpha=" + number_text(e.alpha) + ")";

@@ -10,9 +10,6 @@ using runtime::Error;
 
 namespace {
 
-constexpr int64_t kMaxDimension = int64_t{1} << 31;
-constexpr int64_t kMaxNumel = int64_t{1} << 40;
-
 #define KILN_ONEDNN_REFUSE(cond, ...)                                                    \
   do {                                                                                   \
     if (!(cond)) {                                                                       \

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/onednn/capabilities.h"
 #include "backends/onednn/onednn_graph_generated.h"
 #include "runtime/core/error.h"
 #include "runtime/core/result.h"
@@ -14,9 +15,6 @@
 namespace kiln::backends::onednn {
 
 namespace fb = ::kiln::onednn;
-
-/// The most dimensions a value may have (oneDNN's limit).
-inline constexpr uint32_t kMaxRank = 12;
 
 /// A verified graph, pointing into the blob.
 struct BlobGraph {

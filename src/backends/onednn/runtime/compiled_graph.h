@@ -63,7 +63,8 @@ struct StepArg {
   uint32_t memory;
 };
 
-inline constexpr uint32_t kMaxStepArgs = 24;
+/// A step's arguments: as many as one operation may take (capabilities.h).
+inline constexpr uint32_t kMaxStepArgs = kMaxOperationArgs;
 
 struct Step {
   dnnl_primitive_desc_t pd;      ///< owned

@@ -339,7 +339,7 @@ Error GraphBuilder::make_attr(uint32_t dst_rank, Attr* attr, StepArg* post_args,
                  "dnnl_primitive_attr_set_scratchpad_mode"));
   const auto* post_ops = operation_->post_ops();
   if (post_ops == nullptr || post_ops->size() == 0) return Error::Ok;
-  if (post_ops->size() > kMaxStepArgs / 2) return refuse("%u post-ops (at most %u)", post_ops->size(), kMaxStepArgs / 2);
+  if (post_ops->size() > kMaxPostOps) return refuse("%u post-ops (at most %u)", post_ops->size(), kMaxPostOps);
   PostOps list;
   KILN_TRY(check(dnnl_post_ops_create(list.out()), "dnnl_post_ops_create"));
   for (uint32_t p = 0; p < post_ops->size(); ++p) {

@@ -35,7 +35,7 @@ Error build_concat(GraphBuilder& b, const fb::Concat* concat) {
   const int rank = static_cast<int>(rank_of(b.value(out)));
   const int axis = concat->axis() < 0 ? concat->axis() + rank : concat->axis();
   if (rank < 1 || axis < 0 || axis >= rank) return b.refuse("axis %d of a %d-dimensional result", concat->axis(), rank);
-  if (n > kMaxStepArgs - 2) return b.refuse("%u inputs (at most %u)", n, kMaxStepArgs - 2);
+  if (n > kMaxConcatInputs) return b.refuse("%u inputs (at most %u)", n, kMaxConcatInputs);
   uint32_t sources[kMaxStepArgs];
   const_dnnl_memory_desc_t descs[kMaxStepArgs];
   for (uint32_t i = 0; i < n; ++i) {

@@ -17,9 +17,9 @@ bool eltwise_algorithm(const fb::Eltwise* e, dnnl_alg_kind_t* alg, float* alpha,
   switch (e->algorithm()) {
     case fb::EltwiseAlgorithm::Relu: *alg = dnnl_eltwise_relu; *beta = 0; return true;
     case fb::EltwiseAlgorithm::Clip: *alg = dnnl_eltwise_clip_v2; return true;
-    case fb::EltwiseAlgorithm::HardSwish: *alg = dnnl_eltwise_hardswish; *alpha = 1.0f / 6; *beta = 0.5f; return true;
+    case fb::EltwiseAlgorithm::HardSwish: *alg = dnnl_eltwise_hardswish; return true;
     case fb::EltwiseAlgorithm::HardSigmoid:
-      *alg = dnnl_eltwise_hardsigmoid; *alpha = 1.0f / 6; *beta = 0.5f; return true;
+      *alg = dnnl_eltwise_hardsigmoid; return true;
     case fb::EltwiseAlgorithm::Logistic: *alg = dnnl_eltwise_logistic; return true;
     case fb::EltwiseAlgorithm::Swish: *alg = dnnl_eltwise_swish; *alpha = 1; return true;
     case fb::EltwiseAlgorithm::GeluErf: *alg = dnnl_eltwise_gelu_erf; return true;

@@ -70,12 +70,18 @@ class ReferenceBuilder {
   Node* call(const std::string& op, ArgumentList args, aot::KwargList kwargs = {}) { return b_.call(op, std::move(args), std::move(kwargs)); }
   Node* first(Node* multi) { return b_.getitem(multi, 0); }
 
+  // clamp(alpha * x + beta, 0, 1): oneDNN's hardsigmoid with the blob's alpha and beta.
+  Node* hard_sigmoid(Node* x, const fb::EltwiseT& e) {
+    Node* line = call("aten::add.Scalar", {call("aten::mul.Scalar", {x, double{e.alpha}}), double{e.beta}});
+    return call("aten::clamp", {line, 0.0, 1.0});
+  }
+
   Node* eltwise(Node* x, const fb::EltwiseT& e) {
     switch (e.algorithm) {
       case fb::EltwiseAlgorithm::Relu: return e.alpha == 0 ? call("aten::relu", {x}) : call("aten::leaky_relu", {x, double{e.alpha}});
       case fb::EltwiseAlgorithm::Clip: return call("aten::clamp", {x, double{e.alpha}, double{e.beta}});
-      case fb::EltwiseAlgorithm::HardSwish: return call("aten::hardswish", {x});
-      case fb::EltwiseAlgorithm::HardSigmoid: return call("aten::hardsigmoid", {x});
+      case fb::EltwiseAlgorithm::HardSwish: return call("aten::mul.Tensor", {x, hard_sigmoid(x, e)});
+      case fb::EltwiseAlgorithm::HardSigmoid: return hard_sigmoid(x, e);
       case fb::EltwiseAlgorithm::Logistic: return call("aten::sigmoid", {x});
       case fb::EltwiseAlgorithm::Swish: return call("aten::silu", {x});
       case fb::EltwiseAlgorithm::GeluErf: return call("aten::gelu", {x});
@@ -132,8 +138,17 @@ class ReferenceBuilder {
     return in.size() > 2 && in[2] >= 0 ? call("aten::add.Tensor", {result, node(in[2])}) : result;
   }
 
-  Node* pooling(const fb::PoolingT& p, Node* x) {
+  Node* pooling(const fb::PoolingT& p, Node* x, const std::vector<int64_t>& src) {
     const bool ceil = p.padding_r != p.padding_l;
+    bool global = p.algorithm == fb::PoolingAlgorithm::AvgExcludePadding && p.kernel.size() + 2 == src.size();
+    for (size_t i = 0; global && i < p.kernel.size(); ++i) {
+      global = p.kernel[i] == src[i + 2] && p.padding_l[i] == 0 && p.padding_r[i] == 0;
+    }
+    if (global) {  // one window over every spatial dimension, at any rank
+      std::vector<int64_t> dims(p.kernel.size());
+      for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<int64_t>(i + 2);
+      return call("aten::mean.dim", {x, ints(dims), true});
+    }
     if (p.algorithm == fb::PoolingAlgorithm::Max) {
       return first(call("aten::max_pool2d_with_indices", {x, ints(p.kernel), ints(p.strides), ints(p.padding_l), ints(p.dilations), ceil}));
     }
@@ -175,7 +190,7 @@ class ReferenceBuilder {
       }
       case fb::OperationKind::Softmax:
         return call(op.op.AsSoftmax()->log ? "aten::_log_softmax" : "aten::_softmax", {x, int64_t{op.op.AsSoftmax()->axis}, false});
-      case fb::OperationKind::Pooling: return pooling(*op.op.AsPooling(), x);
+      case fb::OperationKind::Pooling: return pooling(*op.op.AsPooling(), x, src);
       case fb::OperationKind::Reduction: return reduction(*op.op.AsReduction(), x, src, dst);
       case fb::OperationKind::Resampling: {
         const std::vector<int64_t> size(dst.end() - 2, dst.end());

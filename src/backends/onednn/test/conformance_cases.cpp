@@ -289,6 +289,19 @@ Cases reduction_cases() {
       unary("aten::mean.dim", "hw_keepdim", {2, 3, 7, 5}, {ints({2, 3}), true}),
       unary("aten::mean.dim", "hw_no_keepdim", {2, 19, 7, 5}, {ints({-1, -2}), false}),
       unary("aten::mean.dim", "last_dim", {3, 7, 19}, {ints({-1})}),
+      unary("aten::mean.dim", "volume_keepdim", {1, 3, 2, 7, 5}, {ints({2, 3, 4}), true}),
+      unary("aten::mean.dim", "channels_and_width", {2, 3, 7, 5}, {ints({1, 3}), true}),
+      // squeeze-excite: the mean of a convolution's result (channels-last or
+      // blocked), a gate from it, the result scaled by the gate.
+      {"aten::mean.dim", "squeeze_excite_after_a_conv", [] {
+         CaseBuilder c;
+         Node* y = c.call("aten::convolution", {c.input({1, 3, 9, 7}), c.weight({32, 3, 3, 3}), None{}, ints({1, 1}),
+                                                ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 1});
+         Node* squeezed = c.call("aten::mean.dim", {y, ints({-1, -2}), true});
+         Node* gate = c.call("aten::convolution", {squeezed, c.weight({32, 32, 1, 1}), c.weight({32}), ints({1, 1}),
+                                                   ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
+         return std::move(c).finish(c.call("aten::mul.Tensor", {y, c.call("aten::sigmoid", {gate})}));
+       }},
       unary("aten::sum.dim_IntList", "channels", {2, 3, 7, 5}, {ints({1})}),
       unary("aten::sum.dim_IntList", "rows_keepdim", {7, 19}, {ints({0}), true}),
   };
@@ -365,6 +378,10 @@ Cases concat_pad_cases() {
       cat_case("channels_3_and_19", {{2, 3, 7, 5}, {2, 19, 7, 5}}, 1),
       cat_case("last_dim_three", {{7, 5}, {7, 1}, {7, 3}}, -1),
       cat_case("batch_dim0", {{1, 3, 7, 5}, {2, 3, 7, 5}}, 0),
+      // More tensors than one oneDNN concat joins (kMaxConcatInputs): a
+      // DenseNet block's cat, lowered as a tree of concats.
+      cat_case("23_feature_maps", std::vector<std::vector<int64_t>>(23, {1, 2, 7, 5}), 1),
+      cat_case("50_rows", std::vector<std::vector<int64_t>>(50, {1, 19}), 0),
       unary("aten::constant_pad_nd.default", "last_dim_1_2_value", {2, 3, 7, 5}, {ints({1, 2}), 0.5}),
       unary("aten::constant_pad_nd.default", "asymmetric_hw", {2, 3, 7, 5}, {ints({0, 1, 2, 0})}),
       unary("aten::constant_pad_nd.default", "channels_too", {1, 3, 7, 5}, {ints({1, 1, 1, 1, 2, 0}), -1.0}),
@@ -521,6 +538,42 @@ Cases fusion_cases() {
       fused("aten::linear.default", "fused_gelu", [](CaseBuilder& c) {
         Node* y = c.call("aten::linear", {c.input({2, 7, 19}), c.weight({33, 19}), c.weight({33})});
         return c.call("aten::gelu", {y});
+      }),
+      // More post-ops than one primitive carries (kMaxPostOps): split.
+      fused(conv, "post_op_chain_longer_than_the_limit", [](CaseBuilder& c) {
+        Node* x = c.input({1, 3, 7, 5});
+        Node* y = conv3x3(c, x, 3, 3);
+        for (int i = 0; i < 16; ++i) {
+          if (i % 2 == 0) {
+            y = c.call("aten::mul.Scalar", {y, 0.9 + 0.02 * i});
+          } else {
+            y = i % 4 == 1 ? c.call("aten::tanh", {y}) : c.call("aten::add.Tensor", {y, x});
+          }
+        }
+        return c.call("aten::relu", {y});
+      }),
+      // Activations core ATen spells out in several nodes (activation_patterns.h).
+      fused("aten::mul.Tensor", "swish_as_decomposed_after_a_conv", [](CaseBuilder& c) {
+        Node* y = conv3x3(c, c.input({1, 3, 7, 5}), 3, 19);
+        return c.call("aten::mul.Tensor", {y, c.call("aten::sigmoid", {y})});
+      }),
+      fused("aten::mul.Tensor", "swish_sigmoid_first_on_an_input", [](CaseBuilder& c) {
+        Node* x = c.input({2, 19, 7, 5});
+        return c.call("aten::mul.Tensor", {c.call("aten::sigmoid", {x}), x});
+      }),
+      fused("aten::mul.Tensor", "hardswish_as_decomposed_after_a_conv", [](CaseBuilder& c) {
+        Node* y = conv3x3(c, c.input({1, 3, 7, 5}), 3, 19);
+        Node* six = c.call("aten::clamp", {c.call("aten::clamp", {c.call("aten::add.Tensor", {y, 3}), 0}), None{}, 6});
+        return c.call("aten::div.Tensor", {c.call("aten::mul.Tensor", {y, six}), 6});
+      }),
+      fused("aten::mul.Tensor", "x_times_relu6_of_x_on_an_input", [](CaseBuilder& c) {
+        Node* x = c.input({2, 3, 7, 5});
+        return c.call("aten::mul.Tensor", {c.call("aten::hardtanh", {x, 0.0, 6.0}), x});
+      }),
+      fused("aten::mul.Tensor", "hardsigmoid_chain_read_twice_is_no_hardswish", [](CaseBuilder& c) {
+        Node* y = conv3x3(c, c.input({1, 3, 7, 5}), 3, 4);
+        Node* gate = c.call("aten::div.Tensor", {c.call("aten::clamp", {c.call("aten::add.Tensor", {y, 3}), 0, 6}), 6});
+        return c.call("aten::add.Tensor", {c.call("aten::mul.Tensor", {y, gate}), gate});
       }),
       fused("aten::addmm.default", "fused_sigmoid", [](CaseBuilder& c) {
         return c.call("aten::sigmoid", {c.call("aten::addmm", {c.weight({17}), c.input({3, 5}), c.input({5, 17})})});

@@ -16,6 +16,7 @@
 #include "aot/interpreter/interpreter.h"
 #include "aot/ir/testing/aot_testing.h"
 #include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/capabilities.h"
 #include "backends/onednn/test/blob_reference.h"
 #include "backends/onednn/test/onednn_test_util.h"
 
@@ -133,6 +134,106 @@ TEST(OneDnnLoweringTest, AResidualAddAndReluArePostOps) {
   }
 }
 
+// A cat of more tensors than one Concat joins (DenseNet's 23 and more)
+// lowers to a tree of Concats, each within the runtime's limit, all with
+// the cat's name; the blob still computes the cat.
+TEST(OneDnnLoweringTest, AWideCatIsATreeOfConcats) {
+  for (const int64_t n : {int64_t{kMaxConcatInputs}, int64_t{kMaxConcatInputs} + 1, int64_t{50}}) {
+    SCOPED_TRACE(n);
+    GraphBuilder b;
+    aot::ArgumentList tensors;
+    for (int64_t i = 0; i < n; ++i) {
+      tensors.emplace_back(b.call("aten::relu", {b.input("x" + std::to_string(i), f32({1, 1 + i % 3, 2, 3}))}));
+    }
+    b.output({b.call("aten::cat", {tensors, 1})});
+    const ExportedProgram program = std::move(b).build();
+    const auto graph = parse_onednn_blob(backend().preprocess(program, {}).processed_bytes);
+    size_t concats = 0;
+    int64_t joined = 0;
+    for (const auto& op : graph->operations) {
+      if (op->op.type != fb::OperationKind::Concat) continue;
+      ++concats;
+      EXPECT_LE(op->inputs.size(), kMaxConcatInputs);
+      EXPECT_EQ(op->name, "cat");
+      const auto& out = graph->values.at(static_cast<size_t>(op->outputs.at(0)));
+      if (out->kind == fb::ValueKind::Output) joined = out->sizes.at(1);
+    }
+    const size_t chunks = (static_cast<size_t>(n) + kMaxConcatInputs - 1) / kMaxConcatInputs;
+    const size_t expected = n <= kMaxConcatInputs ? 1 : 1 + chunks - (n % kMaxConcatInputs == 1 ? 1 : 0);
+    EXPECT_EQ(concats, expected);
+    int64_t channels = 0;
+    for (int64_t i = 0; i < n; ++i) channels += 1 + i % 3;
+    EXPECT_EQ(joined, channels);
+    testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  }
+}
+
+// A chain of more activations than one operation carries as post-ops is
+// split: the first kMaxPostOps ride on the convolution, the rest start a
+// new operation. (Scalings alternate with tanh: consecutive ones compose.)
+TEST(OneDnnLoweringTest, PostOpsStopAtTheRuntimesLimit) {
+  GraphBuilder b;
+  Node* y = conv2d(b, b.input("x", f32({1, 4, 5, 5})), b.parameter("w", ramp({4, 4, 1, 1})), None{});
+  for (uint32_t i = 0; i < kMaxPostOps + 3; ++i) {
+    y = i % 2 == 0 ? b.call("aten::mul.Scalar", {y, 1.0 + 0.01 * i}) : b.call("aten::tanh", {y});
+  }
+  b.output({y});
+  const ExportedProgram program = std::move(b).build();
+  const auto graph = parse_onednn_blob(backend().preprocess(program, {}).processed_bytes);
+  ASSERT_GE(graph->operations.size(), 2u);
+  EXPECT_EQ(graph->operations[0]->op.type, fb::OperationKind::Convolution);
+  EXPECT_EQ(graph->operations[0]->post_ops.size(), kMaxPostOps);
+  for (const auto& op : graph->operations) EXPECT_LE(op->post_ops.size(), kMaxPostOps);
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+}
+
+// silu and hardswish as core ATen decomposes them ride on the convolution
+// as one eltwise post-op (the hardswish's division composed away).
+TEST(OneDnnLoweringTest, DecomposedSwishAndHardswishArePostOps) {
+  for (const bool hard : {false, true}) {
+    SCOPED_TRACE(hard ? "hardswish" : "swish");
+    GraphBuilder b;
+    Node* y = conv2d(b, b.input("x", f32({1, 4, 5, 5})), b.parameter("w", ramp({4, 4, 1, 1})), None{});
+    if (hard) {
+      Node* six = b.call("aten::clamp", {b.call("aten::clamp", {b.call("aten::add.Tensor", {y, 3}), 0}), None{}, 6});
+      b.output({b.call("aten::div.Tensor", {b.call("aten::mul.Tensor", {y, six}), 6})});
+    } else {
+      b.output({b.call("aten::mul.Tensor", {b.call("aten::sigmoid", {y}), y})});
+    }
+    const ExportedProgram program = std::move(b).build();
+    const std::string text = printout(backend().preprocess(program, {}));
+    EXPECT_THAT(text, HasSubstr(hard ? "post-ops [Eltwise HardSwish(alpha=0.166667, beta=0.5)] debug_id" : "post-ops [Eltwise Swish(alpha=1)] debug_id"));
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("#1 ")));  // one operation
+    testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  }
+}
+
+// A pattern's inner node read elsewhere is no pattern: nothing is lost.
+TEST(OneDnnLoweringTest, ASigmoidReadTwiceIsNoSwish) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 5, 5}));
+  Node* s = b.call("aten::sigmoid", {x});
+  b.output({b.call("aten::mul.Tensor", {x, s}), s});
+  const ExportedProgram program = std::move(b).build();
+  const std::string text = printout(backend().preprocess(program, {}));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("Swish")));
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+}
+
+// Arithmetic with numbers in a row is one Linear post-op; one that cancels
+// out is none.
+TEST(OneDnnLoweringTest, ConsecutiveScalingsComposeIntoOnePostOp) {
+  GraphBuilder b;
+  Node* y = conv2d(b, b.input("x", f32({1, 4, 5, 5})), b.parameter("w", ramp({4, 4, 1, 1})), None{});
+  y = b.call("aten::add.Tensor", {b.call("aten::mul.Scalar", {y, 2.0}), 1.0});
+  Node* z = b.call("aten::relu", {b.call("aten::div.Tensor", {b.call("aten::mul.Scalar", {y, 4.0}), 4.0})});
+  b.output({z});
+  const ExportedProgram program = std::move(b).build();
+  EXPECT_THAT(printout(backend().preprocess(program, {})),
+              HasSubstr("post-ops [Eltwise Linear(alpha=2, beta=1), Eltwise Relu(alpha=0)] debug_id"));
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+}
+
 TEST(OneDnnLoweringTest, AnIntermediateUsedTwiceIsNotFusedAway) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 5, 5}));
@@ -212,13 +313,29 @@ TEST(OneDnnLoweringTest, LinearWithOneRowPerBatchStaysATwoDimensionalMatMul) {
 TEST(OneDnnLoweringTest, AMeanWithoutKeepdimReducesThenReshapes) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 3, 3}));
-  b.output({b.call("aten::mean.dim", {x, ints({-1, -2})})});
+  b.output({b.call("aten::mean.dim", {x, ints({-1, 1})})});
   EXPECT_EQ(printout(backend().preprocess(std::move(b).build(), {})),
             "graph: 3 values (0 constants), 2 operations\n"
             "  %0 (input 0) f32[1, 4, 3, 3]\n"
+            "  %1 (intermediate) f32[1, 1, 3, 1]\n"
+            "  %2 (output 0) f32[1, 3]\n"
+            "  #0 Reduction Mean (%0[1, 4, 3, 3]) -> %1[1, 1, 3, 1] debug_id -1 'mean'\n"
+            "  #1 Reorder reshape (%1[1, 1, 3, 1]) -> %2[1, 3] debug_id -1 'mean'\n");
+}
+
+// A mean over every spatial dimension is a global average pool: pooling
+// reads the layout a convolution wrote, the reduction would reorder it.
+TEST(OneDnnLoweringTest, AMeanOverTheSpatialDimensionsIsAGlobalAveragePool) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 3, 5}));
+  b.output({b.call("aten::mean.dim", {x, ints({-1, -2})})});
+  EXPECT_EQ(printout(backend().preprocess(std::move(b).build(), {})),
+            "graph: 3 values (0 constants), 2 operations\n"
+            "  %0 (input 0) f32[1, 4, 3, 5]\n"
             "  %1 (intermediate) f32[1, 4, 1, 1]\n"
             "  %2 (output 0) f32[1, 4]\n"
-            "  #0 Reduction Mean (%0[1, 4, 3, 3]) -> %1[1, 4, 1, 1] debug_id -1 'mean'\n"
+            "  #0 Pooling AvgExcludePadding kernel=[3, 5] strides=[3, 5] padding_l=[0, 0] padding_r=[0, 0] "
+            "dilations=[1, 1] (%0[1, 4, 3, 5]) -> %1[1, 4, 1, 1] debug_id -1 'mean'\n"
             "  #1 Reorder reshape (%1[1, 4, 1, 1]) -> %2[1, 4] debug_id -1 'mean'\n");
 }
 
@@ -348,7 +465,7 @@ TEST(OneDnnLoweringTest, ManyKindsOfOpsInOneDelegate) {
                          "#7 LayerNorm epsilon=1e-05 normalized_dims=1", "#8 Reorder reshape", "#9 Softmax axis=2",
                          "#10 MatMul transpose_b (%12[1, 8, 16], %12[1, 8, 16], none) -> %13[1, 8, 8] "
                          "post-ops [Eltwise Linear(alpha=0.5, beta=0), Eltwise Logistic]",
-                         "#11 Reduction Mean", "#12 Reorder reshape"}) {
+                         "#11 Pooling AvgExcludePadding kernel=[8]", "#12 Reorder reshape"}) {
     EXPECT_THAT(text, HasSubstr(op));
   }
   EXPECT_THAT(text, ::testing::Not(HasSubstr("#13")));

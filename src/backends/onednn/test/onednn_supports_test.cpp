@@ -5,6 +5,7 @@
 
 #include "aot/ir/testing/aot_testing.h"
 #include "backends/onednn/aot/onednn_backend.h"
+#include "backends/onednn/capabilities.h"
 #include "backends/onednn/onednn_blob.h"
 #include "backends/onednn/test/onednn_test_util.h"
 
@@ -111,6 +112,16 @@ TEST(OneDnnSupportsTest, RefusesSymbolicSizes) {
   b.set_range("s0", {1, 8});
   Node* y = b.call("aten::relu", {x});
   EXPECT_REFUSED(ask(b, y), "needs static sizes");
+}
+
+// What the runtime cannot build (capabilities.h) is refused here, not at load.
+TEST(OneDnnSupportsTest, RefusesMoreDimensionsThanTheRuntimeBuilds) {
+  GraphBuilder b;
+  Node* y = b.call("aten::relu", {b.input("x", f32(std::vector<aot::SymExpr>(kMaxRank + 1, aot::SymExpr(1))))});
+  EXPECT_REFUSED(ask(b, y), "at most 12 dimensions");
+  GraphBuilder c;
+  Node* z = c.call("aten::relu", {c.input("x", f32(std::vector<aot::SymExpr>(kMaxRank, aot::SymExpr(1))))});
+  EXPECT_ACCEPTED(ask(c, z));
 }
 
 TEST(OneDnnSupportsTest, MatmulsAcceptBiasAddedAsIs) {
