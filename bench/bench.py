@@ -22,7 +22,7 @@ import report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-RUNTIMES = ("kiln", "executorch", "ort", "eager")
+RUNTIMES = ("kiln", "executorch", "ort", "openvino", "eager")
 
 
 def log(message):
@@ -36,8 +36,12 @@ def comma_list(text):
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="bench/run.sh", description="Kiln against ExecuTorch (XNNPACK), ONNX "
                                      "Runtime and PyTorch eager on whole models.")
-    parser.add_argument("--models", default=",".join(models.names()),
-                        help=f"comma-separated, from {', '.join(models.names())} (default: all)")
+    parser.add_argument("--models", default=None,
+                        help=f"comma-separated, from {', '.join(models.names())} (default: all four)")
+    parser.add_argument("--zoo", nargs="?", const="all", default=None, metavar="NAMES",
+                        help="the model zoo's models instead (tools/models/zoo.py: torchvision's and small Hugging "
+                        "Face configs, built, weighted and fed as the zoo check does): comma-separated names, "
+                        "or every zoo model when none are given (hours on two cores)")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default: 1,2)")
     parser.add_argument("--runtimes", default=",".join(RUNTIMES), help=f"comma-separated subset of {', '.join(RUNTIMES)}")
     parser.add_argument("--runs", type=int, default=50, help="timed calls per row (default 50)")
@@ -52,7 +56,15 @@ def parse_args(argv):
     parser.add_argument("--work", default=os.path.join(HERE, "work"), help="where the models' files go")
     parser.add_argument("--output", default=os.path.join(HERE, "results", "latest.md"), help="the markdown table")
     args = parser.parse_args(argv)
-    args.models = comma_list(args.models)
+    if args.zoo is not None and args.models is not None:
+        parser.error("--zoo names its own models: give them to --zoo, not --models")
+    if args.zoo is not None:
+        args.models = models.zoo_names() if args.zoo == "all" else comma_list(args.zoo)
+        unknown = [name for name in args.models if name not in models.zoo_names()]
+        if unknown:
+            parser.error(f"not in the zoo: {', '.join(unknown)} (tools/models/zoo.py lists its models)")
+    else:
+        args.models = comma_list(args.models) if args.models is not None else models.names()
     for name in args.models:
         models.check_name(name)
     args.threads = [int(t) for t in comma_list(args.threads)]
@@ -73,7 +85,7 @@ def versions():
     from importlib.metadata import PackageNotFoundError, version
 
     found = {}
-    for package in ("torch", "torchvision", "executorch", "onnxruntime"):
+    for package in ("torch", "torchvision", "executorch", "onnxruntime", "openvino"):
         try:
             found[package] = version(package)
         except PackageNotFoundError:
@@ -123,7 +135,7 @@ def header_lines(args, load_before, load_after, started, took_s, peak_gflops):
         f"Measured {started:%Y-%m-%d %H:%M} UTC in {took_s / 60:.1f} min by `bench/run.sh` "
         f"(`{' '.join(sys.argv[1:]) or 'no options'}`) on {machine()}.",
         f"Kiln at `{kiln_commit()}`; torch {v['torch']}, torchvision {v['torchvision']}, "
-        f"ExecuTorch {v['executorch']}, ONNX Runtime {v['onnxruntime']}.",
+        f"ExecuTorch {v['executorch']}, ONNX Runtime {v['onnxruntime']}, OpenVINO {v['openvino']}.",
         f"Median of {args.runs} timed calls after {args.warmup} warm-up calls per row, batch 1, float32. "
         f"Load average (1 min) {load_before:.2f} before, {load_after:.2f} after (the benchmark's own threads "
         "raise the second): "

@@ -35,6 +35,7 @@ class Row:
         self.median_ms = None
         self.runs = None
         self.load_ms = None
+        self.first_ms = None
         self.peak_rss_kb = None
         self.baseline_rss_kb = None
         self.lowering_s = None
@@ -156,6 +157,7 @@ def measure(runtime, prepared, threads, options):
     row.median_ms = timings["median_ms"]
     row.runs = timings.get("runs", timings.get("iterations"))
     row.load_ms = timings["load_ms"]
+    row.first_ms = timings.get("first_ms")
     reported = timings.get("peak_rss_kb")
     row.peak_rss_kb = reported if reported is not None and reported > 0 else peak_kb
     base = timings.get("baseline_rss_kb", timings.get("start_rss_kb"))

@@ -2,8 +2,9 @@
 
 Each model is built by a function of no arguments; `build(name)` seeds torch's
 generator first, so every process that builds a model gets the same weights.
-`example_input(name)` is the one input every runtime is given (batch 1,
-float32, from its own fixed seed). `count_flops` counts a forward pass once
+`example_inputs(name)` are the inputs every runtime is given (batch 1,
+from their own fixed seed). The zoo's models (tools/models/zoo.py, for
+`bench/run.sh --zoo`) are built, weighted and fed as the zoo does. `count_flops` counts a forward pass once
 with torch's FlopCounterMode (multiply and add are two FLOPs; only the ops
 that FlopCounterMode knows -- convolutions, matmuls, attention -- are counted,
 which is where nearly all the arithmetic of these models is).
@@ -58,13 +59,39 @@ def names():
     return list(MODELS)
 
 
+# ---- the model zoo (tools/models/zoo.py): bench/run.sh --zoo
+
+def _zoo():
+    import importlib.util
+    import os
+    import sys
+
+    if "kiln_zoo" not in sys.modules:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "models", "zoo.py")
+        spec = importlib.util.spec_from_file_location("kiln_zoo", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["kiln_zoo"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["kiln_zoo"]
+
+
+def zoo_names():
+    """Every model of the zoo, in its order."""
+    zoo = _zoo()
+    return zoo.CLASSIFICATION + zoo.SEGMENTATION + zoo.VIDEO + zoo.TRANSFORMERS
+
+
+def is_zoo(name):
+    return name not in MODELS
+
+
 def label(name):
-    return MODELS[name][2]
+    return MODELS[name][2] if name in MODELS else name
 
 
 def check_name(name):
-    if name not in MODELS:
-        raise SystemExit(f"unknown model '{name}' (known: {', '.join(MODELS)})")
+    if name not in MODELS and name not in zoo_names():
+        raise SystemExit(f"unknown model '{name}' (known: {', '.join(MODELS)}, and the zoo's with --zoo)")
 
 
 def randomize_norms_and_heads(model):
@@ -93,8 +120,11 @@ def randomize_norms_and_heads(model):
 
 
 def build(name):
-    """The model in eval mode, its weights drawn from WEIGHT_SEED."""
+    """The model in eval mode, its weights drawn from WEIGHT_SEED (a zoo
+    model's as the zoo draws them)."""
     check_name(name)
+    if is_zoo(name):
+        return _zoo().build(name)[0]
     torch.manual_seed(WEIGHT_SEED)
     model = randomize_norms_and_heads(MODELS[name][0]())
     return model.eval()
@@ -104,18 +134,33 @@ def build_empty(name):
     """The model's structure on the meta device (no weights drawn): a
     state_dict is then loaded into it with assign=True."""
     check_name(name)
+    if is_zoo(name):
+        return build(name)  # the zoo draws its weights itself; the state_dict replaces them
     with torch.device("meta"):
         model = MODELS[name][0]()
     return model.eval()
 
 
-def example_input(name):
+def build_with_inputs(name):
+    """(the model as build() makes it, its inputs as example_inputs() makes them),
+    a zoo model built once."""
+    if is_zoo(name):
+        check_name(name)
+        model, inputs = _zoo().build(name)
+        return model, tuple(inputs)
+    return build(name), example_inputs(name)
+
+
+def example_inputs(name):
+    """The inputs every runtime is given, as a tuple."""
     check_name(name)
+    if is_zoo(name):
+        return tuple(_zoo().build(name)[1])
     generator = torch.Generator().manual_seed(INPUT_SEED)
-    return torch.randn(MODELS[name][1], generator=generator)
+    return (torch.randn(MODELS[name][1], generator=generator),)
 
 
-def count_flops(model, x):
+def count_flops(model, inputs):
     """FLOPs of one forward pass (FlopCounterMode: 2 per multiply-add)."""
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -124,5 +169,5 @@ def count_flops(model, x):
     # their fused inference kernels (which it does not count).
     counter = FlopCounterMode(display=False)
     with counter, torch.enable_grad():
-        model(x)
+        model(*inputs)
     return counter.get_total_flops()

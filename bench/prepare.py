@@ -4,7 +4,7 @@ eager worker, and each runtime's lowered artefact with the time lowering took.
 
 Files go to WORK/<model>/: in.npz, ref.npz, state_dict.pt, model.pt2
 (torch.export.export, the training IR, as users save it), kiln.pte,
-executorch.pte, model.onnx. Lowering times:
+executorch.pte, model.onnx (read by ONNX Runtime and OpenVINO). Lowering times:
 - Kiln: wall time of the `kiln lower` process (start-up, reading the .pt2,
   decomposition, partitioning, planning, writing the .pte);
 - ExecuTorch: to_edge_transform_and_lower(XnnpackPartitioner) +
@@ -64,10 +64,10 @@ def short_error(text, limit=160):
     return message if len(message) <= limit else message[: limit - 3] + "..."
 
 
-def save_reference(model, x, prepared):
-    np.savez(prepared.file("in.npz"), x.numpy())
+def save_reference(model, inputs, prepared):
+    np.savez(prepared.file("in.npz"), *[x.numpy() for x in inputs])
     with torch.no_grad():
-        out = model(x)
+        out = model(*inputs)
     outs = out if isinstance(out, (list, tuple)) else [out]
     np.savez(prepared.file("ref.npz"), **{f"output_{i}": o.numpy() for i, o in enumerate(outs)})
     torch.save(model.state_dict(), prepared.file("state_dict.pt"))
@@ -104,10 +104,10 @@ def lower_executorch(exported, prepared):
     return Artefact(path, time.perf_counter() - start, "xnnpack")
 
 
-def export_onnx(model, x, prepared):
+def export_onnx(model, inputs, prepared):
     path = prepared.file("model.onnx")
     start = time.perf_counter()
-    torch.onnx.export(model, (x,), path, dynamo=True, external_data=False, verbose=False)
+    torch.onnx.export(model, inputs, path, dynamo=True, external_data=False, verbose=False)
     return Artefact(path, time.perf_counter() - start, "cpu")
 
 
@@ -124,16 +124,22 @@ def prepare(name, work, kiln, runtimes, log, kiln_backend=ONEDNN):
     each runtime in `runtimes`; returns a Prepared."""
     prepared = Prepared(name, os.path.join(work, name))
     os.makedirs(prepared.dir, exist_ok=True)
-    model = models.build(name)
-    x = models.example_input(name)
-    save_reference(model, x, prepared)
-    prepared.flops = models.count_flops(model, x)
+    try:
+        model, inputs = models.build_with_inputs(name)
+    except Exception as error:  # noqa: BLE001 -- a model that cannot be built is a row, not a crash
+        prepared.error = f"building the model: {short_error(error)}"
+        log(f"  {prepared.error}")
+        for runtime in runtimes:
+            prepared.artefacts[runtime] = Artefact(None, None, "", prepared.error)
+        return prepared
+    save_reference(model, inputs, prepared)
+    prepared.flops = models.count_flops(model, inputs)
     log(f"  {prepared.flops / 1e9:.3f} GFLOP per forward pass")
     exported = None
     if "kiln" in runtimes or "executorch" in runtimes:
         try:
             start = time.perf_counter()
-            exported = torch.export.export(model, (x,))
+            exported = torch.export.export(model, inputs)
             torch.export.save(exported, prepared.file("model.pt2"))
             log(f"  torch.export + save: {time.perf_counter() - start:.1f} s")
         except Exception as error:  # noqa: BLE001
@@ -141,7 +147,8 @@ def prepare(name, work, kiln, runtimes, log, kiln_backend=ONEDNN):
     steps = {
         "kiln": (lambda: lower_kiln(kiln, prepared, kiln_backend), "kiln"),
         "executorch": (lambda: lower_executorch(exported, prepared), "xnnpack"),
-        "ort": (lambda: export_onnx(model, x, prepared), "cpu"),
+        "ort": (lambda: export_onnx(model, inputs, prepared), "cpu"),
+        "openvino": (lambda: prepared.artefacts.get("ort") or export_onnx(model, inputs, prepared), "cpu"),
         "eager": (lambda: Artefact(prepared.file("state_dict.pt"), None, "eager"), "eager"),
     }
     for runtime in runtimes:

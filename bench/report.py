@@ -3,11 +3,14 @@ median latency and the ratios of Kiln to the peers that the issue's targets
 are stated in -- then one row per runtime with every measured column. Both
 are markdown; bench.py prints them and writes them to results/latest.md.
 """
+import math
+
 import models
 
-PEERS = ("executorch", "ort", "eager")
-NAMES = {"kiln": "Kiln", "executorch": "ExecuTorch", "ort": "ONNX Runtime", "eager": "PyTorch eager"}
-
+# Kiln's target: the faster of these two (each model, each thread count).
+TARGET_PEERS = ("executorch", "ort")
+NAMES = {"kiln": "Kiln", "executorch": "ExecuTorch", "ort": "ONNX Runtime", "openvino": "OpenVINO",
+         "eager": "PyTorch eager"}
 
 def fmt(value, digits=2, suffix=""):
     if value is None:
@@ -58,31 +61,66 @@ def latency_cell(row):
     return text if row.passed else text + " (wrong)"
 
 
+def first_result_ms(row):
+    """Load plus the first call: what a fresh process waits for its first output."""
+    if row is None or row.error or row.load_ms is None or row.first_ms is None:
+        return None
+    return row.load_ms + row.first_ms
+
+
+def target_ratios(rows, model_names, threads_list):
+    """{threads: [(model, Kiln / the faster of ExecuTorch and ONNX Runtime)]}
+    over the models where Kiln and a target peer both ran and matched PyTorch."""
+    result = {}
+    for threads in threads_list:
+        for name in model_names:
+            found = {r.runtime: r for r in rows if r.model == name and r.threads == threads}
+            peers = [found[p] for p in TARGET_PEERS if usable(found.get(p))]
+            if usable(found.get("kiln")) and peers:
+                best = min(p.median_ms for p in peers)
+                result.setdefault(threads, []).append((name, found["kiln"].median_ms / best))
+    return result
+
+
 def summary_table(rows, model_names, threads_list):
-    """One row per (model, threads): latencies, best peer, Kiln's ratios."""
-    header = ["model", "threads", "Kiln ms", "ExecuTorch ms", "ONNX Runtime ms", "PyTorch ms", "best peer",
-              "Kiln / best peer", "load Kiln / ET", "RSS over base Kiln / ET", "lowering Kiln / ET"]
+    """One row per (model, threads): latencies, the faster target peer,
+    Kiln's ratios to it and to OpenVINO, and the time to a first result."""
+    header = ["model", "threads", "Kiln ms", "ExecuTorch ms", "ONNX Runtime ms", "OpenVINO ms", "PyTorch ms",
+              "best of ET, ORT", "Kiln / best", "Kiln / OpenVINO", "first result ms Kiln / ET",
+              "RSS over base Kiln / ET", "lowering Kiln / ET"]
     lines = []
     for name in model_names:
         for threads in threads_list:
             found = {r.runtime: r for r in rows if r.model == name and r.threads == threads}
+            if not found:
+                continue
             kiln = found.get("kiln")
-            peers = [found[p] for p in PEERS if usable(found.get(p))]
+            peers = [found[p] for p in TARGET_PEERS if usable(found.get(p))]
             best = min(peers, key=lambda r: r.median_ms) if peers else None
-            et = found.get("executorch")
+            et, ov = found.get("executorch"), found.get("openvino")
             kiln_ok = usable(kiln)
             et_ok = et is not None and et.error is None
             kiln_cell = latency_cell(kiln) + (f" ({kiln.mode})" if kiln is not None and kiln.mode else "")
+            first_kiln, first_et = first_result_ms(kiln), first_result_ms(et)
             lines.append([
                 models.label(name), threads, kiln_cell, latency_cell(et), latency_cell(found.get("ort")),
-                latency_cell(found.get("eager")),
+                latency_cell(ov), latency_cell(found.get("eager")),
                 f"{NAMES[best.runtime]} {fmt(best.median_ms)}" if best else "-",
                 ratio(kiln.median_ms, best.median_ms) if kiln_ok and best else "-",
-                ratio(kiln.load_ms, et.load_ms) if kiln_ok and et_ok else "-",
+                ratio(kiln.median_ms, ov.median_ms) if kiln_ok and usable(ov) else "-",
+                f"{fmt(first_kiln)} / {fmt(first_et)}" if first_kiln is not None or first_et is not None else "-",
                 ratio(over_base_mb(kiln), over_base_mb(et)) if kiln_ok and et_ok else "-",
                 ratio(kiln.lowering_s, et.lowering_s) if kiln is not None and et_ok and kiln.lowering_s else "-",
             ])
-    return markdown(header, lines)
+    text = markdown(header, lines)
+    for threads, ratios in sorted(target_ratios(rows, model_names, threads_list).items()):
+        worst = max(ratios, key=lambda r: r[1])
+        geomean = math.exp(sum(math.log(r) for _, r in ratios) / len(ratios))
+        ahead = sum(1 for _, r in ratios if r <= 1.0)
+        text += (f"\n\n{threads} thread{'s' if threads > 1 else ''}: Kiln / the faster of ExecuTorch and ONNX Runtime "
+                 f"over {len(ratios)} models: geometric mean {geomean:.2f}x, worst {worst[1]:.2f}x "
+                 f"({models.label(worst[0])}), at or ahead on {ahead}")
+    return text
 
 
 def detail_table(rows, flops_by_model, peak_gflops_per_core):

@@ -7,7 +7,7 @@
 #   VENV=DIR   the Python environment (default: the repository's .venv; made
 #              by scripts/setup-venv.sh when it does not exist; another DIR
 #              must exist already). bench/requirements.txt is installed into
-#              it when onnxruntime, onnx or onnxscript is missing.
+#              it when onnxruntime, onnx, onnxscript or openvino is missing.
 #   KILN=PATH  the kiln tool (default build/bin/kiln, built with
 #              `cmake --build build --target kiln` when build/ is configured
 #              and the tool is missing).
@@ -23,7 +23,7 @@ if [ ! -x "$venv/bin/python" ]; then
   echo "bench/run.sh: no $venv: making it with scripts/setup-venv.sh (several GB, once)"
   bash "$repo/scripts/setup-venv.sh"
 fi
-if ! "$venv/bin/python" -c "import onnxruntime, onnx, onnxscript" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import onnxruntime, onnx, onnxscript, openvino" 2>/dev/null; then
   echo "bench/run.sh: installing bench/requirements.txt into $venv"
   "$venv/bin/pip" install --quiet -r "$repo/bench/requirements.txt"
 fi

@@ -3,12 +3,14 @@ row, so each row's peak RSS is that runtime's alone).
 
     python worker.py RUNTIME MODEL_DIR --threads T --runs N --warmup W --output OUT.npz
 
-RUNTIME is eager (PyTorch), ort (ONNX Runtime) or executorch (ExecuTorch's
-runtime on the XNNPACK-delegated .pte). MODEL_DIR holds what bench.py
-prepared: in.npz (the input), state_dict.pt, model.onnx, executorch.pte.
+RUNTIME is eager (PyTorch), ort (ONNX Runtime), openvino (OpenVINO's CPU
+plugin on the same ONNX model, float32) or executorch (ExecuTorch's runtime on
+the XNNPACK-delegated .pte). MODEL_DIR holds what bench.py prepared: in.npz
+(the inputs), state_dict.pt, model.onnx, executorch.pte.
 The last line printed is one JSON object: baseline_rss_kb (after the imports,
 before the model is loaded), peak_rss_kb (the process's peak, VmHWM),
-load_ms, median_ms, min_ms, max_ms, runs.
+load_ms, first_ms (the first call: load_ms + first_ms is the time to a first
+result), median_ms, min_ms, max_ms, runs.
 The outputs of the last call go to OUT.npz as output_0, output_1, ...
 """
 import argparse
@@ -37,17 +39,19 @@ def load_input(model_dir):
 
 
 def time_calls(call, runs, warmup):
-    """Calls call() warmup times untimed, then runs times; returns the
-    per-call times in ms and the last call's result."""
-    result = None
-    for _ in range(warmup):
-        result = call()
+    """Calls call() warmup times, then runs times timed; returns the timed
+    calls' times in ms, the first call's time (warm-up or not) and the last
+    call's result."""
+    result, first_ms = None, None
     times = []
-    for _ in range(runs):
+    for i in range(warmup + runs):
         start = time.perf_counter()
         result = call()
-        times.append((time.perf_counter() - start) * 1e3)
-    return times, result
+        took = (time.perf_counter() - start) * 1e3
+        first_ms = took if first_ms is None else first_ms
+        if i >= warmup:
+            times.append(took)
+    return times, first_ms, result
 
 
 # ------------------------------------------------------------------ runtimes
@@ -120,7 +124,29 @@ def load_executorch(model_dir, threads, model_name):
     return load_ms, call
 
 
-LOADERS = {"eager": load_eager, "ort": load_ort, "executorch": load_executorch}
+def load_openvino(model_dir, threads, model_name):
+    import openvino as ov
+
+    inputs = load_input(model_dir)
+    core = ov.Core()
+    start = time.perf_counter()
+    compiled = core.compile_model(os.path.join(model_dir, "model.onnx"), "CPU", {
+        "INFERENCE_NUM_THREADS": threads,
+        "NUM_STREAMS": 1,
+        "PERFORMANCE_HINT": "LATENCY",
+        "INFERENCE_PRECISION_HINT": "f32",  # no bf16 on CPUs that have it: float32 as every other row
+    })
+    request = compiled.create_infer_request()
+    load_ms = (time.perf_counter() - start) * 1e3
+
+    def call():
+        request.infer(inputs)
+        return [request.get_output_tensor(i).data.copy() for i in range(len(compiled.outputs))]
+
+    return load_ms, call
+
+
+LOADERS = {"eager": load_eager, "ort": load_ort, "executorch": load_executorch, "openvino": load_openvino}
 
 
 def main():
@@ -140,16 +166,19 @@ def main():
         import onnxruntime  # noqa: F401
     elif args.runtime == "executorch":
         import executorch.runtime  # noqa: F401
+    elif args.runtime == "openvino":
+        import openvino  # noqa: F401
     else:
         import torch  # noqa: F401
     baseline = status_kb("VmRSS")
     load_ms, call = load(args.model_dir, args.threads, args.model)
-    times, outputs = time_calls(call, args.runs, args.warmup)
+    times, first_ms, outputs = time_calls(call, args.runs, args.warmup)
     np.savez(args.output, **{f"output_{i}": np.asarray(o) for i, o in enumerate(outputs)})
     print(json.dumps({
         "baseline_rss_kb": baseline,
         "peak_rss_kb": status_kb("VmHWM"),
         "load_ms": load_ms,
+        "first_ms": first_ms,
         "median_ms": statistics.median(times),
         "min_ms": min(times),
         "max_ms": max(times),

@@ -69,8 +69,9 @@ Options:
                     always run on one thread
   --json            (.pte) also print the timings as one line of JSON, the
                     last line printed: load_ms, program_load_ms,
-                    method_load_ms, iterations, warmup, median_ms, min_ms,
-                    max_ms (execute times of the timed calls), planned_bytes,
+                    method_load_ms, first_ms (the first call, warm-up or
+                    not), iterations, warmup, median_ms, min_ms, max_ms
+                    (execute times of the timed calls), planned_bytes,
                     start_rss_kb (resident before loading) and peak_rss_kb
                     (the process's peak; both -1 where /proc is missing)
   --chrome-trace FILE  (.pte) write the timed calls' events as a Chrome trace

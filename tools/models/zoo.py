@@ -13,9 +13,17 @@ all-zero parameter redrawn, batch norms calibrated on a few random batches):
   3. `kiln lower MODEL.pt2 -o MODEL.pte`, then `kiln run MODEL.pte` on
      Kiln's runtime, compared again, and its median time over a few calls.
 
+  4. the fast-backend pass (unless --no-fast): `kiln lower --backend
+     OneDnnBackend`, loaded and run at 1 and 2 threads, compared the same way,
+     and timed against ExecuTorch's XNNPACK .pte of the same export and ONNX
+     Runtime (tools/models/peers.py makes both and times them with
+     bench/worker.py; needs bench/requirements.txt), each row's ratio being
+     Kiln's time over the faster peer's.
+
 It writes docs/models.md: per model and IR level, pass or fail, the largest
 error against PyTorch, the first op Kiln could not run (or the first line of
-the error) and Kiln's time. A row passes when every output is within
+the error) and Kiln's time; then the fast backend's check, its times and the
+peers' times, and a summary of the ratios. A row passes when every output is within
 1e-3 * max(1, max |PyTorch|) on both paths, or, for a deep model whose
 float32 result PyTorch itself cannot give to that tolerance, when Kiln's
 output is no further from the model run in float64 than twice PyTorch's own
@@ -25,12 +33,14 @@ scripts/setup-venv.sh); not part of `make test`.
   .venv/bin/python tools/models/zoo.py                      # every model
   .venv/bin/python tools/models/zoo.py --models resnet18,swin_t --ir core
   .venv/bin/python tools/models/zoo.py --models vit_h_14 --merge   # update those rows only
+  .venv/bin/python tools/models/zoo.py --no-fast            # the portable path only (no peers needed)
 """
 
 import argparse
 import copy
 import datetime
 import json
+import math
 import os
 import pathlib
 import re
@@ -41,6 +51,9 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import peers  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 TOLERANCE = 1e-3
@@ -290,6 +303,72 @@ def check(kiln, name, ir, program, inputs, reference, reference64, work, timeout
     return row
 
 
+def check_fast(kiln, name, ir, pt2, in_npz, reference, reference64, work, args):
+    """The fast-backend columns of a row: the .pt2 lowered with OneDnnBackend,
+    loaded and run at each thread count, compared as check() compares."""
+    row = {"fast_passed": False, "fast_problem": "", "fast_ms": {}, "fast_first_ms": None}
+    pte = work / f"{name}.{ir}.onednn.pte"
+    status, text = run([kiln, "lower", str(pt2), "--backend", "OneDnnBackend", "-o", str(pte)], args.timeout)
+    if status != 0:
+        row["fast_problem"] = "kiln lower: " + first_problem(text)
+        return row
+    worst, passed, outputs = 0.0, True, []
+    for threads in args.threads:
+        out = work / f"{name}.{ir}.onednn.{threads}.npz"
+        status, text = run([kiln, "run", str(pte), "--inputs", str(in_npz), "--output", str(out), "--threads",
+                            str(threads), "--iterations", str(args.runs), "--warmup", "2", "--json"], args.timeout)
+        if status != 0:
+            row["fast_problem"] = f"kiln run ({threads} threads): " + first_problem(text)
+            pte.unlink(missing_ok=True)
+            return row
+        timings = json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
+        row["fast_ms"][threads] = timings["median_ms"]
+        if threads == args.threads[0]:
+            row["fast_first_ms"] = timings["load_ms"] + timings.get("first_ms", 0.0)
+        outputs.append(outputs_of(out, len(reference)))
+        error, ok = max_error(outputs[-1], reference)
+        worst, passed = max(worst, error), passed and ok
+        out.unlink(missing_ok=True)
+    pte.unlink(missing_ok=True)
+    row["fast_error"] = worst
+    row["fast_passed"] = passed
+    if not passed:
+        kiln64, torch64 = float64_gap(outputs, reference, reference64())
+        row["fast_passed"] = kiln64 <= 2 * torch64
+        row["fast_problem"] = f"outputs differ by {worst:.2e}; from the float64 result Kiln is {kiln64:.2e}, " \
+                              f"PyTorch float32 {torch64:.2e}"
+    return row
+
+
+def measure_peers(name, model, inputs, exported, reference, work, args):
+    """{peer: {threads: median ms}} of the peers whose outputs match PyTorch,
+    and {peer: problem} of the others; ExecuTorch's time to a first result."""
+    directory = work / name / "peers"
+    errors = peers.prepare(model, inputs, exported, directory)
+    times, problems, first_ms = {}, {}, None
+    for peer in peers.PEERS:
+        if errors[peer]:
+            problems[peer] = errors[peer]
+            continue
+        for threads in args.threads:
+            timings, outputs = peers.measure(peer, name, directory, threads, args.runs, 2, args.timeout)
+            if timings is None:
+                problems[peer] = outputs
+                break
+            error, ok = max_error([o.astype(np.float64) for o in outputs], reference)
+            if not ok:
+                problems[peer] = f"outputs differ by {error:.2e}"
+                break
+            times.setdefault(peer, {})[threads] = timings["median_ms"]
+            if peer == "executorch" and threads == args.threads[0]:
+                first_ms = timings["load_ms"] + timings.get("first_ms", 0.0)
+    for path in directory.glob("*"):
+        path.unlink()
+    directory.rmdir()
+    (work / name).rmdir()
+    return times, problems, first_ms
+
+
 def float64_reference(model, inputs):
     """A function giving the model's outputs computed in float64 (made once, when first asked)."""
     cache = []
@@ -306,23 +385,51 @@ def float64_reference(model, inputs):
     return get
 
 
-ROW = re.compile(r"^\| (\S+) \| (training|core) \| (pass|fail) \| (\S+) \| (.*) \| (\S+) \|$")
+def split_cells(line):
+    """The cells of a markdown table row (an escaped \\| stays in its cell)."""
+    cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+    return [cell.strip().replace("\\|", "|") for cell in cells]
 
 
-def read_rows(path):
+def per_threads(cell, threads):
+    """"1.20 / 0.70" -> {1: 1.2, 2: 0.7} for threads (1, 2); "-" entries are left out."""
+    found = {}
+    for t, text in zip(threads, cell.split(" / ")):
+        if text.strip() not in ("-", ""):
+            found[t] = float(text)
+    return found
+
+
+def read_rows(path, threads):
     """The rows of a table this script wrote (for --merge)."""
     rows = []
     if not pathlib.Path(path).exists():
         return rows
+    header = None
     for line in pathlib.Path(path).read_text().splitlines():
-        match = ROW.match(line)
-        if not match:
+        if line.startswith("| model | IR |"):
+            header = split_cells(line)
             continue
-        model, ir, result, error, problem, ms = match.groups()
-        rows.append({"model": model, "ir": ir, "passed": result == "pass",
-                     "error": None if error == "-" else float(error),
-                     "problem": "" if problem == "-" else problem.replace("\\|", "|"),
-                     "ms": None if ms == "-" else float(ms)})
+        if header is None or not line.startswith("| ") or line.startswith("|---"):
+            continue
+        cell = dict(zip(header, split_cells(line)))
+        if cell.get("IR") not in ("training", "core"):
+            continue
+        number = lambda text: None if text in ("-", "", None) else float(text)  # noqa: E731
+        row = {"model": cell["model"], "ir": cell["IR"], "passed": cell.get("result") == "pass",
+               "error": number(cell.get("max error")), "problem": "" if cell.get("first problem") == "-"
+               else cell.get("first problem", ""), "ms": number(cell.get("Kiln ms"))}
+        if "oneDNN" in cell:
+            fast = cell["oneDNN"]
+            row.update({"fast_passed": fast == "pass", "fast_problem": "" if fast in ("pass", "-") else fast,
+                        "fast_ms": per_threads(cell.get(FAST_COLUMNS[1], "-"), threads),
+                        "peer_ms": {"executorch": per_threads(cell.get(FAST_COLUMNS[2], "-"), threads),
+                                    "ort": per_threads(cell.get(FAST_COLUMNS[3], "-"), threads)},
+                        "fast_first_ms": None, "et_first_ms": None})
+            first = cell.get(FAST_COLUMNS[5], "-").split(" / ")
+            if len(first) == 2:
+                row["fast_first_ms"], row["et_first_ms"] = number(first[0]), number(first[1])
+        rows.append(row)
     return rows
 
 
@@ -333,7 +440,7 @@ def zoo(args):
     work.mkdir(parents=True, exist_ok=True)
     rows = []
     # --merge: the table's other rows stay, in place; this run's rows replace theirs.
-    kept = read_rows(args.output) if args.merge else []
+    kept = read_rows(args.output, args.threads) if args.merge else []
 
     def record(row):
         # The table so far, rewritten after every row: a run cut short keeps it.
@@ -357,6 +464,8 @@ def zoo(args):
             reference = [t.numpy() for t in (result if isinstance(result, (list, tuple)) else [result])]
             exported = torch.export.export(model, inputs)
             reference64 = float64_reference(model, inputs)
+            peer_ms, peer_problems, et_first_ms = (measure_peers(name, model, inputs, exported, reference, work, args)
+                                                   if args.fast else ({}, {}, None))
         except Exception as error:  # a model torch cannot build or export here
             for ir in levels:
                 record({"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
@@ -367,18 +476,73 @@ def zoo(args):
             try:
                 program = exported if ir == "training" else exported.run_decompositions()
                 row = check(args.kiln, name, ir, program, inputs, reference, reference64, work, args.timeout)
+                if args.fast:
+                    row.update(check_fast(args.kiln, name, ir, work / f"{name}.{ir}.pt2", work / f"{name}.in.npz",
+                                          reference, reference64, work, args))
+                    row.update({"peer_ms": peer_ms, "peer_problems": peer_problems, "et_first_ms": et_first_ms})
             except Exception as error:
                 row = {"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
                        "problem": "run_decompositions: " + str(error).splitlines()[0][:160]}
             record(row)
             (work / f"{name}.{ir}.pt2").unlink(missing_ok=True)
             state = "pass" if row["passed"] else "FAIL " + row["problem"]
+            if args.fast:
+                state += "; oneDNN " + ("pass" if row["fast_passed"] else "FAIL " + row["fast_problem"])
+                state += " " + " ".join(f"{t}T {ratio_text(r)}" for t, r in row_ratios(row, args.threads).items())
             print(f"{name} [{ir}]: {state} ({time.monotonic() - started:.0f} s)", flush=True)
     return rows
 
 
+FAST_COLUMNS = ("oneDNN", "oneDNN ms", "ExecuTorch ms", "ORT ms", "Kiln / best peer", "first result ms Kiln / ET")
+
+
+def row_ratios(row, threads):
+    """{threads: Kiln oneDNN ms / the faster peer's ms} where both ran and matched."""
+    ratios = {}
+    if not row.get("fast_passed"):
+        return ratios
+    for t in threads:
+        times = [row.get("peer_ms", {}).get(p, {}).get(t) for p in peers.PEERS]
+        times = [ms for ms in times if ms is not None]
+        kiln = row.get("fast_ms", {}).get(t)
+        if kiln is not None and times:
+            ratios[t] = kiln / min(times)
+    return ratios
+
+
+def ratio_text(value):
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def per_threads_text(values, threads, digits=2):
+    if not values:
+        return "-"
+    return " / ".join("-" if values.get(t) is None else f"{values[t]:.{digits}f}" for t in threads)
+
+
+def summary(rows, threads):
+    """Per thread count: the geometric mean and the worst of the ratios."""
+    lines = []
+    for t in threads:
+        ratios = [(r["model"], r["ir"], row_ratios(r, threads)[t]) for r in rows if t in row_ratios(r, threads)]
+        if not ratios:
+            continue
+        geomean = math.exp(sum(math.log(x) for _, _, x in ratios) / len(ratios))
+        worst = max(ratios, key=lambda x: x[2])
+        ahead = sum(1 for _, _, x in ratios if x <= 1.0)
+        lines.append(f"- {t} thread{'s' if t > 1 else ''}: over {len(ratios)} rows, geometric mean {geomean:.2f}x, "
+                     f"worst {worst[2]:.2f}x ({worst[0]}, {worst[1]}); at or ahead of the faster peer on {ahead}.")
+    fast = [r for r in rows if "fast_passed" in r]
+    if fast:
+        lines.insert(0, f"- The fast backend: **{sum(r['fast_passed'] for r in fast)} of {len(fast)} rows load, run "
+                        "and match PyTorch** (the zoo's rule) through OneDnnBackend.")
+    return lines
+
+
 def markdown(rows, args):
     passed = sum(r["passed"] for r in rows)
+    fast = any("fast_passed" in r for r in rows)
+    threads_text = " / ".join(f"{t}T" for t in args.threads)
     lines = [
         "# The model zoo",
         "",
@@ -388,18 +552,49 @@ def markdown(rows, args):
         f"the `kiln lower -o` .pte (the runtime) both match PyTorch within {TOLERANCE:g} * max(1, max |PyTorch|), "
         "or, where PyTorch's own float32 result is not that close to the exact one, when both are no further "
         "from the model run in float64 than twice PyTorch's float32 output is. "
-        "Error: the larger of the two against PyTorch float32; time: the runtime's median of 3 calls at its "
-        "default thread count, portable kernels only."
+        "Error: the larger of the two against PyTorch float32; Kiln ms: the runtime's median of 3 calls, "
+        "portable kernels only."
         + (" Rows of models not named in the options are from earlier runs (`--merge`)." if args.merge else ""),
-        "",
-        "| model | IR | result | max error | first problem | Kiln ms |",
-        "|---|---|---|---|---|---|",
     ]
+    header = ["model", "IR", "result", "max error", "first problem", "Kiln ms"]
+    if fast:
+        lines += [
+            "",
+            f"The fast backend: the .pt2 lowered with `--backend OneDnnBackend`, run at {threads_text} threads "
+            f"(median of {args.runs} calls after 2), checked by the same rule (oneDNN: pass, or what went wrong). "
+            "The peers run the same model: ExecuTorch's XNNPACK .pte of the same export and ONNX Runtime "
+            "(the dynamo ONNX export), each in its own process by bench/worker.py, their outputs checked too "
+            "(a peer that fails or differs has no time). Kiln / best peer: Kiln's oneDNN time over the faster "
+            "peer's, per thread count. First result: load plus the first call, one thread, Kiln / ExecuTorch.",
+            "",
+            "Summary of this table:",
+            "",
+        ]
+        lines += summary(rows, args.threads)
+        header += list(FAST_COLUMNS)
+    lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in rows:
         error = "-" if r["error"] is None else f"{r['error']:.2e}"
         ms = "-" if r["ms"] is None else f"{r['ms']:.1f}"
         problem = r["problem"].replace("|", "\\|") or "-"
-        lines.append(f"| {r['model']} | {r['ir']} | {'pass' if r['passed'] else 'fail'} | {error} | {problem} | {ms} |")
+        cells = [r["model"], r["ir"], "pass" if r["passed"] else "fail", error, problem, ms]
+        if fast:
+            if "fast_passed" not in r:
+                cells += ["-"] * len(FAST_COLUMNS)
+            else:
+                status = "pass" if r["fast_passed"] else (r["fast_problem"] or "fail").replace("|", "\\|")
+                ratios = row_ratios(r, args.threads)
+                first = (f"{r['fast_first_ms']:.1f}" if r.get("fast_first_ms") is not None else "-") + " / " + \
+                        (f"{r['et_first_ms']:.1f}" if r.get("et_first_ms") is not None else "-")
+                cells += [status, per_threads_text(r.get("fast_ms"), args.threads),
+                          per_threads_text(r.get("peer_ms", {}).get("executorch"), args.threads),
+                          per_threads_text(r.get("peer_ms", {}).get("ort"), args.threads),
+                          " / ".join(ratio_text(ratios.get(t)) for t in args.threads), first]
+        lines.append("| " + " | ".join(cells) + " |")
+    problems = sorted({(r["model"], peer, text) for r in rows for peer, text in r.get("peer_problems", {}).items()})
+    if problems:
+        lines += ["", "Peers without a time:", ""]
+        lines += [f"- {model}: {peers.NAMES[peer]}: {text}" for model, peer, text in problems]
     return "\n".join(lines) + "\n"
 
 
@@ -413,7 +608,19 @@ def main():
     parser.add_argument("--timeout", type=int, default=900, help="seconds per kiln command")
     parser.add_argument("--merge", action="store_true",
                         help="keep the other rows of --output and replace only this run's models")
+    parser.add_argument("--no-fast", dest="fast", action="store_false",
+                        help="skip the fast-backend pass (OneDnnBackend against ExecuTorch and ONNX Runtime)")
+    parser.add_argument("--threads", default="1,2", help="thread counts of the fast-backend pass (default 1,2)")
+    parser.add_argument("--runs", type=int, default=20, help="timed calls per measurement of that pass (default 20)")
     args = parser.parse_args()
+    try:
+        args.threads = [int(t) for t in args.threads.split(",") if t]
+    except ValueError:
+        parser.error(f"--threads takes comma-separated positive integers, not {args.threads!r}")
+    if not args.threads or min(args.threads) < 1:
+        parser.error(f"--threads takes comma-separated positive integers, not {','.join(map(str, args.threads))!r}")
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
     if not os.access(args.kiln, os.X_OK):
         raise SystemExit(f"zoo.py: no kiln tool at {args.kiln}: build it first (make)")
     for ir in args.ir.split(","):

@@ -6,6 +6,7 @@
 #include "aot/ir/error.h"
 #include "aot/passes/debug_handles.h"
 #include "aot/passes/decompose.h"
+#include "aot/pipeline/fold_constants.h"
 #include "runtime/kernel/operator_registry.h"
 
 namespace kiln::aot {
@@ -57,6 +58,7 @@ LoweredProgram lower(ExportedProgram program, const LowerOptions& options) {
   std::map<int64_t, devtools::SourceNode> source_nodes;
   if (options.debug_record) source_nodes = devtools::source_nodes(program);
   to_core_aten(program);
+  if (options.fold_constants) aot::fold_constants(program);
 
   std::vector<ToBackendReport> reports;
   ExportedProgram delegated =

@@ -5,6 +5,8 @@
 //      pieces of a decomposed op and the members of a fused group keep them;
 //   2. core ATen: a program in the training IR is decomposed
 //      (decompose_to_core_aten), one saved after run_decompositions() is not;
+//      then what depends on the weights and constants alone is computed once
+//      (fold_constants);
 //   3. delegation: each backend, in priority order, takes the nodes its
 //      CapabilityPartitioner accepts;
 //   4. the check that the kernels the .pte will run on have every op left
@@ -35,6 +37,9 @@ struct LowerOptions {
   std::map<std::string, std::vector<CompileSpec>> compile_specs;
   /// Stop after delegation: no kernel check, no .pte.
   bool delegate_only = false;
+  /// Compute the nodes that read only weights and constants at lowering
+  /// (fold_constants.h).
+  bool fold_constants = true;
   /// Also build the debug record of the .pte.
   bool debug_record = false;
   /// Memory planning and serialization settings.
@@ -47,7 +52,7 @@ struct LowerOptions {
 };
 
 struct LoweredProgram {
-  /// Core ATen with debug handles, before delegation.
+  /// Core ATen with debug handles (its constants folded), before delegation.
   ExportedProgram edge;
   /// After delegation (a copy of `edge` when there are no backends).
   ExportedProgram delegated;

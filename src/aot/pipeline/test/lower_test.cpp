@@ -18,6 +18,7 @@
 #include "aot/ir/error.h"
 #include "aot/passes/debug_handles.h"
 #include "aot/passes/decompose.h"
+#include "aot/pipeline/fold_constants.h"
 #include "tests/support/method_test_util.h"
 
 namespace kiln::aot {
@@ -59,7 +60,12 @@ TEST(Lower, MakesNoDecisionOfItsOwn) {
   ExportedProgram by_hand = fixture("small_cnn", "model.pt2");
   generate_debug_handles(by_hand);
   decompose_to_core_aten(by_hand);
+  ExportedProgram unfolded = by_hand.copy_of_verified();
+  EXPECT_TRUE(fold_constants(by_hand));  // the classifier's weight transpose
   EXPECT_EQ(lower(fixture("small_cnn", "model.pt2")).buffer(), to_executorch(by_hand).buffer);
+  LowerOptions options;
+  options.fold_constants = false;
+  EXPECT_EQ(lower(fixture("small_cnn", "model.pt2"), options).buffer(), to_executorch(unfolded).buffer);
 }
 
 TEST(Lower, SplitsTheProgramAcrossBackendsInPriorityOrder) {
