@@ -14,7 +14,7 @@ std::optional<NodeOp> as_eltwise(const Node* node) {
   if (node == nullptr || !node->is_call_function()) return std::nullopt;
   try {
     NodeOp op = describe_node(*node);
-    if (op.op.AsEltwiseOp() == nullptr) return std::nullopt;
+    if (op.op.AsEltwiseOp() == nullptr || op.group_norm) return std::nullopt;
     return op;
   } catch (const Refusal&) {
     return std::nullopt;

@@ -175,11 +175,13 @@ bool takes_post_ops(fb::OperationKind kind) {
 
 // Extends `group` by the eltwise and binary ops that follow its result.
 void follow_post_ops(FusedGroup& group, const std::set<const Node*>& taken, const Activations& activations) {
+  // A group norm with weight and bias spends one post-op on the bias.
+  const size_t limit = kMaxPostOps - (group.op.group_norm && group.op.inputs[1] && group.op.inputs[2] ? 1 : 0);
   while (const Node* user = next_in_chain(group.result, activations)) {
-    if (taken.count(user) || is_getitem(user) || group.post_ops.size() == kMaxPostOps) return;
+    if (taken.count(user) || is_getitem(user) || group.post_ops.size() >= limit) return;
     if (auto it = activations.by_anchor.find(user); it != activations.by_anchor.end()) {
       const ActivationPattern& pattern = it->second;
-      if (pattern.input != group.result || group.post_ops.size() + pattern.eltwises.size() > kMaxPostOps) return;
+      if (pattern.input != group.result || group.post_ops.size() + pattern.eltwises.size() > limit) return;
       for (const fb::EltwiseT& e : pattern.eltwises) add_eltwise_post_op(group, e, user);
       group.nodes.insert(group.nodes.end(), pattern.nodes.begin(), pattern.nodes.end());
       group.result = user;
@@ -191,7 +193,7 @@ void follow_post_ops(FusedGroup& group, const std::set<const Node*>& taken, cons
     } catch (const Refusal&) {
       return;
     }
-    if (op.sizes != group.op.sizes) return;  // a post-op writes the operation's own result
+    if (op.sizes != group.op.sizes || op.group_norm) return;  // a post-op writes the operation's own result
     PlannedPostOp post;
     post.node = user;
     if (const auto* eltwise = op.op.AsEltwiseOp(); eltwise != nullptr && op.inputs[0] == group.result) {

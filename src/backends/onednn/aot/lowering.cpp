@@ -193,7 +193,77 @@ class GraphWriter {
     }
   }
 
+  // `node` ([C]) as a value of sizes [C, 1, ...] (rank `rank` - 1), which
+  // broadcasts per channel against [N, C, ...]: a constant under new sizes,
+  // else a reshape.
+  int32_t per_channel(const Node* node, size_t rank, int32_t debug_id, const std::string& name) {
+    std::vector<int64_t> sizes(rank - 1, 1);
+    if (auto it = constants_.find(node); it != constants_.end()) {
+      sizes[0] = it->second->numel();
+      return add_value(std::move(sizes), fb::ValueKind::Constant, 0, weights_.add(*it->second));
+    }
+    const int32_t value = value_of(node);
+    sizes[0] = graph_->values[static_cast<size_t>(value)]->sizes.at(0);
+    return reshape(value, std::move(sizes), debug_id, name);
+  }
+
+  int32_t reshape(int32_t value, std::vector<int64_t> sizes, int32_t debug_id, const std::string& name) {
+    auto op = std::make_unique<fb::OperationT>();
+    op->op.Set(fb::ReorderT());
+    op->debug_id = debug_id;
+    op->name = name;
+    op->inputs = {value};
+    op->outputs = {add_value(std::move(sizes), fb::ValueKind::Intermediate)};
+    const int32_t result = op->outputs[0];
+    graph_->operations.push_back(std::move(op));
+    return result;
+  }
+
+  // A group norm (NodeOp::group_norm): each group's elements normalized as
+  // one row of a layer norm, then the per-channel affine with the group's
+  // post-ops. Every operation keeps the group's debug id and name.
+  void emit_group_norm(const FusedGroup& group, const ArgumentRefs& outputs) {
+    const int32_t id = debug_id(group);
+    const std::string name = group.nodes.front()->name();
+    const int32_t x = value_of(group.op.inputs[0]);
+    const std::vector<int64_t> sizes = graph_->values[static_cast<size_t>(x)]->sizes;
+    int64_t numel = 1;
+    for (int64_t size : sizes) numel *= size;
+    const int64_t rows = sizes[0] * group.op.groups;
+    const int32_t flat = reshape(x, {rows, numel / rows}, id, name);
+    auto normalize = std::make_unique<fb::OperationT>();
+    normalize->op.Set(fb::LayerNormT(*group.op.group_norm));
+    normalize->debug_id = id;
+    normalize->name = name;
+    normalize->inputs = {flat, -1, -1};
+    normalize->outputs = {add_value({rows, numel / rows}, fb::ValueKind::Intermediate)};
+    const int32_t normalized = normalize->outputs[0];
+    graph_->operations.push_back(std::move(normalize));
+    const int32_t restored = reshape(normalized, sizes, id, name);
+
+    auto op = operation(group, id);
+    const Node* weight = group.op.inputs[1];
+    const Node* bias = group.op.inputs[2];
+    op->inputs = {restored};
+    if (weight != nullptr || bias != nullptr) {
+      op->inputs.push_back(per_channel(weight != nullptr ? weight : bias, sizes.size(), id, name));
+    }
+    if (weight != nullptr && bias != nullptr) {
+      auto post = std::make_unique<fb::PostOpT>();
+      fb::BinaryPostOpT add;
+      add.algorithm = fb::BinaryAlgorithm::Add;
+      add.input = per_channel(bias, sizes.size(), id, name);
+      post->op.Set(std::move(add));
+      op->post_ops.push_back(std::move(post));
+    }
+    add_post_ops(group, *op);
+    op->outputs = {result_value(group.result, group.op.sizes, outputs)};
+    for (const Node* alias : group.aliases) value_of_[alias] = op->outputs[0];
+    graph_->operations.push_back(std::move(op));
+  }
+
   void emit(const FusedGroup& group, const ArgumentRefs& outputs) {
+    if (group.op.group_norm) return emit_group_norm(group, outputs);
     if (elide_identity_reshape(group, outputs)) return;
     auto op = operation(group, debug_id(group));
     for (size_t i = 0; i < group.op.inputs.size(); ++i) {

@@ -152,6 +152,45 @@ NodeOp layer_norm(const Node& node, const Args& args) {
   return op;
 }
 
+// native_group_norm(x, weight?, bias?, N, C, HxW, group, eps): see
+// NodeOp::group_norm. oneDNN 3.2 has no group normalization primitive; a
+// layer norm over each group's elements computes the same statistics.
+NodeOp group_norm(const Node& node, const Args& args) {
+  const std::vector<int64_t> in = tensor_arg(args.at(0), "its input").static_sizes();
+  if (in.size() < 2) refuse("its input has rank " + std::to_string(in.size()) + "; group norm needs (N, C, ...)");
+  const int64_t groups = int_arg(args.at(6), "group");
+  if (groups < 1 || in[1] % groups != 0) refuse("group=" + std::to_string(groups) + " does not divide " + std::to_string(in[1]) + " channels");
+  for (auto [index, what] : {std::pair{1, "weight"}, {2, "bias"}}) {
+    if (!args.at(index).is_none() && tensor_arg(args[index], std::string("its ") + what).static_sizes() != std::vector<int64_t>{in[1]}) {
+      refuse(std::string("its ") + what + " is not one value per channel");
+    }
+  }
+  only_first_result_used(node);
+  NodeOp op;
+  fb::LayerNormT normalization;
+  normalization.epsilon = static_cast<float>(number_arg(args.at(7), "eps"));
+  normalization.normalized_dims = 1;
+  op.group_norm = normalization;
+  op.groups = groups;
+  const Node* weight = optional_node(args.at(1));
+  const Node* bias = optional_node(args.at(2));
+  if (weight != nullptr || bias != nullptr) {
+    fb::BinaryOpT affine;
+    affine.algorithm = weight != nullptr ? fb::BinaryAlgorithm::Mul : fb::BinaryAlgorithm::Add;
+    op.op.Set(std::move(affine));
+  } else {
+    fb::EltwiseOpT identity;
+    identity.eltwise = std::make_unique<fb::EltwiseT>();
+    identity.eltwise->algorithm = fb::EltwiseAlgorithm::Linear;
+    identity.eltwise->alpha = 1;
+    op.op.Set(std::move(identity));
+  }
+  op.inputs = {args[0].node(), weight, bias};
+  op.sizes = result_sizes(node);
+  op.multi_output = true;
+  return op;
+}
+
 NodeOp softmax(const Node& node, const Args& args, bool log) {
   const TensorMeta& in = tensor_arg(args.at(0), "its input");
   if (bool_arg(args.at(2), "half_to_float")) refuse("half_to_float=True; OneDnnBackend computes float32 only");
@@ -413,6 +452,7 @@ const std::map<std::string, NodeDescriber>& describers() {
         {"aten::linear.default", linear},
         {"aten::_native_batch_norm_legit_no_training.default", batch_norm},
         {"aten::native_layer_norm.default", layer_norm},
+        {"aten::native_group_norm.default", group_norm},
         {"aten::_softmax.default", softmax},
         {"aten::_log_softmax.default", log_softmax},
         {"aten::max_pool2d_with_indices.default", max_pool},

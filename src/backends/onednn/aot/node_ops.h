@@ -44,9 +44,16 @@ struct NodeOp {
   /// A reduction with keepdim=False, or a select: the sizes the operation
   /// writes (reduced or selected dimensions kept as 1) before a reshape to `sizes`.
   std::optional<std::vector<int64_t>> keepdim_sizes;
-  /// A multi-output op (max_pool2d_with_indices, batch and layer norm): only
-  /// its first result, taken by getitem(node, 0), is used.
+  /// A multi-output op (max_pool2d_with_indices, batch, layer and group
+  /// norm): only its first result, taken by getitem(node, 0), is used.
   bool multi_output = false;
+  /// A group norm: before `op` (its per-channel affine, a BinaryOp Mul by
+  /// the weight, or Add of the bias, or an identity Linear), the lowering
+  /// emits the normalization: a reshape of inputs[0] to [N * groups, rest],
+  /// a LayerNorm without scale and shift, a reshape back. inputs: [x, weight
+  /// or null, bias or null], the weight and bias read as [C, 1, ...].
+  std::optional<fb::LayerNormT> group_norm;
+  int64_t groups = 0;
 
   fb::OperationKind kind() const { return op.type; }
   bool is_layout() const { return op.type == fb::OperationKind::Reorder; }

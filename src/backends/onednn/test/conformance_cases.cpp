@@ -236,8 +236,34 @@ ConformanceCase layer_norm_case(const std::string& name, std::vector<int64_t> si
           }};
 }
 
+// native_group_norm: a layer norm per group, then the per-channel affine;
+// `conv_first`: on a convolution's (blocked) result, with a relu after.
+ConformanceCase group_norm_case(const std::string& name, std::vector<int64_t> sizes, int64_t groups, bool weight,
+                                bool bias, bool conv_first = false) {
+  return {"aten::native_group_norm.default", name, [=] {
+            CaseBuilder c;
+            Node* x = c.input(sizes);
+            if (conv_first) {
+              x = c.call("aten::convolution", {x, c.weight({sizes[1], sizes[1], 3, 3}), None{}, ints({1, 1}), ints({1, 1}),
+                                               ints({1, 1}), false, ints({0, 0}), 1});
+            }
+            int64_t spatial = 1;
+            for (size_t i = 2; i < sizes.size(); ++i) spatial *= sizes[i];
+            const ArgumentList w = c.optional_weight(weight, {sizes[1]});
+            const ArgumentList b = c.optional_weight(bias, {sizes[1]});
+            Node* gn = c.call("aten::native_group_norm", {x, w[0], b[0], sizes[0], sizes[1], spatial, groups, 1e-5});
+            Node* y = c.getitem(gn, 0);
+            return std::move(c).finish(conv_first ? c.call("aten::relu", {y}) : y);
+          }};
+}
+
 Cases normalization_cases() {
   Cases cases = {
+      group_norm_case("8_groups_of_2_batch2", {2, 16, 7, 5}, 8, true, true),
+      group_norm_case("one_group_no_affine", {1, 6, 7, 5}, 1, false, false),
+      group_norm_case("group_per_channel_weight_only", {1, 6, 4, 3}, 6, true, false),
+      group_norm_case("bias_only_rank3", {2, 12, 19}, 4, false, true),
+      group_norm_case("after_a_conv_then_relu", {1, 16, 9, 7}, 4, true, true, true),
       batch_norm_case("c3_7x5_batch2", {2, 3, 7, 5}),
       batch_norm_case("c19_batch1", {1, 19, 4, 3}),
       batch_norm_case("rank2_c17", {5, 17}),

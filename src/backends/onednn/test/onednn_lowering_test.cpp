@@ -234,6 +234,24 @@ TEST(OneDnnLoweringTest, ConsecutiveScalingsComposeIntoOnePostOp) {
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
 }
 
+// A group norm is a layer norm over each group's elements between two
+// reshapes, then its weight and bias per channel, the relu after it a
+// post-op of that.
+TEST(OneDnnLoweringTest, AGroupNormIsALayerNormPerGroupThenItsAffine) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 8, 3, 3}));
+  Node* gn = b.call("aten::native_group_norm", {x, b.parameter("w", ramp({8}, 1)), b.parameter("b", ramp({8}, 2)), 2, 8, 9, 4, 1e-5});
+  b.output({b.call("aten::relu", {b.getitem(gn, 0)})});
+  const ExportedProgram program = std::move(b).build();
+  const std::string text = printout(backend().preprocess(program, {}));
+  EXPECT_THAT(text, HasSubstr("#0 Reorder reshape (%0[2, 8, 3, 3]) -> %1[8, 18]"));
+  EXPECT_THAT(text, HasSubstr("#1 LayerNorm epsilon=1e-05 normalized_dims=1 (%1[8, 18], none, none) -> %2[8, 18]"));
+  EXPECT_THAT(text, HasSubstr("#2 Reorder reshape (%2[8, 18]) -> %3[2, 8, 3, 3]"));
+  EXPECT_THAT(text, HasSubstr("BinaryOp Mul (%3[2, 8, 3, 3], %4[8, 1, 1]) -> %6[2, 8, 3, 3] post-ops [Binary Add %5[8, 1, 1], "
+                              "Eltwise Relu(alpha=0)]"));
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+}
+
 TEST(OneDnnLoweringTest, AnIntermediateUsedTwiceIsNotFusedAway) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 5, 5}));
