@@ -6,6 +6,7 @@
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
 #include "backends/onednn/aot/activation_patterns.h"
+#include "backends/onednn/aot/softmax_patterns.h"
 #include "backends/onednn/capabilities.h"
 
 namespace kiln::backends::onednn {
@@ -168,6 +169,12 @@ const Node* foldable_batch_norm(const FusedGroup& group, const ConstantTensors& 
   return bn;
 }
 
+bool takes_post_ops(fb::OperationKind kind);
+
+bool takes_post_ops(const NodeOp& op) {
+  return op.safe_softmax || takes_post_ops(op.kind());
+}
+
 bool takes_post_ops(fb::OperationKind kind) {
   return kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
          kind == fb::OperationKind::BinaryOp || kind == fb::OperationKind::EltwiseOp;
@@ -286,8 +293,17 @@ std::vector<FusedGroup> plan_fusion(const aot::ExportedProgram& partition, const
   std::map<const Node*, const Node*> transposes;  // matmul -> the permute it absorbs
   std::map<const Node*, Flattening> flattenings;  // matmul -> the reshapes around it
   Activations activations;
+  std::map<const Node*, SafeSoftmax> safe_softmaxes;  // by their where
   for (const Node* node : partition.graph()) {
-    if (!node->is_call_function() || is_getitem(node)) continue;
+    if (std::optional<SafeSoftmax> pattern = match_safe_softmax(*node)) {
+      for (const Node* member : pattern->nodes) {
+        if (member != node) taken.insert(member);
+      }
+      safe_softmaxes.emplace(node, std::move(*pattern));
+    }
+  }
+  for (const Node* node : partition.graph()) {
+    if (!node->is_call_function() || is_getitem(node) || taken.count(node) || safe_softmaxes.count(node)) continue;
     const NodeOp op = describe_or_throw(*node);
     if (std::optional<ActivationPattern> pattern = match_activation(*node)) {
       for (const Node* inner : pattern->nodes) {
@@ -312,8 +328,15 @@ std::vector<FusedGroup> plan_fusion(const aot::ExportedProgram& partition, const
     if (!node->is_call_function() || is_getitem(node) || taken.count(node)) continue;
     FusedGroup group;
     group.base = node;
-    group.op = describe_or_throw(*node);
-    group.nodes = {node};
+    if (auto it = safe_softmaxes.find(node); it != safe_softmaxes.end()) {
+      group.op = describe_or_throw(*it->second.softmax);
+      group.op.safe_softmax = true;
+      group.op.sizes = sizes_of(node);
+      group.nodes = it->second.nodes;
+    } else {
+      group.op = describe_or_throw(*node);
+      group.nodes = {node};
+    }
     group.result = node;
     if (auto it = activations.by_anchor.find(node); it != activations.by_anchor.end()) {
       // The pattern on its own: its first eltwise, the others as post-ops.
@@ -345,7 +368,7 @@ std::vector<FusedGroup> plan_fusion(const aot::ExportedProgram& partition, const
       group.result = bn;
       take_first_results(group, bn);
     }
-    if (takes_post_ops(group.op.kind()) && group.result != nullptr && group.aliases.empty()) {
+    if (takes_post_ops(group.op) && group.result != nullptr && group.aliases.empty()) {
       follow_post_ops(group, taken, activations);
     }
     if (group.op.is_layout()) follow_layout_chain(group, taken);

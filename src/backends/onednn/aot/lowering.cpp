@@ -1,6 +1,7 @@
 #include "backends/onednn/aot/lowering.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "aot/delegate/debug_handle.h"
@@ -262,7 +263,78 @@ class GraphWriter {
     graph_->operations.push_back(std::move(op));
   }
 
+  std::unique_ptr<fb::OperationT> step(int32_t debug_id, const std::string& name, std::vector<int32_t> inputs) {
+    auto op = std::make_unique<fb::OperationT>();
+    op->debug_id = debug_id;
+    op->name = name;
+    op->inputs = std::move(inputs);
+    return op;
+  }
+
+  static fb::EltwiseT eltwise(fb::EltwiseAlgorithm algorithm, float alpha, float beta) {
+    fb::EltwiseT e;
+    e.algorithm = algorithm;
+    e.alpha = alpha;
+    e.beta = beta;
+    return e;
+  }
+
+  // A safe softmax (NodeOp::safe_softmax) over `axis` of x:
+  //   x' = clip(x, -FLT_MAX, FLT_MAX)        a row of -inf becomes finite
+  //   y  = softmax(x')                       as softmax(x) on every other row
+  //   g  = clip(max(x') + FLT_MAX, 0, 1)     0 where the row was all -inf, else 1
+  //   out = y * g                            with the group's post-ops
+  void emit_safe_softmax(const FusedGroup& group, const ArgumentRefs& outputs) {
+    const int32_t id = debug_id(group);
+    const std::string name = group.nodes.back()->name();
+    const int32_t x = value_of(group.op.inputs[0]);
+    const std::vector<int64_t> sizes = graph_->values[static_cast<size_t>(x)]->sizes;
+    const int32_t axis = group.op.op.AsSoftmax()->axis;
+    const float max = std::numeric_limits<float>::max();
+
+    auto clip = step(id, name, {x});
+    fb::EltwiseOpT bounded;
+    bounded.eltwise = std::make_unique<fb::EltwiseT>(eltwise(fb::EltwiseAlgorithm::Clip, -max, max));
+    clip->op.Set(std::move(bounded));
+    const int32_t finite = add_value(sizes, fb::ValueKind::Intermediate);
+    clip->outputs = {finite};
+    graph_->operations.push_back(std::move(clip));
+
+    auto softmax = step(id, name, {finite});
+    softmax->op.Set(fb::SoftmaxT(*group.op.op.AsSoftmax()));
+    const int32_t y = add_value(sizes, fb::ValueKind::Intermediate);
+    softmax->outputs = {y};
+    graph_->operations.push_back(std::move(softmax));
+
+    auto gate = step(id, name, {finite});
+    fb::ReductionT row_max;
+    row_max.algorithm = fb::ReductionAlgorithm::Max;
+    gate->op.Set(std::move(row_max));
+    for (const fb::EltwiseT& e : {eltwise(fb::EltwiseAlgorithm::Linear, 1, max), eltwise(fb::EltwiseAlgorithm::Clip, 0, 1)}) {
+      auto post = std::make_unique<fb::PostOpT>();
+      post->op.Set(fb::EltwiseT(e));
+      gate->post_ops.push_back(std::move(post));
+    }
+    std::vector<int64_t> row = sizes;
+    row.at(static_cast<size_t>(axis)) = 1;
+    const int32_t g = add_value(row, fb::ValueKind::Intermediate);
+    gate->outputs = {g};
+    graph_->operations.push_back(std::move(gate));
+
+    auto op = operation(group, id);
+    fb::BinaryOpT product;
+    product.algorithm = fb::BinaryAlgorithm::Mul;
+    op->op.Set(std::move(product));
+    op->name = name;
+    op->inputs = {y, g};
+    add_post_ops(group, *op);
+    op->outputs = {result_value(group.result, group.op.sizes, outputs)};
+    for (const Node* alias : group.aliases) value_of_[alias] = op->outputs[0];
+    graph_->operations.push_back(std::move(op));
+  }
+
   void emit(const FusedGroup& group, const ArgumentRefs& outputs) {
+    if (group.op.safe_softmax) return emit_safe_softmax(group, outputs);
     if (group.op.group_norm) return emit_group_norm(group, outputs);
     if (elide_identity_reshape(group, outputs)) return;
     auto op = operation(group, debug_id(group));

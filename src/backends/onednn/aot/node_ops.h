@@ -54,6 +54,10 @@ struct NodeOp {
   /// or null, bias or null], the weight and bias read as [C, 1, ...].
   std::optional<fb::LayerNormT> group_norm;
   int64_t groups = 0;
+  /// A softmax (op) whose rows of -inf only give zeros, torch's _safe_softmax
+  /// (softmax_patterns.h): the lowering emits the softmax of max(x, -FLT_MAX)
+  /// and a per-row 0/1, then their product, which takes the post-ops.
+  bool safe_softmax = false;
 
   fb::OperationKind kind() const { return op.type; }
   bool is_layout() const { return op.type == fb::OperationKind::Reorder; }

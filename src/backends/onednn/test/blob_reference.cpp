@@ -163,6 +163,7 @@ class ReferenceBuilder {
     }
     if (r.algorithm == fb::ReductionAlgorithm::Mean) return call("aten::mean.dim", {x, ints(dims), true});
     if (r.algorithm == fb::ReductionAlgorithm::Sum) return call("aten::sum.dim_IntList", {x, ints(dims), true});
+    if (r.algorithm == fb::ReductionAlgorithm::Max) return call("aten::amax", {x, ints(dims), true});
     throw AotError("no reference for a max/min reduction");
   }
 

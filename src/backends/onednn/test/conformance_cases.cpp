@@ -63,6 +63,7 @@ class CaseBuilder {
     return one;
   }
   Node* getitem(Node* value, int64_t index) { return b_.getitem(value, index); }
+  Node* constant(const std::string& name, HostTensor value) { return b_.constant(name, std::move(value)); }
   ConformanceProgram finish(Node* output) && {
     b_.output({output});
     return {std::move(b_).build(), std::move(inputs_)};
@@ -600,6 +601,20 @@ Cases fusion_cases() {
         Node* y = conv3x3(c, c.input({1, 3, 7, 5}), 3, 4);
         Node* gate = c.call("aten::div.Tensor", {c.call("aten::clamp", {c.call("aten::add.Tensor", {y, 3}), 0, 6}), 6});
         return c.call("aten::add.Tensor", {c.call("aten::mul.Tensor", {y, gate}), gate});
+      }),
+      // torch's _safe_softmax as scaled_dot_product_attention decomposes it,
+      // the mask with a row of -inf only (softmax_patterns.h): that row is 0.
+      fused("aten::_softmax.default", "safe_softmax_of_masked_scores", [](CaseBuilder& c) {
+        Node* scores = c.call("aten::bmm", {c.input({2, 5, 8}), c.call("aten::transpose.int", {c.input({2, 7, 8}), 1, 2})});
+        HostTensor mask = HostTensor::zeros(aot::ScalarType::Float, {5, 7});
+        for (int64_t j = 0; j < 7; ++j) mask.data<float>()[2 * 7 + j] = -INFINITY;  // row 2: every key masked
+        for (int64_t i = 0; i < 5; ++i) mask.data<float>()[i * 7 + 6] = -INFINITY;  // the last key: masked everywhere
+        Node* s = c.call("aten::add.Tensor", {scores, c.constant("mask", mask)});
+        Node* y = c.call("aten::_softmax", {s, -1, false});
+        Node* rows = c.call("aten::logical_not",
+                            {c.call("aten::any.dim", {c.call("aten::logical_not", {c.call("aten::eq.Scalar", {s, -INFINITY})}), -1, true})});
+        Node* out = c.call("aten::where.self", {rows, c.call("aten::full_like", {y, 0}), y});
+        return c.call("aten::bmm", {out, c.input({2, 7, 8})});
       }),
       fused("aten::addmm.default", "fused_sigmoid", [](CaseBuilder& c) {
         return c.call("aten::sigmoid", {c.call("aten::addmm", {c.weight({17}), c.input({3, 5}), c.input({5, 17})})});

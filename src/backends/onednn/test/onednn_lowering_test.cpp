@@ -252,6 +252,36 @@ TEST(OneDnnLoweringTest, AGroupNormIsALayerNormPerGroupThenItsAffine) {
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
 }
 
+// torch's _safe_softmax, spelled out in boolean ops, is taken whole and
+// lowered as a softmax, a per-row gate and their product; the same nodes with
+// the comparison read elsewhere are no such pattern and are refused.
+TEST(OneDnnLoweringTest, ASafeSoftmaxIsOneOperationOfOneDnnSteps) {
+  for (const bool eq_read_elsewhere : {false, true}) {
+    SCOPED_TRACE(eq_read_elsewhere ? "eq read elsewhere" : "the pattern");
+    GraphBuilder b;
+    Node* s = b.call("aten::relu", {b.input("s", f32({2, 3, 4}))});
+    Node* y = b.call("aten::_softmax", {s, -1, false});
+    Node* eq = b.call("aten::eq.Scalar", {s, -INFINITY});
+    Node* rows = b.call("aten::logical_not", {b.call("aten::any.dim", {b.call("aten::logical_not", {eq}), -1, true})});
+    Node* out = b.call("aten::where.self", {rows, b.call("aten::full_like", {y, 0}), y});
+    if (eq_read_elsewhere) {
+      b.output({out, eq});
+    } else {
+      b.output({out});
+    }
+    const ExportedProgram program = std::move(b).build();
+    EXPECT_EQ(backend().supports(*eq, program).supported, !eq_read_elsewhere);
+    if (eq_read_elsewhere) continue;
+    const std::string text = printout(backend().preprocess(program, {}));
+    EXPECT_THAT(text, HasSubstr("EltwiseOp Clip(min=-3.40282e+38, max=3.40282e+38)"));
+    EXPECT_THAT(text, HasSubstr("Softmax axis=2"));
+    EXPECT_THAT(text, HasSubstr("Reduction Max"));
+    EXPECT_THAT(text, HasSubstr("post-ops [Eltwise Linear(alpha=1, beta=3.40282e+38), Eltwise Clip(min=0, max=1)]"));
+    EXPECT_THAT(text, HasSubstr("BinaryOp Mul"));
+    testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  }
+}
+
 TEST(OneDnnLoweringTest, AnIntermediateUsedTwiceIsNotFusedAway) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 5, 5}));
