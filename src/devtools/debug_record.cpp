@@ -143,7 +143,7 @@ DebugRecord parse_debug_record(const std::string& text, const std::string& label
   json document;
   try {
     document = json::parse(text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // a syntax error, or a number too large for a double
     throw aot::AotError(label + " is not a debug record: not JSON (" + error.what() + ")");
   }
   if (!document.is_object() || document.value("format", "") != "kiln-debug-record") {

@@ -112,7 +112,7 @@ TraceRecorder TraceRecorder::parse_kiln_trace(const std::string& text, const std
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // a syntax error, or a number too large for a double
     throw aot::AotError(label + " is not a Kiln trace: not JSON (" + error.what() + ")");
   }
   if (!document.is_object() || document.value("format", "") != "kiln-trace") {

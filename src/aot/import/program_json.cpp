@@ -173,7 +173,12 @@ TreeSpec tree_spec_from_json(const std::string& text) {
       spec.kind = TreeSpec::Kind::None;
     } else if (name == "builtins.dict" || name == "collections.OrderedDict") {
       spec.kind = TreeSpec::Kind::Dict;
-      const json keys = json::parse(as_string(field(value, "context", where), where));
+      json keys;
+      try {
+        keys = json::parse(as_string(field(value, "context", where), where));
+      } catch (const json::exception& error) {
+        throw AotError(where + ": dict keys are not JSON: " + error.what());
+      }
       for (const json& key : as_array(keys, where)) spec.context.push_back(key.is_string() ? key.get<std::string>() : key.dump());
       if (spec.context.size() != spec.children.size()) throw AotError(where + ": dict keys and children differ in number");
     } else {
