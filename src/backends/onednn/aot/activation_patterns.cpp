@@ -37,14 +37,6 @@ std::vector<Product> factors(const Node& node) {
   return {{a, b}, {b, a}};
 }
 
-fb::EltwiseT eltwise(fb::EltwiseAlgorithm algorithm, double alpha, double beta) {
-  fb::EltwiseT e;
-  e.algorithm = algorithm;
-  e.alpha = static_cast<float>(alpha);
-  e.beta = static_cast<float>(beta);
-  return e;
-}
-
 // ---- swish: mul(x, sigmoid(x)) ----
 
 std::optional<ActivationPattern> swish(const Node& mul) {
@@ -52,7 +44,7 @@ std::optional<ActivationPattern> swish(const Node& mul) {
     if (p.other->users().size() != 1) continue;
     const std::optional<NodeOp> op = as_eltwise(p.other);
     if (!op || op->inputs[0] != p.x || eltwise_of(*op).algorithm != fb::EltwiseAlgorithm::Logistic) continue;
-    return ActivationPattern{"swish", p.x, {p.other, &mul}, {eltwise(fb::EltwiseAlgorithm::Swish, 1.0, 0.0)}};
+    return ActivationPattern{"swish", p.x, {p.other, &mul}, {make_eltwise(fb::EltwiseAlgorithm::Swish, 1.0, 0.0)}};
   }
   return std::nullopt;
 }
@@ -87,7 +79,7 @@ struct PiecewiseLinear {
       if (e.beta < max) hi = std::min(hi, (e.beta - t) / s);
       return true;
     }
-    if (e.algorithm == fb::EltwiseAlgorithm::Relu && e.alpha == 0) return then(eltwise(fb::EltwiseAlgorithm::Clip, 0, std::numeric_limits<float>::max()));
+    if (e.algorithm == fb::EltwiseAlgorithm::Relu && e.alpha == 0) return then(make_eltwise(fb::EltwiseAlgorithm::Clip, 0, std::numeric_limits<float>::max()));
     return false;
   }
 };
@@ -114,9 +106,9 @@ std::optional<ActivationPattern> hardswish(const Node& mul) {
     if (!fits || !std::isfinite(f.lo) || !std::isfinite(f.hi) || f.hi <= f.lo) continue;
     const double width = f.hi - f.lo;
     if (std::fabs(f.t + f.s * f.lo) > 1e-12 * std::max(1.0, std::fabs(f.t))) continue;
-    ActivationPattern pattern{"hardswish", p.x, chain, {eltwise(fb::EltwiseAlgorithm::HardSwish, f.a / width, (f.b - f.lo) / width)}};
+    ActivationPattern pattern{"hardswish", p.x, chain, {make_eltwise(fb::EltwiseAlgorithm::HardSwish, f.a / width, (f.b - f.lo) / width)}};
     pattern.nodes.push_back(&mul);
-    append_eltwise(pattern.eltwises, eltwise(fb::EltwiseAlgorithm::Linear, f.s * width, 0));
+    append_eltwise(pattern.eltwises, make_eltwise(fb::EltwiseAlgorithm::Linear, f.s * width, 0));
     return pattern;
   }
   return std::nullopt;

@@ -103,6 +103,41 @@ class GraphWriter {
     return value;
   }
 
+  // An operation of a lowering's own (a step of a tree of concats, of a
+  // group norm or a safe softmax) writing a new intermediate value of
+  // `sizes`, which it returns; eltwise post-ops from `post_ops`.
+  int32_t add_step(fb::OperationKindUnion kind, std::vector<int32_t> inputs, std::vector<int64_t> sizes, int32_t debug_id,
+                   const std::string& name, const std::vector<fb::EltwiseT>& post_ops = {}) {
+    auto op = std::make_unique<fb::OperationT>();
+    op->op = std::move(kind);
+    op->debug_id = debug_id;
+    op->name = name;
+    op->inputs = std::move(inputs);
+    for (const fb::EltwiseT& e : post_ops) {
+      auto post = std::make_unique<fb::PostOpT>();
+      post->op.Set(fb::EltwiseT(e));
+      op->post_ops.push_back(std::move(post));
+    }
+    const int32_t result = add_value(std::move(sizes), fb::ValueKind::Intermediate);
+    op->outputs = {result};
+    graph_->operations.push_back(std::move(op));
+    return result;
+  }
+
+  template <typename T>
+  static fb::OperationKindUnion kind_of(T params) {
+    fb::OperationKindUnion kind;
+    kind.Set(std::move(params));
+    return kind;
+  }
+
+  // `op`, the group's last operation, writes the group's result.
+  void write_result(const FusedGroup& group, std::unique_ptr<fb::OperationT> op, const ArgumentRefs& outputs) {
+    op->outputs = {result_value(group.result, group.op.sizes, outputs)};
+    for (const Node* alias : group.aliases) value_of_[alias] = op->outputs[0];
+    graph_->operations.push_back(std::move(op));
+  }
+
   std::unique_ptr<fb::OperationT> operation(const FusedGroup& group, int32_t debug_id) {
     auto op = std::make_unique<fb::OperationT>();
     op->op = group.op.op;
@@ -176,19 +211,13 @@ class GraphWriter {
           joined.push_back(op.inputs[first]);
           continue;
         }
-        auto step = std::make_unique<fb::OperationT>();
-        step->op.Set(fb::ConcatT(concat));
-        step->debug_id = op.debug_id;
-        step->name = op.name;
-        step->inputs.assign(op.inputs.begin() + static_cast<std::ptrdiff_t>(first),
-                            op.inputs.begin() + static_cast<std::ptrdiff_t>(end));
-        std::vector<int64_t> sizes = graph_->values[static_cast<size_t>(step->inputs[0])]->sizes;
+        const std::vector<int32_t> inputs(op.inputs.begin() + static_cast<std::ptrdiff_t>(first),
+                                          op.inputs.begin() + static_cast<std::ptrdiff_t>(end));
+        std::vector<int64_t> sizes = graph_->values[static_cast<size_t>(inputs[0])]->sizes;
         const auto axis = static_cast<size_t>(concat.axis < 0 ? concat.axis + static_cast<int32_t>(sizes.size()) : concat.axis);
         sizes.at(axis) = 0;
-        for (int32_t input : step->inputs) sizes[axis] += graph_->values[static_cast<size_t>(input)]->sizes.at(axis);
-        step->outputs = {add_value(std::move(sizes), fb::ValueKind::Intermediate)};
-        joined.push_back(step->outputs[0]);
-        graph_->operations.push_back(std::move(step));
+        for (int32_t input : inputs) sizes[axis] += graph_->values[static_cast<size_t>(input)]->sizes.at(axis);
+        joined.push_back(add_step(kind_of(fb::ConcatT(concat)), inputs, std::move(sizes), op.debug_id, op.name));
       }
       op.inputs = std::move(joined);
     }
@@ -209,15 +238,7 @@ class GraphWriter {
   }
 
   int32_t reshape(int32_t value, std::vector<int64_t> sizes, int32_t debug_id, const std::string& name) {
-    auto op = std::make_unique<fb::OperationT>();
-    op->op.Set(fb::ReorderT());
-    op->debug_id = debug_id;
-    op->name = name;
-    op->inputs = {value};
-    op->outputs = {add_value(std::move(sizes), fb::ValueKind::Intermediate)};
-    const int32_t result = op->outputs[0];
-    graph_->operations.push_back(std::move(op));
-    return result;
+    return add_step(kind_of(fb::ReorderT()), {value}, std::move(sizes), debug_id, name);
   }
 
   // A group norm (NodeOp::group_norm): each group's elements normalized as
@@ -232,14 +253,8 @@ class GraphWriter {
     for (int64_t size : sizes) numel *= size;
     const int64_t rows = sizes[0] * group.op.groups;
     const int32_t flat = reshape(x, {rows, numel / rows}, id, name);
-    auto normalize = std::make_unique<fb::OperationT>();
-    normalize->op.Set(fb::LayerNormT(*group.op.group_norm));
-    normalize->debug_id = id;
-    normalize->name = name;
-    normalize->inputs = {flat, -1, -1};
-    normalize->outputs = {add_value({rows, numel / rows}, fb::ValueKind::Intermediate)};
-    const int32_t normalized = normalize->outputs[0];
-    graph_->operations.push_back(std::move(normalize));
+    const int32_t normalized =
+        add_step(kind_of(fb::LayerNormT(*group.op.group_norm)), {flat, -1, -1}, {rows, numel / rows}, id, name);
     const int32_t restored = reshape(normalized, sizes, id, name);
 
     auto op = operation(group, id);
@@ -258,25 +273,7 @@ class GraphWriter {
       op->post_ops.push_back(std::move(post));
     }
     add_post_ops(group, *op);
-    op->outputs = {result_value(group.result, group.op.sizes, outputs)};
-    for (const Node* alias : group.aliases) value_of_[alias] = op->outputs[0];
-    graph_->operations.push_back(std::move(op));
-  }
-
-  std::unique_ptr<fb::OperationT> step(int32_t debug_id, const std::string& name, std::vector<int32_t> inputs) {
-    auto op = std::make_unique<fb::OperationT>();
-    op->debug_id = debug_id;
-    op->name = name;
-    op->inputs = std::move(inputs);
-    return op;
-  }
-
-  static fb::EltwiseT eltwise(fb::EltwiseAlgorithm algorithm, float alpha, float beta) {
-    fb::EltwiseT e;
-    e.algorithm = algorithm;
-    e.alpha = alpha;
-    e.beta = beta;
-    return e;
+    write_result(group, std::move(op), outputs);
   }
 
   // A safe softmax (NodeOp::safe_softmax) over `axis` of x:
@@ -290,36 +287,18 @@ class GraphWriter {
     const int32_t x = value_of(group.op.inputs[0]);
     const std::vector<int64_t> sizes = graph_->values[static_cast<size_t>(x)]->sizes;
     const int32_t axis = group.op.op.AsSoftmax()->axis;
-    const float max = std::numeric_limits<float>::max();
+    const double max = std::numeric_limits<float>::max();
 
-    auto clip = step(id, name, {x});
     fb::EltwiseOpT bounded;
-    bounded.eltwise = std::make_unique<fb::EltwiseT>(eltwise(fb::EltwiseAlgorithm::Clip, -max, max));
-    clip->op.Set(std::move(bounded));
-    const int32_t finite = add_value(sizes, fb::ValueKind::Intermediate);
-    clip->outputs = {finite};
-    graph_->operations.push_back(std::move(clip));
-
-    auto softmax = step(id, name, {finite});
-    softmax->op.Set(fb::SoftmaxT(*group.op.op.AsSoftmax()));
-    const int32_t y = add_value(sizes, fb::ValueKind::Intermediate);
-    softmax->outputs = {y};
-    graph_->operations.push_back(std::move(softmax));
-
-    auto gate = step(id, name, {finite});
+    bounded.eltwise = std::make_unique<fb::EltwiseT>(make_eltwise(fb::EltwiseAlgorithm::Clip, -max, max));
+    const int32_t finite = add_step(kind_of(std::move(bounded)), {x}, sizes, id, name);
+    const int32_t y = add_step(kind_of(fb::SoftmaxT(*group.op.op.AsSoftmax())), {finite}, sizes, id, name);
     fb::ReductionT row_max;
     row_max.algorithm = fb::ReductionAlgorithm::Max;
-    gate->op.Set(std::move(row_max));
-    for (const fb::EltwiseT& e : {eltwise(fb::EltwiseAlgorithm::Linear, 1, max), eltwise(fb::EltwiseAlgorithm::Clip, 0, 1)}) {
-      auto post = std::make_unique<fb::PostOpT>();
-      post->op.Set(fb::EltwiseT(e));
-      gate->post_ops.push_back(std::move(post));
-    }
     std::vector<int64_t> row = sizes;
     row.at(static_cast<size_t>(axis)) = 1;
-    const int32_t g = add_value(row, fb::ValueKind::Intermediate);
-    gate->outputs = {g};
-    graph_->operations.push_back(std::move(gate));
+    const int32_t g = add_step(kind_of(std::move(row_max)), {finite}, std::move(row), id, name,
+                               {make_eltwise(fb::EltwiseAlgorithm::Linear, 1, max), make_eltwise(fb::EltwiseAlgorithm::Clip, 0, 1)});
 
     auto op = operation(group, id);
     fb::BinaryOpT product;
@@ -328,9 +307,7 @@ class GraphWriter {
     op->name = name;
     op->inputs = {y, g};
     add_post_ops(group, *op);
-    op->outputs = {result_value(group.result, group.op.sizes, outputs)};
-    for (const Node* alias : group.aliases) value_of_[alias] = op->outputs[0];
-    graph_->operations.push_back(std::move(op));
+    write_result(group, std::move(op), outputs);
   }
 
   void emit(const FusedGroup& group, const ArgumentRefs& outputs) {
@@ -349,17 +326,14 @@ class GraphWriter {
       // The reduction (or select) keeps its dimensions; a reshape drops them.
       const int32_t kept = add_value(*group.op.keepdim_sizes, fb::ValueKind::Intermediate);
       op->outputs = {kept};
+      graph_->operations.push_back(std::move(op));
       auto reshape = operation(group, debug_id(group));
       reshape->op.Set(fb::ReorderT());
       reshape->inputs = {kept};
-      reshape->outputs = {result_value(group.result, group.op.sizes, outputs)};
-      graph_->operations.push_back(std::move(op));
-      graph_->operations.push_back(std::move(reshape));
+      write_result(group, std::move(reshape), outputs);
       return;
     }
-    op->outputs = {result_value(group.result, group.op.sizes, outputs)};
-    for (const Node* alias : group.aliases) value_of_[alias] = op->outputs[0];
-    graph_->operations.push_back(std::move(op));
+    write_result(group, std::move(op), outputs);
   }
 
   // An output the graph has not written as that output (an input, a

@@ -180,9 +180,7 @@ NodeOp group_norm(const Node& node, const Args& args) {
     op.op.Set(std::move(affine));
   } else {
     fb::EltwiseOpT identity;
-    identity.eltwise = std::make_unique<fb::EltwiseT>();
-    identity.eltwise->algorithm = fb::EltwiseAlgorithm::Linear;
-    identity.eltwise->alpha = 1;
+    identity.eltwise = std::make_unique<fb::EltwiseT>(make_eltwise(fb::EltwiseAlgorithm::Linear, 1));
     op.op.Set(std::move(identity));
   }
   op.inputs = {args[0].node(), weight, bias};

@@ -76,6 +76,9 @@ std::string qualified_op(const aot::Node& node);
 /// The ops describe_node may accept.
 std::vector<std::string> supported_op_names();
 
+/// An eltwise of the blob (alpha and beta as float32).
+fb::EltwiseT make_eltwise(fb::EltwiseAlgorithm algorithm, double alpha = 0, double beta = 0);
+
 /// "Relu(alpha=0)", "Clip(min=0, max=6)": an eltwise as the blob printer shows it.
 std::string describe_eltwise(const fb::EltwiseT& eltwise);
 

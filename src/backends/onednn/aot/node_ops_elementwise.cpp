@@ -19,10 +19,7 @@ using Args = std::vector<Argument>;
 NodeOp eltwise_op(const Node& node, const Args& args, fb::EltwiseAlgorithm algorithm, float alpha = 0, float beta = 0) {
   tensor_arg(args.at(0), "its input");
   fb::EltwiseOpT params;
-  params.eltwise = std::make_unique<fb::EltwiseT>();
-  params.eltwise->algorithm = algorithm;
-  params.eltwise->alpha = alpha;
-  params.eltwise->beta = beta;
+  params.eltwise = std::make_unique<fb::EltwiseT>(make_eltwise(algorithm, alpha, beta));
   NodeOp op;
   op.op.Set(std::move(params));
   op.inputs = {args[0].node()};
@@ -161,6 +158,14 @@ const std::map<std::string, NodeDescriber>& elementwise_describers() {
       {"aten::maximum.default", maximum},    {"aten::minimum.default", minimum},
   };
   return table;
+}
+
+fb::EltwiseT make_eltwise(fb::EltwiseAlgorithm algorithm, double alpha, double beta) {
+  fb::EltwiseT e;
+  e.algorithm = algorithm;
+  e.alpha = static_cast<float>(alpha);
+  e.beta = static_cast<float>(beta);
+  return e;
 }
 
 std::string describe_eltwise(const fb::EltwiseT& e) {
