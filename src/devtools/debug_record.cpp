@@ -1,4 +1,5 @@
 #include "devtools/debug_record.h"
+#include "devtools/json_fields.h"
 
 #include <cstdio>
 #include <fstream>
@@ -146,11 +147,11 @@ DebugRecord parse_debug_record(const std::string& text, const std::string& label
   } catch (const json::exception& error) {  // a syntax error, or a number too large for a double
     throw aot::AotError(label + " is not a debug record: not JSON (" + error.what() + ")");
   }
-  if (!document.is_object() || document.value("format", "") != "kiln-debug-record") {
+  if (!document.is_object() || !json_field_is(document, "format", "kiln-debug-record")) {
     throw aot::AotError(label + " is not a debug record (no \"format\": \"kiln-debug-record\"; write one with "
                                 "'kiln lower ... --debug-record FILE')");
   }
-  if (document.value("version", 0) != DebugRecord::kVersion) {
+  if (!json_field_is(document, "version", DebugRecord::kVersion)) {
     throw aot::AotError(label + " is a debug record of version " + document.value("version", json(0)).dump() +
                         "; this kiln reads version " + std::to_string(DebugRecord::kVersion));
   }
@@ -159,18 +160,18 @@ DebugRecord parse_debug_record(const std::string& text, const std::string& label
     record.method = document.at("method").get<std::string>();
     record.program = parse_program_id(document.at("program"), label);
     for (const json& entry : document.at("instructions")) {
-      record.instructions[entry.at("index").get<size_t>()] = entry.at("handles").get<std::vector<int64_t>>();
+      record.instructions[json_integer<size_t>(entry.at("index"))] = json_integers(entry.at("handles"));
     }
     for (const json& entry : document.at("delegates")) {
-      DelegateRecord& delegate = record.delegates[entry.at("instruction").get<size_t>()];
+      DelegateRecord& delegate = record.delegates[json_integer<size_t>(entry.at("instruction"))];
       delegate.backend_id = entry.at("backend").get<std::string>();
       for (const auto& [identifier, handles] : entry.at("identifiers").items()) {
-        delegate.identifiers[identifier] = handles.get<std::vector<int64_t>>();
+        delegate.identifiers[identifier] = json_integers(handles);
       }
     }
     for (const json& entry : document.at("nodes")) {
       SourceNode node;
-      node.handle = entry.at("handle").get<int64_t>();
+      node.handle = json_integer<int64_t>(entry.at("handle"));
       node.name = entry.at("name").get<std::string>();
       node.op = entry.at("op").get<std::string>();
       node.stack_trace = entry.at("stack_trace").get<std::string>();

@@ -1,4 +1,5 @@
 #include "devtools/trace_recorder.h"
+#include "devtools/json_fields.h"
 
 #include <algorithm>
 #include <cstring>
@@ -115,29 +116,31 @@ TraceRecorder TraceRecorder::parse_kiln_trace(const std::string& text, const std
   } catch (const nlohmann::json::exception& error) {  // a syntax error, or a number too large for a double
     throw aot::AotError(label + " is not a Kiln trace: not JSON (" + error.what() + ")");
   }
-  if (!document.is_object() || document.value("format", "") != "kiln-trace") {
+  if (!document.is_object() || !json_field_is(document, "format", "kiln-trace")) {
     throw aot::AotError(label + " is not a Kiln trace (no \"format\": \"kiln-trace\"; write one with "
                                 "'kiln run MODEL.pte --trace FILE')");
   }
-  if (document.value("version", 0) != kTraceVersion) {
+  if (!json_field_is(document, "version", kTraceVersion)) {
     throw aot::AotError(label + " is a Kiln trace of version " + document.value("version", nlohmann::json(0)).dump() +
                         "; this kiln reads version " + std::to_string(kTraceVersion));
   }
   TraceRecorder trace;
   try {
-    trace.run_ = document.at("runs").get<size_t>();
+    trace.run_ = json_integer<size_t>(document.at("runs"));
     if (document.contains("program") && !document["program"].is_null()) {
       trace.program_ = parse_program_id(document["program"], label);
     }
     for (const nlohmann::json& e : document.at("instructions")) {
-      trace.instructions_.push_back({e.at(0).get<size_t>(), e.at(1).get<size_t>(), e.at(2).get<size_t>(),
-                                     e.at(3).get<std::string>(), e.at(4).get<int64_t>(), e.at(5).get<uint64_t>(),
-                                     e.at(6).get<uint64_t>(), {}});
+      trace.instructions_.push_back({json_integer<size_t>(e.at(0)), json_integer<size_t>(e.at(1)),
+                                     json_integer<size_t>(e.at(2)), e.at(3).get<std::string>(),
+                                     json_integer<int64_t>(e.at(4)), json_integer<uint64_t>(e.at(5)),
+                                     json_integer<uint64_t>(e.at(6)), {}});
     }
     for (const nlohmann::json& e : document.at("delegate_events")) {
-      trace.delegate_events_.push_back({e.at(0).get<size_t>(), e.at(1).get<size_t>(), e.at(2).get<size_t>(),
-                                        e.at(3).get<size_t>(), e.at(4).get<std::string>(), e.at(5).get<uint64_t>(),
-                                        e.at(6).get<uint64_t>(), {}});
+      trace.delegate_events_.push_back({json_integer<size_t>(e.at(0)), json_integer<size_t>(e.at(1)),
+                                        json_integer<size_t>(e.at(2)), json_integer<size_t>(e.at(3)),
+                                        e.at(4).get<std::string>(), json_integer<uint64_t>(e.at(5)),
+                                        json_integer<uint64_t>(e.at(6)), {}});
     }
   } catch (const nlohmann::json::exception& error) {
     throw aot::AotError(label + ": a malformed Kiln trace (" + error.what() + ")");
