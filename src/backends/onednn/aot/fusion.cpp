@@ -169,14 +169,11 @@ const Node* foldable_batch_norm(const FusedGroup& group, const ConstantTensors& 
   return bn;
 }
 
-bool takes_post_ops(fb::OperationKind kind);
-
+// The operations a chain of eltwise and binary ops after them rides on (a
+// safe softmax ends in a BinaryOp Mul).
 bool takes_post_ops(const NodeOp& op) {
-  return op.safe_softmax || takes_post_ops(op.kind());
-}
-
-bool takes_post_ops(fb::OperationKind kind) {
-  return kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
+  const fb::OperationKind kind = op.kind();
+  return op.safe_softmax || kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
          kind == fb::OperationKind::BinaryOp || kind == fb::OperationKind::EltwiseOp;
 }
 

@@ -1,9 +1,12 @@
 // Fusion planning for OneDnnBackend's preprocess: which nodes of a partition
 // become one oneDNN operation.
 //
-// In graph order, each node not yet taken starts a group (its describe_node
-// operation). Then, when the intermediate value a fusion removes has no other
-// user:
+// First, the patterns of several nodes that are one operation are found:
+// torch's safe softmax (softmax_patterns.h) and activations spelled out in
+// core ATen, swish and hardswish (activation_patterns.h); their inner nodes
+// are taken by their last node. In graph order, each node not yet taken
+// starts a group (its describe_node operation, or its pattern's). Then, when
+// the intermediate value a fusion removes has no other user:
 //   - a permute/transpose that swaps the last two dimensions of a matmul's
 //     second operand is absorbed (MatMul.transpose_b toggles): linear's
 //     permute(weight) + addmm becomes one MatMul on the weight as stored;
@@ -14,10 +17,12 @@
 //     and statistics are constants is folded into the convolution's weights;
 //   - consecutive reshapes are one reshape, consecutive permutes one
 //     (composed) permute;
-//   - after a convolution, a matmul or a binary op, a chain of eltwise ops
-//     (activations, arithmetic with a number) and binary ops with another
-//     tensor (a residual add, a per-channel scale) become post-ops, at most
-//     kMaxPostOps (capabilities.h) on one operation.
+//   - after a convolution, a matmul, a binary or an eltwise op (a safe
+//     softmax, a group norm's affine), a chain of eltwise ops (activations,
+//     activation patterns, arithmetic with a number: consecutive ones
+//     composed) and binary ops with another tensor (a residual add, a
+//     per-channel scale) become post-ops, at most kMaxPostOps
+//     (capabilities.h) on one operation.
 // A group runs where its last node was, so a post-op's other operand is
 // always computed first. Fusion is only ever an option: every node
 // describe_node accepts lowers on its own.
