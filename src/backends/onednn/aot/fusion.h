@@ -17,8 +17,9 @@
 //     and statistics are constants is folded into the convolution's weights;
 //   - consecutive reshapes are one reshape, consecutive permutes one
 //     (composed) permute;
-//   - after a convolution, a matmul, a binary or an eltwise op (a safe
-//     softmax, a group norm's affine), a chain of eltwise ops (activations,
+//   - after a convolution, a matmul or a binary op (a safe softmax, a group
+//     norm's affine; not an eltwise op, whose post-ops oneDNN runs on its
+//     reference implementation), a chain of eltwise ops (activations,
 //     activation patterns, arithmetic with a number: consecutive ones
 //     composed) and binary ops with another tensor (a residual add, a
 //     per-channel scale) become post-ops, at most kMaxPostOps

@@ -310,6 +310,37 @@ class GraphWriter {
     write_result(group, std::move(op), outputs);
   }
 
+  // An eltwise op with more eltwise ops after it (an activation pattern
+  // standing alone: hardswish and its scale) as one operation each: oneDNN
+  // runs an eltwise primitive with post-ops on its reference implementation.
+  void emit_eltwise_chain(const FusedGroup& group, std::unique_ptr<fb::OperationT> op, const ArgumentRefs& outputs) {
+    std::vector<fb::EltwiseT> chain;
+    for (const auto& post : op->post_ops) {
+      const auto* eltwise = post->op.AsEltwise();
+      if (eltwise == nullptr) throw AotError("OneDnnBackend: '" + op->name + "': an eltwise op with a binary post-op");
+      chain.push_back(*eltwise);
+    }
+    op->post_ops.clear();
+    int32_t value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
+    op->outputs = {value};
+    const int32_t id = op->debug_id;
+    const std::string name = op->name;
+    graph_->operations.push_back(std::move(op));
+    for (size_t i = 0; i + 1 < chain.size(); ++i) {
+      fb::EltwiseOpT next;
+      next.eltwise = std::make_unique<fb::EltwiseT>(chain[i]);
+      value = add_step(kind_of(std::move(next)), {value}, group.op.sizes, id, name);
+    }
+    auto last = std::make_unique<fb::OperationT>();
+    fb::EltwiseOpT final_op;
+    final_op.eltwise = std::make_unique<fb::EltwiseT>(chain.back());
+    last->op.Set(std::move(final_op));
+    last->debug_id = id;
+    last->name = name;
+    last->inputs = {value};
+    write_result(group, std::move(last), outputs);
+  }
+
   void emit(const FusedGroup& group, const ArgumentRefs& outputs) {
     if (group.op.safe_softmax) return emit_safe_softmax(group, outputs);
     if (group.op.group_norm) return emit_group_norm(group, outputs);
@@ -322,6 +353,7 @@ class GraphWriter {
     if (group.batch_norm != nullptr) fold_batch_norm_into(group, *op);
     if (const auto* concat = group.op.op.AsConcat()) join_in_steps(*concat, *op);
     add_post_ops(group, *op);
+    if (op->op.type == fb::OperationKind::EltwiseOp && !op->post_ops.empty()) return emit_eltwise_chain(group, std::move(op), outputs);
     if (group.op.keepdim_sizes) {
       // The reduction (or select) keeps its dimensions; a reshape drops them.
       const int32_t kept = add_value(*group.op.keepdim_sizes, fb::ValueKind::Intermediate);

@@ -282,6 +282,30 @@ TEST(OneDnnLoweringTest, ASafeSoftmaxIsOneOperationOfOneDnnSteps) {
   }
 }
 
+// oneDNN runs an eltwise primitive with post-ops on its reference
+// implementation (GPT-2's tanh gelu took ten times as long so): no EltwiseOp
+// carries post-ops, after an input (the ops after it stay apart) or as an
+// activation pattern standing alone (x * relu6(x): HardSwish, then its scale).
+TEST(OneDnnLoweringTest, NoEltwiseOpCarriesPostOps) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 16, 8}));
+  Node* cube = b.call("aten::mul.Scalar", {b.call("aten::tanh", {x}), 0.5});
+  Node* gelu_like = b.call("aten::mul.Tensor", {b.call("aten::add.Tensor", {cube, 1.0}), x});
+  Node* hard = b.call("aten::mul.Tensor", {x, b.call("aten::hardtanh", {x, 0.0, 6.0})});
+  b.output({gelu_like, hard});
+  const ExportedProgram program = std::move(b).build();
+  const auto graph = parse_onednn_blob(backend().preprocess(program, {}).processed_bytes);
+  size_t eltwise_ops = 0;
+  for (const auto& op : graph->operations) {
+    if (op->op.type != fb::OperationKind::EltwiseOp) continue;
+    ++eltwise_ops;
+    EXPECT_TRUE(op->post_ops.empty()) << op->name;
+  }
+  EXPECT_GE(eltwise_ops, 4u);  // tanh, the scaling, HardSwish, its scale by 6
+  EXPECT_THAT(printout(backend().preprocess(program, {})), HasSubstr("EltwiseOp HardSwish(alpha=0.166667, beta=0)"));
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+}
+
 TEST(OneDnnLoweringTest, AnIntermediateUsedTwiceIsNotFusedAway) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 5, 5}));
