@@ -472,6 +472,8 @@ Cases binary_cases() {
     cases.push_back(binary(op, "same_shape", image, image));
     cases.push_back(binary(op, "second_per_channel", image, {3, 1, 1}));
     cases.push_back(binary(op, "second_row_batch1", {1, 7, 19}, {19}));
+    // [..., n, 1] over [..., n, K] (an RMS norm's scale): run as [rows, K] and [rows, 1].
+    cases.push_back(binary(op, "second_a_column", {2, 7, 19}, {2, 7, 1}));
   }
   // oneDNN broadcasts its second operand only: the lowering swaps these.
   for (const char* op : {"aten::add.Tensor", "aten::mul.Tensor", "aten::maximum.default", "aten::minimum.default"}) {
