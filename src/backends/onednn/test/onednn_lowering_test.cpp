@@ -308,17 +308,18 @@ TEST(OneDnnLoweringTest, NoEltwiseOpCarriesPostOps) {
 }
 
 // [..., n, 1] over [..., n, K] (an RMS norm's scale) is broadcast by oneDNN's
-// reference binary only: it runs as [rows, K] times [rows, 1], its relu
-// still a post-op.
+// reference binary only: it runs as [rows, K] times [rows, 1], its weight
+// (one row) and relu still post-ops.
 TEST(OneDnnLoweringTest, AColumnBroadcastRunsOnRows) {
   GraphBuilder b;
   Node* x = b.input("x", f32({2, 3, 8}));
   Node* scale = b.call("aten::sigmoid", {b.input("s", f32({2, 3, 1}))});
-  b.output({b.call("aten::relu", {b.call("aten::mul.Tensor", {x, scale})})});
+  Node* weighted = b.call("aten::mul.Tensor", {b.call("aten::mul.Tensor", {x, scale}), b.parameter("w", ramp({8}))});
+  b.output({b.call("aten::relu", {weighted})});
   const ExportedProgram program = std::move(b).build();
   const std::string text = printout(backend().preprocess(program, {}));
   EXPECT_THAT(text, ::testing::ContainsRegex("BinaryOp Mul \\(%[0-9]+\\[6, 8\\], %[0-9]+\\[6, 1\\]\\) -> %[0-9]+\\[6, 8\\] "
-                                             "post-ops \\[Eltwise Relu"));
+                                             "post-ops \\[Binary Mul %[0-9]+\\[8\\], Eltwise Relu"));
   EXPECT_THAT(text, ::testing::ContainsRegex("Reorder reshape \\(%[0-9]+\\[6, 8\\]\\) -> %[0-9]+\\[2, 3, 8\\]"));
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
 }
