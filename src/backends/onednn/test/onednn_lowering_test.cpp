@@ -361,43 +361,54 @@ TEST(OneDnnLoweringTest, LinearIsAMatMulOnTheWeightAsStored) {
   EXPECT_EQ(named_tensor(result, *graph->values[1]).to_doubles(), ramp({3, 4}).to_doubles());
 }
 
-// Linear on a 3-D input, as core ATen has it: view, permute + addmm, view.
+// Linear on a 3-D input, as core ATen has it: view, permute + addmm, view
+// (a batch of 2 sequences of 64: rows enough per batch for oneDNN's batched
+// GEMM).
 TEST(OneDnnLoweringTest, LinearOnA3dInputIsOneMatMulWithItsActivationAndResidual) {
   GraphBuilder b;
-  Node* x = b.input("x", f32({2, 3, 4}));
-  Node* flat = b.call("aten::view", {x, ints({6, 4})});
+  Node* x = b.input("x", f32({2, 64, 4}));
+  Node* flat = b.call("aten::view", {x, ints({128, 4})});
   Node* t = b.call("aten::permute", {b.parameter("fc.weight", ramp({5, 4})), ints({1, 0})});
   Node* addmm = b.call("aten::addmm", {b.parameter("fc.bias", ramp({5}, 1)), flat, t});
-  Node* restored = b.call("aten::view", {addmm, ints({2, 3, 5})});
-  Node* sum = b.call("aten::add.Tensor", {b.input("residual", f32({2, 3, 5})), b.call("aten::relu", {restored})});
+  Node* restored = b.call("aten::view", {addmm, ints({2, 64, 5})});
+  Node* sum = b.call("aten::add.Tensor", {b.input("residual", f32({2, 64, 5})), b.call("aten::relu", {restored})});
   b.output({sum});
   const ExportedProgram program = std::move(b).build();
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   EXPECT_EQ(printout(backend().preprocess(program, {})),
             "graph: 5 values (2 constants), 1 operations\n"
-            "  %0 (input 0) f32[2, 3, 4]\n"
-            "  %1 (input 1) f32[2, 3, 5]\n"
+            "  %0 (input 0) f32[2, 64, 4]\n"
+            "  %1 (input 1) f32[2, 64, 5]\n"
             "  %2 (constant) f32[5, 4]\n"
             "  %3 (constant) f32[5]\n"
-            "  %4 (output 0) f32[2, 3, 5]\n"
-            "  #0 MatMul transpose_b (%0[2, 3, 4], %2[5, 4], %3[5]) -> %4[2, 3, 5] "
-            "post-ops [Eltwise Relu(alpha=0), Binary Add %1[2, 3, 5]] debug_id -1 'view'\n");
+            "  %4 (output 0) f32[2, 64, 5]\n"
+            "  #0 MatMul transpose_b (%0[2, 64, 4], %2[5, 4], %3[5]) -> %4[2, 64, 5] "
+            "post-ops [Eltwise Relu(alpha=0), Binary Add %1[2, 64, 5]] debug_id -1 'view'\n");
 }
 
 // Sequence-first linear ([L, 1, E], as MultiheadAttention projects): kept a
 // 2-D matmul between the reshapes, not L batched GEMMs of one row each.
-TEST(OneDnnLoweringTest, LinearWithOneRowPerBatchStaysATwoDimensionalMatMul) {
-  GraphBuilder b;
-  Node* x = b.input("x", f32({6, 1, 4}));
-  Node* flat = b.call("aten::view", {x, ints({6, 4})});
-  Node* t = b.call("aten::permute", {b.parameter("fc.weight", ramp({5, 4})), ints({1, 0})});
-  Node* addmm = b.call("aten::addmm", {b.parameter("fc.bias", ramp({5}, 1)), flat, t});
-  b.output({b.call("aten::relu", {b.call("aten::view", {addmm, ints({6, 1, 5})})})});
-  const ExportedProgram program = std::move(b).build();
-  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
-  const std::string text = printout(backend().preprocess(program, {}));
-  EXPECT_THAT(text, HasSubstr("Reorder reshape (%0[6, 1, 4]) -> %1[6, 4]"));
-  EXPECT_THAT(text, HasSubstr("MatMul transpose_b (%1[6, 4], %2[5, 4], %3[5]) -> %4[6, 5]"));
+// A linear on [B..., M, K] with batch dimensions other than 1 stays a 2-D
+// MatMul on the flattened rows: one row per batch (a sequence-first
+// [L, 1, E] projection) and a channels-last image ([1, 2, 3, K], ConvNeXt's
+// MLP) alike.
+TEST(OneDnnLoweringTest, LinearWithBatchDimensionsStaysATwoDimensionalMatMul) {
+  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{6, 1, 4}, std::vector<int64_t>{1, 2, 3, 4}}) {
+    GraphBuilder b;
+    std::vector<aot::SymExpr> symbolic(sizes.begin(), sizes.end());
+    Node* x = b.input("x", f32(symbolic));
+    Node* flat = b.call("aten::view", {x, ints({6, 4})});
+    Node* t = b.call("aten::permute", {b.parameter("fc.weight", ramp({5, 4})), ints({1, 0})});
+    Node* addmm = b.call("aten::addmm", {b.parameter("fc.bias", ramp({5}, 1)), flat, t});
+    std::vector<int64_t> out = sizes;
+    out.back() = 5;
+    b.output({b.call("aten::relu", {b.call("aten::view", {addmm, ints(out)})})});
+    const ExportedProgram program = std::move(b).build();
+    testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+    const std::string text = printout(backend().preprocess(program, {}));
+    EXPECT_THAT(text, HasSubstr("-> %1[6, 4]"));
+    EXPECT_THAT(text, HasSubstr("MatMul transpose_b (%1[6, 4], %2[5, 4], %3[5]) -> %4[6, 5]"));
+  }
 }
 
 TEST(OneDnnLoweringTest, AMeanWithoutKeepdimReducesThenReshapes) {
