@@ -419,7 +419,7 @@ def read_rows(path, threads):
         row = {"model": cell["model"], "ir": cell["IR"], "passed": cell.get("result") == "pass",
                "error": number(cell.get("max error")), "problem": "" if cell.get("first problem") == "-"
                else cell.get("first problem", ""), "ms": number(cell.get("Kiln ms"))}
-        if "oneDNN" in cell:
+        if cell.get("oneDNN", "-") != "-":  # a row the fast-backend pass measured
             fast = cell["oneDNN"]
             row.update({"fast_passed": fast == "pass", "fast_problem": "" if fast in ("pass", "-") else fast,
                         "fast_ms": per_threads(cell.get(FAST_COLUMNS[1], "-"), threads),
@@ -441,6 +441,7 @@ def zoo(args):
     rows = []
     # --merge: the table's other rows stay, in place; this run's rows replace theirs.
     kept = read_rows(args.output, args.threads) if args.merge else []
+    args.notes = notes_of(args.output) if args.merge else []
 
     def record(row):
         # The table so far, rewritten after every row: a run cut short keeps it.
@@ -539,6 +540,23 @@ def summary(rows, threads):
     return lines
 
 
+def notes_of(path):
+    """The "Notes on this table:" block of a table this script wrote (kept by --merge)."""
+    if not pathlib.Path(path).exists():
+        return []
+    lines, keep = [], False
+    for line in pathlib.Path(path).read_text().splitlines():
+        if line.startswith("Notes on this table"):
+            keep = True
+        elif keep and (line.startswith("| ") or line.startswith("The fast backend:") or line.startswith("Summary of")):
+            break
+        if keep:
+            lines.append(line)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
 def markdown(rows, args):
     passed = sum(r["passed"] for r in rows)
     fast = any("fast_passed" in r for r in rows)
@@ -556,6 +574,8 @@ def markdown(rows, args):
         "portable kernels only."
         + (" Rows of models not named in the options are from earlier runs (`--merge`)." if args.merge else ""),
     ]
+    if getattr(args, "notes", None):
+        lines += [""] + args.notes
     header = ["model", "IR", "result", "max error", "first problem", "Kiln ms"]
     if fast:
         lines += [
