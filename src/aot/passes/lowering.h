@@ -43,6 +43,14 @@ bool fold_static_sym_sizes(ExportedProgram& program);
 /// kind (float -> Float, int -> Long, bool -> Bool). (scalar_to_tensor.cpp)
 bool scalar_to_tensor(ExportedProgram& program);
 
+/// Lifts `value` into `program` as a new CONSTANT_TENSOR input, as torch lifts
+/// constants: a placeholder named `name` (made unique) before the user
+/// inputs, its input spec, and `value` in the program's constants under
+/// `target`; the placeholder keeps `source`'s provenance. Returns it.
+/// (scalar_to_tensor.cpp; fold_constants uses it too)
+Node* lift_constant(ExportedProgram& program, const std::string& name, const std::string& target, TensorMeta meta,
+                    HostTensor value, const Node& source);
+
 /// For each BUFFER_MUTATION and USER_INPUT_MUTATION output, an
 /// `aten::copy_.default(target, value)` just before the output node, which the
 /// output (and its spec) then names: ExecuTorch's

@@ -63,19 +63,8 @@ class ScalarLifter {
     const std::string key = std::string(runtime::to_string(dtype)) + ":" + to_string(number);
     if (auto it = lifted_.find(key); it != lifted_.end()) return it->second;
     const std::string target = unused_target();
-    Graph& graph = program_.graph();
-    Node* placeholder = graph.placeholder("c_" + target, TensorMeta(dtype, std::vector<int64_t>{}));
-    passes::copy_provenance(user, *placeholder);
-    auto& specs = program_.graph_signature().input_specs;
-    size_t index = 0;
-    while (index < specs.size() && specs[index].kind != InputKind::UserInput) ++index;
-    if (index < specs.size()) graph.move_before(placeholder, graph.placeholders().at(index));
-    InputSpec spec;
-    spec.kind = InputKind::ConstantTensor;
-    spec.arg = ArgumentSpec::tensor(placeholder->name());
-    spec.target = target;
-    specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(index), spec);
-    program_.constants()[target] = wrapped_tensor(user, number, dtype);
+    Node* placeholder = lift_constant(program_, "c_" + target, target, TensorMeta(dtype, std::vector<int64_t>{}),
+                                      wrapped_tensor(user, number, dtype), user);
     lifted_[key] = placeholder;
     return placeholder;
   }
@@ -97,6 +86,24 @@ class ScalarLifter {
 };
 
 }  // namespace
+
+Node* lift_constant(ExportedProgram& program, const std::string& name, const std::string& target, TensorMeta meta,
+                    HostTensor value, const Node& source) {
+  Graph& graph = program.graph();
+  Node* placeholder = graph.placeholder(graph.unique_name(name), std::move(meta));
+  passes::copy_provenance(source, *placeholder);
+  auto& specs = program.graph_signature().input_specs;
+  size_t index = 0;
+  while (index < specs.size() && specs[index].kind != InputKind::UserInput) ++index;
+  if (index < specs.size()) graph.move_before(placeholder, graph.placeholders().at(index));
+  InputSpec spec;
+  spec.kind = InputKind::ConstantTensor;
+  spec.arg = ArgumentSpec::tensor(placeholder->name());
+  spec.target = target;
+  specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(index), spec);
+  program.constants()[target] = std::move(value);
+  return placeholder;
+}
 
 bool scalar_to_tensor(ExportedProgram& program) {
   ScalarLifter lifter(program);

@@ -8,8 +8,8 @@
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
 #include "aot/ir/op_table/op_schema.h"
+#include "aot/passes/lowering.h"
 #include "aot/passes/op_support.h"
-#include "aot/passes/provenance.h"
 
 namespace kiln::aot {
 namespace {
@@ -209,7 +209,6 @@ class Folder {
   // nodes and weights left unread go.
   void replace(const std::vector<Node*>& folded, const std::vector<Value>& values) {
     Graph& graph = program_.graph();
-    auto& specs = program_.graph_signature().input_specs;
     for (size_t i = 0; i < folded.size(); ++i) {
       Node* node = folded[i];
       const std::string target = unused_target(node->name());
@@ -217,17 +216,8 @@ class Folder {
       TensorMeta meta = std::get<TensorMeta>(node->meta.val);
       meta.dim_order.clear();
       meta.requires_grad = false;
-      Node* placeholder = graph.placeholder(graph.unique_name("c_" + target), meta);
-      passes::copy_provenance(*node, *placeholder);
-      size_t index = 0;
-      while (index < specs.size() && specs[index].kind != InputKind::UserInput) ++index;
-      if (index < specs.size()) graph.move_before(placeholder, graph.placeholders().at(index));
-      InputSpec spec;
-      spec.kind = InputKind::ConstantTensor;
-      spec.arg = ArgumentSpec::tensor(placeholder->name());
-      spec.target = target;
-      specs.insert(specs.begin() + static_cast<std::ptrdiff_t>(index), spec);
-      program_.constants()[target] = std::get<HostTensor>(values.at(i)).clone();
+      Node* placeholder =
+          lift_constant(program_, "c_" + target, target, meta, std::get<HostTensor>(values.at(i)).clone(), *node);
       for (Node* user : std::vector<Node*>(node->users().begin(), node->users().end())) {
         if (!foldable(user)) user->replace_input_with(node, placeholder);
       }
