@@ -1,32 +1,18 @@
 // Fusion planning for OneDnnBackend's preprocess: which nodes of a partition
 // become one oneDNN operation.
 //
-// First, the patterns of several nodes that are one operation are found:
-// torch's safe softmax (softmax_patterns.h) and activations spelled out in
-// core ATen, swish and hardswish (activation_patterns.h); their inner nodes
-// are taken by their last node. In graph order, each node not yet taken
-// starts a group (its describe_node operation, or its pattern's). Then, when
-// the intermediate value a fusion removes has no other user:
-//   - a permute/transpose that swaps the last two dimensions of a matmul's
-//     second operand is absorbed (MatMul.transpose_b toggles): linear's
-//     permute(weight) + addmm becomes one MatMul on the weight as stored;
-//   - the reshapes around a 2-D matmul that flatten its first operand's
-//     leading dimensions and restore them (linear on a 3-D input) are
-//     absorbed: the MatMul reads [B, M, K] and writes [B, M, N] itself;
-//   - a batch norm after a (non-transposed) convolution whose weights, bias
-//     and statistics are constants is folded into the convolution's weights;
-//   - consecutive reshapes are one reshape, consecutive permutes one
-//     (composed) permute;
-//   - after a convolution, a matmul or a binary op (a safe softmax, a group
-//     norm's affine; not an eltwise op, whose post-ops oneDNN runs on its
-//     reference implementation), a chain of eltwise ops (activations,
-//     activation patterns, arithmetic with a number: consecutive ones
-//     composed) and binary ops with another tensor (a residual add, a
-//     per-channel scale) become post-ops, at most kMaxPostOps
-//     (capabilities.h) on one operation.
-// A group runs where its last node was, so a post-op's other operand is
-// always computed first. Fusion is only ever an option: every node
-// describe_node accepts lowers on its own.
+// plan_fusion is the driver of the fusion rules, a table of selector/action
+// pairs in families, one file each (fusion/rule.h lists them): torch's safe
+// softmax and the activations core ATen spells out (swish, hardswish) as one
+// operation; a matmul's transposed operand and the reshapes around a linear
+// absorbed; a batch norm folded into the convolution before it; eltwise and
+// binary ops after a convolution, matmul or binary op as its post-ops; and
+// consecutive reshapes or permutes as one. In graph order, each node not
+// yet taken starts a group (its describe_node operation, or its pattern's),
+// then the rules extend it. A fusion only removes an intermediate value with
+// no other reader. A group runs where its last node was, so a post-op's
+// other operand is always computed first. Fusion is only ever an option:
+// every node describe_node accepts lowers on its own.
 #pragma once
 
 #include <map>
@@ -57,6 +43,9 @@ struct FusedGroup {
   const aot::Node* result = nullptr;
   /// Further getitem(base, 0) nodes that name the same value.
   std::vector<const aot::Node*> aliases;
+  /// The fusion rules that made the group, in the order they first applied
+  /// (fusion/rule.h); empty for a node on its own.
+  std::vector<const char*> rules;
   /// Where the group runs: its result (every other node it fused comes
   /// before it; aliases are only names), else its last node.
   const aot::Node* last() const { return result != nullptr ? result : nodes.back(); }

@@ -10,7 +10,7 @@
 //   nodes with output_padding > padding are refused).
 // - Pooling dilations are PyTorch's (1 = dense), as everywhere in the blob.
 // - Eltwise HardSwish / HardSigmoid carry oneDNN's alpha and beta (1/6 and
-//   1/2 for PyTorch's ops; others for a matched pattern, activation_patterns.h);
+//   1/2 for PyTorch's ops; others for a matched pattern, fusion/activation.cpp);
 //   Swish carries alpha = 1 (silu).
 // - A BinaryOp's first input always has the result's sizes (oneDNN broadcasts
 //   its second operand only); add/mul are swapped to make it so.
@@ -55,7 +55,7 @@ struct NodeOp {
   std::optional<fb::LayerNormT> group_norm;
   int64_t groups = 0;
   /// A softmax (op) whose rows of -inf only give zeros, torch's _safe_softmax
-  /// (softmax_patterns.h): the lowering emits the softmax of max(x, -FLT_MAX)
+  /// (fusion/softmax.h): the lowering emits the softmax of max(x, -FLT_MAX)
   /// and a per-row 0/1, then their product, which takes the post-ops.
   bool safe_softmax = false;
 

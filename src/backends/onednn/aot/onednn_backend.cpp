@@ -4,7 +4,7 @@
 #include "backends/onednn/aot/blob_io.h"
 #include "backends/onednn/aot/lowering.h"
 #include "backends/onednn/aot/node_ops.h"
-#include "backends/onednn/aot/softmax_patterns.h"
+#include "backends/onednn/aot/fusion/softmax.h"
 #include "backends/onednn/onednn_blob.h"
 
 namespace kiln::backends::onednn {
@@ -81,7 +81,7 @@ std::string OneDnnBackend::describe_blob(const std::vector<uint8_t>& blob) const
 
 NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram&) const {
   try {
-    // The boolean nodes of a safe softmax run as part of it (softmax_patterns.h).
+    // The boolean nodes of a safe softmax run as part of it (fusion/softmax.h).
     if (std::optional<SafeSoftmax> pattern = safe_softmax_containing(node)) {
       describe_node(*pattern->softmax);
       if (std::string problem = input_layout_problem(*pattern->softmax); !problem.empty()) return NodeSupport::no(problem);

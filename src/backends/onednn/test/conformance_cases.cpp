@@ -581,7 +581,7 @@ Cases fusion_cases() {
         }
         return c.call("aten::relu", {y});
       }),
-      // Activations core ATen spells out in several nodes (activation_patterns.h).
+      // Activations core ATen spells out in several nodes (fusion/activation.cpp).
       fused("aten::mul.Tensor", "swish_as_decomposed_after_a_conv", [](CaseBuilder& c) {
         Node* y = conv3x3(c, c.input({1, 3, 7, 5}), 3, 19);
         return c.call("aten::mul.Tensor", {y, c.call("aten::sigmoid", {y})});
@@ -605,7 +605,7 @@ Cases fusion_cases() {
         return c.call("aten::add.Tensor", {c.call("aten::mul.Tensor", {y, gate}), gate});
       }),
       // torch's _safe_softmax as scaled_dot_product_attention decomposes it,
-      // the mask with a row of -inf only (softmax_patterns.h): that row is 0.
+      // the mask with a row of -inf only (fusion/softmax.h): that row is 0.
       fused("aten::_softmax.default", "safe_softmax_of_masked_scores", [](CaseBuilder& c) {
         Node* scores = c.call("aten::bmm", {c.input({2, 5, 8}), c.call("aten::transpose.int", {c.input({2, 7, 8}), 1, 2})});
         HostTensor mask = HostTensor::zeros(aot::ScalarType::Float, {5, 7});

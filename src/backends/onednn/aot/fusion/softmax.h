@@ -10,8 +10,10 @@
 // on the portable kernels they cut every attention block into delegates.
 // Taken together they are one operation (NodeOp::safe_softmax): the lowering
 // computes it on oneDNN as softmax(max(s, -FLT_MAX)) times a per-row 0/1 that
-// is 0 where the row's maximum was -inf (a max reduction with post-ops), the
-// rule of the softmax family that plan_fusion and the partitioner share.
+// is 0 where the row's maximum was -inf (a max reduction with post-ops).
+// The softmax family of fusion rules (rule.h), a Pattern rule; the
+// partitioner takes the pattern's nodes together through
+// safe_softmax_containing.
 #pragma once
 
 #include <optional>

@@ -1,7 +1,8 @@
-#include "backends/onednn/aot/softmax_patterns.h"
+#include "backends/onednn/aot/fusion/softmax.h"
 
 #include <cmath>
 
+#include "backends/onednn/aot/fusion/rule.h"
 #include "backends/onednn/aot/node_ops.h"
 
 namespace kiln::backends::onednn {
@@ -96,5 +97,28 @@ std::optional<SafeSoftmax> safe_softmax_containing(const Node& node) {
   }
   return std::nullopt;
 }
+
+namespace {
+
+// The action: the group is the softmax, with its sizes those of the where.
+std::optional<Match> select_safe_softmax(const FusedGroup& group, const FusionContext&) {
+  std::optional<SafeSoftmax> pattern = match_safe_softmax(*group.base);
+  if (!pattern) return std::nullopt;
+  Match match;
+  match.nodes.assign(pattern->nodes.begin(), pattern->nodes.end() - 1);  // the where is the group's base
+  match.apply = [pattern = *pattern](FusedGroup& group) {
+    group.op = describe_or_throw(*pattern.softmax);
+    group.op.safe_softmax = true;
+    group.op.sizes = sizes_of(group.base);
+    group.nodes = pattern.nodes;
+  };
+  return match;
+}
+
+constexpr FusionRule kRules[] = {{"safe_softmax", FusionStage::Pattern, select_safe_softmax}};
+
+}  // namespace
+
+std::span<const FusionRule> softmax_rules() { return kRules; }
 
 }  // namespace kiln::backends::onednn

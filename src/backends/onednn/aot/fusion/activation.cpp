@@ -1,7 +1,21 @@
-#include "backends/onednn/aot/activation_patterns.h"
-
+// The activation family of fusion rules (rule.h): activations a decomposed
+// program spells out in several nodes, recognised as the one oneDNN eltwise
+// they compute:
+//   - swish: mul(x, sigmoid(x)) -- silu as core ATen decomposes it
+//     (EfficientNet, RegNetY, most LLM MLPs);
+//   - hardswish: mul(x, f(x)) where f is a chain of arithmetic with numbers
+//     and clamps that computes k * clamp(a*x + b, lo, hi) -- hardswish as
+//     core ATen decomposes it (x * clamp(clamp(x + 3, 0), None, 6), then / 6
+//     after: MobileNetV3), or any scaling of it.
+// Each is a Pattern rule matched at its last node, which must be the only
+// node reading the pattern's inner nodes; the action makes the group an
+// eltwise op and its post-ops. A pattern whose input is a convolution's or a
+// matmul's result then fuses as that operation's post-ops (post_ops.cpp),
+// like any activation.
 #include <cmath>
 #include <limits>
+
+#include "backends/onednn/aot/fusion/rule.h"
 
 namespace kiln::backends::onednn {
 
@@ -9,16 +23,18 @@ using aot::Node;
 
 namespace {
 
-// `node` as an eltwise op on its first input, or null.
+/// Nodes that compute eltwise ops of one tensor.
+struct ActivationPattern {
+  const aot::Node* input = nullptr;      ///< the tensor x
+  std::vector<const aot::Node*> nodes;   ///< every node of the pattern, the anchor last
+  std::vector<fb::EltwiseT> eltwises;    ///< what they compute, in order, on x
+};
+
+// `node` as an eltwise op on its first input, or nothing.
 std::optional<NodeOp> as_eltwise(const Node* node) {
-  if (node == nullptr || !node->is_call_function()) return std::nullopt;
-  try {
-    NodeOp op = describe_node(*node);
-    if (op.op.AsEltwiseOp() == nullptr || op.group_norm) return std::nullopt;
-    return op;
-  } catch (const Refusal&) {
-    return std::nullopt;
-  }
+  std::optional<NodeOp> op = describe_if(node);
+  if (!op || op->op.AsEltwiseOp() == nullptr || op->group_norm) return std::nullopt;
+  return op;
 }
 
 const fb::EltwiseT& eltwise_of(const NodeOp& op) { return *op.op.AsEltwiseOp()->eltwise; }
@@ -44,7 +60,7 @@ std::optional<ActivationPattern> swish(const Node& mul) {
     if (p.other->users().size() != 1) continue;
     const std::optional<NodeOp> op = as_eltwise(p.other);
     if (!op || op->inputs[0] != p.x || eltwise_of(*op).algorithm != fb::EltwiseAlgorithm::Logistic) continue;
-    return ActivationPattern{"swish", p.x, {p.other, &mul}, {make_eltwise(fb::EltwiseAlgorithm::Swish, 1.0, 0.0)}};
+    return ActivationPattern{p.x, {p.other, &mul}, {make_eltwise(fb::EltwiseAlgorithm::Swish, 1.0, 0.0)}};
   }
   return std::nullopt;
 }
@@ -106,7 +122,7 @@ std::optional<ActivationPattern> hardswish(const Node& mul) {
     if (!fits || !std::isfinite(f.lo) || !std::isfinite(f.hi) || f.hi <= f.lo) continue;
     const double width = f.hi - f.lo;
     if (std::fabs(f.t + f.s * f.lo) > 1e-12 * std::max(1.0, std::fabs(f.t))) continue;
-    ActivationPattern pattern{"hardswish", p.x, chain, {make_eltwise(fb::EltwiseAlgorithm::HardSwish, f.a / width, (f.b - f.lo) / width)}};
+    ActivationPattern pattern{p.x, chain, {make_eltwise(fb::EltwiseAlgorithm::HardSwish, f.a / width, (f.b - f.lo) / width)}};
     pattern.nodes.push_back(&mul);
     append_eltwise(pattern.eltwises, make_eltwise(fb::EltwiseAlgorithm::Linear, f.s * width, 0));
     return pattern;
@@ -114,34 +130,38 @@ std::optional<ActivationPattern> hardswish(const Node& mul) {
   return std::nullopt;
 }
 
-using Rule = std::optional<ActivationPattern> (*)(const Node&);
-constexpr Rule kRules[] = {swish, hardswish};
+// The action: the group is the pattern's first eltwise on x, the others its
+// post-ops; a post-op chain reaching the anchor takes them instead (post_ops.cpp).
+std::optional<Match> as_match(std::optional<ActivationPattern> pattern) {
+  if (!pattern) return std::nullopt;
+  Match match;
+  match.nodes.assign(pattern->nodes.begin(), pattern->nodes.end() - 1);  // the anchor is the group's base
+  match.eltwise_input = pattern->input;
+  match.eltwises = pattern->eltwises;
+  match.apply = [pattern = *pattern](FusedGroup& group) {
+    group.op = describe_or_throw(*group.base);
+    fb::EltwiseOpT eltwise;
+    eltwise.eltwise = std::make_unique<fb::EltwiseT>(pattern.eltwises.front());
+    group.op.op.Set(std::move(eltwise));
+    group.op.inputs = {pattern.input};
+    group.nodes = pattern.nodes;
+    for (size_t i = 1; i < pattern.eltwises.size(); ++i) add_eltwise_post_op(group, pattern.eltwises[i], group.base);
+  };
+  return match;
+}
+
+std::optional<Match> select_swish(const FusedGroup& group, const FusionContext&) { return as_match(swish(*group.base)); }
+std::optional<Match> select_hardswish(const FusedGroup& group, const FusionContext&) {
+  return as_match(hardswish(*group.base));
+}
+
+constexpr FusionRule kRules[] = {
+    {"swish", FusionStage::Pattern, select_swish},
+    {"hardswish", FusionStage::Pattern, select_hardswish},
+};
 
 }  // namespace
 
-std::optional<ActivationPattern> match_activation(const Node& anchor) {
-  if (!anchor.is_call_function()) return std::nullopt;
-  for (Rule rule : kRules) {
-    if (std::optional<ActivationPattern> pattern = rule(anchor)) return pattern;
-  }
-  return std::nullopt;
-}
-
-void append_eltwise(std::vector<fb::EltwiseT>& chain, const fb::EltwiseT& next) {
-  if (next.algorithm == fb::EltwiseAlgorithm::Linear && !chain.empty() &&
-      chain.back().algorithm == fb::EltwiseAlgorithm::Linear) {
-    fb::EltwiseT& last = chain.back();
-    // next(last(x)) = n.alpha * (l.alpha * x + l.beta) + n.beta
-    const double alpha = static_cast<double>(next.alpha) * last.alpha;
-    const double beta = static_cast<double>(next.alpha) * last.beta + next.beta;
-    last.alpha = static_cast<float>(alpha);
-    last.beta = static_cast<float>(beta);
-  } else {
-    chain.push_back(next);
-  }
-  if (chain.back().algorithm == fb::EltwiseAlgorithm::Linear && chain.back().alpha == 1 && chain.back().beta == 0) {
-    chain.pop_back();
-  }
-}
+std::span<const FusionRule> activation_rules() { return kRules; }
 
 }  // namespace kiln::backends::onednn
