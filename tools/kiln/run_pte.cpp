@@ -37,6 +37,7 @@
 #include "runtime/executor/program.h"
 #include "runtime/loader/buffer_data_loader.h"
 #include "runtime/loader/mmap_data_loader.h"
+#include "runtime/module/malloc_memory_allocator.h"
 
 namespace kiln::cli {
 
@@ -110,16 +111,15 @@ struct MethodMemory {
   std::vector<std::vector<uint8_t>> planned;
   std::vector<runtime::Span<uint8_t>> planned_spans;
   std::unique_ptr<runtime::HierarchicalAllocator> planned_memory;
-  std::unique_ptr<uint8_t[]> method_pool;  ///< uninitialized, as the runtime expects
-  std::unique_ptr<runtime::MemoryAllocator> method_allocator;
+  /// Each allocation its own block: a method (and a delegate's weights,
+  /// which oneDNN keeps there) is loaded once, whatever it needs.
+  std::unique_ptr<runtime::MallocMemoryAllocator> method_allocator;
   std::unique_ptr<uint8_t[]> temp_pool;
   std::unique_ptr<runtime::MemoryAllocator> temp_allocator;
   std::unique_ptr<runtime::MemoryManager> manager;
 };
 
 constexpr size_t kTempBytes = size_t{16} << 20;
-constexpr size_t kFirstMethodPoolBytes = size_t{256} << 10;
-constexpr size_t kMaxMethodPoolBytes = size_t{1} << 31;
 
 void allocate_planned(const runtime::MethodMeta& meta, MethodMemory& memory) {
   for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
@@ -136,28 +136,17 @@ void allocate_planned(const runtime::MethodMeta& meta, MethodMemory& memory) {
       std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(kTempBytes), memory.temp_pool.get());
 }
 
-/// Sizes the method allocator for the method (starting small, doubling while
-/// Method::load reports MemoryAllocationFailed; growing 8-fold when a
-/// delegate's init ran out (DelegateMemoryAllocationFailed), since oneDNN's
-/// keeps its weights there: the pool is not touched beyond what is used, so
-/// a larger one costs address space, not memory) and loads it.
+/// Loads the method on memory malloc'd as it asks (a fixed pool sized by
+/// retrying would load it, and create a delegate's primitives, again for
+/// every retry).
 runtime::Method load_method(const runtime::Program& program, const char* name, MethodMemory& memory) {
-  for (size_t bytes = kFirstMethodPoolBytes;;) {
-    memory.method_pool.reset(new uint8_t[bytes]);
-    memory.method_allocator =
-        std::make_unique<runtime::MemoryAllocator>(static_cast<uint32_t>(bytes), memory.method_pool.get());
-    memory.manager = std::make_unique<runtime::MemoryManager>(
-        memory.method_allocator.get(), memory.planned_memory.get(), memory.temp_allocator.get());
-    g_runtime_errors.clear();
-    auto method = program.load_method(name, memory.manager.get());
-    if (method.ok()) return std::move(method.get());
-    const bool delegate_full = method.error() == Error::DelegateMemoryAllocationFailed;
-    const size_t next = std::min(bytes * (delegate_full ? 8 : 2), kMaxMethodPoolBytes);
-    if ((method.error() != Error::MemoryAllocationFailed && !delegate_full) || next == bytes) {
-      fail(std::string("cannot load method '") + name + "'", method.error());
-    }
-    bytes = next;
-  }
+  memory.method_allocator = std::make_unique<runtime::MallocMemoryAllocator>();
+  memory.manager = std::make_unique<runtime::MemoryManager>(memory.method_allocator.get(), memory.planned_memory.get(),
+                                                            memory.temp_allocator.get());
+  g_runtime_errors.clear();
+  auto method = program.load_method(name, memory.manager.get());
+  if (!method.ok()) fail(std::string("cannot load method '") + name + "'", method.error());
+  return std::move(method.get());
 }
 
 // ---------------------------------------------------------------- inputs
