@@ -111,7 +111,9 @@ Error create_memories_and_primitives(CompiledGraph* compiled) {
   return Error::Ok;
 }
 
-// Runs one reorder from `source` (over `data`) into `to` on the stream.
+// Runs one reorder from `source` (over `data`) into `to` on the stream; a
+// copy when the layouts are the same (a bias, a layer norm's scale), which
+// spares creating a reorder primitive for it.
 dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc_t source, const void* data,
                            dnnl_memory_t to, const char** call) {
   const_dnnl_memory_desc_t to_desc = nullptr;
@@ -119,6 +121,13 @@ dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t reorder = nullptr;
   dnnl_status_t status = dnnl_memory_get_memory_desc(to, &to_desc);
+  if (status == dnnl_success && dnnl_memory_desc_equal(source, to_desc)) {
+    void* destination = nullptr;
+    *call = "dnnl_memory_get_data_handle(weights)";
+    status = dnnl_memory_get_data_handle(to, &destination);
+    if (status == dnnl_success) std::memcpy(destination, data, dnnl_memory_desc_get_size(source));
+    return status;
+  }
   *call = "dnnl_memory_create(named data)";
   if (status == dnnl_success) status = dnnl_memory_create(&from, source, compiled.engine, const_cast<void*>(data));
   if (status == dnnl_success) {
