@@ -76,6 +76,9 @@ struct Step {
   dnnl_exec_arg_t exec_args[kMaxStepArgs];
   int32_t fill_memory;  ///< >= 0: fill this plain memory with fill_value first (Pad)
   float fill_value;
+  /// Made and run on one thread, whatever the backend's thread count: too
+  /// small an operation to repay waking the others (small_operation_ns).
+  bool single_thread;
 };
 
 /// A table from the method allocator with a capacity fixed at init.
@@ -124,6 +127,27 @@ struct CompiledGraph {
 /// that overlaps no placed buffer alive during any of the same steps), all
 /// 64-byte aligned; returns the arena's size. `order` lends `count` slots.
 size_t place_buffers(Buffer* buffers, uint32_t count, Buffer** order);
+
+/// An operation's estimated time on one thread, from its sizes: its
+/// multiply-adds (a convolution's or a matmul's) at 30 per ns and every
+/// element it reads or writes at 5 per ns. Below kSmallOperationNs, an
+/// operation's steps run on one thread when the backend has several: forking
+/// to the others and joining them costs more than it saves (ShuffleNetV2 at
+/// 64x64 ran slower on two threads than on one).
+double estimated_ns(const fb::Graph* graph, const fb::Operation* operation);
+inline constexpr double kSmallOperationNs = 8000;
+
+/// Sets the OpenMP threads oneDNN uses for the scope (when they differ).
+class ScopedThreads {
+ public:
+  explicit ScopedThreads(int threads);
+  ~ScopedThreads();
+  ScopedThreads(const ScopedThreads&) = delete;
+  ScopedThreads& operator=(const ScopedThreads&) = delete;
+
+ private:
+  int before_;
+};
 
 /// Stage 1: fills `compiled` (tables reserved from `allocator`) from `blob`.
 [[nodiscard]] runtime::Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* allocator,

@@ -1,5 +1,7 @@
 #include "backends/onednn/runtime/graph_builder.h"
 
+#include <omp.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -38,8 +40,9 @@ Error error_of(dnnl_status_t status) {
 
 // ---------------------------------------------------------------- messages
 
-void GraphBuilder::begin_operation(uint32_t index, bool plain_inputs) {
+void GraphBuilder::begin_operation(uint32_t index, bool plain_inputs, bool single_thread) {
   operation_index_ = index;
+  single_thread_ = single_thread;
   operation_ = blob_.graph->operations()->Get(index);
   plain_inputs_ = plain_inputs;
   wants_retry_ = false;
@@ -287,6 +290,7 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
   step->num_args = 0;
   step->fill_memory = fill_memory;
   step->fill_value = fill_value;
+  step->single_thread = single_thread_;
   for (uint32_t i = 0; i < num_args && i < kMaxStepArgs - 1; ++i) {
     step->args[step->num_args++] = args[i];
     note_use(args[i].memory);
@@ -400,6 +404,50 @@ Capacities capacities_of(const fb::Graph* graph) {
 
 }  // namespace
 
+namespace {
+
+double numel(const fb::Value* value) {
+  double n = 1;
+  for (int64_t size : *value->sizes()) n *= static_cast<double>(size);
+  return n;
+}
+
+}  // namespace
+
+double estimated_ns(const fb::Graph* graph, const fb::Operation* operation) {
+  const auto* values = graph->values();
+  const auto value = [&](int32_t v) { return v >= 0 && static_cast<uint32_t>(v) < values->size() ? values->Get(v) : nullptr; };
+  double elements = 0;
+  for (int32_t v : *operation->inputs()) {
+    if (const fb::Value* in = value(v)) elements += numel(in);
+  }
+  double out_elements = 0;
+  for (int32_t v : *operation->outputs()) {
+    if (const fb::Value* out = value(v)) out_elements += numel(out);
+  }
+  elements += out_elements;
+  double macs = 0;
+  const auto* inputs = operation->inputs();
+  if (operation->op_type() == fb::OperationKind::Convolution && inputs->size() > 1) {
+    const fb::Value* weights = value(inputs->Get(1));
+    if (weights != nullptr && weights->sizes()->size() > 0 && weights->sizes()->Get(0) > 0) {
+      macs = out_elements * numel(weights) / static_cast<double>(weights->sizes()->Get(0));  // out x (ic/g x kernel)
+    }
+  } else if (operation->op_type() == fb::OperationKind::MatMul && inputs->size() > 0) {
+    const fb::Value* a = value(inputs->Get(0));
+    if (a != nullptr && a->sizes()->size() > 0) macs = out_elements * static_cast<double>(a->sizes()->Get(a->sizes()->size() - 1));
+  }
+  return macs / 30.0 + elements / 5.0;
+}
+
+ScopedThreads::ScopedThreads(int threads) : before_(omp_get_max_threads()) {
+  if (threads != before_) omp_set_num_threads(threads);
+}
+
+ScopedThreads::~ScopedThreads() {
+  if (omp_get_max_threads() != before_) omp_set_num_threads(before_);
+}
+
 Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* allocator, CompiledGraph* compiled) {
   const Capacities c = capacities_of(blob.graph);
   const uint32_t num_values = blob.graph->values()->size();
@@ -413,11 +461,16 @@ Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* alloc
   }
   for (uint32_t v = 0; v < num_values; ++v) values[v] = ValueState{-1, -1};
   GraphBuilder builder(blob, compiled, values);
+  const bool several_threads = omp_get_max_threads() > 1;
   for (uint32_t o = 0; o < blob.graph->operations()->size(); ++o) {
-    builder.begin_operation(o, /*plain_inputs=*/false);
+    // A small operation's primitives are made for one thread (oneDNN fixes
+    // a primitive's thread split when it makes it) and run on one.
+    const bool single = several_threads && estimated_ns(blob.graph, blob.graph->operations()->Get(o)) < kSmallOperationNs;
+    ScopedThreads threads(single ? 1 : omp_get_max_threads());
+    builder.begin_operation(o, /*plain_inputs=*/false, single);
     Error error = build_operation(builder);
     if (error != Error::Ok && builder.wants_retry()) {
-      builder.begin_operation(o, /*plain_inputs=*/true);
+      builder.begin_operation(o, /*plain_inputs=*/true, single);
       error = build_operation(builder);
     }
     KILN_TRY(error);

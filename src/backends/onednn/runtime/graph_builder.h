@@ -89,7 +89,7 @@ class GraphBuilder {
       : blob_(blob), compiled_(compiled), values_(values) {}
 
   // ---- the operation being planned
-  void begin_operation(uint32_t index, bool plain_inputs);
+  void begin_operation(uint32_t index, bool plain_inputs, bool single_thread);
   const fb::Operation* operation() const { return operation_; }
   /// True on the second attempt: every input must be read in plain layout.
   bool plain_inputs() const { return plain_inputs_; }
@@ -185,6 +185,7 @@ class GraphBuilder {
   uint32_t operation_index_ = 0;
   const fb::Operation* operation_ = nullptr;
   bool plain_inputs_ = false;
+  bool single_thread_ = false;  ///< the operation's steps run on one thread
   bool wants_retry_ = false;
   struct PendingReorder {
     int32_t from = -1, to = -1;

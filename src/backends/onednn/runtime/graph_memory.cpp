@@ -5,6 +5,8 @@
 // memory object per memory (arguments bound later, at execute), one
 // primitive per step, and each constant reordered once from its named data,
 // which is released right after.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -102,6 +104,7 @@ Error create_memories_and_primitives(CompiledGraph* compiled) {
       step.exec_args[a] = dnnl_exec_arg_t{step.args[a].arg, compiled->memories[step.args[a].memory].memory};
     }
     if (step.pd == nullptr) continue;
+    ScopedThreads threads(step.single_thread ? 1 : omp_get_max_threads());
     const dnnl_status_t status = dnnl_primitive_create(&step.primitive, step.pd);
     if (status != dnnl_success) {
       step.primitive = nullptr;

@@ -236,10 +236,17 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
   }
   const bool tracing = context.tracing();
   uint64_t operation_start = tracing ? runtime::trace_clock_ns() : 0;
+  const int threads = omp_get_max_threads();
+  const ScopedThreads restore(threads);  // after steps that ran on one thread
+  bool single = false;
   for (uint32_t s = 0; s < graph.steps.size; ++s) {
     const Step& step = graph.steps[s];
     if (step.fill_memory >= 0) fill(graph, graph.memories[static_cast<uint32_t>(step.fill_memory)], step.fill_value);
     if (step.primitive != nullptr) {
+      if (step.single_thread != single) {
+        omp_set_num_threads(step.single_thread ? 1 : threads);
+        single = step.single_thread;
+      }
       const dnnl_status_t status =
           dnnl_primitive_execute(step.primitive, graph.stream, static_cast<int>(step.num_args), step.exec_args);
       if (status != dnnl_success) return step_failed(graph, step.operation, "dnnl_primitive_execute", status);

@@ -5,8 +5,12 @@
 // relative+absolute (float32 accumulation order differs from the double
 // references).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
+
+#include "backends/onednn/onednn_blob.h"
+#include "backends/onednn/runtime/compiled_graph.h"
 
 #include "backends/onednn/test/runtime_test_util.h"
 #include "backends/onednn/test/reference_ops.h"
@@ -492,6 +496,41 @@ TEST(OneDnnOpsTest, ConstantPadWithPositiveAndNegativeAmounts) {
 }
 
 // ---------------------------------------------------------------- threads
+
+// With two threads, an operation too small to repay forking (a relu of 16
+// floats) is made and run on one; a large one (a 3x3 convolution of 64
+// channels at 56x56) on both. Execute leaves OpenMP at the backend's count.
+TEST(OneDnnOpsTest, SmallOperationsRunOnOneThreadAmongSeveral) {
+  set_num_threads(2);
+  const Sizes xs{2, 8}, is{1, 64, 56, 56}, ws{64, 64, 3, 3};
+  BlobBuilder b;
+  const int x = b.input(xs), image = b.input(is), wv = b.constant(ws, random_values(numel(ws), 3));
+  const int small = b.output(xs), large = b.output(is);
+  const auto e = fb::CreateEltwise(b.fbb, fb::EltwiseAlgorithm::Relu, 0, 0);
+  b.op(fb::OperationKind::EltwiseOp, fb::CreateEltwiseOp(b.fbb, e).Union(), {x}, small);
+  b.op(fb::OperationKind::Convolution, conv(b, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 1), {image, wv, -1}, large);
+  const std::vector<uint8_t> blob = b.finish();
+  const fb::Graph* graph = fb::GetGraph(blob.data() + kBlobHeaderSize);
+  EXPECT_LT(estimated_ns(graph, graph->operations()->Get(0)), kSmallOperationNs);
+  EXPECT_GT(estimated_ns(graph, graph->operations()->Get(1)), 100 * kSmallOperationNs);  // 115M multiply-adds
+  Runner runner;
+  ASSERT_EQ(runner.init(blob, &b.named_data), Error::Ok);
+  const auto* compiled = static_cast<const CompiledGraph*>(runner.handle);
+  std::vector<bool> single(2, false), seen(2, false);
+  for (uint32_t s = 0; s < compiled->steps.size; ++s) {
+    const Step& step = compiled->steps[s];
+    seen[step.operation] = true;
+    single[step.operation] = step.single_thread;
+  }
+  EXPECT_TRUE(seen[0] && seen[1]);
+  EXPECT_TRUE(single[0]);
+  EXPECT_FALSE(single[1]);
+  HostTensor xt(xs, random_values(numel(xs), 1)), it(is, random_values(numel(is), 2)), o0(xs), o1(is);
+  ASSERT_EQ(runner.execute({&xt, &it, &o0, &o1}), Error::Ok);
+  EXPECT_EQ(o0.data, ref::map(xt.data, relu));
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  set_num_threads(1);
+}
 
 // A small network (conv, pool, matmul) gives the same bits at 1 and 2 threads.
 TEST(OneDnnOpsTest, OneAndTwoThreadsGiveTheSameResults) {
