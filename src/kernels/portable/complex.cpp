@@ -18,10 +18,6 @@ using runtime::SizesType;
 using runtime::Tensor;
 using util::KernelArgs;
 
-ScalarType real_part(ScalarType complex) {
-  return complex == ScalarType::ComplexDouble ? ScalarType::Double : ScalarType::Float;
-}
-
 // Element i of operand `data` of dtype `type` (its complex type's parts, or
 // a real value of the matching type) as a complex number.
 template <typename T>
@@ -47,7 +43,7 @@ void complex_abs_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     a.fail(Error::InvalidArgument, "'self' must be complex here, got %s", runtime::to_string(self.scalar_type()));
     return;
   }
-  if (!a.check_dtype(out, "out", real_part(self.scalar_type())) || !a.check_contiguous(self, "self") ||
+  if (!a.check_dtype(out, "out", runtime::real_type_of(self.scalar_type())) || !a.check_contiguous(self, "self") ||
       !a.check_contiguous(out, "out") || !a.resize_out(out, "out", self.sizes())) {
     return;
   }
@@ -76,7 +72,7 @@ void complex_mul_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   // A real operand is read in the promoted type's part type; a complex one
   // must have the promoted type itself.
   for (const auto& [t, name] : {std::pair<const Tensor&, const char*>{self, "self"}, {other, "other"}}) {
-    const ScalarType want = runtime::is_complex_type(t.scalar_type()) ? type : real_part(type);
+    const ScalarType want = runtime::is_complex_type(t.scalar_type()) ? type : runtime::real_type_of(type);
     if (t.scalar_type() != want) {
       a.fail(Error::NotSupported, "'%s' is %s; with a %s result it must be %s (cast it first)", name,
              runtime::to_string(t.scalar_type()), runtime::to_string(type), runtime::to_string(want));

@@ -473,12 +473,10 @@ void alias_copy_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
 
 namespace {
 
-// The real type of a complex element's parts, or Undefined-like Byte (no
-// match) for a type that is not complex.
+// The real type of a complex element's parts; false for a type that is not complex.
 bool real_part_type(ScalarType complex, ScalarType* real) {
-  if (complex == ScalarType::ComplexFloat) *real = ScalarType::Float;
-  else if (complex == ScalarType::ComplexDouble) *real = ScalarType::Double;
-  else return false;
+  if (!runtime::is_complex_type(complex)) return false;
+  *real = runtime::real_type_of(complex);
   return true;
 }
 

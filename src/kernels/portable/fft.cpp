@@ -54,11 +54,6 @@ struct Lines {
   int64_t first(int64_t k) const { return (k / inner) * length * inner + k % inner; }
 };
 
-// The complex type of a real one.
-ScalarType complex_of(ScalarType real) {
-  return real == ScalarType::Double ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
-}
-
 // The `dim` and `normalization` arguments: distinct dims wrapped into the
 // tensor's rank, none of length 0, and a mode in [0, 2].
 bool read_transform(KernelArgs& a, const Tensor& self, Span<const int64_t> dim_list, int64_t normalization,
@@ -197,7 +192,7 @@ void fft_r2c_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     return;
   }
   if (!read_transform(a, self, dim_list, normalization, dims, /*check_lengths=*/true) ||
-      !a.check_dtype(out, "out", complex_of(self.scalar_type())) || !a.check_contiguous(self, "self") ||
+      !a.check_dtype(out, "out", runtime::complex_type_of(self.scalar_type())) || !a.check_contiguous(self, "self") ||
       !a.check_contiguous(out, "out")) {
     return;
   }

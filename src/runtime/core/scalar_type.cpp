@@ -52,6 +52,14 @@ bool is_floating_type(ScalarType type) {
 
 bool is_complex_type(ScalarType type) { return type == ScalarType::ComplexFloat || type == ScalarType::ComplexDouble; }
 
+ScalarType real_type_of(ScalarType complex) {
+  return complex == ScalarType::ComplexDouble ? ScalarType::Double : ScalarType::Float;
+}
+
+ScalarType complex_type_of(ScalarType real) {
+  return real == ScalarType::Double ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+}
+
 bool is_integral_type(ScalarType type, bool include_bool) {
   switch (type) {
     case ScalarType::Byte:

@@ -146,6 +146,12 @@ const char* short_name(ScalarType type);
 bool is_floating_type(ScalarType type);  // Half, Float, Double, BFloat16
 bool is_integral_type(ScalarType type, bool include_bool);
 bool is_complex_type(ScalarType type);  // ComplexFloat, ComplexDouble
+/// The type of a complex type's parts: Double for ComplexDouble, else Float
+/// (check is_complex_type first where the type may be real).
+ScalarType real_type_of(ScalarType complex);
+/// The complex type of a real one: ComplexDouble for Double, else
+/// ComplexFloat (PyTorch's FFTs compute every other real type in float).
+ScalarType complex_type_of(ScalarType real);
 
 /// PyTorch's type promotion for two tensor operands of the given types.
 /// Only types with arithmetic (see KILN_FORALL_SCALAR_TYPES) and the complex

@@ -12,15 +12,9 @@ namespace kiln::aot::meta {
 
 namespace {
 
-bool is_complex(ScalarType type) { return type == ScalarType::ComplexFloat || type == ScalarType::ComplexDouble; }
-
-// The type of a complex element's parts, and the complex type of a real one.
-ScalarType real_part(ScalarType complex) {
-  return complex == ScalarType::ComplexDouble ? ScalarType::Double : ScalarType::Float;
-}
-ScalarType complex_of(ScalarType real) {
-  return real == ScalarType::Double ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
-}
+using runtime::complex_type_of;
+using runtime::is_complex_type;
+using runtime::real_type_of;
 
 // The dims an FFT transforms (argument 1), wrapped and distinct, at least one;
 // and its normalization (argument 2) in [0, 2].
@@ -47,14 +41,14 @@ ValueMeta fft_r2c(const Call& c) {
     SymExpr& last = sizes[dims.back()];
     last = SymExpr::floordiv(last, SymExpr::constant(2)) + 1;
   }
-  return TensorMeta(complex_of(self.dtype), sizes);
+  return TensorMeta(complex_type_of(self.dtype), sizes);
 }
 
 // Complex in, its real type out; the last transformed dim, which holds
 // last_dim_size / 2 + 1 bins, becomes last_dim_size.
 ValueMeta fft_c2r(const Call& c) {
   const TensorMeta& self = c.tensor(0);
-  if (!is_complex(self.dtype)) c.fail("takes a complex tensor, got " + self.to_string());
+  if (!is_complex_type(self.dtype)) c.fail("takes a complex tensor, got " + self.to_string());
   const std::vector<size_t> dims = transformed_dims(c, self.rank());
   std::vector<SymExpr> sizes = self.sizes;
   const SymExpr n = c.sym_arg(3);
@@ -65,15 +59,15 @@ ValueMeta fft_c2r(const Call& c) {
            " bins; a last_dim_size of " + n.to_string() + " takes " + bins.to_string());
   }
   sizes[dims.back()] = n;
-  return TensorMeta(real_part(self.dtype), sizes);
+  return TensorMeta(real_type_of(self.dtype), sizes);
 }
 
 ValueMeta view_as_real(const Call& c) {
   const TensorMeta& self = c.tensor(0);
-  if (!is_complex(self.dtype)) c.fail("takes a complex tensor, got " + self.to_string());
+  if (!is_complex_type(self.dtype)) c.fail("takes a complex tensor, got " + self.to_string());
   std::vector<SymExpr> sizes = self.sizes;
   sizes.push_back(SymExpr::constant(2));
-  return TensorMeta(real_part(self.dtype), sizes);
+  return TensorMeta(real_type_of(self.dtype), sizes);
 }
 
 ValueMeta view_as_complex(const Call& c) {
@@ -84,17 +78,17 @@ ValueMeta view_as_complex(const Call& c) {
   if (self.rank() == 0 || !(self.sizes.back() == SymExpr::constant(2))) {
     c.fail("takes a tensor whose last dim is 2 (real, imaginary), got " + self.to_string());
   }
-  return TensorMeta(complex_of(self.dtype), std::vector<SymExpr>(self.sizes.begin(), self.sizes.end() - 1));
+  return TensorMeta(complex_type_of(self.dtype), std::vector<SymExpr>(self.sizes.begin(), self.sizes.end() - 1));
 }
 
 // The real FFTs' input: float or double as itself, an integer or bool tensor
 // as float (torch promotes them).
 ScalarType signal_type(const Call& c, const TensorMeta& self, bool inverse) {
   if (inverse) {
-    if (!is_complex(self.dtype)) c.fail("takes a complex tensor, got " + self.to_string());
-    return real_part(self.dtype);
+    if (!is_complex_type(self.dtype)) c.fail("takes a complex tensor, got " + self.to_string());
+    return real_type_of(self.dtype);
   }
-  if (is_complex(self.dtype)) c.fail("takes a real tensor, got " + self.to_string());
+  if (is_complex_type(self.dtype)) c.fail("takes a real tensor, got " + self.to_string());
   return self.dtype == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
 }
 
@@ -132,7 +126,7 @@ ValueMeta real_fft(const Call& c, const Argument& s_arg, const Argument& dim_arg
                                        : sizes[dims[i]];
     sizes[dims[i]] = !inverse && last ? SymExpr::floordiv(length, SymExpr::constant(2)) + 1 : length;
   }
-  return TensorMeta(inverse ? real : complex_of(real), sizes);
+  return TensorMeta(inverse ? real : complex_type_of(real), sizes);
 }
 
 // hann_window(window_length, [periodic,] dtype): [window_length], dtype or float.
@@ -155,7 +149,7 @@ ValueMeta stft(const Call& c) {
   sizes.push_back(SymExpr::floordiv(self.sizes.back() - n_fft, SymExpr::constant(hop)) + 1);
   const bool return_complex = !c.is_none(7) && c.boolean(7);
   if (!return_complex) sizes.push_back(SymExpr::constant(2));
-  return TensorMeta(return_complex ? complex_of(real) : real, sizes);
+  return TensorMeta(return_complex ? complex_type_of(real) : real, sizes);
 }
 
 }  // namespace
@@ -181,7 +175,7 @@ void add_complex_rules(RuleTable& t) {
   const Rule real_abs = t.at("aten::abs.default");
   t["aten::abs.default"] = [real_abs](const Call& c) -> ValueMeta {
     const TensorMeta& self = c.tensor(0);
-    return is_complex(self.dtype) ? ValueMeta(TensorMeta(real_part(self.dtype), self.sizes)) : real_abs(c);
+    return is_complex_type(self.dtype) ? ValueMeta(TensorMeta(real_type_of(self.dtype), self.sizes)) : real_abs(c);
   };
 }
 

@@ -137,6 +137,18 @@ bool promotes(ScalarType a, ScalarType b) {
 
 using ST = ScalarType;
 
+TEST(ScalarTypeTest, ComplexTypesAndTheirParts) {
+  EXPECT_EQ(real_type_of(ScalarType::ComplexFloat), ScalarType::Float);
+  EXPECT_EQ(real_type_of(ScalarType::ComplexDouble), ScalarType::Double);
+  EXPECT_EQ(complex_type_of(ScalarType::Float), ScalarType::ComplexFloat);
+  EXPECT_EQ(complex_type_of(ScalarType::Double), ScalarType::ComplexDouble);
+  EXPECT_EQ(complex_type_of(ScalarType::Half), ScalarType::ComplexFloat);  // computed in float, as PyTorch's FFTs do
+  for (ScalarType t : {ScalarType::ComplexFloat, ScalarType::ComplexDouble}) {
+    EXPECT_TRUE(is_complex_type(t));
+    EXPECT_EQ(complex_type_of(real_type_of(t)), t);
+  }
+}
+
 TEST(PromoteTypesTest, SameTypePromotesToItself) {
   for (ST t : {ST::Bool, ST::Byte, ST::Char, ST::Short, ST::Int, ST::Long, ST::Half, ST::BFloat16,
                ST::Float, ST::Double, ST::UInt16, ST::UInt32, ST::UInt64}) {
