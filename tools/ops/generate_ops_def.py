@@ -2,7 +2,10 @@
 """Writes src/aot/ir/op_table/ops.def, Kiln's op schema table, from an installed torch.
 
 One row per functional overload of every ATen op the dispatcher knows
-(torch._C._dispatch_get_all_op_names()), as
+(torch._C._dispatch_get_all_op_names()), and of every op of the
+quantized_decomposed namespace (the quantize/dequantize ops of PT2E programs,
+which torch.ao registers, and the quantized kernels ExecuTorch adds to it:
+embedding_byte, mixed_linear, ...), as
 KILN_OP(tags, "functional schema", "out-variant schema" or ""), with the
 schemas as str(torch.ops.aten.<op>.<overload>._schema) prints them and the tags
 from torch.Tag (core, view_copy). Out overloads appear as the out variant of
@@ -19,6 +22,17 @@ import json
 import pathlib
 
 import torch
+# Registers quantized_decomposed's quantize/dequantize/choose_qparams ops.
+import torch.ao.quantization.fx._decomposed  # noqa: F401
+# Registers the rest of ExecuTorch's quantized operator set in that namespace
+# (embedding_byte/2bit/4bit, mixed_mm, mixed_linear, add).
+import executorch.exir.passes._quant_patterns_and_replacements  # noqa: F401
+# And the out variants of its quantized kernels (quantize_per_tensor.out, ...),
+# which its kernel library registers.
+import executorch.kernels.quantized  # noqa: F401
+
+# The namespaces of the table, in this order.
+NAMESPACES = ("aten", "quantized_decomposed")
 
 OUT = pathlib.Path(__file__).resolve().parents[2] / "src" / "aot" / "ir" / "op_table" / "ops.def"
 
@@ -39,14 +53,25 @@ HEADER = """\
 """
 
 
-def aten_overloads():
-    """(packet, overload object) for every ATen overload the dispatcher knows."""
+def overloads_of(namespace):
+    """(packet, overload object) for every overload of `namespace` the dispatcher knows."""
+    prefix = namespace + "::"
     for name in sorted(torch._C._dispatch_get_all_op_names()):
-        if not name.startswith("aten::"):
+        if not name.startswith(prefix):
             continue
-        op, _, overload = name[len("aten::"):].partition(".")
-        packet = getattr(torch.ops.aten, op)
+        op, _, overload = name[len(prefix):].partition(".")
+        packet = getattr(getattr(torch.ops, namespace), op)
         yield packet, getattr(packet, overload or "default")
+
+
+def overload_names(packet):
+    """The overloads of `packet` the dispatcher knows (packet.overloads()
+    misses some that ExecuTorch registers from C++, quantized_decomposed::add.out)."""
+    prefix = packet._qualified_op_name + "."
+    names = {n[len(prefix):] for n in torch._C._dispatch_get_all_op_names() if n.startswith(prefix)}
+    if packet._qualified_op_name in torch._C._dispatch_get_all_op_names():
+        names.add("default")
+    return sorted(names | set(packet.overloads()))
 
 
 def supported(schema):
@@ -63,7 +88,7 @@ def out_overloads(packet, functional):
     that can be `functional`'s: one out argument per returned value, and no
     other argument written (_amp_foreach_non_finite_check_and_unscale.out
     also writes found_inf: not an out variant in this sense)."""
-    for name in packet.overloads():
+    for name in overload_names(packet):
         schema = getattr(packet, name)._schema
         outs = [a for a in schema.arguments if a.is_out]
         rest = [a for a in schema.arguments if not a.is_out]
@@ -112,7 +137,7 @@ def row(op, out):
 
 
 def main():
-    overloads = list(aten_overloads())
+    overloads = [o for namespace in NAMESPACES for o in overloads_of(namespace)]
     functional = [(packet, op) for packet, op in overloads if not any(a.is_out for a in op._schema.arguments)]
     kept = [(packet, op) for packet, op in functional if supported(op._schema)]
     pairs = out_variants(kept)
@@ -121,7 +146,10 @@ def main():
     out_only = len(overloads) - len(functional) - len(pairs)
     text = HEADER.format(version=torch.__version__.split("+")[0])
     text += "\n// ---- core ATen ops (torch.Tag.core) ----\n" + "".join(core)
-    text += "\n// ---- every other ATen op ----\n" + "".join(other)
+    aten_other = [r for r in other if '"aten::' in r]
+    text += "\n// ---- every other ATen op ----\n" + "".join(aten_other)
+    text += "\n// ---- quantized_decomposed (PT2E quantization, ExecuTorch's quantized kernels) ----\n"
+    text += "".join(r for r in other if r not in aten_other)
     OUT.write_text(text)
     print(f"wrote {OUT}: {len(kept)} functional ops ({len(core)} core), {len(pairs)} out variants; left out "
           f"{len(functional) - len(kept)} with unsupported argument types and {out_only} out overloads without "

@@ -217,6 +217,7 @@ const meta::RuleTable& rules() {
     meta::add_shape_rules(t);
     meta::add_nn_rules(t);
     meta::add_factory_rules(t);
+    meta::add_quantized_rules(t);
     meta::add_complex_rules(t);
     return t;
   }();
