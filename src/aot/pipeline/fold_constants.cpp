@@ -8,6 +8,7 @@
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
 #include "aot/ir/op_table/op_schema.h"
+#include "aot/ir/quantization.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/op_support.h"
 
@@ -43,9 +44,13 @@ bool static_tensor_meta(const Node& node) {
   return false;
 }
 
-// An op whose result is a function of its arguments alone.
+// An op whose result is a function of its arguments alone, and worth
+// computing ahead: not a quantized_decomposed op (a dequantized weight would
+// be stored as float, four times larger, and hide its int8 values from the
+// backends that compute with them).
 bool pure_op(const Node& node) {
   if (is_call_of(node, ExecKind::GetItem)) return true;
+  if (quant_op_kind(node.target()) != QuantOpKind::None) return false;
   const OpSchema* schema = find_op_schema(node.target());
   if (schema == nullptr || is_training_only(*schema)) return false;
   return std::none_of(schema->arguments.begin(), schema->arguments.end(),
@@ -69,7 +74,9 @@ class Folder {
     find_foldable();
     std::vector<Node*> folded = frontier();
     while (drop_growing(folded)) folded = frontier();
-    if (folded.empty()) return false;
+    // A program may carry weights nothing reads (a PT2E quantized program
+    // keeps the float weights its int8 ones replaced): they are dropped.
+    if (folded.empty()) return drop_unread_weights();
     const std::vector<Value> values = evaluate(folded);
     replace(folded, values);
     return true;
@@ -229,7 +236,8 @@ class Folder {
     drop_unread_weights();
   }
 
-  void drop_unread_weights() {
+  bool drop_unread_weights() {
+    bool dropped = false;
     Graph& graph = program_.graph();
     auto& specs = program_.graph_signature().input_specs;
     const std::vector<Node*> placeholders = graph.placeholders();
@@ -244,7 +252,9 @@ class Folder {
       }
       specs.erase(specs.begin() + static_cast<std::ptrdiff_t>(i));
       graph.erase_node(node);
+      dropped = true;
     }
+    return dropped;
   }
 
   std::string unused_target(const std::string& base) const {

@@ -8,12 +8,14 @@
 // mask) that never depended on the input.
 //
 // Not folded: random ops (is_training_only), ops that write their inputs,
+// quantize and dequantize ops (a weight stays int8),
 // results that are not tensors of static sizes, values the program returns,
 // and, past kMaxGrowthBytes, a result larger than the weights it is computed
 // from (an expand of a small constant to a large tensor stays an expand) or
 // computed from a weight that other nodes still read (a tied embedding's
-// transpose would store the weight twice). Weights no node reads
-// any more are dropped from the program. The new constant's placeholder
+// transpose would store the weight twice). Weights no node reads (any
+// more, or ever: a PT2E quantized program keeps the float weights its int8
+// ones replaced) are dropped from the program. The new constant's placeholder
 // keeps the provenance of the node it replaces.
 #pragma once
 
