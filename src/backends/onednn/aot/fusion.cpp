@@ -4,10 +4,12 @@
 #include <set>
 
 #include "aot/ir/error.h"
+#include "aot/ir/quantization.h"
 #include "backends/onednn/aot/fusion/rule.h"
 
 namespace kiln::backends::onednn {
 
+using aot::AotError;
 using aot::Node;
 
 namespace {
@@ -32,7 +34,7 @@ class FusionDriver {
 
  private:
   bool starts_group(const Node* node) const {
-    return node->is_call_function() && !is_getitem(node) && !taken_.count(node);
+    return node->is_call_function() && !is_getitem(node) && !taken_.count(node) && !context_.constants.count(node);
   }
 
   bool free(const Match& match) const {
@@ -121,6 +123,51 @@ class FusionDriver {
 
 }  // namespace
 
+namespace {
+
+// dequantize_per_channel(weight, scales, zero_points?, axis, ...) of
+// constants, in float32: (q - zero_point) * scale as PyTorch computes it (a
+// float32 scale's product is exact in double before the one rounding).
+aot::HostTensor dequantized_weight(const Node& node, const ConstantTensors& constants) {
+  const auto constant = [&](const aot::Argument& arg, const char* what) -> const aot::HostTensor* {
+    if (arg.is_none()) return nullptr;
+    auto it = arg.is_node() ? constants.find(arg.node()) : constants.end();
+    if (it == constants.end()) {
+      throw AotError("OneDnnBackend: '" + node.name() + "' dequantizes " + what + " that are not constants");
+    }
+    return it->second;
+  };
+  const aot::ArgumentList& args = node.args();
+  const aot::HostTensor& weight = *constant(args.at(0), "values");
+  const aot::HostTensor& scales = *constant(args.at(1), "scales");
+  const aot::HostTensor* zero_points = constant(args.at(2), "zero points");
+  const std::vector<int64_t>& sizes = weight.sizes();
+  const int64_t axis = args.at(3).to_int() < 0 ? args[3].to_int() + static_cast<int64_t>(sizes.size()) : args[3].to_int();
+  if (axis < 0 || axis >= static_cast<int64_t>(sizes.size()) || scales.numel() != sizes[static_cast<size_t>(axis)] ||
+      (zero_points != nullptr && zero_points->numel() != scales.numel())) {
+    throw AotError("OneDnnBackend: '" + node.name() + "': its scales do not match its weight's axis " + std::to_string(axis));
+  }
+  const aot::HostTensor values = weight.is_contiguous() ? weight : weight.clone();
+  const std::vector<double> q = values.to_doubles();
+  const std::vector<double> s = scales.to_doubles();
+  const std::vector<double> z = zero_points == nullptr ? std::vector<double>(s.size(), 0.0) : zero_points->to_doubles();
+  for (double scale : s) {
+    if (const std::string why = aot::check_scale(scale); !why.empty()) throw AotError("node '" + node.name() + "': " + why);
+  }
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(axis) + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  const int64_t channels = sizes[static_cast<size_t>(axis)];
+  aot::HostTensor result = aot::HostTensor::zeros(aot::ScalarType::Float, sizes);
+  float* out = result.data<float>();
+  for (size_t i = 0; i < q.size(); ++i) {
+    const size_t c = static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels);
+    out[i] = static_cast<float>((q[i] - z[c]) * s[c]);
+  }
+  return result;
+}
+
+}  // namespace
+
 ConstantTensors constant_tensors(const aot::ExportedProgram& partition) {
   ConstantTensors result;
   const auto placeholders = partition.graph().placeholders();
@@ -130,6 +177,11 @@ ConstantTensors constant_tensors(const aot::ExportedProgram& partition) {
     const aot::HostTensor* tensor = partition.find_lifted_tensor(specs[i]);
     if (tensor == nullptr) throw aot::AotError("OneDnnBackend: input '" + placeholders[i]->name() + "' has no tensor");
     result[placeholders[i]] = tensor;
+  }
+  for (const Node* node : partition.graph()) {
+    if (aot::quant_op_kind(node->target()) != aot::QuantOpKind::DequantizePerChannel) continue;
+    result.computed.push_back(dequantized_weight(*node, result));
+    result[node] = &result.computed.back();
   }
   return result;
 }

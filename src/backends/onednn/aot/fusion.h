@@ -15,6 +15,8 @@
 // every node describe_node accepts lowers on its own.
 #pragma once
 
+#include <list>
+
 #include <map>
 #include <vector>
 
@@ -51,8 +53,16 @@ struct FusedGroup {
   const aot::Node* last() const { return result != nullptr ? result : nodes.back(); }
 };
 
-/// The parameters, buffers and constants a partition owns, by placeholder.
-using ConstantTensors = std::map<const aot::Node*, const aot::HostTensor*>;
+/// The parameters, buffers and constants a partition owns, by placeholder,
+/// and the constants the lowering computes from them: a
+/// dequantize_per_channel of an int8 weight, as the float32 weight it stands
+/// for (as PyTorch computes it), by node.
+struct ConstantTensors : std::map<const aot::Node*, const aot::HostTensor*> {
+  ConstantTensors() = default;
+  ConstantTensors(ConstantTensors&&) = default;
+  ConstantTensors(const ConstantTensors&) = delete;  // the map points into `computed`
+  std::list<aot::HostTensor> computed;
+};
 ConstantTensors constant_tensors(const aot::ExportedProgram& partition);
 
 /// The groups of `partition`'s call_function nodes, ordered by their last

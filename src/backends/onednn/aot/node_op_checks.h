@@ -42,5 +42,8 @@ using NodeDescriber = NodeOp (*)(const aot::Node&, const std::vector<aot::Argume
 const std::map<std::string, NodeDescriber>& elementwise_describers();
 /// Layout ops as Reorder (node_ops_layout.cpp).
 const std::map<std::string, NodeDescriber>& layout_describers();
+/// quantize and dequantize ops (node_ops_quantized.cpp); they check their
+/// own results (a quantize op's is an integer tensor).
+const std::map<std::string, NodeDescriber>& quantized_describers();
 
 }  // namespace kiln::backends::onednn

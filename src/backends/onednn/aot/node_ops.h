@@ -76,6 +76,26 @@ std::string qualified_op(const aot::Node& node);
 /// The ops describe_node may accept.
 std::vector<std::string> supported_op_names();
 
+/// A quantize_per_tensor op read only by dequantize ops of its parameters,
+/// as float32 on the quantization grid:
+///   scale * clamp(round(x * inverse_scale), lowest, highest)
+/// with lowest/highest the range less the zero point.
+struct QuantizedGrid {
+  const aot::Node* input = nullptr;  ///< x
+  float inverse_scale = 1;           ///< (float)(1.0 / scale), as PyTorch computes it
+  float scale = 1;
+  double lowest = 0;
+  double highest = 0;
+
+  /// Linear(inverse_scale), Round, Clip(lowest, highest), Linear(scale).
+  std::vector<fb::EltwiseT> eltwises() const;
+};
+
+/// `quantize` as a QuantizedGrid; throws Refusal if it is not one (its
+/// parameters computed at run time or inconsistent, or its result read by
+/// something other than dequantize ops of its parameters).
+QuantizedGrid quantized_grid(const aot::Node& quantize);
+
 /// An eltwise of the blob (alpha and beta as float32).
 fb::EltwiseT make_eltwise(fb::EltwiseAlgorithm algorithm, double alpha = 0, double beta = 0);
 

@@ -1,6 +1,7 @@
 #include "backends/onednn/aot/onednn_backend.h"
 
 #include "aot/ir/exec_kind.h"
+#include "aot/ir/quantization.h"
 #include "backends/onednn/aot/blob_io.h"
 #include "backends/onednn/aot/lowering.h"
 #include "backends/onednn/aot/node_ops.h"
@@ -71,6 +72,23 @@ std::string input_layout_problem(const Node& node) {
   return "";
 }
 
+// Why a dequantize_per_channel `node` does not dequantize a weight (a
+// parameter, buffer or constant of `program`), or "": OneDnnBackend computes
+// the float32 weight at lowering.
+std::string unweighted_dequantize(const Node& node, const aot::ExportedProgram& program) {
+  if (aot::quant_op_kind(node.target()) != aot::QuantOpKind::DequantizePerChannel) return "";
+  const auto placeholders = program.graph().placeholders();
+  const auto& specs = program.graph_signature().input_specs;
+  for (const Node* input : node.input_nodes()) {
+    for (size_t i = 0; i < placeholders.size() && i < specs.size(); ++i) {
+      if (placeholders[i] == input && specs[i].kind == aot::InputKind::UserInput) {
+        return "it dequantizes the user input '" + input->name() + "' per channel; OneDnnBackend dequantizes weights only";
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string OneDnnBackend::id() const { return kBackendId; }
@@ -79,7 +97,7 @@ std::vector<std::string> OneDnnBackend::supported_ops() const { return supported
 
 std::string OneDnnBackend::describe_blob(const std::vector<uint8_t>& blob) const { return describe_onednn_blob(blob); }
 
-NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram&) const {
+NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram& program) const {
   try {
     // The boolean nodes of a safe softmax run as part of it (fusion/softmax.h).
     if (std::optional<SafeSoftmax> pattern = safe_softmax_containing(node)) {
@@ -89,6 +107,7 @@ NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram
     }
     const NodeOp op = describe_node(node);
     if (std::string problem = input_layout_problem(node); !problem.empty()) return NodeSupport::no(problem);
+    if (std::string problem = unweighted_dequantize(node, program); !problem.empty()) return NodeSupport::no(problem);
     if (op.is_layout() && !compute_upstream(node, kLayoutReach) && !compute_downstream(node, kLayoutReach)) {
       return NodeSupport::no("a layout op with no oneDNN compute op next to it; alone it is not worth a delegate call");
     }

@@ -31,6 +31,7 @@ bool eltwise_algorithm(const fb::Eltwise* e, dnnl_alg_kind_t* alg, float* alpha,
     case fb::EltwiseAlgorithm::Sqrt: *alg = dnnl_eltwise_sqrt; return true;
     case fb::EltwiseAlgorithm::Square: *alg = dnnl_eltwise_square; return true;
     case fb::EltwiseAlgorithm::Linear: *alg = dnnl_eltwise_linear; return true;
+    case fb::EltwiseAlgorithm::Round: *alg = dnnl_eltwise_round; return true;
   }
   return false;
 }

@@ -94,6 +94,7 @@ class ReferenceBuilder {
       case fb::EltwiseAlgorithm::Square: return call("aten::mul.Tensor", {x, x});
       case fb::EltwiseAlgorithm::Linear:
         return call("aten::add.Scalar", {call("aten::mul.Scalar", {x, double{e.alpha}}), double{e.beta}});
+      case fb::EltwiseAlgorithm::Round: return call("aten::round", {x});
     }
     throw AotError("unknown eltwise algorithm");
   }

@@ -629,13 +629,107 @@ Cases fusion_cases() {
   };
 }
 
+// ---- quantized (PT2E's quantize and dequantize ops around float ops) ----
+
+// The int8 grid of the cases' activations: [-128, 127].
+constexpr int64_t kQuantMin = -128, kQuantMax = 127;
+
+// x on an int8 grid: dequantize(quantize(x)) of one scale and zero point.
+Node* on_grid(CaseBuilder& c, Node* x, double scale, int64_t zero_point) {
+  const auto int8 = aot::ScalarType::Char;
+  Node* q = c.call("quantized_decomposed::quantize_per_tensor", {x, scale, zero_point, kQuantMin, kQuantMax, int8});
+  return c.call("quantized_decomposed::dequantize_per_tensor", {q, scale, zero_point, kQuantMin, kQuantMax, int8});
+}
+
+// A weight of int8 values in [-127, 127] dequantized per output channel
+// (axis 0), scales about 2 / 127 so that it spans [-2, 2] like the float cases.
+Node* int8_weight(CaseBuilder& c, const std::vector<int64_t>& sizes, uint32_t seed) {
+  HostTensor values = HostTensor::zeros(aot::ScalarType::Char, sizes);
+  const HostTensor noise = random_tensor(sizes, seed, Values::kSigned);
+  for (int64_t i = 0; i < values.numel(); ++i) {
+    values.data<int8_t>()[i] = static_cast<int8_t>(std::lround(noise.data<float>()[i] * 63.5f));
+  }
+  HostTensor scales = HostTensor::zeros(aot::ScalarType::Float, {sizes[0]});
+  HostTensor zero_points = HostTensor::zeros(aot::ScalarType::Long, {sizes[0]});
+  for (int64_t o = 0; o < sizes[0]; ++o) scales.data<float>()[o] = 0.0157f * (1.0f + 0.05f * static_cast<float>(o % 7));
+  const std::string id = std::to_string(seed);
+  return c.call("quantized_decomposed::dequantize_per_channel",
+                {c.constant("wq" + id, values), c.constant("ws" + id, scales), c.constant("wz" + id, zero_points), 0, -127,
+                 127, aot::ScalarType::Char});
+}
+
+// One quantum of the result's grid (and a float32 rounding of the values it
+// is computed from): oneDNN sums a convolution in another order than the
+// portable kernels, which may move a value across a rounding boundary.
+aot::testing::Tolerance one_quantum(double scale) { return {scale * 1.001 + 1e-5, 0}; }
+
+ConformanceCase quantized(const std::string& op, const std::string& name, double result_scale,
+                          std::function<Node*(CaseBuilder&)> body) {
+  ConformanceCase c = fused(op, name, std::move(body));
+  c.tolerance = one_quantum(result_scale);
+  return c;
+}
+
+Cases quantized_cases() {
+  const std::string quantize = "quantized_decomposed::quantize_per_tensor.default";
+  const std::string dequantize = "quantized_decomposed::dequantize_per_tensor.default";
+  const std::string per_channel = "quantized_decomposed::dequantize_per_channel.default";
+  const double in_scale = 2.0 / 127, out_scale = 0.05;
+  return {
+      quantized(quantize, "grid_of_an_input_zero_point_3", 0.03, [](CaseBuilder& c) { return on_grid(c, c.input({2, 3, 7, 5}), 0.03, 3); }),
+      quantized(dequantize, "grid_read_twice", 0.02, [](CaseBuilder& c) {
+        Node* x = c.input({2, 19, 7, 5});
+        const auto int8 = aot::ScalarType::Char;
+        Node* q = c.call("quantized_decomposed::quantize_per_tensor", {x, 0.02, -4, kQuantMin, kQuantMax, int8});
+        Node* a = c.call("quantized_decomposed::dequantize_per_tensor", {q, 0.02, -4, kQuantMin, kQuantMax, int8});
+        Node* b = c.call("quantized_decomposed::dequantize_per_tensor", {q, 0.02, -4, kQuantMin, kQuantMax, int8});
+        return c.call("aten::add.Tensor", {c.call("aten::relu", {a}), b});
+      }),
+      quantized(per_channel, "conv_relu_requantized", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({2, 3, 7, 5}), in_scale, 0);
+        Node* y = c.call("aten::convolution", {x, int8_weight(c, {8, 3, 3, 3}, 101), c.weight({8}), ints({1, 1}), ints({1, 1}),
+                                               ints({1, 1}), false, ints({0, 0}), 1});
+        return on_grid(c, c.call("aten::relu", {y}), out_scale, -128);
+      }),
+      quantized(per_channel, "depthwise_relu6_requantized_stride2", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 19, 7, 5}), in_scale, 2);
+        Node* y = c.call("aten::convolution", {x, int8_weight(c, {19, 1, 3, 3}, 102), c.weight({19}), ints({2, 2}),
+                                               ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 19});
+        return on_grid(c, c.call("aten::hardtanh", {y, 0.0, 6.0}), out_scale, -128);
+      }),
+      quantized(per_channel, "pointwise_requantized_zero_point_5", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({2, 19, 7, 5}), in_scale, 0);
+        Node* y = c.call("aten::convolution", {x, int8_weight(c, {17, 19, 1, 1}, 103), c.weight({17}), ints({1, 1}),
+                                               ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
+        return on_grid(c, y, out_scale * 4, 5);
+      }),
+      quantized(per_channel, "linear_requantized", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({3, 19}), in_scale, 0);
+        Node* y = c.call("aten::linear", {x, int8_weight(c, {17, 19}, 104), c.weight({17})});
+        return on_grid(c, y, out_scale * 4, -3);
+      }),
+      quantized(dequantize, "max_pool_sharing_its_input_grid", in_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 5, 7, 5}), in_scale, 0);
+        Node* pool = c.call("aten::max_pool2d_with_indices", {x, ints({2, 2}), ints({2, 2})});
+        return on_grid(c, c.getitem(pool, 0), in_scale, 0);
+      }),
+      quantized(dequantize, "residual_add_relu_requantized", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 5, 7, 5}), in_scale, 0);
+        Node* y = on_grid(c, c.call("aten::convolution", {x, int8_weight(c, {5, 5, 3, 3}, 105), c.weight({5}), ints({1, 1}),
+                                                          ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 1}),
+                          out_scale * 4, 0);
+        return on_grid(c, c.call("aten::relu", {c.call("aten::add.Tensor", {y, x})}), out_scale * 4, -128);
+      }),
+  };
+}
+
 }  // namespace
 
 std::vector<ConformanceCase> conformance_cases() {
   std::vector<ConformanceCase> all;
   for (Cases (*family)() : {convolution_cases, matmul_cases, normalization_cases, pooling_cases, reduction_cases,
                             resampling_cases, concat_pad_cases, crop_cases, activation_cases, binary_cases, layout_cases,
-                            fusion_cases}) {
+                            fusion_cases, quantized_cases}) {
     Cases cases = family();
     all.insert(all.end(), std::make_move_iterator(cases.begin()), std::make_move_iterator(cases.end()));
   }

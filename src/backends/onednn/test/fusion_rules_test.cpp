@@ -43,7 +43,8 @@ TEST(FusionRulesTest, TheTableNamesEachRuleOnceAndListsEveryFamily) {
   std::set<std::string> names;
   for (const FusionRule& rule : fusion_rules()) EXPECT_TRUE(names.insert(rule.name).second) << rule.name;
   size_t families = 0;
-  for (auto family : {softmax_rules(), activation_rules(), matmul_rules(), batch_norm_rules(), post_op_rules(), layout_rules()}) {
+  for (auto family : {softmax_rules(), activation_rules(), quantize_rules(), matmul_rules(), batch_norm_rules(), post_op_rules(),
+                      layout_rules()}) {
     families += family.size();
   }
   EXPECT_EQ(fusion_rules().size(), families);
@@ -71,6 +72,47 @@ TEST(FusionRulesTest, SwishAloneIsOneEltwiseAndAfterAConvolutionItsPostOp) {
   Node* y = conv2d(b, b.input("x", f32({1, 4, 5, 5})), b.parameter("w", ramp({4, 4, 1, 1})), None{});
   b.output({b.call("aten::mul.Tensor", {b.call("aten::sigmoid", {y}), y})});
   EXPECT_EQ(groups_of(std::move(b).build()), "mul[post_op]: convolution sigmoid mul");
+}
+
+// PT2E's quantize/dequantize pairs: a quantize alone is its grid's eltwise
+// ops; after a convolution, the convolution's post-ops; the dequantize ops
+// name its value (each its own no-op group, elided at lowering).
+Node* quantize(GraphBuilder& b, Node* x, double scale, int64_t zero_point) {
+  return b.call("quantized_decomposed::quantize_per_tensor", {x, scale, zero_point, -128, 127, aot::ScalarType::Char});
+}
+Node* dequantize(GraphBuilder& b, Node* q, double scale, int64_t zero_point) {
+  return b.call("quantized_decomposed::dequantize_per_tensor", {q, scale, zero_point, -128, 127, aot::ScalarType::Char});
+}
+
+TEST(FusionRulesTest, AQuantizeReadByItsDequantizesIsItsGridAndAConvolutionsPostOps) {
+  {
+    GraphBuilder b;
+    Node* q = quantize(b, b.input("x", f32({1, 4, 5, 5})), 0.5, 3);
+    b.output({b.call("aten::add.Tensor", {dequantize(b, q, 0.5, 3), dequantize(b, q, 0.5, 3)})});
+    EXPECT_EQ(groups_of(std::move(b).build()),
+              "quantize_per_tensor[fake_quant]: quantize_per_tensor; dequantize_per_tensor[]: dequantize_per_tensor; "
+              "dequantize_per_tensor_1[]: dequantize_per_tensor_1; add[]: add");
+  }
+  GraphBuilder b;
+  Node* y = conv2d(b, b.input("x", f32({1, 4, 5, 5})), b.parameter("w", ramp({4, 4, 1, 1})), None{});
+  Node* q = quantize(b, b.call("aten::relu", {y}), 0.25, -128);
+  b.output({dequantize(b, q, 0.25, -128)});
+  EXPECT_EQ(groups_of(std::move(b).build()),
+            "quantize_per_tensor[post_op]: convolution relu quantize_per_tensor; "
+            "dequantize_per_tensor[]: dequantize_per_tensor");
+}
+
+TEST(FusionRulesTest, AQuantizeReadOtherwiseOrRequantizedDifferentlyIsRefused) {
+  {
+    GraphBuilder b;
+    Node* q = quantize(b, b.input("x", f32({2, 3})), 0.5, 0);
+    b.output({dequantize(b, q, 0.25, 0)});  // another scale: not the same grid
+    EXPECT_THROW(groups_of(std::move(b).build()), aot::AotError);
+  }
+  GraphBuilder b;
+  Node* q = quantize(b, b.input("x", f32({2, 3})), 0.5, 0);
+  b.output({dequantize(b, q, 0.5, 0), q});  // the int8 values themselves leave
+  EXPECT_THROW(groups_of(std::move(b).build()), aot::AotError);
 }
 
 TEST(FusionRulesTest, HardswishTakesItsClampChain) {

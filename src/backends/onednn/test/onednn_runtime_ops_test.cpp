@@ -421,6 +421,16 @@ TEST(OneDnnOpsTest, EveryEltwiseAlgorithm) {
     b.op(fb::OperationKind::EltwiseOp, fb::CreateEltwiseOp(b.fbb, e).Union(), {in}, out);
     expect_near_all(run(b, {{xs, x}}, xs), ref::map(x, [&](float v) { return static_cast<float>(c.f(v)); }));
   }
+  // Round: ties go to the even neighbour, as std::nearbyint and torch.round do.
+  {
+    const Floats ties = {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 3.49f, -3.51f};
+    const Sizes ts{static_cast<int64_t>(ties.size())};
+    BlobBuilder b;
+    const int in = b.input(ts), out = b.output(ts);
+    auto e = fb::CreateEltwise(b.fbb, fb::EltwiseAlgorithm::Round, 0.f, 0.f);
+    b.op(fb::OperationKind::EltwiseOp, fb::CreateEltwiseOp(b.fbb, e).Union(), {in}, out);
+    EXPECT_EQ(run(b, {{ts, ties}}, ts), (Floats{-2.f, -2.f, -0.f, 0.f, 2.f, 2.f, 3.f, -4.f}));
+  }
   // Sqrt on positive values.
   const Floats positive = random_values(numel(xs), 38, 0.01f, 9.f);
   BlobBuilder b;

@@ -11,7 +11,8 @@ std::span<const FusionRule> fusion_rules() {
   static const std::vector<FusionRule> table = [] {
     std::vector<FusionRule> rules;
     for (std::span<const FusionRule> family :
-         {softmax_rules(), activation_rules(), matmul_rules(), batch_norm_rules(), post_op_rules(), layout_rules()}) {
+         {softmax_rules(), activation_rules(), quantize_rules(), matmul_rules(), batch_norm_rules(), post_op_rules(),
+          layout_rules()}) {
       rules.insert(rules.end(), family.begin(), family.end());
     }
     return rules;

@@ -1,0 +1,138 @@
+// The quantize and dequantize ops of a PT2E program, as OneDnnBackend runs
+// them today: in float32, every quantized value kept as the float it stands
+// for. quantize_per_tensor followed by dequantize ops of its parameters is
+// the value on the quantization grid (the fake_quant fusion rule spells it as
+// eltwise ops: x * (1/s), round, clamp, * s); the dequantize ops name that
+// value; a dequantize_per_channel of an int8 weight is that weight in float32,
+// computed at lowering (constant_tensors, fusion.cpp).
+#include <cmath>
+
+#include "aot/ir/quantization.h"
+#include "backends/onednn/aot/node_op_checks.h"
+
+namespace kiln::backends::onednn {
+
+using aot::Argument;
+using aot::Node;
+using aot::TensorQParams;
+
+namespace {
+
+using Args = std::vector<Argument>;
+
+std::string describe_qparams(const TensorQParams& p) {
+  return "scale " + std::to_string(p.scale) + ", zero point " + std::to_string(p.zero_point) + ", range [" +
+         std::to_string(p.quant_min) + ", " + std::to_string(p.quant_max) + "]";
+}
+
+TensorQParams constant_qparams(const Node& node) {
+  const std::optional<TensorQParams> params = aot::constant_tensor_qparams(node);
+  if (!params) {
+    refuse("its scale and zero point are computed at run time (dynamic quantization); OneDnnBackend takes constant ones");
+  }
+  for (const std::string& why : {aot::check_scale(params->scale),
+                                 aot::check_quant_range(params->quant_min, params->quant_max, params->dtype),
+                                 aot::check_zero_point(params->zero_point, params->quant_min, params->quant_max)}) {
+    if (!why.empty()) refuse(why);
+  }
+  return *params;
+}
+
+NodeOp make_alias(const Node* input, std::vector<int64_t> sizes) {
+  NodeOp op;
+  op.op.Set(fb::ReorderT());
+  op.inputs = {input};
+  op.sizes = std::move(sizes);
+  return op;
+}
+
+}  // namespace
+
+QuantizedGrid quantized_grid(const Node& quantize) {
+  if (aot::quant_op_kind(quantize.target()) != aot::QuantOpKind::QuantizePerTensor) {
+    refuse(quantize.target() + " is not quantize_per_tensor");
+  }
+  const TensorQParams params = constant_qparams(quantize);
+  for (const Node* user : quantize.users()) {
+    const std::optional<TensorQParams> read = aot::constant_tensor_qparams(*user);
+    if (aot::quant_op_kind(user->target()) != aot::QuantOpKind::DequantizePerTensor || read != params) {
+      refuse("its quantized result is read by '" + user->name() + "' (" + user->target() +
+             "), not only by dequantize ops of its parameters (" + describe_qparams(params) +
+             "); OneDnnBackend keeps quantized values as the floats they stand for");
+    }
+  }
+  QuantizedGrid grid;
+  grid.input = quantize.args().at(0).is_node() ? quantize.args()[0].node() : nullptr;
+  grid.inverse_scale = static_cast<float>(1.0 / params.scale);
+  grid.scale = static_cast<float>(params.scale);
+  grid.lowest = static_cast<double>(params.quant_min - params.zero_point);
+  grid.highest = static_cast<double>(params.quant_max - params.zero_point);
+  return grid;
+}
+
+std::vector<fb::EltwiseT> QuantizedGrid::eltwises() const {
+  return {make_eltwise(fb::EltwiseAlgorithm::Linear, inverse_scale, 0), make_eltwise(fb::EltwiseAlgorithm::Round),
+          make_eltwise(fb::EltwiseAlgorithm::Clip, lowest, highest), make_eltwise(fb::EltwiseAlgorithm::Linear, scale, 0)};
+}
+
+namespace {
+
+// quantize_per_tensor: the first of its eltwise ops (the fake_quant rule,
+// fusion/quantize.cpp, gives the group all of them).
+NodeOp quantize_per_tensor(const Node& node, const Args& args) {
+  tensor_arg(args.at(0), "its input");
+  const QuantizedGrid grid = quantized_grid(node);
+  fb::EltwiseOpT eltwise;
+  eltwise.eltwise = std::make_unique<fb::EltwiseT>(grid.eltwises().front());
+  NodeOp op;
+  op.op.Set(std::move(eltwise));
+  op.inputs = {grid.input};
+  // Its result is an integer tensor in the program; the grid's float here.
+  const auto* meta = std::get_if<aot::TensorMeta>(&node.meta.val);
+  if (meta == nullptr || !meta->is_static()) refuse("its result is not a tensor of static sizes");
+  op.sizes = meta->static_sizes();
+  return op;
+}
+
+// dequantize_per_tensor of a quantize_per_tensor of the same parameters:
+// the value on the grid the quantize op computes.
+NodeOp dequantize_per_tensor(const Node& node, const Args& args) {
+  check_result(node);
+  if (!args.at(0).is_node()) refuse("its input is not a tensor");
+  const Node* quantize = args[0].node();
+  const TensorQParams params = constant_qparams(node);
+  if (aot::quant_op_kind(quantize->target()) != aot::QuantOpKind::QuantizePerTensor ||
+      aot::constant_tensor_qparams(*quantize) != params) {
+    refuse("its input '" + quantize->name() + "' is not a quantize_per_tensor of its parameters (" +
+           describe_qparams(params) + ")");
+  }
+  quantized_grid(*quantize);
+  return make_alias(quantize, result_sizes(node));
+}
+
+// dequantize_per_channel of a weight: a constant (its input must be one; the
+// partitioner checks the program's signature, the lowering computes it).
+NodeOp dequantize_per_channel(const Node& node, const Args& args) {
+  check_result(node);
+  for (size_t i : {0, 1, 2}) {
+    if (args.at(i).is_none() && i == 2) continue;
+    if (!args[i].is_node() || !args[i].node()->is_placeholder()) {
+      refuse("its " + std::string(i == 0 ? "input" : i == 1 ? "scales" : "zero points") +
+             " is not a weight; OneDnnBackend dequantizes weights per channel, not activations");
+    }
+  }
+  return make_alias(args[0].node(), result_sizes(node));
+}
+
+}  // namespace
+
+const std::map<std::string, NodeDescriber>& quantized_describers() {
+  static const std::map<std::string, NodeDescriber> table = {
+      {"quantized_decomposed::quantize_per_tensor.default", quantize_per_tensor},
+      {"quantized_decomposed::dequantize_per_tensor.default", dequantize_per_tensor},
+      {"quantized_decomposed::dequantize_per_channel.default", dequantize_per_channel},
+  };
+  return table;
+}
+
+}  // namespace kiln::backends::onednn
