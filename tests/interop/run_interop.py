@@ -208,6 +208,9 @@ def run_pte(data, subject, mutated, stateful, iterations):
     case 0's outputs, the load time and the median execute time (of the cases for a stateful
     subject; else of `iterations` more calls on case 0)."""
     from executorch.runtime import Runtime
+    # ExecuTorch's quantized kernels (quantize_per_tensor.out, ...), which a
+    # quantized program calls, are a library of their own; loading it registers them.
+    import executorch.kernels.quantized  # noqa: F401
 
     start = time.perf_counter()
     method = Runtime.get().load_program(data).load_method("forward")
@@ -387,6 +390,8 @@ def et_lower(pt2):
     """ExecuTorch's portable lowering of a saved program: (the .pte bytes, to_edge + to_executorch
     wall time). Loading the .pt2 is not timed."""
     from executorch.exir import to_edge
+    # The out variants of the quantized ops, which to_executorch emits.
+    import executorch.kernels.quantized  # noqa: F401
 
     program = torch.export.load(pt2)
     start = time.perf_counter()
