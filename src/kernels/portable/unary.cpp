@@ -9,6 +9,7 @@
 #include "kernels/portable/complex.h"
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/dispatch.h"
+#include "kernels/portable/util/round.h"
 #include "kernels/portable/util/unary.h"
 #include "kernels/portable/util/vector_math.h"
 
@@ -21,21 +22,7 @@ using util::UnaryDtypes;
 template <typename C>
 constexpr bool kIntegral = std::is_integral_v<C>;
 
-// Rounding written with adds and selects instead of libm calls, so the loops
-// vectorize (SSE2 has no rounding instruction). Floats from 2^23 (doubles
-// from 2^52) up are integers already, and below that adding 2^23 leaves no
-// fraction bits, so the FPU rounds to nearest even as nearbyint does in the
-// default rounding mode. Every result is 0 or has the sign of x, so copysign
-// gives zeros their sign (round(-0.4) = -0, ceil(-0.5) = -0).
-template <typename C>
-constexpr C kIntegralFrom = std::is_same_v<C, float> ? C(8388608.0) : C(4503599627370496.0);
-
-template <typename C>
-C round_half_even(C x) {
-  const C magnitude = std::fabs(x);
-  const C rounded = (magnitude + kIntegralFrom<C>) - kIntegralFrom<C>;
-  return magnitude < kIntegralFrom<C> ? std::copysign(rounded, x) : x;  // NaN and inf pass through
-}
+using util::round_half_even;
 
 template <typename C>
 C round_down(C x) {
