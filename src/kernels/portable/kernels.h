@@ -548,4 +548,72 @@ void scalar_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// dtypes but bool.
 void arange_start_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
+// ---- quantized_decomposed: ExecuTorch's quantized operator set ----
+// Quantized dtypes are Byte, Char, Short, UInt16 and Int (UInt16 per tensor
+// only: torch.ao's per-channel and per-token references cannot promote it).
+// Every kernel checks that quant_min <= quant_max within the dtype's values,
+// that scales are positive and finite and zero points within [quant_min,
+// quant_max], and that its tensors are contiguous.
+
+/// quantize_per_tensor.out (scale and zero point as numbers) and .Tensor_out
+/// (as one-element tensors: Float or Double scale, integer zero point):
+/// clamp(round(x * float(1 / scale)) + zero_point) in float, round half to
+/// even. Input Float, Half or BFloat16 (read as float, as torch.ao converts them).
+void quantize_per_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void quantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// dequantize_per_tensor.out and .Tensor_out: (q - zero_point) * scale in
+/// out_dtype (None: Float; Float, Double, Half or BFloat16), each step
+/// rounded to it as torch's ops round. Input of the quantized dtype `dtype`.
+void dequantize_per_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void dequantize_per_tensor_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// quantize_per_channel.out: one scale (Float or Double) and integer zero
+/// point per index of `axis` (negative counts from the end); computed in the
+/// scales' dtype, 1 / scale in it. Input Float, Half or BFloat16.
+/// dequantize_per_channel.out: (q - zero_point) * scale in the scales' dtype
+/// (zero points may be None), cast to out_dtype.
+void quantize_per_channel_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void dequantize_per_channel_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// quantize_per_token.out: one scale and zero point per row of the last dim
+/// (as many as the leading dims' elements), clamp(round(x * (1 / scale) +
+/// zero_point)), the zero point added before rounding, in double if the input
+/// or the scales are Double, else float. Input Float, Double, Half or BFloat16.
+/// dequantize_per_token.out: as dequantize_per_channel per row, cast to
+/// output_dtype.
+void quantize_per_token_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void dequantize_per_token_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// choose_qparams.Tensor_out: torch.ao's per-tensor affine parameters of a
+/// non-empty Float, Half or BFloat16 input (its range must hold 0; eps
+/// positive) into a Double scale_out [1] and a Long zero_point_out [1].
+/// choose_qparams_per_token_asymmetric.out: int8 parameters (dtype must be
+/// Char) for each row of the last dim, into scale_out and zero_point_out of
+/// the input's shape with a last dim of 1; input Float, Double, Half or
+/// BFloat16. Both refuse inputs holding NaN or an infinity.
+void choose_qparams_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void choose_qparams_per_token_asymmetric_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// embedding_byte/2bit/4bit .out and .dtype_out: rows of a quantized table
+/// [rows, columns] (byte: Byte or Char; 2-bit and 4-bit: Byte, 4 or 2 values
+/// a byte) picked by Long or Int indices of any shape, dequantized with the
+/// row's scale, or its group's for 2-D scales (Float, Half or BFloat16;
+/// optional zero points of that dtype and shape), in the scales' dtype; out
+/// [indices..., values per row] of the scales' dtype, or `dtype` (None: out's;
+/// Float, Double, Half or BFloat16) for .dtype_out.
+void quantized_embedding_byte_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void quantized_embedding_byte_dtype_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void quantized_embedding_2bit_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void quantized_embedding_2bit_dtype_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void quantized_embedding_4bit_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void quantized_embedding_4bit_dtype_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// add.out: ExecuTorch's quantized add of a and b (same shape and dtype:
+/// Byte, Char, Short or Int) into out of that dtype: dequantize each, add in
+/// float, requantize with out's parameters.
+void quantized_add_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// mixed_mm.out: Float or Half input [m, n] times Char weight [n, p] with one
+/// scale (input's dtype) per weight row; mixed_linear.out: input [m, n] times
+/// Char weight [p, n] transposed, one scale per weight row or per group of its
+/// columns (2-D scales whose groups divide n), out Float or Half (`dtype`, or
+/// out's). Float sums; weight zero points are not supported (NotSupported),
+/// as in ExecuTorch.
+void quantized_mixed_mm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void quantized_mixed_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
 }  // namespace kiln::kernels::portable

@@ -26,6 +26,15 @@ constexpr DtypeSet kAll = kRealOrBool | kHalfs |
 /// Views, copies and cat move whole elements: complex ones too.
 constexpr DtypeSet kMoves = kAll | kComplex;
 
+/// The quantized kernels: what torch.ao quantizes (Float, and the 16-bit
+/// floats it converts), the integer dtypes holding quantized values (UInt16
+/// per tensor only), and the two byte dtypes of quantized tables.
+constexpr DtypeSet kQuantizeInputs = dtype_set({ScalarType::Float, ScalarType::Half, ScalarType::BFloat16});
+constexpr DtypeSet kQuantizedCommon =
+    dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short, ScalarType::Int});
+constexpr DtypeSet kQuantized = kQuantizedCommon | dtype_set({ScalarType::UInt16});
+constexpr DtypeSet kBytes = dtype_set({ScalarType::Byte, ScalarType::Char});
+
 // One section per kernel family; keep entries within their section.
 const PortableKernel kPortableKernels[] = {
     {{"aten::convolution.out", convolution_out}, kFloating},
@@ -218,6 +227,30 @@ const PortableKernel kPortableKernels[] = {
      kRealOrBool | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
     {{"aten::arange.start_out", arange_start_out},
      kReal | kHalfs | dtype_set({ScalarType::Byte, ScalarType::Char, ScalarType::Short})},
+    // ---- quantized_decomposed (quantize.cpp, choose_qparams.cpp, quantized_embedding.cpp, quantized_mixed.cpp) ----
+    {{"quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor_out}, kQuantizeInputs},
+    {{"quantized_decomposed::quantize_per_tensor.Tensor_out", quantize_per_tensor_tensor_out}, kQuantizeInputs},
+    {{"quantized_decomposed::dequantize_per_tensor.out", dequantize_per_tensor_out}, kQuantized},
+    {{"quantized_decomposed::dequantize_per_tensor.Tensor_out", dequantize_per_tensor_tensor_out}, kQuantized},
+    {{"quantized_decomposed::quantize_per_channel.out", quantize_per_channel_out}, kQuantizeInputs},
+    {{"quantized_decomposed::dequantize_per_channel.out", dequantize_per_channel_out}, kQuantizedCommon},
+    {{"quantized_decomposed::quantize_per_token.out", quantize_per_token_out}, kFloating | kHalfs},
+    {{"quantized_decomposed::dequantize_per_token.out", dequantize_per_token_out}, kQuantizedCommon},
+    {{"quantized_decomposed::choose_qparams.Tensor_out", choose_qparams_tensor_out}, kQuantizeInputs},
+    {{"quantized_decomposed::choose_qparams_per_token_asymmetric.out", choose_qparams_per_token_asymmetric_out},
+     kFloating | kHalfs},
+    {{"quantized_decomposed::embedding_byte.out", quantized_embedding_byte_out}, kBytes},
+    {{"quantized_decomposed::embedding_byte.dtype_out", quantized_embedding_byte_dtype_out}, kBytes},
+    {{"quantized_decomposed::embedding_2bit.out", quantized_embedding_2bit_out}, dtype_set({ScalarType::Byte})},
+    {{"quantized_decomposed::embedding_2bit.dtype_out", quantized_embedding_2bit_dtype_out},
+     dtype_set({ScalarType::Byte})},
+    {{"quantized_decomposed::embedding_4bit.out", quantized_embedding_4bit_out}, dtype_set({ScalarType::Byte})},
+    {{"quantized_decomposed::embedding_4bit.dtype_out", quantized_embedding_4bit_dtype_out},
+     dtype_set({ScalarType::Byte})},
+    {{"quantized_decomposed::add.out", quantized_add_out}, kQuantizedCommon},
+    {{"quantized_decomposed::mixed_mm.out", quantized_mixed_mm_out}, dtype_set({ScalarType::Float, ScalarType::Half})},
+    {{"quantized_decomposed::mixed_linear.out", quantized_mixed_linear_out},
+     dtype_set({ScalarType::Float, ScalarType::Half})},
 };
 
 }  // namespace
