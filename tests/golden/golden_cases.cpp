@@ -365,7 +365,10 @@ std::vector<EValue*> box_arguments(const GoldenCase& c, Boxer& boxer, CallFrame&
 }  // namespace
 
 std::string GoldenCase::test_name() const {
-  std::string name = op.substr(op.find("::") == std::string::npos ? 0 : op.find("::") + 2) + "__" + id;
+  // aten ops by their bare name; other namespaces keep theirs
+  // (quantized_decomposed::add.out is no aten::add.out).
+  const bool aten = op.rfind("aten::", 0) == 0;
+  std::string name = (aten ? op.substr(6) : op) + "__" + id;
   for (char& ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }

@@ -30,7 +30,8 @@ struct GoldenCase {
   double atol = 0.0;
   double rtol = 0.0;
 
-  /// "add_out__f32_broadcast": the case as a test name.
+  /// "add_out__f32_broadcast": the case as a test name (other namespaces
+  /// than aten's kept: "quantized_decomposed__add_out__u8").
   std::string test_name() const;
 };
 
