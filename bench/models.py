@@ -3,7 +3,10 @@
 Each model is built by a function of no arguments; `build(name)` seeds torch's
 generator first, so every process that builds a model gets the same weights.
 `example_inputs(name)` are the inputs every runtime is given (batch 1,
-from their own fixed seed). The zoo's models (tools/models/zoo.py, for
+from their own fixed seed); `calibration_inputs(name)` the few batches the
+int8 rows calibrate on (another fixed seed), and `quantization(name)` how
+those rows quantize the model (static for the CNNs, dynamic for the
+transformers). The zoo's models (tools/models/zoo.py, for
 `bench/run.sh --zoo`) are built, weighted and fed as the zoo does. `count_flops` counts a forward pass once
 with torch's FlopCounterMode (multiply and add are two FLOPs; only the ops
 that FlopCounterMode knows -- convolutions, matmuls, attention -- are counted,
@@ -15,6 +18,8 @@ import torchvision
 
 WEIGHT_SEED = 0
 INPUT_SEED = 1
+CALIBRATION_SEED = 2
+CALIBRATION_BATCHES = 4
 
 
 def resnet18():
@@ -46,12 +51,14 @@ def vit_b_16():
     return torchvision.models.vit_b_16(weights=None)
 
 
-# name -> (builder, input shape, label printed in the table)
+# name -> (builder, input shape, label printed in the table, int8 quantization:
+# "static" (weights and activations, calibrated) or "dynamic" (int8 weights,
+# activations quantized per call))
 MODELS = {
-    "resnet18": (resnet18, (1, 3, 224, 224), "ResNet-18"),
-    "mobilenet_v2": (mobilenet_v2, (1, 3, 224, 224), "MobileNetV2"),
-    "encoder": (encoder, (1, 128, 256), "encoder"),
-    "vit_b_16": (vit_b_16, (1, 3, 224, 224), "ViT-B/16"),
+    "resnet18": (resnet18, (1, 3, 224, 224), "ResNet-18", "static"),
+    "mobilenet_v2": (mobilenet_v2, (1, 3, 224, 224), "MobileNetV2", "static"),
+    "encoder": (encoder, (1, 128, 256), "encoder", "dynamic"),
+    "vit_b_16": (vit_b_16, (1, 3, 224, 224), "ViT-B/16", "dynamic"),
 }
 
 
@@ -158,6 +165,25 @@ def example_inputs(name):
         return tuple(_zoo().build(name)[1])
     generator = torch.Generator().manual_seed(INPUT_SEED)
     return (torch.randn(MODELS[name][1], generator=generator),)
+
+
+def calibration_inputs(name, count=CALIBRATION_BATCHES):
+    """The batches the int8 rows calibrate on: `count` input tuples shaped
+    as example_inputs(name)'s, drawn from CALIBRATION_SEED (not the
+    measured input)."""
+    check_name(name)
+    if is_zoo(name):
+        raise ValueError(f"no calibration inputs for the zoo model '{name}': the int8 rows take models.py's models")
+    generator = torch.Generator().manual_seed(CALIBRATION_SEED)
+    return [(torch.randn(MODELS[name][1], generator=generator),) for _ in range(count)]
+
+
+def quantization(name):
+    """How the int8 rows quantize model `name`: "static" or "dynamic"."""
+    check_name(name)
+    if is_zoo(name):
+        raise ValueError(f"no int8 scheme for the zoo model '{name}': the int8 rows take models.py's models")
+    return MODELS[name][3]
 
 
 def count_flops(model, inputs):
