@@ -11,6 +11,13 @@ does not report VmHWM, the largest VmHWM polled while it ran is used.
 Kiln's row runs the tool itself: `kiln run kiln.pte --inputs in.npz
 --output out.npz --iterations N --warmup W --json --threads T`; the peers'
 rows run worker.py.
+
+An int8 row (prepared.int8) runs the .q8 files and is checked against
+PyTorch's int8 output (ref.q8.npz): max |out - ref| <= int8_tolerance *
+max |ref|, a relative bound, since the runtimes round differently from the
+converted module and one quantum's difference moves an output by a fraction
+of its range. Its error against the float model's output (ref.npz) is kept
+beside it, for context.
 """
 import json
 import os
@@ -41,6 +48,9 @@ class Row:
         self.lowering_s = None
         self.size_bytes = None
         self.max_abs_error = None
+        self.relative_error = None  # max_abs_error / max |reference|
+        self.float_max_abs_error = None  # int8 rows: against the float model's output
+        self.float_relative_error = None
         self.passed = None
         self.note = ""
         self.error = None
@@ -101,34 +111,62 @@ def failure(text, status):
     return message[:200]
 
 
-def compare(out_path, ref_path, tolerance):
-    """Largest absolute difference over all outputs, and whether it is within
-    tolerance * max(1, largest |reference value|) for every output."""
-    worst, passed = 0.0, True
+def differences(out_path, ref_path):
+    """[(largest |out - ref|, largest |ref|)] for each output, or a string
+    saying why the outputs cannot be compared."""
+    found = []
     with np.load(out_path) as out, np.load(ref_path) as ref:
         if sorted(out.files) != sorted(ref.files):
-            return None, False, f"outputs {sorted(out.files)}, expected {sorted(ref.files)}"
+            return f"outputs {sorted(out.files)}, expected {sorted(ref.files)}"
         for key in ref.files:
             expected, got = ref[key].astype(np.float64), out[key].astype(np.float64)
             if expected.shape != got.shape:
-                return None, False, f"{key} has shape {got.shape}, expected {expected.shape}"
+                return f"{key} has shape {got.shape}, expected {expected.shape}"
             error = float(np.max(np.abs(expected - got))) if expected.size else 0.0
-            if not np.isfinite(error):
-                error = float("inf")
-            worst = max(worst, error)
-            scale = max(1.0, float(np.max(np.abs(expected))) if expected.size else 1.0)
-            passed = passed and error <= tolerance * scale
-    return worst, passed, ""
+            found.append((error if np.isfinite(error) else float("inf"),
+                          float(np.max(np.abs(expected))) if expected.size else 0.0))
+    return found
+
+
+def compare(out_path, ref_path, tolerance, relative=False):
+    """(largest absolute difference over all outputs, largest difference over
+    its output's largest |reference value|, whether every output is within
+    tolerance * max(1, largest |reference value|) -- or, relative, tolerance *
+    largest |reference value| --, why they could not be compared or "")."""
+    found = differences(out_path, ref_path)
+    if isinstance(found, str):
+        return None, None, False, found
+    worst = max((error for error, _ in found), default=0.0)
+    worst_relative = max((error / scale if scale else (0.0 if error == 0 else float("inf"))
+                          for error, scale in found), default=0.0)
+    bound = (lambda scale: tolerance * scale) if relative else (lambda scale: tolerance * max(1.0, scale))
+    passed = all(error <= bound(scale) for error, scale in found)
+    return worst, worst_relative, passed, ""
 
 
 def kiln_command(kiln, prepared, threads, runs, warmup, out_path):
-    return [kiln, "run", prepared.file("kiln.pte"), "--inputs", prepared.file("in.npz"), "--output", out_path,
+    return [kiln, "run", prepared.own("kiln.pte"), "--inputs", prepared.file("in.npz"), "--output", out_path,
             "--iterations", str(runs), "--warmup", str(warmup), "--json", "--threads", str(threads)]
 
 
 def peer_command(runtime, prepared, threads, runs, warmup, out_path):
     return [sys.executable, WORKER, runtime, prepared.dir, "--model", prepared.name, "--threads", str(threads),
-            "--runs", str(runs), "--warmup", str(warmup), "--output", out_path]
+            "--runs", str(runs), "--warmup", str(warmup), "--output", out_path] + (["--int8"] if prepared.int8 else [])
+
+
+def check(row, out_path, prepared, options):
+    """Fills the row's errors and check: against PyTorch's output (float
+    rows), or against PyTorch's int8 output and, for context, the float
+    model's (int8 rows)."""
+    if prepared.int8:
+        row.max_abs_error, row.relative_error, row.passed, problem = compare(
+            out_path, prepared.own("ref.npz"), options.int8_tolerance, relative=True)
+        row.float_max_abs_error, row.float_relative_error, _, _ = compare(out_path, prepared.file("ref.npz"), 0.0)
+    else:
+        row.max_abs_error, row.relative_error, row.passed, problem = compare(
+            out_path, prepared.file("ref.npz"), options.tolerance)
+    if problem:
+        row.note = "; ".join(filter(None, [row.note, problem]))
 
 
 def measure(runtime, prepared, threads, options):
@@ -137,17 +175,18 @@ def measure(runtime, prepared, threads, options):
     row = Row(prepared.name, threads, runtime, artefact.mode)
     row.lowering_s = artefact.lowering_s
     row.size_bytes = artefact.size_bytes if runtime != "eager" else None
+    row.note = artefact.note
     if artefact.error:
         row.error = artefact.error
         return row
-    out_path = prepared.file(f"out_{runtime}_{threads}.npz")
+    out_path = prepared.own(f"out_{runtime}_{threads}.npz")
     if os.path.exists(out_path):
         os.remove(out_path)
     if runtime == "kiln":
         command = kiln_command(options.kiln, prepared, threads, options.runs, options.warmup, out_path)
     else:
         command = peer_command(runtime, prepared, threads, options.runs, options.warmup, out_path)
-    log_path = prepared.file(f"run_{runtime}_{artefact.mode}_{threads}.log")
+    log_path = prepared.own(f"run_{runtime}_{artefact.mode}_{threads}.log")
     status, peak_kb, text = run_child(command, log_path, options.timeout_s)
     row.peak_rss_kb = peak_kb
     timings = last_json(text) if status == 0 else None
@@ -162,7 +201,5 @@ def measure(runtime, prepared, threads, options):
     row.peak_rss_kb = reported if reported is not None and reported > 0 else peak_kb
     base = timings.get("baseline_rss_kb", timings.get("start_rss_kb"))
     row.baseline_rss_kb = base if base is not None and base > 0 else None
-    row.max_abs_error, row.passed, problem = compare(out_path, prepared.file("ref.npz"), options.tolerance)
-    if problem:
-        row.note = problem
+    check(row, out_path, prepared, options)
     return row

@@ -1,12 +1,16 @@
 """One peer runtime measured in a process of its own (bench.py starts one per
 row, so each row's peak RSS is that runtime's alone).
 
-    python worker.py RUNTIME MODEL_DIR --threads T --runs N --warmup W --output OUT.npz
+    python worker.py RUNTIME MODEL_DIR --threads T --runs N --warmup W --output OUT.npz [--int8]
 
 RUNTIME is eager (PyTorch), ort (ONNX Runtime), openvino (OpenVINO's CPU
 plugin on the same ONNX model, float32) or executorch (ExecuTorch's runtime on
 the XNNPACK-delegated .pte). MODEL_DIR holds what bench.py prepared: in.npz
-(the inputs), state_dict.pt, model.onnx, executorch.pte.
+(the inputs), state_dict.pt, model.onnx, executorch.pte. With --int8 the
+int8 files instead: model.q8.onnx (ONNX Runtime's quantized model, which
+OpenVINO reads too), executorch.q8.pte (run with ExecuTorch's quantized
+kernels registered, for what XNNPACK did not take) and, for eager,
+model.q8.pt2 (the PT2E-converted module, exported).
 The last line printed is one JSON object: baseline_rss_kb (after the imports,
 before the model is loaded), peak_rss_kb (the process's peak, VmHWM),
 load_ms, first_ms (the first call: load_ms + first_ms is the time to a first
@@ -31,6 +35,14 @@ def status_kb(field):
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     return None
+
+
+def artefact(model_dir, basename, int8):
+    """The file a runtime reads: basename, or its .q8 twin for the int8 rows."""
+    if int8:
+        stem, extension = os.path.splitext(basename)
+        basename = stem + ".q8" + extension
+    return os.path.join(model_dir, basename)
 
 
 def load_input(model_dir):
@@ -59,7 +71,7 @@ def time_calls(call, runs, warmup):
 # the outputs as a list of numpy arrays.
 
 
-def load_eager(model_dir, threads, model_name):
+def load_eager(model_dir, threads, model_name, int8):
     import torch
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -67,10 +79,16 @@ def load_eager(model_dir, threads, model_name):
 
     torch.set_num_threads(threads)
     inputs = [torch.from_numpy(a) for a in load_input(model_dir)]
-    model = models.build_empty(model_name)
-    start = time.perf_counter()
-    state = torch.load(os.path.join(model_dir, "state_dict.pt"), mmap=True, weights_only=True)
-    model.load_state_dict(state, assign=True)
+    if int8:
+        # The PT2E-converted module, as exported: its quantize and dequantize
+        # ops run in float (torchao's import registers them).
+        start = time.perf_counter()
+        model = torch.export.load(artefact(model_dir, "model.pt2", int8)).module()
+    else:
+        model = models.build_empty(model_name)
+        start = time.perf_counter()
+        state = torch.load(os.path.join(model_dir, "state_dict.pt"), mmap=True, weights_only=True)
+        model.load_state_dict(state, assign=True)
     load_ms = (time.perf_counter() - start) * 1e3
 
     def call():
@@ -82,7 +100,7 @@ def load_eager(model_dir, threads, model_name):
     return load_ms, call
 
 
-def load_ort(model_dir, threads, model_name):
+def load_ort(model_dir, threads, model_name, int8):
     import onnxruntime as ort
 
     inputs = load_input(model_dir)
@@ -92,7 +110,7 @@ def load_ort(model_dir, threads, model_name):
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     start = time.perf_counter()
-    session = ort.InferenceSession(os.path.join(model_dir, "model.onnx"), options,
+    session = ort.InferenceSession(artefact(model_dir, "model.onnx", int8), options,
                                    providers=["CPUExecutionProvider"])
     load_ms = (time.perf_counter() - start) * 1e3
     feed = {i.name: a for i, a in zip(session.get_inputs(), inputs)}
@@ -103,7 +121,7 @@ def load_ort(model_dir, threads, model_name):
     return load_ms, call
 
 
-def load_executorch(model_dir, threads, model_name):
+def load_executorch(model_dir, threads, model_name, int8):
     import torch
     from executorch.extension.pybindings.portable_lib import _unsafe_reset_threadpool
     from executorch.runtime import Runtime
@@ -114,7 +132,7 @@ def load_executorch(model_dir, threads, model_name):
     inputs = [torch.from_numpy(a) for a in load_input(model_dir)]
     runtime = Runtime.get()
     start = time.perf_counter()
-    program = runtime.load_program(os.path.join(model_dir, "executorch.pte"))
+    program = runtime.load_program(artefact(model_dir, "executorch.pte", int8))
     method = program.load_method("forward")
     load_ms = (time.perf_counter() - start) * 1e3
 
@@ -124,13 +142,13 @@ def load_executorch(model_dir, threads, model_name):
     return load_ms, call
 
 
-def load_openvino(model_dir, threads, model_name):
+def load_openvino(model_dir, threads, model_name, int8):
     import openvino as ov
 
     inputs = load_input(model_dir)
     core = ov.Core()
     start = time.perf_counter()
-    compiled = core.compile_model(os.path.join(model_dir, "model.onnx"), "CPU", {
+    compiled = core.compile_model(artefact(model_dir, "model.onnx", int8), "CPU", {
         "INFERENCE_NUM_THREADS": threads,
         "NUM_STREAMS": 1,
         "PERFORMANCE_HINT": "LATENCY",
@@ -158,6 +176,8 @@ def main():
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--output", required=True)
+    parser.add_argument("--int8", action="store_true", help="run the int8 files (model.q8.onnx, executorch.q8.pte, "
+                        "model.q8.pt2)")
     args = parser.parse_args()
 
     load = LOADERS[args.runtime]
@@ -166,12 +186,16 @@ def main():
         import onnxruntime  # noqa: F401
     elif args.runtime == "executorch":
         import executorch.runtime  # noqa: F401
+        if args.int8:
+            import executorch.kernels.quantized  # noqa: F401 -- quantized kernels for what XNNPACK did not take
     elif args.runtime == "openvino":
         import openvino  # noqa: F401
     else:
         import torch  # noqa: F401
+        if args.int8:
+            import torchao.quantization.pt2e.quantize_pt2e  # noqa: F401 -- registers the quantized_decomposed ops
     baseline = status_kb("VmRSS")
-    load_ms, call = load(args.model_dir, args.threads, args.model)
+    load_ms, call = load(args.model_dir, args.threads, args.model, args.int8)
     times, first_ms, outputs = time_calls(call, args.runs, args.warmup)
     np.savez(args.output, **{f"output_{i}": np.asarray(o) for i, o in enumerate(outputs)})
     print(json.dumps({
