@@ -4,7 +4,9 @@ For each model: prepare.py makes the input, PyTorch's reference output, the
 FLOP count and each runtime's lowered file; then for each thread count every
 runtime runs in a process of its own (measure.py) and report.py makes the
 tables, printed and written to results/latest.md. Run it through run.sh,
-which sets up the Python environment and the kiln tool. See README.md.
+which sets up the Python environment and the kiln tool. With --int8 the
+rows are the models' int8 versions (PT2E-quantized for Kiln, ExecuTorch and
+PyTorch; ONNX Runtime's own quantization for it and OpenVINO). See README.md.
 """
 import argparse
 import datetime
@@ -50,14 +52,28 @@ def parse_args(argv):
     parser.add_argument("--tolerance", type=float, default=1e-3,
                         help="an output passes when max |out - PyTorch| <= TOL * max(1, max |PyTorch|) (default 1e-3)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds before a row's process is killed")
+    parser.add_argument("--int8", action="store_true",
+                        help="int8 rows instead of float32: resnet18 and mobilenet_v2 quantized statically, encoder "
+                        "and vit_b_16 dynamically (PT2E with XNNPACKQuantizer for Kiln, ExecuTorch and PyTorch; "
+                        "ONNX Runtime's quantize_static (QDQ) or quantize_dynamic for ONNX Runtime and OpenVINO); "
+                        "checked against PyTorch's int8 output. Not with --zoo")
+    parser.add_argument("--int8-tolerance", type=float, default=0.1,
+                        help="an int8 output passes when max |out - PyTorch int8| <= TOL * max |PyTorch int8| "
+                        "(default 0.1: int8 noise is a few percent of the range on these models, a wrong "
+                        "lowering all of it)")
     parser.add_argument("--kiln-portable", action="store_true",
                         help="lower Kiln's programs to the portable kernels only (no --backend OneDnnBackend)")
     parser.add_argument("--kiln", default=os.path.join(REPO, "build", "bin", "kiln"), help="the kiln tool")
     parser.add_argument("--work", default=os.path.join(HERE, "work"), help="where the models' files go")
-    parser.add_argument("--output", default=os.path.join(HERE, "results", "latest.md"), help="the markdown table")
+    parser.add_argument("--output", default=None,
+                        help="the markdown tables (default results/latest.md, results/latest-int8.md with --int8)")
     args = parser.parse_args(argv)
+    if args.output is None:
+        args.output = os.path.join(HERE, "results", "latest-int8.md" if args.int8 else "latest.md")
     if args.zoo is not None and args.models is not None:
         parser.error("--zoo names its own models: give them to --zoo, not --models")
+    if args.zoo is not None and args.int8:
+        parser.error("--int8 takes the models of --models (the zoo's have no quantization set up)")
     if args.zoo is not None:
         args.models = models.zoo_names() if args.zoo == "all" else comma_list(args.zoo)
         unknown = [name for name in args.models if name not in models.zoo_names()]
@@ -85,7 +101,7 @@ def versions():
     from importlib.metadata import PackageNotFoundError, version
 
     found = {}
-    for package in ("torch", "torchvision", "executorch", "onnxruntime", "openvino"):
+    for package in ("torch", "torchvision", "torchao", "executorch", "onnxruntime", "openvino"):
         try:
             found[package] = version(package)
         except PackageNotFoundError:
@@ -127,6 +143,17 @@ def measure_peak_gflops(work_dir):
         return None
 
 
+def precision_line(args):
+    """What the rows run: float32, or int8 and how it is checked."""
+    if not args.int8:
+        return "float32"
+    return ("int8: PT2E (XNNPACKQuantizer, per-channel symmetric int8 weights; activations static for the CNNs, "
+            f"calibrated on {models.CALIBRATION_BATCHES} random batches, dynamic for the transformers) for Kiln, "
+            "ExecuTorch and PyTorch; ONNX Runtime's quantize_static (QDQ, uint8 activations, per-channel int8 "
+            "weights, the same batches) or quantize_dynamic for ONNX Runtime and OpenVINO. A check passes when "
+            f"max |out - PyTorch int8| <= {args.int8_tolerance:g} * max |PyTorch int8|")
+
+
 def header_lines(args, load_before, load_after, started, took_s, peak_gflops):
     v = versions()
     return [
@@ -134,17 +161,20 @@ def header_lines(args, load_before, load_after, started, took_s, peak_gflops):
         "",
         f"Measured {started:%Y-%m-%d %H:%M} UTC in {took_s / 60:.1f} min by `bench/run.sh` "
         f"(`{' '.join(sys.argv[1:]) or 'no options'}`) on {machine()}.",
-        f"Kiln at `{kiln_commit()}`; torch {v['torch']}, torchvision {v['torchvision']}, "
+        f"Kiln at `{kiln_commit()}`; torch {v['torch']}, torchvision {v['torchvision']}, torchao {v['torchao']}, "
         f"ExecuTorch {v['executorch']}, ONNX Runtime {v['onnxruntime']}, OpenVINO {v['openvino']}.",
-        f"Median of {args.runs} timed calls after {args.warmup} warm-up calls per row, batch 1, float32. "
+        f"Median of {args.runs} timed calls after {args.warmup} warm-up calls per row, batch 1, "
+        f"{precision_line(args)}. "
         f"Load average (1 min) {load_before:.2f} before, {load_after:.2f} after (the benchmark's own threads "
         "raise the second): "
         + ("**the machine was busy before it started: the numbers are noisy**." if load_before > 0.5
            else "the machine was quiet when it started."),
-        (f"% peak is against {peak_gflops:.0f} GFLOP/s per thread (one core's FP32 FMA peak, measured at the start "
+        ("" if args.int8 else  # the int8 tables have no % peak
+         f"% peak is against {peak_gflops:.0f} GFLOP/s per thread (one core's FP32 FMA peak, measured at the start "
          "by bench/peak/fma_peak.c). " if peak_gflops else "% peak: not measured (no C compiler). ")
-        + f"A check passes when max |out - PyTorch| <= {args.tolerance:g} * max(1, max |PyTorch|). "
-        "Columns: bench/README.md.",
+        + ("" if args.int8 else
+           f"A check passes when max |out - PyTorch| <= {args.tolerance:g} * max(1, max |PyTorch|). ")
+        + "Columns: bench/README.md.",
     ]
 
 
@@ -155,16 +185,18 @@ def run(args):
     if "kiln" in args.runtimes and not os.access(args.kiln, os.X_OK):
         raise SystemExit(f"no kiln tool at {args.kiln}: build it (cmake --build build --target kiln) or pass --kiln")
     options = argparse.Namespace(kiln=args.kiln, runs=args.runs, warmup=args.warmup, tolerance=args.tolerance,
-                                 timeout_s=args.timeout)
+                                 int8_tolerance=args.int8_tolerance, timeout_s=args.timeout)
     peak_gflops = measure_peak_gflops(args.work)
     if peak_gflops:
         log(f"one core's FP32 FMA peak: {peak_gflops:.0f} GFLOP/s")
-    rows, flops = [], {}
+    rows, flops, quantized = [], {}, {}
     for name in args.models:
-        log(f"{models.label(name)}: preparing")
+        log(f"{models.label(name)}: preparing{' int8' if args.int8 else ''}")
         prepared = prepare.prepare(name, args.work, args.kiln, args.runtimes, log,
-                                   None if args.kiln_portable else prepare.ONEDNN)
+                                   None if args.kiln_portable else prepare.ONEDNN, args.int8)
         flops[name] = prepared.flops
+        if args.int8:
+            quantized[name] = {"quantization": prepared.quantization, "reference_error": prepared.reference_error}
         for threads in args.threads:
             for runtime in args.runtimes:
                 row = measure.measure(runtime, prepared, threads, options)
@@ -173,14 +205,19 @@ def run(args):
                 log(f"  {threads} thread{'s' if threads > 1 else ''} {report.NAMES[runtime]}: {result}")
     took = time.monotonic() - start
     text = "\n".join(header_lines(args, load_before, os.getloadavg()[0], started, took, peak_gflops)) + "\n\n"
-    text += "## Summary\n\n" + report.summary_table(rows, args.models, args.threads) + "\n\n"
-    text += "## Every row\n\n" + report.detail_table(rows, flops, peak_gflops) + "\n"
+    if args.int8:
+        text += "## Summary (int8)\n\n" + report.int8_summary_table(rows, args.models, args.threads, quantized)
+        text += "\n\n## Files and errors (int8)\n\n" + report.int8_files_table(rows, args.models, quantized) + "\n\n"
+        text += "## Every row (int8)\n\n" + report.int8_detail_table(rows) + "\n"
+    else:
+        text += "## Summary\n\n" + report.summary_table(rows, args.models, args.threads) + "\n\n"
+        text += "## Every row\n\n" + report.detail_table(rows, flops, peak_gflops) + "\n"
     print("\n" + text)
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output, "w") as out:
         out.write(text)
-    with open(os.path.join(args.work, "results.json"), "w") as out:
-        json.dump({"flops": flops, "rows": [r.as_dict() for r in rows]}, out, indent=1)
+    with open(os.path.join(args.work, "results-int8.json" if args.int8 else "results.json"), "w") as out:
+        json.dump({"flops": flops, "int8": quantized or None, "rows": [r.as_dict() for r in rows]}, out, indent=1)
     log(f"wrote {args.output}")
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kiln against ExecuTorch (XNNPACK), ONNX Runtime and PyTorch eager on whole
 # models: see bench/README.md. Every option goes to bench/bench.py
-# (bench/run.sh --help lists them; --quick for a fast look).
+# (bench/run.sh --help lists them; --quick for a fast look, --int8 for the
+# models quantized to int8).
 #
 # Environment:
 #   VENV=DIR   the Python environment (default: the repository's .venv; made
