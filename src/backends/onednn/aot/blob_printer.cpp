@@ -1,5 +1,6 @@
 // describe_onednn_blob: the blob as text, one line per value and per
 // operation, for golden printouts in tests and `kiln lower --print`.
+#include <cstdio>
 #include <sstream>
 
 #include "backends/onednn/aot/blob_io.h"
@@ -36,7 +37,8 @@ class Printer {
   }
 
  private:
-  // "%3" with the value's kind: "%0 (input 0) f32[1, 3]", "%2 (constant) f32[4]".
+  // "%3" with the value's kind: "%0 (input 0) f32[1, 3]", "%2 (constant) f32[4]",
+  // "%5 (intermediate) i8[1, 8] scale 0.05 zero point -128".
   std::string value_text(int32_t id) const {
     if (id < 0) return "none";
     if (static_cast<size_t>(id) >= graph_.values.size()) return "%" + std::to_string(id) + " (out of range)";
@@ -47,6 +49,18 @@ class Printer {
       case fb::ValueKind::Output: kind = "output " + std::to_string(value.index); break;
       case fb::ValueKind::Constant: kind = "constant"; break;
       default: kind = "intermediate"; break;
+    }
+    switch (value.dtype) {
+      case fb::DataType::Int8:
+      case fb::DataType::UInt8: {
+        const std::string type = value.dtype == fb::DataType::Int8 ? "i8" : "u8";
+        if (value.kind == fb::ValueKind::Constant) return "%" + std::to_string(id) + " (" + kind + ") " + type + list(value.sizes);
+        char scale[32];
+        std::snprintf(scale, sizeof scale, "%g", static_cast<double>(value.scale));
+        return "%" + std::to_string(id) + " (" + kind + ") " + type + list(value.sizes) + " scale " + scale +
+               " zero point " + std::to_string(value.zero_point);
+      }
+      case fb::DataType::Float32: break;
     }
     return "%" + std::to_string(id) + " (" + kind + ") f32" + list(value.sizes);
   }

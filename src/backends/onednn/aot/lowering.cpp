@@ -8,6 +8,7 @@
 
 #include "aot/delegate/debug_handle.h"
 #include "aot/ir/error.h"
+#include "aot/ir/quantization.h"
 #include "backends/onednn/aot/fusion.h"
 #include "backends/onednn/capabilities.h"
 #include "backends/onednn/aot/weights.h"
@@ -89,12 +90,137 @@ class GraphWriter {
     return add_value(tensor.sizes(), fb::ValueKind::Constant, 0, weights_.add(tensor));
   }
 
-  // The value `node` names; -1 for none. Constants get a value when first read.
-  int32_t value_of(const Node* node) {
+  // The value `node` names, as stored (quantized, for a quantize op's
+  // result and the dequantize ops that name it); -1 for none. Constants get
+  // a value when first read.
+  int32_t stored_value_of(const Node* node) {
     if (node == nullptr) return -1;
     if (auto it = value_of_.find(node); it != value_of_.end()) return it->second;
     if (auto it = constants_.find(node); it != constants_.end()) return value_of_[node] = constant_value(*it->second);
     throw AotError("OneDnnBackend: '" + node->name() + "' is read before it is computed");
+  }
+
+  bool is_quantized(int32_t value) const {
+    return value >= 0 && graph_->values[static_cast<size_t>(value)]->dtype != fb::DataType::Float32;
+  }
+
+  // The value `node` names as float32: a quantized one is dequantized once,
+  // where a float op first reads it.
+  int32_t value_of(const Node* node) {
+    const int32_t stored = stored_value_of(node);
+    if (!is_quantized(stored)) return stored;
+    if (auto it = dequantized_.find(stored); it != dequantized_.end()) return it->second;
+    const std::vector<int64_t> sizes = graph_->values[static_cast<size_t>(stored)]->sizes;
+    return dequantized_[stored] = add_step(kind_of(fb::ReorderT()), {stored}, sizes, -1, node->name() + ".dequantized");
+  }
+
+  int32_t add_quantized_value(std::vector<int64_t> sizes, const aot::TensorQParams& params) {
+    const int32_t value = add_value(std::move(sizes), fb::ValueKind::Intermediate);
+    fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
+    v.dtype = params.dtype == aot::ScalarType::Byte ? fb::DataType::UInt8 : fb::DataType::Int8;
+    v.scale = static_cast<float>(params.scale);
+    v.zero_point = static_cast<int32_t>(params.zero_point);
+    return value;
+  }
+
+  // ---- int8 (onednn_graph.fbs): a quantize op whose grid a group ends with
+  // becomes an int8 value, which int8 convolutions and matmuls read as it is.
+
+  // The parameters of the quantize op `group` ends with, when its result
+  // can be an int8 value: the op's whole range is its dtype's, so that
+  // oneDNN's saturation is its clamp; and the group's last eltwise ops are
+  // exactly its grid (a Linear composed with one before it is not).
+  std::optional<aot::TensorQParams> requantization(const FusedGroup& group) const {
+    const Node* q = group.result;
+    if (q == nullptr || aot::quant_op_kind(q->target()) != aot::QuantOpKind::QuantizePerTensor) return std::nullopt;
+    const std::optional<aot::TensorQParams> params = aot::constant_tensor_qparams(*q);
+    if (!params) return std::nullopt;
+    const auto range = aot::quant_range_of(params->dtype);
+    if ((params->dtype != aot::ScalarType::Char && params->dtype != aot::ScalarType::Byte) || !range ||
+        params->quant_min != range->first || params->quant_max != range->second) {
+      return std::nullopt;
+    }
+    if (group.op.safe_softmax || group.op.group_norm || group.op.keepdim_sizes) return std::nullopt;
+    const std::vector<fb::EltwiseT> grid = quantized_grid(*q).eltwises();
+    std::vector<fb::EltwiseT> tail;
+    if (group.base == q) {
+      const auto* eltwise = group.op.op.AsEltwiseOp();
+      if (eltwise == nullptr) return std::nullopt;
+      tail.push_back(*eltwise->eltwise);
+    }
+    const size_t wanted = grid.size() - tail.size();
+    if (group.post_ops.size() < wanted) return std::nullopt;
+    for (size_t i = group.post_ops.size() - wanted; i < group.post_ops.size(); ++i) {
+      if (!group.post_ops[i].eltwise) return std::nullopt;
+      tail.push_back(*group.post_ops[i].eltwise);
+    }
+    for (size_t i = 0; i < grid.size(); ++i) {
+      if (tail[i].algorithm != grid[i].algorithm || tail[i].alpha != grid[i].alpha || tail[i].beta != grid[i].beta) {
+        return std::nullopt;
+      }
+    }
+    return params;
+  }
+
+  // An int8 weight: the values and one float32 scale per output channel of
+  // a dequantize_per_channel node over constants, symmetric on axis 0.
+  struct Int8Weight {
+    const aot::HostTensor* values = nullptr;
+    aot::HostTensor scales;
+  };
+
+  std::optional<Int8Weight> int8_weight(const Node* node) const {
+    if (node == nullptr || aot::quant_op_kind(node->target()) != aot::QuantOpKind::DequantizePerChannel) return std::nullopt;
+    const aot::ArgumentList& args = node->args();
+    const auto constant = [&](size_t i) -> const aot::HostTensor* {
+      if (i >= args.size() || !args[i].is_node()) return nullptr;
+      auto it = constants_.find(args[i].node());
+      return it == constants_.end() ? nullptr : it->second;
+    };
+    const aot::HostTensor* values = constant(0);
+    const aot::HostTensor* scales = constant(1);
+    if (values == nullptr || scales == nullptr || values->dtype() != aot::ScalarType::Char || values->rank() < 2 ||
+        args.size() < 4 || !args[3].is_int() || args[3].to_int() != 0 || scales->numel() != values->sizes()[0]) {
+      return std::nullopt;
+    }
+    if (const aot::HostTensor* zero_points = constant(2)) {
+      for (double z : zero_points->to_doubles()) {
+        if (z != 0) return std::nullopt;
+      }
+    } else if (!args[2].is_none()) {
+      return std::nullopt;
+    }
+    Int8Weight weight{values, aot::HostTensor::zeros(aot::ScalarType::Float, {scales->numel()})};
+    const std::vector<double> s = scales->to_doubles();
+    for (size_t i = 0; i < s.size(); ++i) weight.scales.data<float>()[i] = static_cast<float>(s[i]);
+    return weight;
+  }
+
+  // The group runs as an int8 convolution or matmul: its source is stored
+  // quantized and its weights are int8 (a linear's: [N, K], transposed).
+  std::optional<Int8Weight> int8_operation(const FusedGroup& group) {
+    const fb::OperationKind kind = group.op.kind();
+    if (group.batch_norm != nullptr || group.op.inputs.size() < 2) return std::nullopt;
+    if (kind == fb::OperationKind::Convolution) {
+      if (group.op.op.AsConvolution()->transposed) return std::nullopt;
+    } else if (kind != fb::OperationKind::MatMul || !group.op.op.AsMatMul()->transpose_b) {
+      return std::nullopt;
+    }
+    std::optional<Int8Weight> weight = int8_weight(group.op.inputs[1]);
+    if (!weight || (kind == fb::OperationKind::MatMul && weight->values->rank() != 2)) return std::nullopt;
+    if (!is_quantized(stored_value_of(group.op.inputs[0]))) return std::nullopt;
+    return weight;
+  }
+
+  // A quantize op on its own: float32 to its int8 value, one reorder.
+  void emit_quantize(const FusedGroup& group, const aot::TensorQParams& params) {
+    auto op = operation(group, debug_id(group));
+    op->op.Set(fb::ReorderT());
+    op->inputs = {value_of(group.op.inputs.at(0))};
+    const int32_t value = add_quantized_value(group.op.sizes, params);
+    op->outputs = {value};
+    graph_->operations.push_back(std::move(op));
+    value_of_[group.result] = value;
   }
 
   int32_t result_value(const Node* node, const std::vector<int64_t>& sizes, const ArgumentRefs& outputs) {
@@ -192,7 +318,7 @@ class GraphWriter {
         outputs.count(group.result) > 0) {
       return false;
     }
-    const int32_t input = value_of(group.op.inputs.at(0));
+    const int32_t input = stored_value_of(group.op.inputs.at(0));
     if (graph_->values[static_cast<size_t>(input)]->sizes != group.op.sizes) return false;
     value_of_[group.result] = input;
     for (const Node* alias : group.aliases) value_of_[alias] = input;
@@ -395,14 +521,52 @@ class GraphWriter {
     if (group.op.safe_softmax) return emit_safe_softmax(group, outputs);
     if (group.op.group_norm) return emit_group_norm(group, outputs);
     if (elide_identity_reshape(group, outputs)) return;
+    const std::optional<aot::TensorQParams> requantized = requantization(group);
+    if (requantized && group.base == group.result) return emit_quantize(group, *requantized);
+    const std::optional<Int8Weight> int8 = int8_operation(group);
     auto op = operation(group, debug_id(group));
     for (size_t i = 0; i < group.op.inputs.size(); ++i) {
       const bool folded = group.batch_norm != nullptr && (i == 1 || i == 2);  // replaced below
-      op->inputs.push_back(folded ? -1 : value_of(group.op.inputs[i]));
+      if (int8 && i == 0) {
+        op->inputs.push_back(stored_value_of(group.op.inputs[0]));
+      } else if (int8 && i == 1) {
+        const int32_t weight = add_value(int8->values->sizes(), fb::ValueKind::Constant, 0, weights_.add(*int8->values));
+        graph_->values[static_cast<size_t>(weight)]->dtype = fb::DataType::Int8;
+        op->inputs.push_back(weight);
+      } else {
+        op->inputs.push_back(folded ? -1 : value_of(group.op.inputs[i]));
+      }
+    }
+    if (int8) {
+      op->inputs.resize(3, -1);
+      op->inputs.push_back(constant_value(int8->scales));
     }
     if (group.batch_norm != nullptr) fold_batch_norm_into(group, *op);
     if (const auto* concat = group.op.op.AsConcat()) join_in_steps(*concat, *op);
     add_post_ops(group, *op);
+    if (requantized) {
+      // The grid's eltwise ops become the int8 result's rounding and saturation.
+      op->post_ops.resize(op->post_ops.size() - 4);
+      const int32_t value = add_quantized_value(group.op.sizes, *requantized);
+      if (int8) {
+        op->outputs = {value};
+      } else {
+        const int32_t computed = add_value(group.op.sizes, fb::ValueKind::Intermediate);
+        op->outputs = {computed};
+        const int32_t id = op->debug_id;
+        const std::string name = op->name;
+        graph_->operations.push_back(std::move(op));
+        op = std::make_unique<fb::OperationT>();
+        op->op.Set(fb::ReorderT());
+        op->inputs = {computed};
+        op->outputs = {value};
+        op->debug_id = id;
+        op->name = name;
+      }
+      graph_->operations.push_back(std::move(op));
+      value_of_[group.result] = value;
+      return;
+    }
     if (op->op.type == fb::OperationKind::EltwiseOp && !op->post_ops.empty()) return emit_eltwise_chain(group, std::move(op), outputs);
     if (broadcasts_a_column(*op) && !group.op.keepdim_sizes) return emit_rows_times_column(group, std::move(op), outputs);
     if (group.op.keepdim_sizes) {
@@ -441,6 +605,7 @@ class GraphWriter {
   ConstantTensors constants_;
   std::unique_ptr<fb::GraphT> graph_;
   std::map<const Node*, int32_t> value_of_;
+  std::map<int32_t, int32_t> dequantized_;  // a quantized value -> its float32 value
   WeightStore weights_;
   aot::DelegateMappingBuilder mapping_{/*generated_identifiers=*/true};
 };

@@ -41,8 +41,8 @@ std::pair<uint64_t, uint64_t> hash_pair(const std::vector<uint8_t>& bytes) {
 }
 
 std::vector<uint8_t> bytes_of(const aot::HostTensor& tensor) {
-  if (tensor.dtype() != aot::ScalarType::Float) {
-    throw aot::AotError("OneDnnBackend stores float32 weights only, got " + tensor.describe());
+  if (tensor.dtype() != aot::ScalarType::Float && tensor.dtype() != aot::ScalarType::Char) {
+    throw aot::AotError("OneDnnBackend stores float32 and int8 weights only, got " + tensor.describe());
   }
   const aot::HostTensor dense = tensor.clone();
   const auto* data = static_cast<const uint8_t*>(dense.data());

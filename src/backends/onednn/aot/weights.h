@@ -23,7 +23,7 @@ std::string content_key(const std::vector<uint8_t>& bytes);
 /// The named data a preprocess collects.
 class WeightStore {
  public:
-  /// Stores `tensor`'s elements (float32, contiguous) and returns their key.
+  /// Stores `tensor`'s elements (float32 or int8, contiguous) and returns their key.
   std::string add(const aot::HostTensor& tensor);
   const aot::NamedDataStoreOutput& output() const { return store_.get_named_data_store_output(); }
 

@@ -1,5 +1,7 @@
 #include "backends/onednn/runtime/blob_graph.h"
 
+#include <cmath>
+
 #include "backends/onednn/graph_alignment.h"
 #include "backends/onednn/onednn_blob.h"
 #include "runtime/core/log.h"
@@ -64,6 +66,17 @@ Error check_value(const fb::Value* value, uint32_t v, const char* method) {
     numel *= size;
     KILN_ONEDNN_REFUSE(numel <= kMaxNumel, "value %u has more than 2^40 elements", method, v);
   }
+  KILN_ONEDNN_REFUSE(value->dtype() <= fb::DataType::MAX, "value %u has an unknown data type %u", method, v,
+                     static_cast<unsigned>(value->dtype()));
+  if (value->dtype() != fb::DataType::Float32) {
+    KILN_ONEDNN_REFUSE(value->kind() != fb::ValueKind::Input && value->kind() != fb::ValueKind::Output,
+                       "value %u is a quantized delegate argument; arguments are float32", method, v);
+    KILN_ONEDNN_REFUSE(value->scale() > 0 && value->scale() < INFINITY, "quantized value %u has scale %g", method, v,
+                       static_cast<double>(value->scale()));
+    const int32_t lowest = value->dtype() == fb::DataType::Int8 ? -128 : 0;
+    KILN_ONEDNN_REFUSE(value->zero_point() >= lowest && value->zero_point() <= lowest + 255,
+                       "quantized value %u has zero point %d outside its type", method, v, value->zero_point());
+  }
   if (value->kind() == fb::ValueKind::Constant) {
     KILN_ONEDNN_REFUSE(value->constant_key() != nullptr && value->constant_key()->size() > 0,
                        "constant value %u has no named-data key", method, v);
@@ -79,8 +92,8 @@ struct InputArity {
 
 InputArity arity_of(fb::OperationKind kind) {
   switch (kind) {
-    case fb::OperationKind::Convolution: return {2, 3, 2};
-    case fb::OperationKind::MatMul: return {2, 3, 2};
+    case fb::OperationKind::Convolution: return {2, 4, 2};
+    case fb::OperationKind::MatMul: return {2, 4, 2};
     case fb::OperationKind::BatchNorm: return {3, 5, 3};
     case fb::OperationKind::LayerNorm: return {1, 3, 1};
     case fb::OperationKind::Concat: return {1, 1u << 16, 1u << 16};

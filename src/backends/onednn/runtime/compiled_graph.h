@@ -58,6 +58,14 @@ struct ConstantUse {
   uint32_t memory;
 };
 
+/// Four bytes written into a one-element persistent buffer at init: a
+/// quantization's scale (float32) or zero point (int32), which oneDNN reads
+/// as run-time arguments of a primitive.
+struct InitValue {
+  uint32_t memory;
+  uint32_t bits;
+};
+
 struct StepArg {
   int arg;  ///< DNNL_ARG_*
   uint32_t memory;
@@ -116,6 +124,7 @@ struct CompiledGraph {
   Table<Step> steps;
   Table<Buffer> buffers;
   Table<ConstantUse> constant_uses;
+  Table<InitValue> init_values;
   uint8_t* arena;
   size_t arena_bytes;
   uint8_t* scratchpad;

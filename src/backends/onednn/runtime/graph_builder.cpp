@@ -96,31 +96,39 @@ Error GraphBuilder::check_pd(dnnl_status_t status, const char* call, const Primi
 
 // ---------------------------------------------------------------- descriptors
 
-Error GraphBuilder::plain_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out) {
+dnnl_data_type_t data_type_of(const fb::Value* value) {
+  switch (value->dtype()) {
+    case fb::DataType::Int8: return dnnl_s8;
+    case fb::DataType::UInt8: return dnnl_u8;
+    default: return dnnl_f32;
+  }
+}
+
+Error GraphBuilder::plain_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out, dnnl_data_type_t type) {
   dnnl_dims_t d = {1}, strides = {1};
   const int ndims = rank == 0 ? 1 : static_cast<int>(rank);
   for (uint32_t i = 0; i < rank; ++i) d[i] = dims[i];
   for (int i = ndims - 1; i >= 0; --i) strides[i] = i == ndims - 1 ? 1 : strides[i + 1] * d[i + 1];
-  return check(dnnl_memory_desc_create_with_strides(out->out(), ndims, d, dnnl_f32, strides),
+  return check(dnnl_memory_desc_create_with_strides(out->out(), ndims, d, type, strides),
                "dnnl_memory_desc_create_with_strides");
 }
 
 Error GraphBuilder::plain_desc_of(int32_t v, MemoryDesc* out) {
   const fb::Value* val = value(v);
-  return plain_desc(val->sizes()->data(), rank_of(val), out);
+  return plain_desc(val->sizes()->data(), rank_of(val), out, data_type_of(val));
 }
 
-Error GraphBuilder::any_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out) {
+Error GraphBuilder::any_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out, dnnl_data_type_t type) {
   dnnl_dims_t d = {1};
   for (uint32_t i = 0; i < rank; ++i) d[i] = dims[i];
-  return check(dnnl_memory_desc_create_with_tag(out->out(), rank == 0 ? 1 : static_cast<int>(rank), d, dnnl_f32,
+  return check(dnnl_memory_desc_create_with_tag(out->out(), rank == 0 ? 1 : static_cast<int>(rank), d, type,
                                                 dnnl_format_tag_any),
                "dnnl_memory_desc_create_with_tag(any)");
 }
 
 Error GraphBuilder::dst_desc_of(int32_t v, MemoryDesc* out) {
   const fb::Value* val = value(v);
-  return any_desc(val->sizes()->data(), rank_of(val), out);
+  return any_desc(val->sizes()->data(), rank_of(val), out, data_type_of(val));
 }
 
 void GraphBuilder::broadcast_dims(int32_t v, uint32_t rank, int64_t* dims) const {
@@ -198,7 +206,7 @@ Result<uint32_t> GraphBuilder::value_memory_with_rank(int32_t v, uint32_t rank, 
   int64_t dims[kMaxRank];
   broadcast_dims(v, rank, dims);
   MemoryDesc desc;
-  KILN_TRY(plain_desc(dims, rank, &desc));
+  KILN_TRY(plain_desc(dims, rank, &desc, data_type_of(value(v))));
   return view(m, desc.get());
 }
 
@@ -260,6 +268,40 @@ Error GraphBuilder::add_reorder(uint32_t from, uint32_t to, int32_t fill_memory,
 Error GraphBuilder::alias_value(int32_t v, uint32_t memory) {
   values_[v] = ValueState{static_cast<int32_t>(memory), static_cast<int32_t>(memory)};
   return Error::Ok;
+}
+
+namespace {
+
+template <typename T>
+uint32_t bits_of(T value) {
+  static_assert(sizeof(T) == sizeof(uint32_t));
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+}  // namespace
+
+Result<uint32_t> GraphBuilder::scalar_memory(float value) {
+  const int64_t one = 1;
+  MemoryDesc desc;
+  KILN_TRY(plain_desc(&one, 1, &desc, dnnl_f32));
+  KILN_ASSIGN_OR_RETURN(const uint32_t m, new_buffer(desc.get(), /*persistent=*/true));
+  InitValue* init = compiled_->init_values.push();
+  if (init == nullptr) return no_room("a quantization parameter");
+  *init = InitValue{m, bits_of(value)};
+  return m;
+}
+
+Result<uint32_t> GraphBuilder::scalar_memory(int32_t value) {
+  const int64_t one = 1;
+  MemoryDesc desc;
+  KILN_TRY(plain_desc(&one, 1, &desc, dnnl_s32));
+  KILN_ASSIGN_OR_RETURN(const uint32_t m, new_buffer(desc.get(), /*persistent=*/true));
+  InitValue* init = compiled_->init_values.push();
+  if (init == nullptr) return no_room("a quantization parameter");
+  *init = InitValue{m, bits_of(value)};
+  return m;
 }
 
 Error GraphBuilder::add_fill(uint32_t memory, float fill_value) {
@@ -369,7 +411,7 @@ Error GraphBuilder::make_attr(uint32_t dst_rank, Attr* attr, StepArg* post_args,
       // takes it in its result's layout (resolve_post_args reorders it if
       // it is in another).
       MemoryDesc any;
-      KILN_TRY(any_desc(value(output())->sizes()->data(), dst_rank, &any));
+      KILN_TRY(any_desc(value(output())->sizes()->data(), dst_rank, &any, data_type_of(value(binary->input()))));
       KILN_TRY(check(dnnl_post_ops_append_binary(list.get(), alg, any.get()), "dnnl_post_ops_append_binary"));
       any_post_inputs_ |= 1u << *num_post_args;
     } else {
@@ -386,7 +428,7 @@ namespace {
 
 // Upper bounds of the plan's tables, from the graph's sizes.
 struct Capacities {
-  uint32_t steps = 0, memories = 0, constant_uses = 0;
+  uint32_t steps = 0, memories = 0, constant_uses = 0, init_values = 0;
 };
 
 Capacities capacities_of(const fb::Graph* graph) {
@@ -396,8 +438,9 @@ Capacities capacities_of(const fb::Graph* graph) {
     const fb::Operation* op = graph->operations()->Get(o);
     const uint32_t reads = op->inputs()->size() + (op->post_ops() != nullptr ? op->post_ops()->size() : 0);
     c.steps += reads + 3;
-    c.memories += 4 * reads + 8;
+    c.memories += 4 * reads + 12;
     c.constant_uses += reads;
+    c.init_values += 4;  // a quantized operation's source and result scales and zero points
   }
   return c;
 }
@@ -454,7 +497,8 @@ Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* alloc
   auto* values = allocator->allocateList<ValueState>(num_values);
   if (values == nullptr || !compiled->steps.reserve(allocator, c.steps) ||
       !compiled->memories.reserve(allocator, c.memories) || !compiled->buffers.reserve(allocator, c.memories) ||
-      !compiled->constant_uses.reserve(allocator, c.constant_uses)) {
+      !compiled->constant_uses.reserve(allocator, c.constant_uses) ||
+      !compiled->init_values.reserve(allocator, c.init_values)) {
     KILN_LOG(Error, "OneDnnBackend: method '%s': the method allocator has no room for the plan's tables",
              compiled->method_name);
     return Error::DelegateMemoryAllocationFailed;

@@ -117,10 +117,11 @@ class GraphBuilder {
   runtime::Error no_room(const char* what);
 
   // ---- memory descriptors
-  /// Row-major float32 of `rank` dims (rank 0 becomes [1]).
-  runtime::Error plain_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out);
+  /// Row-major `type` of `rank` dims (rank 0 becomes [1]).
+  runtime::Error plain_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out, dnnl_data_type_t type = dnnl_f32);
+  /// The value's sizes and data type, row-major.
   runtime::Error plain_desc_of(int32_t value, MemoryDesc* out);
-  runtime::Error any_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out);
+  runtime::Error any_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out, dnnl_data_type_t type = dnnl_f32);
   /// Format `any` with the value's sizes (an Output written in another
   /// layout is reordered to plain by define_output's pending reorder).
   runtime::Error dst_desc_of(int32_t value, MemoryDesc* out);
@@ -147,6 +148,10 @@ class GraphBuilder {
   runtime::Result<uint32_t> reorder_into_buffer(uint32_t memory, const_dnnl_memory_desc_t desc);
   /// `value` is `memory` (a plain view of another value's bytes): no step.
   runtime::Error alias_value(int32_t value, uint32_t memory);
+  /// A one-element persistent memory holding `value` from init on (a
+  /// quantization's scale or zero point, read by a primitive at run time).
+  runtime::Result<uint32_t> scalar_memory(float value);
+  runtime::Result<uint32_t> scalar_memory(int32_t value);
   /// A step that only fills plain `memory` with `fill_value`.
   runtime::Error add_fill(uint32_t memory, float fill_value);
   /// Adds a reorder step from `from` to `to`.
@@ -193,6 +198,11 @@ class GraphBuilder {
   PendingReorder pending_output_reorder_;
   uint32_t any_post_inputs_ = 0;  ///< bit i: post-op input i was declared `any`
 };
+
+/// The oneDNN data type of a value (onednn_graph.fbs DataType).
+dnnl_data_type_t data_type_of(const fb::Value* value);
+/// An Int8 or UInt8 value.
+inline bool is_quantized(const fb::Value* value) { return value->dtype() != fb::DataType::Float32; }
 
 /// Plans one operation (operation_builders.cpp); a refused primitive on the
 /// first attempt sets wants_retry().

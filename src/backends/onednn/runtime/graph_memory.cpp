@@ -169,10 +169,12 @@ Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_da
              runtime::to_string(data.error()));
     return data.error();
   }
-  const size_t expected = sizeof(float) * static_cast<size_t>(numel_of(value));
+  const size_t element = value->dtype() == fb::DataType::Float32 ? sizeof(float) : 1;
+  const size_t expected = element * static_cast<size_t>(numel_of(value));
   KILN_CHECK_OR_LOG_RETURN(data->size() == expected && data->data() != nullptr, DelegateInvalidCompatibility,
-                           "OneDnnBackend: method '%s': named data '%s' has %zu bytes; value %u expects %zu (float32)",
-                           compiled->method_name, key, data->size(), use.value, expected);
+                           "OneDnnBackend: method '%s': named data '%s' has %zu bytes; value %u expects %zu (%s)",
+                           compiled->method_name, key, data->size(), use.value, expected,
+                           fb::EnumNameDataType(value->dtype()));
   const char* call = "";
   const dnnl_status_t status =
       reorder_once(*compiled, use.source, data->data(), compiled->memories[use.memory].memory, &call);
@@ -211,6 +213,15 @@ Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocat
   KILN_TRY(create_memories_and_primitives(compiled));
   for (uint32_t i = 0; i < compiled->constant_uses.size; ++i) {
     KILN_TRY(load_constant(blob, named_data, compiled, compiled->constant_uses[i]));
+  }
+  for (uint32_t i = 0; i < compiled->init_values.size; ++i) {
+    const InitValue& init = compiled->init_values[i];
+    void* data = nullptr;
+    const dnnl_status_t status = dnnl_memory_get_data_handle(compiled->memories[init.memory].memory, &data);
+    KILN_CHECK_OR_LOG_RETURN(status == dnnl_success && data != nullptr, DelegateInvalidCompatibility,
+                             "OneDnnBackend: method '%s': a quantization parameter's memory has no data",
+                             compiled->method_name);
+    std::memcpy(data, &init.bits, sizeof init.bits);
   }
   return Error::Ok;
 }

@@ -99,7 +99,7 @@ Error conv_weights_desc(GraphBuilder& b, const fb::Convolution* conv, int32_t w,
     dims[n] = weights->sizes()->Get(d);
     strides[n++] = stride;
   }
-  return b.check(dnnl_memory_desc_create_with_strides(out->out(), n, dims, dnnl_f32, strides),
+  return b.check(dnnl_memory_desc_create_with_strides(out->out(), n, dims, data_type_of(weights), strides),
                  "dnnl_memory_desc_create_with_strides(weights)");
 }
 
@@ -120,7 +120,8 @@ Error prepare_weights(GraphBuilder& b, int32_t w, WeightOperand* op) {
   const dnnl_dims_t* dims = nullptr;
   KILN_TRY(b.check(dnnl_memory_desc_query(op->logical.get(), dnnl_query_ndims_s32, &ndims), "dnnl_memory_desc_query"));
   KILN_TRY(b.check(dnnl_memory_desc_query(op->logical.get(), dnnl_query_dims, &dims), "dnnl_memory_desc_query"));
-  return b.check(dnnl_memory_desc_create_with_tag(op->for_pd.out(), ndims, *dims, dnnl_f32, dnnl_format_tag_any),
+  return b.check(dnnl_memory_desc_create_with_tag(op->for_pd.out(), ndims, *dims, data_type_of(b.value(w)),
+                                                 dnnl_format_tag_any),
                  "dnnl_memory_desc_create_with_tag(any)");
 }
 
@@ -131,13 +132,87 @@ Result<uint32_t> bind_weights(GraphBuilder& b, int32_t w, WeightOperand* op, con
   return b.view(plain, op->logical.get());
 }
 
+// A quantized convolution's or matmul's scales and zero points
+// (onednn_graph.fbs): the source's and the result's from their values, the
+// weights' from the weight-scales input (one per output channel, `channels`).
+struct Quantization {
+  bool quantized = false;
+  int32_t src = -1, weight_scales = -1, out = -1;
+  int weights_mask = 0;
+
+  // Checks the operands and sets the masks on `attr`, before the primitive
+  // descriptor is made.
+  Error prepare(GraphBuilder& b, int32_t src_value, int32_t weights, int32_t scales, int32_t out_value, int64_t channels,
+                int mask, const Attr& attr) {
+    src = src_value;
+    weight_scales = scales;
+    out = out_value;
+    weights_mask = mask;
+    quantized = is_quantized(b.value(src));
+    if (!quantized) {
+      if (is_quantized(b.value(weights)) || is_quantized(b.value(out)) || scales >= 0) {
+        return b.refuse("a float32 source with quantized weights, result or weight scales");
+      }
+      return Error::Ok;
+    }
+    const fb::Value* w = b.value(weights);
+    if (w->dtype() != fb::DataType::Int8 || w->kind() != fb::ValueKind::Constant) {
+      return b.refuse("a quantized source needs int8 constant weights");
+    }
+    if (scales < 0 || is_quantized(b.value(scales)) || b.value(scales)->kind() != fb::ValueKind::Constant ||
+        numel_of(b.value(scales)) != channels) {
+      return b.refuse("quantized weights need a float32 constant of %lld scales", static_cast<long long>(channels));
+    }
+    dnnl_primitive_attr_t a = attr.get();
+    KILN_TRY(b.check(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask(src)"));
+    if (b.value(src)->zero_point() != 0) {
+      KILN_TRY(b.check(dnnl_primitive_attr_set_zero_points_mask(a, DNNL_ARG_SRC, 0),
+                       "dnnl_primitive_attr_set_zero_points_mask(src)"));
+    }
+    KILN_TRY(b.check(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_WEIGHTS, mask),
+                     "dnnl_primitive_attr_set_scales_mask(weights)"));
+    if (is_quantized(b.value(out))) {
+      KILN_TRY(b.check(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_DST, 0), "dnnl_primitive_attr_set_scales_mask(dst)"));
+      if (b.value(out)->zero_point() != 0) {
+        KILN_TRY(b.check(dnnl_primitive_attr_set_zero_points_mask(a, DNNL_ARG_DST, 0),
+                         "dnnl_primitive_attr_set_zero_points_mask(dst)"));
+      }
+    }
+    return Error::Ok;
+  }
+
+  // The run-time arguments, once the primitive descriptor is made.
+  Error add_args(GraphBuilder& b, ArgList& args) const {
+    if (!quantized) return Error::Ok;
+    const fb::Value* s = b.value(src);
+    KILN_ASSIGN_OR_RETURN(const uint32_t src_scale, b.scalar_memory(s->scale()));
+    args.add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, src_scale);
+    if (s->zero_point() != 0) {
+      KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.scalar_memory(static_cast<int32_t>(s->zero_point())));
+      args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point);
+    }
+    KILN_ASSIGN_OR_RETURN(const uint32_t scales, b.value_memory(weight_scales, true));
+    args.add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, scales);
+    const fb::Value* o = b.value(out);
+    if (is_quantized(o)) {
+      KILN_ASSIGN_OR_RETURN(const uint32_t dst_scale, b.scalar_memory(o->scale()));
+      args.add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST, dst_scale);
+      if (o->zero_point() != 0) {
+        KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.scalar_memory(static_cast<int32_t>(o->zero_point())));
+        args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point);
+      }
+    }
+    return Error::Ok;
+  }
+};
+
 // A bias of `n` elements (plain, rank `rank` with leading 1s).
 Result<uint32_t> bias_memory(GraphBuilder& b, int32_t bias, uint32_t rank) {
   return b.value_memory_with_rank(bias, rank, true);
 }
 
 Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
-  const int32_t src = b.input(0), w = b.input(1), bias = b.input(2), out = b.output();
+  const int32_t src = b.input(0), w = b.input(1), bias = b.input(2), scales = b.input(3), out = b.output();
   const uint32_t rank = rank_of_value(b, src);
   if (rank < 3 || rank > 5 || rank_of_value(b, w) != rank || rank_of_value(b, out) != rank) {
     return b.refuse("source, weights and result must have 3 to 5 dimensions alike (%u, %u, %u)", rank,
@@ -162,7 +237,7 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
 
   MemoryDesc src_any, bias_desc, dst;
   const fb::Value* src_value = b.value(src);
-  KILN_TRY(b.any_desc(src_value->sizes()->data(), rank, &src_any));
+  KILN_TRY(b.any_desc(src_value->sizes()->data(), rank, &src_any, data_type_of(src_value)));
   KILN_TRY(b.dst_desc_of(out, &dst));
   uint32_t bias_m = 0;
   if (bias >= 0) {
@@ -173,6 +248,11 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   StepArg post_args[kMaxStepArgs];
   uint32_t num_post = 0;
   KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
+  // Per output channel: grouped weights are (G, O/G, ...), the scales in O's order.
+  Quantization quantization;
+  const int64_t out_channels = b.value(out)->sizes()->Get(1);
+  KILN_TRY(quantization.prepare(b, src, w, scales, out, out_channels, conv->groups() > 1 ? 0x3 : 0x1, attr));
+  if (quantization.quantized && conv->transposed()) return b.refuse("a quantized transposed convolution");
   PrimitiveDesc pd;
   if (conv->transposed()) {
     KILN_TRY(b.check_pd(dnnl_deconvolution_forward_primitive_desc_create(
@@ -200,13 +280,14 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   args.add(DNNL_ARG_SRC, src_m);
   args.add(DNNL_ARG_WEIGHTS, weights_m);
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
+  KILN_TRY(quantization.add_args(b, args));
   return finish(b, &pd, args, post_args, num_post);
 }
 
 // ---------------------------------------------------------------- matmul
 
 Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
-  const int32_t a = b.input(0), w = b.input(1), bias = b.input(2), out = b.output();
+  const int32_t a = b.input(0), w = b.input(1), bias = b.input(2), scales = b.input(3), out = b.output();
   const uint32_t rank = rank_of_value(b, out);
   if (rank < 2 || rank_of_value(b, a) < 2 || rank_of_value(b, w) < 2 || rank_of_value(b, a) > rank ||
       rank_of_value(b, w) > rank) {
@@ -221,7 +302,7 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   uint32_t w_source = 0;
   const bool w_constant = b.value(w)->kind() == fb::ValueKind::Constant;
   if (w_constant) {
-    KILN_TRY(b.plain_desc(dims, rank, &weights.logical));
+    KILN_TRY(b.plain_desc(dims, rank, &weights.logical, data_type_of(b.value(w))));
   } else {
     KILN_ASSIGN_OR_RETURN(w_source, b.value_memory_with_rank(w, rank, b.plain_inputs()));
     KILN_TRY(b.check(dnnl_memory_desc_clone(weights.logical.out(), b.desc(w_source)), "dnnl_memory_desc_clone"));
@@ -249,6 +330,10 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   StepArg post_args[kMaxStepArgs];
   uint32_t num_post = 0;
   KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
+  // One scale per column N of b (oneDNN's last weights dimension).
+  Quantization quantization;
+  const int64_t columns = b.value(out)->sizes()->Get(rank - 1);
+  KILN_TRY(quantization.prepare(b, a, w, scales, out, columns, 1 << (rank - 1), attr));
   PrimitiveDesc pd;
   KILN_TRY(b.check_pd(dnnl_matmul_primitive_desc_create(pd.out(), b.engine(), b.desc(a_m), weights.for_pd.get(),
                                                         bias_desc.get(), dst.get(), attr.get()),
@@ -264,6 +349,7 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   args.add(DNNL_ARG_SRC, a_m);
   args.add(DNNL_ARG_WEIGHTS, weights_m);
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
+  KILN_TRY(quantization.add_args(b, args));
   return finish(b, &pd, args, post_args, num_post);
 }
 
@@ -437,8 +523,33 @@ Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary);
 Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder);
 Error build_pad(GraphBuilder& b, const fb::Pad* pad);
 
+// Only convolutions, matmuls and (de)quantizing reorders read or write
+// quantized values.
+bool takes_quantized_values(fb::OperationKind kind) {
+  return kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
+         kind == fb::OperationKind::Reorder;
+}
+
 Error build_operation(GraphBuilder& b) {
   const fb::Operation* op = b.operation();
+  if (!takes_quantized_values(op->op_type())) {
+    for (uint32_t i = 0; i < op->inputs()->size(); ++i) {
+      if (op->inputs()->Get(i) >= 0 && is_quantized(b.value(op->inputs()->Get(i)))) {
+        return b.refuse("%s reads quantized value %d", fb::EnumNameOperationKind(op->op_type()), op->inputs()->Get(i));
+      }
+    }
+    if (is_quantized(b.value(b.output()))) {
+      return b.refuse("%s writes quantized value %d", fb::EnumNameOperationKind(op->op_type()), b.output());
+    }
+  }
+  if (op->post_ops() != nullptr) {
+    for (uint32_t p = 0; p < op->post_ops()->size(); ++p) {
+      const fb::BinaryPostOp* binary = op->post_ops()->Get(p)->op_as_BinaryPostOp();
+      if (binary != nullptr && binary->input() >= 0 && is_quantized(b.value(binary->input()))) {
+        return b.refuse("post-op %u reads quantized value %d", p, binary->input());
+      }
+    }
+  }
   switch (op->op_type()) {
     case fb::OperationKind::Convolution: return build_convolution(b, op->op_as_Convolution());
     case fb::OperationKind::MatMul: return build_matmul(b, op->op_as_MatMul());

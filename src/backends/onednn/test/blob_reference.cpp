@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "aot/ir/error.h"
 #include "aot/interpreter/interpreter.h"
@@ -50,7 +51,8 @@ class ReferenceBuilder {
       if (value.kind == fb::ValueKind::Input) inputs[value.index] = v;
       if (value.kind != fb::ValueKind::Constant) continue;
       const std::vector<uint8_t>& bytes = named_.get(value.constant_key);
-      aot::HostTensor tensor = aot::HostTensor::zeros(aot::ScalarType::Float, value.sizes);
+      const bool int8 = value.dtype == fb::DataType::Int8;
+      aot::HostTensor tensor = aot::HostTensor::zeros(int8 ? aot::ScalarType::Char : aot::ScalarType::Float, value.sizes);
       if (bytes.size() != tensor.nbytes()) throw AotError("constant %" + std::to_string(v) + " has the wrong byte count");
       std::memcpy(tensor.data(), bytes.data(), bytes.size());
       nodes_[static_cast<int32_t>(v)] = b_.parameter("c" + std::to_string(v), tensor);
@@ -168,8 +170,31 @@ class ReferenceBuilder {
     throw AotError("no reference for a max/min reduction");
   }
 
+  // A quantized value stands here for the float32 it holds: on its grid,
+  // dequantize(quantize(x)) as PyTorch computes them.
+  bool quantized(int32_t value) const { return graph_.values.at(static_cast<size_t>(value))->dtype != fb::DataType::Float32; }
+  Node* on_grid(Node* x, int32_t value) {
+    const fb::ValueT& v = *graph_.values.at(static_cast<size_t>(value));
+    const bool int8 = v.dtype == fb::DataType::Int8;
+    const aot::ScalarType type = int8 ? aot::ScalarType::Char : aot::ScalarType::Byte;
+    const int64_t lowest = int8 ? -128 : 0, highest = int8 ? 127 : 255;
+    const double scale = v.scale;
+    const int64_t zero_point = v.zero_point;
+    Node* q = call("quantized_decomposed::quantize_per_tensor", {x, scale, zero_point, lowest, highest, type});
+    return call("quantized_decomposed::dequantize_per_tensor", {q, scale, zero_point, lowest, highest, type});
+  }
+
+  // An int8 convolution's or matmul's weights (input 3: their scales per
+  // output channel) as the float32 weights they stand for.
+  void dequantize_weights(const std::vector<int32_t>& in) {
+    if (in.size() < 4 || in[3] < 0 || !dequantized_weights_.insert(in[1]).second) return;
+    nodes_[in[1]] = call("quantized_decomposed::dequantize_per_channel",
+                         {node(in[1]), node(in[3]), None{}, 0, -128, 127, aot::ScalarType::Char});
+  }
+
   Node* operation(const fb::OperationT& op, const std::vector<int64_t>& dst) {
     const std::vector<int32_t>& in = op.inputs;
+    if (op.op.type == fb::OperationKind::Convolution || op.op.type == fb::OperationKind::MatMul) dequantize_weights(in);
     Node* x = in.empty() ? nullptr : node(in[0]);
     const std::vector<int64_t> src = in.empty() ? std::vector<int64_t>{} : graph_.values[static_cast<size_t>(in[0])]->sizes;
     switch (op.op.type) {
@@ -210,6 +235,9 @@ class ReferenceBuilder {
       case fb::OperationKind::BinaryOp: return binary(op.op.AsBinaryOp()->algorithm, x, node(in.at(1)));
       case fb::OperationKind::Reorder: {
         const auto& perm = op.op.AsReorder()->permutation;
+        if (perm.empty() && quantized(in[0]) != quantized(op.outputs.at(0))) {
+          return quantized(op.outputs[0]) ? on_grid(x, op.outputs[0]) : contiguous(x);
+        }
         if (perm.empty()) return call("aten::view", {contiguous(x), ints(dst)});
         return contiguous(call("aten::permute", {x, ints(perm)}));
       }
@@ -236,6 +264,7 @@ class ReferenceBuilder {
         result = binary(binary_post->algorithm, result, node(binary_post->input));
       }
     }
+    if (quantized(op.outputs[0]) && op.op.type != fb::OperationKind::Reorder) result = on_grid(result, op.outputs[0]);
     const std::vector<int64_t> sizes = result->meta.tensor().static_sizes();
     if (sizes != dst) {
       throw AotError("operation '" + op.name + "' computes " + result->meta.tensor().to_string() + " into a value of other sizes");
@@ -247,6 +276,7 @@ class ReferenceBuilder {
   const aot::NamedDataStoreOutput& named_;
   aot::GraphBuilder b_;
   std::map<int32_t, Node*> nodes_;
+  std::set<int32_t> dequantized_weights_;
 };
 
 // Deterministic values in [-1, 1).

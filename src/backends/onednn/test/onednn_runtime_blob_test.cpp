@@ -215,7 +215,7 @@ TEST(OneDnnBlobTest, NamesMissingAndMisSizedNamedData) {
   b.named_data.set_size_change(-4);
   Runner short_data;
   EXPECT_EQ(short_data.init(blob, &b.named_data), Error::DelegateInvalidCompatibility);
-  EXPECT_THAT(log.text(), HasSubstr("named data 'const_3' has 12 bytes; value 3 expects 16 (float32)"));
+  EXPECT_THAT(log.text(), HasSubstr("named data 'const_3' has 12 bytes; value 3 expects 16 (Float32)"));
   EXPECT_EQ(b.named_data.outstanding(), 0);
 }
 
