@@ -134,6 +134,35 @@ TEST(OneDnnLoweringTest, AResidualAddAndReluArePostOps) {
   }
 }
 
+// PT2E static quantization: the input quantized by one reorder into an int8
+// value, the convolution reading it with int8 weights and their per-channel
+// scales and writing its relu'd result requantized (no grid post-ops left),
+// the result dequantized where the call returns it.
+TEST(OneDnnLoweringTest, AQuantizedConvolutionReadsAndWritesInt8) {
+  const auto int8 = aot::ScalarType::Char;
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 3, 5, 5}));
+  Node* xq = b.call("quantized_decomposed::quantize_per_tensor", {x, 0.02, 3, -128, 127, int8});
+  Node* xd = b.call("quantized_decomposed::dequantize_per_tensor", {xq, 0.02, 3, -128, 127, int8});
+  HostTensor values = HostTensor::zeros(int8, {4, 3, 3, 3});
+  for (int64_t i = 0; i < values.numel(); ++i) values.data<int8_t>()[i] = static_cast<int8_t>(i % 255 - 127);
+  HostTensor zero_points = HostTensor::zeros(aot::ScalarType::Long, {4});
+  Node* w = b.call("quantized_decomposed::dequantize_per_channel",
+                   {b.buffer("wq", values), b.buffer("ws", positive({4}, 3)), b.buffer("wz", zero_points), 0, -127, 127, int8});
+  Node* y = b.call("aten::relu", {conv2d(b, xd, w, b.parameter("bias", ramp({4}, 5)), 1, 1)});
+  Node* yq = b.call("quantized_decomposed::quantize_per_tensor", {y, 0.5, -128, -128, 127, int8});
+  b.output({b.call("quantized_decomposed::dequantize_per_tensor", {yq, 0.5, -128, -128, 127, int8})});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const std::string text = printout(backend().preprocess(program, {}));
+  EXPECT_THAT(text, HasSubstr("%1 (intermediate) i8[1, 3, 5, 5] scale 0.02 zero point 3\n"));
+  EXPECT_THAT(text, HasSubstr("%2 (constant) i8[4, 3, 3, 3]\n"));
+  EXPECT_THAT(text, HasSubstr("#0 Reorder reshape (%0[1, 3, 5, 5]) -> %1[1, 3, 5, 5]"));
+  EXPECT_THAT(text, HasSubstr("(%1[1, 3, 5, 5], %2[4, 3, 3, 3], %3[4], %4[4]) -> %5[1, 4, 5, 5] "
+                              "post-ops [Eltwise Relu(alpha=0)] debug_id"));
+  EXPECT_THAT(text, HasSubstr("%5 (intermediate) i8[1, 4, 5, 5] scale 0.5 zero point -128\n"));
+}
+
 // A cat of more tensors than one Concat joins (DenseNet's 23 and more)
 // lowers to a tree of Concats, each within the runtime's limit, all with
 // the cat's name; the blob still computes the cat.
