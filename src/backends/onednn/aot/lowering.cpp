@@ -196,9 +196,10 @@ class GraphWriter {
     return weight;
   }
 
-  // The group runs as an int8 convolution or matmul: its source is stored
-  // quantized and its weights are int8 (a linear's: [N, K], transposed).
-  std::optional<Int8Weight> int8_operation(const FusedGroup& group) {
+  // The group is a convolution or matmul on int8 weights (a linear's: [N,
+  // K], transposed), stored as they are; with a source stored quantized it
+  // runs in int8, else in float32 on the weights dequantized at load.
+  std::optional<Int8Weight> int8_weights_of(const FusedGroup& group) const {
     const fb::OperationKind kind = group.op.kind();
     if (group.batch_norm != nullptr || group.op.inputs.size() < 2) return std::nullopt;
     if (kind == fb::OperationKind::Convolution) {
@@ -208,7 +209,6 @@ class GraphWriter {
     }
     std::optional<Int8Weight> weight = int8_weight(group.op.inputs[1]);
     if (!weight || (kind == fb::OperationKind::MatMul && weight->values->rank() != 2)) return std::nullopt;
-    if (!is_quantized(stored_value_of(group.op.inputs[0]))) return std::nullopt;
     return weight;
   }
 
@@ -523,23 +523,25 @@ class GraphWriter {
     if (elide_identity_reshape(group, outputs)) return;
     const std::optional<aot::TensorQParams> requantized = requantization(group);
     if (requantized && group.base == group.result) return emit_quantize(group, *requantized);
-    const std::optional<Int8Weight> int8 = int8_operation(group);
+    const std::optional<Int8Weight> int8_weights = int8_weights_of(group);
+    const bool int8 = int8_weights && is_quantized(stored_value_of(group.op.inputs[0]));
     auto op = operation(group, debug_id(group));
     for (size_t i = 0; i < group.op.inputs.size(); ++i) {
       const bool folded = group.batch_norm != nullptr && (i == 1 || i == 2);  // replaced below
       if (int8 && i == 0) {
         op->inputs.push_back(stored_value_of(group.op.inputs[0]));
-      } else if (int8 && i == 1) {
-        const int32_t weight = add_value(int8->values->sizes(), fb::ValueKind::Constant, 0, weights_.add(*int8->values));
+      } else if (int8_weights && i == 1) {
+        const int32_t weight =
+            add_value(int8_weights->values->sizes(), fb::ValueKind::Constant, 0, weights_.add(*int8_weights->values));
         graph_->values[static_cast<size_t>(weight)]->dtype = fb::DataType::Int8;
         op->inputs.push_back(weight);
       } else {
         op->inputs.push_back(folded ? -1 : value_of(group.op.inputs[i]));
       }
     }
-    if (int8) {
+    if (int8_weights) {
       op->inputs.resize(3, -1);
-      op->inputs.push_back(constant_value(int8->scales));
+      op->inputs.push_back(constant_value(int8_weights->scales));
     }
     if (group.batch_norm != nullptr) fold_batch_norm_into(group, *op);
     if (const auto* concat = group.op.op.AsConcat()) join_in_steps(*concat, *op);

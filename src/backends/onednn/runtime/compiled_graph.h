@@ -56,6 +56,10 @@ struct ConstantUse {
   uint32_t value;
   dnnl_memory_desc_t source;
   uint32_t memory;
+  /// >= 0: int8 weights dequantized as they are reordered, by this value's
+  /// float32 scales along the source dims `scales_mask` names.
+  int32_t scales = -1;
+  int scales_mask = 0;
 };
 
 /// Four bytes written into a one-element persistent buffer at init: a

@@ -210,17 +210,21 @@ Result<uint32_t> GraphBuilder::value_memory_with_rank(int32_t v, uint32_t rank, 
   return view(m, desc.get());
 }
 
-Result<uint32_t> GraphBuilder::constant(int32_t v, const_dnnl_memory_desc_t source, const_dnnl_memory_desc_t chosen) {
+Result<uint32_t> GraphBuilder::constant(int32_t v, const_dnnl_memory_desc_t source, const_dnnl_memory_desc_t chosen,
+                                        int32_t scales, int scales_mask) {
   for (uint32_t i = 0; i < compiled_->constant_uses.size; ++i) {
     const ConstantUse& use = compiled_->constant_uses[i];
     if (use.value == static_cast<uint32_t>(v) && dnnl_memory_desc_equal(use.source, source) &&
-        dnnl_memory_desc_equal(desc(use.memory), chosen)) {
+        dnnl_memory_desc_equal(desc(use.memory), chosen) && use.scales == scales && use.scales_mask == scales_mask) {
       return use.memory;
     }
   }
+  if (scales >= 0 && (is_quantized(value(scales)) || value(scales)->kind() != fb::ValueKind::Constant)) {
+    return refuse("the scales of int8 weights must be a float32 constant");
+  }
   ConstantUse* use = compiled_->constant_uses.push();
   if (use == nullptr) return no_room("a constant");
-  *use = ConstantUse{static_cast<uint32_t>(v), nullptr, 0};
+  *use = ConstantUse{static_cast<uint32_t>(v), nullptr, 0, scales, scales_mask};
   KILN_TRY(check(dnnl_memory_desc_clone(&use->source, source), "dnnl_memory_desc_clone"));
   KILN_ASSIGN_OR_RETURN(use->memory, new_buffer(chosen, /*persistent=*/true));
   return use->memory;

@@ -137,8 +137,10 @@ class GraphBuilder {
   /// A memory over `memory`'s storage with another descriptor (cloned).
   runtime::Result<uint32_t> view(uint32_t memory, const_dnnl_memory_desc_t desc);
   /// A constant in the layout `chosen`, reordered at init from its named
-  /// data laid out as `source`.
-  runtime::Result<uint32_t> constant(int32_t value, const_dnnl_memory_desc_t source, const_dnnl_memory_desc_t chosen);
+  /// data laid out as `source`; int8 weights with `scales` (a value, >= 0)
+  /// are dequantized on the way, scaled along the dims `scales_mask` names.
+  runtime::Result<uint32_t> constant(int32_t value, const_dnnl_memory_desc_t source, const_dnnl_memory_desc_t chosen,
+                                     int32_t scales = -1, int scales_mask = 0);
   /// The memory the operation writes `value` to, in layout `chosen`: a new
   /// buffer, or an Output's argument memory when `chosen` is plain; an Output
   /// in another layout gets a buffer and a reorder into its argument, added

@@ -117,14 +117,29 @@ Error create_memories_and_primitives(CompiledGraph* compiled) {
 // Runs one reorder from `source` (over `data`) into `to` on the stream; a
 // copy when the layouts are the same (a bias, a layer norm's scale), which
 // spares creating a reorder primitive for it.
+// `scales` (float32, `scales_count` of them, non-null): int8 weights
+// dequantized by the reorder, scaled along the source dims `scales_mask` names.
 dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc_t source, const void* data,
-                           dnnl_memory_t to, const char** call) {
+                           dnnl_memory_t to, const char** call, const float* scales = nullptr, int64_t scales_count = 0,
+                           int scales_mask = 0) {
   const_dnnl_memory_desc_t to_desc = nullptr;
   dnnl_memory_t from = nullptr;
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t reorder = nullptr;
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_memory_desc_t scales_desc = nullptr;
+  dnnl_memory_t scales_memory = nullptr;
   dnnl_status_t status = dnnl_memory_get_memory_desc(to, &to_desc);
-  if (status == dnnl_success && dnnl_memory_desc_equal(source, to_desc)) {
+  if (status == dnnl_success && scales != nullptr) {
+    *call = "dnnl_primitive_attr_set_scales_mask(weights)";
+    status = dnnl_primitive_attr_create(&attr);
+    if (status == dnnl_success) status = dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_SRC, scales_mask);
+    const dnnl_dims_t count = {scales_count};
+    if (status == dnnl_success) status = dnnl_memory_desc_create_with_tag(&scales_desc, 1, count, dnnl_f32, dnnl_a);
+    if (status == dnnl_success) {
+      status = dnnl_memory_create(&scales_memory, scales_desc, compiled.engine, const_cast<float*>(scales));
+    }
+  } else if (status == dnnl_success && dnnl_memory_desc_equal(source, to_desc)) {
     void* destination = nullptr;
     *call = "dnnl_memory_get_data_handle(weights)";
     status = dnnl_memory_get_data_handle(to, &destination);
@@ -135,7 +150,7 @@ dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc
   if (status == dnnl_success) status = dnnl_memory_create(&from, source, compiled.engine, const_cast<void*>(data));
   if (status == dnnl_success) {
     *call = "dnnl_reorder_primitive_desc_create(weights)";
-    status = dnnl_reorder_primitive_desc_create(&pd, source, compiled.engine, to_desc, compiled.engine, nullptr);
+    status = dnnl_reorder_primitive_desc_create(&pd, source, compiled.engine, to_desc, compiled.engine, attr);
   }
   if (status == dnnl_success) {
     *call = "dnnl_primitive_create(weights reorder)";
@@ -143,8 +158,8 @@ dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc
   }
   if (status == dnnl_success) {
     *call = "dnnl_primitive_execute(weights reorder)";
-    const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-    status = dnnl_primitive_execute(reorder, compiled.stream, 2, args);
+    const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scales_memory}};
+    status = dnnl_primitive_execute(reorder, compiled.stream, scales_memory != nullptr ? 3 : 2, args);
   }
   if (status == dnnl_success) {
     *call = "dnnl_stream_wait";
@@ -153,6 +168,9 @@ dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc
   if (reorder != nullptr) dnnl_primitive_destroy(reorder);
   if (pd != nullptr) dnnl_primitive_desc_destroy(pd);
   if (from != nullptr) dnnl_memory_destroy(from);
+  if (scales_memory != nullptr) dnnl_memory_destroy(scales_memory);
+  if (scales_desc != nullptr) dnnl_memory_desc_destroy(scales_desc);
+  if (attr != nullptr) dnnl_primitive_attr_destroy(attr);
   return status;
 }
 
@@ -175,9 +193,22 @@ Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_da
                            "OneDnnBackend: method '%s': named data '%s' has %zu bytes; value %u expects %zu (%s)",
                            compiled->method_name, key, data->size(), use.value, expected,
                            fb::EnumNameDataType(value->dtype()));
+  // Int8 weights dequantized as they are laid out: their float32 scales.
+  const fb::Value* scale_value = use.scales >= 0 ? blob.graph->values()->Get(static_cast<uint32_t>(use.scales)) : nullptr;
+  const int64_t scales_count = scale_value != nullptr ? numel_of(scale_value) : 0;
+  runtime::Result<FreeableBuffer> scales = scale_value != nullptr
+                                               ? named_data->get_data(scale_value->constant_key()->c_str())
+                                               : runtime::Result<FreeableBuffer>(runtime::Error::NotFound);
+  if (scale_value != nullptr) {
+    KILN_CHECK_OR_LOG_RETURN(scales.ok() && scales->size() == sizeof(float) * static_cast<size_t>(scales_count),
+                             DelegateInvalidCompatibility,
+                             "OneDnnBackend: method '%s': the scales of constant '%s' (value %d) are missing or mis-sized",
+                             compiled->method_name, key, use.scales);
+  }
   const char* call = "";
   const dnnl_status_t status =
-      reorder_once(*compiled, use.source, data->data(), compiled->memories[use.memory].memory, &call);
+      reorder_once(*compiled, use.source, data->data(), compiled->memories[use.memory].memory, &call,
+                   use.scales >= 0 ? static_cast<const float*>(scales->data()) : nullptr, scales_count, use.scales_mask);
   if (status != dnnl_success) {
     KILN_LOG(Error, "OneDnnBackend: method '%s': constant '%s' (value %u): %s failed: %s", compiled->method_name, key,
              use.value, call, status_name(status));

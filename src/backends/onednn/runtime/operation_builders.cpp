@@ -111,7 +111,9 @@ struct WeightOperand {
   bool constant = false;
 };
 
-Error prepare_weights(GraphBuilder& b, int32_t w, WeightOperand* op) {
+// `compute`: the data type the primitive takes the weights in (float32
+// for int8 weights dequantized as they are laid out at init).
+Error prepare_weights(GraphBuilder& b, int32_t w, WeightOperand* op, dnnl_data_type_t compute) {
   op->constant = b.value(w)->kind() == fb::ValueKind::Constant;
   if (!op->constant) {
     return b.check(dnnl_memory_desc_clone(op->for_pd.out(), op->logical.get()), "dnnl_memory_desc_clone");
@@ -120,14 +122,15 @@ Error prepare_weights(GraphBuilder& b, int32_t w, WeightOperand* op) {
   const dnnl_dims_t* dims = nullptr;
   KILN_TRY(b.check(dnnl_memory_desc_query(op->logical.get(), dnnl_query_ndims_s32, &ndims), "dnnl_memory_desc_query"));
   KILN_TRY(b.check(dnnl_memory_desc_query(op->logical.get(), dnnl_query_dims, &dims), "dnnl_memory_desc_query"));
-  return b.check(dnnl_memory_desc_create_with_tag(op->for_pd.out(), ndims, *dims, data_type_of(b.value(w)),
-                                                 dnnl_format_tag_any),
+  return b.check(dnnl_memory_desc_create_with_tag(op->for_pd.out(), ndims, *dims, compute, dnnl_format_tag_any),
                  "dnnl_memory_desc_create_with_tag(any)");
 }
 
-// The weights' memory once the primitive chose `chosen`.
-Result<uint32_t> bind_weights(GraphBuilder& b, int32_t w, WeightOperand* op, const_dnnl_memory_desc_t chosen) {
-  if (op->constant) return b.constant(w, op->logical.get(), chosen);
+// The weights' memory once the primitive chose `chosen` (int8 weights of a
+// float32 operation: dequantized by `scales` along `scales_mask` at init).
+Result<uint32_t> bind_weights(GraphBuilder& b, int32_t w, WeightOperand* op, const_dnnl_memory_desc_t chosen,
+                              int32_t scales = -1, int scales_mask = 0) {
+  if (op->constant) return b.constant(w, op->logical.get(), chosen, scales, scales_mask);
   KILN_ASSIGN_OR_RETURN(const uint32_t plain, b.value_memory(w, true));
   return b.view(plain, op->logical.get());
 }
@@ -137,8 +140,13 @@ Result<uint32_t> bind_weights(GraphBuilder& b, int32_t w, WeightOperand* op, con
 // weights' from the weight-scales input (one per output channel, `channels`).
 struct Quantization {
   bool quantized = false;
+  /// A float32 operation on int8 weights: they are dequantized at init.
+  bool dequantized_weights = false;
   int32_t src = -1, weight_scales = -1, out = -1;
   int weights_mask = 0;
+
+  dnnl_data_type_t weights_type() const { return quantized ? dnnl_s8 : dnnl_f32; }
+  int32_t scales_at_init() const { return dequantized_weights ? weight_scales : -1; }
 
   // Checks the operands and sets the masks on `attr`, before the primitive
   // descriptor is made.
@@ -149,19 +157,22 @@ struct Quantization {
     out = out_value;
     weights_mask = mask;
     quantized = is_quantized(b.value(src));
-    if (!quantized) {
-      if (is_quantized(b.value(weights)) || is_quantized(b.value(out)) || scales >= 0) {
-        return b.refuse("a float32 source with quantized weights, result or weight scales");
-      }
+    const fb::Value* w = b.value(weights);
+    if (!quantized && !is_quantized(w)) {
+      if (is_quantized(b.value(out)) || scales >= 0) return b.refuse("a float32 operation with a quantized result or weight scales");
       return Error::Ok;
     }
-    const fb::Value* w = b.value(weights);
     if (w->dtype() != fb::DataType::Int8 || w->kind() != fb::ValueKind::Constant) {
       return b.refuse("a quantized source needs int8 constant weights");
     }
     if (scales < 0 || is_quantized(b.value(scales)) || b.value(scales)->kind() != fb::ValueKind::Constant ||
         numel_of(b.value(scales)) != channels) {
-      return b.refuse("quantized weights need a float32 constant of %lld scales", static_cast<long long>(channels));
+      return b.refuse("int8 weights need a float32 constant of %lld scales", static_cast<long long>(channels));
+    }
+    if (!quantized) {
+      if (is_quantized(b.value(out))) return b.refuse("a float32 source with a quantized result");
+      dequantized_weights = true;
+      return Error::Ok;
     }
     dnnl_primitive_attr_t a = attr.get();
     KILN_TRY(b.check(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask(src)"));
@@ -233,7 +244,6 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   }
   WeightOperand weights;
   KILN_TRY(conv_weights_desc(b, conv, w, conv->groups(), &weights.logical));
-  KILN_TRY(prepare_weights(b, w, &weights));
 
   MemoryDesc src_any, bias_desc, dst;
   const fb::Value* src_value = b.value(src);
@@ -252,7 +262,10 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   Quantization quantization;
   const int64_t out_channels = b.value(out)->sizes()->Get(1);
   KILN_TRY(quantization.prepare(b, src, w, scales, out, out_channels, conv->groups() > 1 ? 0x3 : 0x1, attr));
-  if (quantization.quantized && conv->transposed()) return b.refuse("a quantized transposed convolution");
+  if ((quantization.quantized || quantization.dequantized_weights) && conv->transposed()) {
+    return b.refuse("a quantized transposed convolution");
+  }
+  KILN_TRY(prepare_weights(b, w, &weights, quantization.weights_type()));
   PrimitiveDesc pd;
   if (conv->transposed()) {
     KILN_TRY(b.check_pd(dnnl_deconvolution_forward_primitive_desc_create(
@@ -275,7 +288,8 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
     KILN_ASSIGN_OR_RETURN(src_m, b.reorder_into_buffer(src_m, chosen_src));
   }
   const_dnnl_memory_desc_t chosen_weights = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0);
-  KILN_ASSIGN_OR_RETURN(const uint32_t weights_m, bind_weights(b, w, &weights, chosen_weights));
+  KILN_ASSIGN_OR_RETURN(const uint32_t weights_m, bind_weights(b, w, &weights, chosen_weights, quantization.scales_at_init(),
+                                                               quantization.weights_mask));
   ArgList args;
   args.add(DNNL_ARG_SRC, src_m);
   args.add(DNNL_ARG_WEIGHTS, weights_m);
@@ -317,7 +331,6 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
                      "dnnl_memory_desc_permute_axes"));
     weights.logical = static_cast<MemoryDesc&&>(permuted);
   }
-  KILN_TRY(prepare_weights(b, w, &weights));
   MemoryDesc bias_desc, dst;
   KILN_TRY(b.dst_desc_of(out, &dst));
   uint32_t bias_m = 0;
@@ -334,6 +347,8 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   Quantization quantization;
   const int64_t columns = b.value(out)->sizes()->Get(rank - 1);
   KILN_TRY(quantization.prepare(b, a, w, scales, out, columns, 1 << (rank - 1), attr));
+  if (quantization.dequantized_weights && !w_constant) return b.refuse("int8 weights that are not a constant");
+  KILN_TRY(prepare_weights(b, w, &weights, quantization.weights_type()));
   PrimitiveDesc pd;
   KILN_TRY(b.check_pd(dnnl_matmul_primitive_desc_create(pd.out(), b.engine(), b.desc(a_m), weights.for_pd.get(),
                                                         bias_desc.get(), dst.get(), attr.get()),
@@ -341,7 +356,8 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   uint32_t weights_m = 0;
   if (w_constant) {
     const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0);
-    KILN_ASSIGN_OR_RETURN(weights_m, b.constant(w, weights.logical.get(), chosen));
+    KILN_ASSIGN_OR_RETURN(weights_m, b.constant(w, weights.logical.get(), chosen, quantization.scales_at_init(),
+                                                quantization.weights_mask));
   } else {
     KILN_ASSIGN_OR_RETURN(weights_m, b.view(w_source, weights.logical.get()));
   }

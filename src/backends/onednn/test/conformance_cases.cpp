@@ -708,6 +708,15 @@ Cases quantized_cases() {
         Node* y = c.call("aten::linear", {x, int8_weight(c, {17, 19}, 104), c.weight({17})});
         return on_grid(c, y, out_scale * 4, -3);
       }),
+      // Dynamic quantization leaves the activations float: the int8 weights
+      // are stored as they are and dequantized when the method loads.
+      quantized(per_channel, "float_source_grouped_int8_weights", 1e-4, [=](CaseBuilder& c) {
+        return c.call("aten::convolution", {c.input({1, 6, 7, 5}), int8_weight(c, {9, 2, 3, 3}, 106), c.weight({9}),
+                                            ints({1, 1}), ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 3});
+      }),
+      quantized(per_channel, "float_source_int8_linear", 1e-4, [=](CaseBuilder& c) {
+        return c.call("aten::linear", {c.input({2, 5, 19}), int8_weight(c, {17, 19}, 107), c.weight({17})});
+      }),
       quantized(dequantize, "max_pool_sharing_its_input_grid", in_scale, [=](CaseBuilder& c) {
         Node* x = on_grid(c, c.input({1, 5, 7, 5}), in_scale, 0);
         Node* pool = c.call("aten::max_pool2d_with_indices", {x, ints({2, 2}), ints({2, 2})});
