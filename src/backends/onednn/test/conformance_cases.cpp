@@ -708,6 +708,15 @@ Cases quantized_cases() {
         Node* y = c.call("aten::linear", {x, int8_weight(c, {17, 19}, 104), c.weight({17})});
         return on_grid(c, y, out_scale * 4, -3);
       }),
+      // MobileNet as PT2E quantizes it: the relu6 between two grids of the
+      // same parameters (fusion/quantize.cpp folds it into the convolution).
+      quantized(dequantize, "relu6_between_two_grids", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 19, 7, 5}), in_scale, 0);
+        Node* y = c.call("aten::convolution", {x, int8_weight(c, {19, 1, 3, 3}, 108), c.weight({19}), ints({1, 1}),
+                                               ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 19});
+        Node* six = c.call("aten::hardtanh", {on_grid(c, y, out_scale, -20), 0.0, 6.0});
+        return on_grid(c, six, out_scale, -20);
+      }),
       // Dynamic quantization leaves the activations float: the int8 weights
       // are stored as they are and dequantized when the method loads.
       quantized(per_channel, "float_source_grouped_int8_weights", 1e-4, [=](CaseBuilder& c) {

@@ -44,7 +44,7 @@ TEST(FusionRulesTest, TheTableNamesEachRuleOnceAndListsEveryFamily) {
   for (const FusionRule& rule : fusion_rules()) EXPECT_TRUE(names.insert(rule.name).second) << rule.name;
   size_t families = 0;
   for (auto family : {softmax_rules(), activation_rules(), quantize_rules(), matmul_rules(), batch_norm_rules(), post_op_rules(),
-                      layout_rules()}) {
+                      requantization_rules(), layout_rules()}) {
     families += family.size();
   }
   EXPECT_EQ(fusion_rules().size(), families);
@@ -100,6 +100,40 @@ TEST(FusionRulesTest, AQuantizeReadByItsDequantizesIsItsGridAndAConvolutionsPost
   EXPECT_EQ(groups_of(std::move(b).build()),
             "quantize_per_tensor[post_op]: convolution relu quantize_per_tensor; "
             "dequantize_per_tensor[]: dequantize_per_tensor");
+}
+
+// conv, q, dq, relu6, q, dq of the same parameters (MobileNet as PT2E
+// quantizes it): the relu6 and the second grid join the convolution in place
+// of the first grid; with other parameters the chain goes on past the
+// dequantize op, both grids kept.
+TEST(FusionRulesTest, AClampBetweenTwoGridsOfTheSameParametersJoinsTheGroup) {
+  for (double second_scale : {0.25, 0.5}) {
+    GraphBuilder b;
+    Node* y = conv2d(b, b.input("x", f32({1, 4, 5, 5})), b.parameter("w", ramp({4, 4, 1, 1})), None{});
+    Node* first = dequantize(b, quantize(b, y, 0.25, -3), 0.25, -3);
+    Node* six = b.call("aten::hardtanh", {first, 0.0, 6.0});
+    b.output({dequantize(b, quantize(b, six, second_scale, -3), second_scale, -3)});
+    EXPECT_EQ(groups_of(std::move(b).build()),
+              second_scale == 0.25
+                  ? "quantize_per_tensor_1[post_op,activation_between_grids]: convolution quantize_per_tensor "
+                    "dequantize_per_tensor hardtanh quantize_per_tensor_1; dequantize_per_tensor_1[]: dequantize_per_tensor_1"
+                  : "quantize_per_tensor_1[post_op]: convolution quantize_per_tensor dequantize_per_tensor hardtanh "
+                    "quantize_per_tensor_1; dequantize_per_tensor_1[]: dequantize_per_tensor_1")
+        << "second scale " << second_scale;
+  }
+}
+
+// ResNet's residual as PT2E writes it: conv, q, dq, add(_, x), relu, q --
+// the add and the relu are the convolution's post-ops after its grid.
+TEST(FusionRulesTest, AResidualAddAfterAQuantizedConvolutionIsItsPostOp) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 5, 5}));
+  Node* y = conv2d(b, x, b.parameter("w", ramp({4, 4, 1, 1})), None{});
+  Node* sum = b.call("aten::add.Tensor", {dequantize(b, quantize(b, y, 0.25, 1), 0.25, 1), x});
+  b.output({dequantize(b, quantize(b, b.call("aten::relu", {sum}), 0.5, -128), 0.5, -128)});
+  EXPECT_EQ(groups_of(std::move(b).build()),
+            "quantize_per_tensor_1[post_op]: convolution quantize_per_tensor dequantize_per_tensor add relu "
+            "quantize_per_tensor_1; dequantize_per_tensor_1[]: dequantize_per_tensor_1");
 }
 
 TEST(FusionRulesTest, AQuantizeReadOtherwiseOrRequantizedDifferentlyIsRefused) {

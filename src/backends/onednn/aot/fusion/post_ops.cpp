@@ -7,11 +7,18 @@
 //   - a binary op of the result and another tensor (a residual add, a
 //     per-channel scale), the result being the operand oneDNN does not
 //     broadcast.
+// A group whose result is a quantize op's grid (fusion/quantize.cpp) goes on
+// past a dequantize op naming it: the residual add after a quantized
+// convolution, as PT2E writes it (conv, q, dq, add, relu, q), becomes the
+// convolution's post-ops, the grid's eltwise ops before it -- unless a clamp
+// to requantize to the same grid follows (quantize.cpp's rule drops the
+// first grid then).
 // Only after a convolution, a matmul or a binary op (a safe softmax, a group
 // norm's affine): oneDNN runs an eltwise primitive with post-ops on its
 // reference implementation, ten times slower than the ops apart (GPT-2's
 // tanh gelu: 0.5 ms against 0.05). At most kMaxPostOps (capabilities.h) on
 // one operation; each post-op writes the operation's own result sizes.
+#include "aot/ir/quantization.h"
 #include "backends/onednn/aot/fusion/rule.h"
 #include "backends/onednn/capabilities.h"
 
@@ -32,20 +39,45 @@ bool commutes(fb::BinaryAlgorithm algorithm) {
          algorithm == fb::BinaryAlgorithm::Max || algorithm == fb::BinaryAlgorithm::Min;
 }
 
+// The dequantize op reading the group's quantized result, when it is the
+// only reader and no clamp requantized to the same grid follows it.
+const Node* dequantize_to_pass(const FusedGroup& group, const FusionContext& context) {
+  const Node* q = group.result;
+  if (aot::quant_op_kind(q->target()) != aot::QuantOpKind::QuantizePerTensor || q->users().size() != 1) return nullptr;
+  const Node* dq = q->users()[0];
+  if (aot::quant_op_kind(dq->target()) != aot::QuantOpKind::DequantizePerTensor || context.is_taken(dq) ||
+      dq->users().size() != 1) {
+    return nullptr;
+  }
+  const Node* next = dq->users()[0];
+  if (next->users().size() == 1 && aot::constant_tensor_qparams(*next->users()[0]) == aot::constant_tensor_qparams(*q)) {
+    if (const std::optional<NodeOp> op = describe_if(next); op && op->op.AsEltwiseOp() != nullptr) {
+      const fb::EltwiseAlgorithm algorithm = op->op.AsEltwiseOp()->eltwise->algorithm;
+      if (algorithm == fb::EltwiseAlgorithm::Clip || algorithm == fb::EltwiseAlgorithm::Relu) return nullptr;
+    }
+  }
+  return dq;
+}
+
 std::optional<Match> select_post_op(const FusedGroup& group, const FusionContext& context) {
   if (!takes_post_ops(group.op) || group.result == nullptr || !group.aliases.empty()) return std::nullopt;
   // A group norm with weight and bias spends one post-op on the bias.
   const size_t limit = kMaxPostOps - (group.op.group_norm && group.op.inputs[1] && group.op.inputs[2] ? 1 : 0);
-  const Node* user = context.next_in_chain(group.result);
+  // What the next op reads: the group's result, or a dequantize op naming it.
+  const Node* passed = dequantize_to_pass(group, context);
+  const Node* result = passed != nullptr ? passed : group.result;
+  const Node* user = context.next_in_chain(result);
   if (user == nullptr || context.is_taken(user) || is_getitem(user) || group.post_ops.size() >= limit) return std::nullopt;
   Match match;
   match.nodes = {user};
+  if (passed != nullptr) match.nodes.insert(match.nodes.begin(), passed);
   if (const Match* pattern = context.pattern_at(user); pattern != nullptr) {
-    if (pattern->eltwises.empty() || pattern->eltwise_input != group.result ||
+    if (pattern->eltwises.empty() || pattern->eltwise_input != result ||
         group.post_ops.size() + pattern->eltwises.size() > limit) {
       return std::nullopt;
     }
-    match.apply = [user, inner = pattern->nodes, eltwises = pattern->eltwises](FusedGroup& group) {
+    match.apply = [user, passed, inner = pattern->nodes, eltwises = pattern->eltwises](FusedGroup& group) {
+      if (passed != nullptr) group.nodes.push_back(passed);
       for (const fb::EltwiseT& e : eltwises) add_eltwise_post_op(group, e, user);
       group.nodes.insert(group.nodes.end(), inner.begin(), inner.end());
       group.nodes.push_back(user);
@@ -55,8 +87,9 @@ std::optional<Match> select_post_op(const FusedGroup& group, const FusionContext
   }
   const std::optional<NodeOp> op = describe_if(user);
   if (!op || op->sizes != group.op.sizes || op->group_norm) return std::nullopt;
-  if (const auto* eltwise = op->op.AsEltwiseOp(); eltwise != nullptr && op->inputs[0] == group.result) {
-    match.apply = [user, e = *eltwise->eltwise](FusedGroup& group) {
+  if (const auto* eltwise = op->op.AsEltwiseOp(); eltwise != nullptr && op->inputs[0] == result) {
+    match.apply = [user, passed, e = *eltwise->eltwise](FusedGroup& group) {
+      if (passed != nullptr) group.nodes.push_back(passed);
       add_eltwise_post_op(group, e, user);
       group.nodes.push_back(user);
       group.result = user;
@@ -70,14 +103,15 @@ std::optional<Match> select_post_op(const FusedGroup& group, const FusionContext
   post.binary = binary->algorithm;
   // The result must be the operand oneDNN does not broadcast: the first, or
   // (both being full-sized) the second of an op that commutes.
-  if (op->inputs[0] == group.result) {
+  if (op->inputs[0] == result) {
     post.other = op->inputs[1];
-  } else if (commutes(binary->algorithm) && op->inputs[1] == group.result && sizes_of(op->inputs[0]) == op->sizes) {
+  } else if (commutes(binary->algorithm) && op->inputs[1] == result && sizes_of(op->inputs[0]) == op->sizes) {
     post.other = op->inputs[0];
   } else {
     return std::nullopt;
   }
-  match.apply = [post](FusedGroup& group) {
+  match.apply = [post, passed](FusedGroup& group) {
+    if (passed != nullptr) group.nodes.push_back(passed);
     group.post_ops.push_back(post);
     group.nodes.push_back(post.node);
     group.result = post.node;

@@ -6,7 +6,15 @@
 // of the one node, so a convolution's or a matmul's post-op chain takes it
 // (post_ops.cpp): the requantization of a quantized model's every layer is
 // then four post-ops of the layer. The dequantize ops name its value.
+//
+// An Extend rule takes a relu or clamp between two grids of the same
+// parameters (PT2E quantizes MobileNet's relu6 apart from its convolution:
+// conv, q, dq, hardtanh, q, dq) into the group before them: quantization
+// is monotone, so q(clip(dq(q(x)))) = q(clip(x)) exactly -- the clamp
+// becomes a post-op before the one grid.
+#include "aot/ir/quantization.h"
 #include "backends/onednn/aot/fusion/rule.h"
+#include "backends/onednn/capabilities.h"
 
 namespace kiln::backends::onednn {
 
@@ -34,10 +42,69 @@ std::optional<Match> select_fake_quant(const FusedGroup& group, const FusionCont
   return match;
 }
 
+bool ends_with(const std::vector<PlannedPostOp>& post_ops, const std::vector<fb::EltwiseT>& tail) {
+  if (post_ops.size() < tail.size()) return false;
+  for (size_t i = 0; i < tail.size(); ++i) {
+    const PlannedPostOp& post = post_ops[post_ops.size() - tail.size() + i];
+    if (!post.eltwise || post.eltwise->algorithm != tail[i].algorithm || post.eltwise->alpha != tail[i].alpha ||
+        post.eltwise->beta != tail[i].beta) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<Match> select_activation_between_grids(const FusedGroup& group, const FusionContext& context) {
+  const aot::Node* first = group.result;
+  if (first == nullptr || aot::quant_op_kind(first->target()) != aot::QuantOpKind::QuantizePerTensor ||
+      first->users().size() != 1) {
+    return std::nullopt;
+  }
+  std::vector<fb::EltwiseT> first_grid, second_grid;
+  const aot::Node* second = nullptr;
+  const aot::Node* dequantize = first->users()[0];
+  if (dequantize->users().size() != 1) return std::nullopt;
+  const aot::Node* activation = dequantize->users()[0];
+  if (activation->users().size() != 1) return std::nullopt;
+  second = activation->users()[0];
+  if (context.is_taken(dequantize) || context.is_taken(activation) || context.is_taken(second)) return std::nullopt;
+  if (aot::constant_tensor_qparams(*first) != aot::constant_tensor_qparams(*second)) return std::nullopt;
+  try {
+    first_grid = quantized_grid(*first).eltwises();
+    second_grid = quantized_grid(*second).eltwises();
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+  // The group ends with the first grid, exactly (in its own post-ops).
+  if (group.post_ops.size() + 1 > kMaxPostOps || !ends_with(group.post_ops, first_grid)) return std::nullopt;
+  const std::optional<NodeOp> op = describe_if(activation);
+  const fb::EltwiseOpT* eltwise = op ? op->op.AsEltwiseOp() : nullptr;
+  if (eltwise == nullptr || op->inputs[0] != dequantize) return std::nullopt;
+  const fb::EltwiseT clamp = *eltwise->eltwise;
+  const bool monotone_clamp = clamp.algorithm == fb::EltwiseAlgorithm::Clip ||
+                              (clamp.algorithm == fb::EltwiseAlgorithm::Relu && clamp.alpha == 0);
+  if (!monotone_clamp) return std::nullopt;
+  Match match;
+  match.nodes = {dequantize, activation, second};
+  match.apply = [=](FusedGroup& group) {
+    group.post_ops.resize(group.post_ops.size() - first_grid.size());
+    add_eltwise_post_op(group, clamp, activation);
+    for (const fb::EltwiseT& e : second_grid) add_eltwise_post_op(group, e, second);
+    group.nodes.insert(group.nodes.end(), {dequantize, activation, second});
+    group.result = second;
+  };
+  return match;
+}
+
 constexpr FusionRule kRules[] = {{"fake_quant", FusionStage::Pattern, select_fake_quant}};
+// After the post-op rule, which gives a group its first grid.
+constexpr FusionRule kRequantizationRules[] = {
+    {"activation_between_grids", FusionStage::Extend, select_activation_between_grids},
+};
 
 }  // namespace
 
 std::span<const FusionRule> quantize_rules() { return kRules; }
+std::span<const FusionRule> requantization_rules() { return kRequantizationRules; }
 
 }  // namespace kiln::backends::onednn

@@ -5,7 +5,8 @@
 //
 //   softmax.cpp     torch's safe softmax as one operation
 //   activation.cpp  swish and hardswish as core ATen spells them out
-//   quantize.cpp    a quantize op and its dequantize ops as the value on the grid
+//   quantize.cpp    a quantize op and its dequantize ops as the value on the grid;
+//                   a clamp between two grids of the same parameters
 //   matmul.cpp      a matmul's transposed operand; the reshapes around a linear
 //   batch_norm.cpp  a batch norm folded into the convolution before it
 //   post_ops.cpp    eltwise and binary ops after an operation as its post-ops
@@ -86,6 +87,7 @@ std::span<const FusionRule> fusion_rules();
 std::span<const FusionRule> softmax_rules();
 std::span<const FusionRule> activation_rules();
 std::span<const FusionRule> quantize_rules();
+std::span<const FusionRule> requantization_rules();
 std::span<const FusionRule> matmul_rules();
 std::span<const FusionRule> batch_norm_rules();
 std::span<const FusionRule> post_op_rules();
