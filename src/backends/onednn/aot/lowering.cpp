@@ -114,12 +114,16 @@ class GraphWriter {
     return dequantized_[stored] = add_step(kind_of(fb::ReorderT()), {stored}, sizes, -1, node->name() + ".dequantized");
   }
 
+  // A quantized value, always held as uint8: an int8 one (its whole range,
+  // requantization() checks) shifted by 128, q + 128 with zero point + 128,
+  // the same numbers. The CPU's int8 dot products multiply unsigned by
+  // signed bytes; a signed source costs oneDNN a compensation pass.
   int32_t add_quantized_value(std::vector<int64_t> sizes, const aot::TensorQParams& params) {
     const int32_t value = add_value(std::move(sizes), fb::ValueKind::Intermediate);
     fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
-    v.dtype = params.dtype == aot::ScalarType::Byte ? fb::DataType::UInt8 : fb::DataType::Int8;
+    v.dtype = fb::DataType::UInt8;
     v.scale = static_cast<float>(params.scale);
-    v.zero_point = static_cast<int32_t>(params.zero_point);
+    v.zero_point = static_cast<int32_t>(params.zero_point + (params.dtype == aot::ScalarType::Char ? 128 : 0));
     return value;
   }
 

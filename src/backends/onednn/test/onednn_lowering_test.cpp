@@ -135,7 +135,8 @@ TEST(OneDnnLoweringTest, AResidualAddAndReluArePostOps) {
 }
 
 // PT2E static quantization: the input quantized by one reorder into an int8
-// value, the convolution reading it with int8 weights and their per-channel
+// value (held as uint8, shifted by 128: zero point 3 + 128), the convolution
+// reading it with int8 weights and their per-channel
 // scales and writing its relu'd result requantized (no grid post-ops left),
 // the result dequantized where the call returns it.
 TEST(OneDnnLoweringTest, AQuantizedConvolutionReadsAndWritesInt8) {
@@ -155,12 +156,12 @@ TEST(OneDnnLoweringTest, AQuantizedConvolutionReadsAndWritesInt8) {
   const ExportedProgram program = std::move(b).build();
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   const std::string text = printout(backend().preprocess(program, {}));
-  EXPECT_THAT(text, HasSubstr("%1 (intermediate) i8[1, 3, 5, 5] scale 0.02 zero point 3\n"));
+  EXPECT_THAT(text, HasSubstr("%1 (intermediate) u8[1, 3, 5, 5] scale 0.02 zero point 131\n"));
   EXPECT_THAT(text, HasSubstr("%2 (constant) i8[4, 3, 3, 3]\n"));
   EXPECT_THAT(text, HasSubstr("#0 Reorder reshape (%0[1, 3, 5, 5]) -> %1[1, 3, 5, 5]"));
   EXPECT_THAT(text, HasSubstr("(%1[1, 3, 5, 5], %2[4, 3, 3, 3], %3[4], %4[4]) -> %5[1, 4, 5, 5] "
                               "post-ops [Eltwise Relu(alpha=0)] debug_id"));
-  EXPECT_THAT(text, HasSubstr("%5 (intermediate) i8[1, 4, 5, 5] scale 0.5 zero point -128\n"));
+  EXPECT_THAT(text, HasSubstr("%5 (intermediate) u8[1, 4, 5, 5] scale 0.5 zero point 0\n"));
 }
 
 // A cat of more tensors than one Concat joins (DenseNet's 23 and more)
