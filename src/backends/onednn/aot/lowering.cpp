@@ -216,6 +216,20 @@ class GraphWriter {
     return weight;
   }
 
+  // A dynamic quantization: float32 to a uint8 value whose scale and zero
+  // point the runtime computes, read as it is by an int8 matmul.
+  void emit_dynamic_quantize(const FusedGroup& group) {
+    auto op = operation(group, debug_id(group));
+    op->inputs = {value_of(group.op.inputs.at(0))};
+    const int32_t value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
+    fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
+    v.dtype = fb::DataType::UInt8;
+    v.dynamic = true;
+    op->outputs = {value};
+    graph_->operations.push_back(std::move(op));
+    value_of_[group.result] = value;
+  }
+
   // A quantize op on its own: float32 to its int8 value, one reorder.
   void emit_quantize(const FusedGroup& group, const aot::TensorQParams& params) {
     auto op = operation(group, debug_id(group));
@@ -525,6 +539,7 @@ class GraphWriter {
     if (group.op.safe_softmax) return emit_safe_softmax(group, outputs);
     if (group.op.group_norm) return emit_group_norm(group, outputs);
     if (elide_identity_reshape(group, outputs)) return;
+    if (group.op.op.AsDynamicQuantize() != nullptr) return emit_dynamic_quantize(group);
     const std::optional<aot::TensorQParams> requantized = requantization(group);
     if (requantized && group.base == group.result) return emit_quantize(group, *requantized);
     const std::optional<Int8Weight> int8_weights = int8_weights_of(group);

@@ -96,6 +96,19 @@ struct QuantizedGrid {
 /// something other than dequantize ops of its parameters).
 QuantizedGrid quantized_grid(const aot::Node& quantize);
 
+/// PT2E's dynamic quantization of an activation, as OneDnnBackend runs it
+/// (one DynamicQuantize): cq = choose_qparams.tensor(x), scale = cq[0], zero point = cq[1], q = quantize_per_tensor.tensor(x,
+/// scale, zero point), dq = dequantize_per_tensor.tensor(q, scale, zero
+/// point), all of int8's whole range, each node read only inside the chain.
+struct DynamicQuantization {
+  const aot::Node* input = nullptr;  ///< x
+  std::vector<const aot::Node*> nodes;  ///< cq, its getitems, q (dq, the anchor, apart)
+  fb::DynamicQuantizeT params;
+};
+
+/// The chain ending at `dequantize`; throws Refusal saying what does not fit.
+DynamicQuantization dynamic_quantization(const aot::Node& dequantize);
+
 /// An eltwise of the blob (alpha and beta as float32).
 fb::EltwiseT make_eltwise(fb::EltwiseAlgorithm algorithm, double alpha = 0, double beta = 0);
 

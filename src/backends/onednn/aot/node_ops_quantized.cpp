@@ -7,6 +7,7 @@
 // computed at lowering (constant_tensors, fusion.cpp).
 #include <cmath>
 
+#include "aot/ir/exec_kind.h"
 #include "aot/ir/quantization.h"
 #include "backends/onednn/aot/node_op_checks.h"
 
@@ -126,8 +127,110 @@ NodeOp dequantize_per_channel(const Node& node, const Args& args) {
 
 }  // namespace
 
+namespace {
+
+bool is_getitem_of(const Node* node, const Node* source, int64_t index) {
+  return aot::is_call_of(*node, aot::ExecKind::GetItem) && node->args().size() == 2 && node->args()[0].is_node() &&
+         node->args()[0].node() == source && node->args()[1].is_int() && node->args()[1].to_int() == index;
+}
+
+// The int8 range at args[first], args[first + 1] and its dtype at args[dtype_at].
+void check_int8_range(const Node& node, size_t first, size_t dtype_at) {
+  const aot::ArgumentList& args = node.args();
+  const auto* dtype = args.size() > dtype_at ? std::get_if<aot::ScalarType>(&args[dtype_at].value) : nullptr;
+  if (dtype == nullptr || *dtype != aot::ScalarType::Char || !args[first].is_int() || !args[first + 1].is_int() ||
+      args[first].to_int() != -128 || args[first + 1].to_int() != 127) {
+    refuse("'" + node.name() + "' quantizes to another range than int8's whole [-128, 127]");
+  }
+}
+
+// The dequantize op the dynamic quantization chain through `node` ends at.
+const Node& chain_end(const Node& node) {
+  const aot::QuantOpKind kind = aot::quant_op_kind(node.target());
+  const Node* q = &node;
+  if (kind == aot::QuantOpKind::ChooseQParams) {
+    q = nullptr;
+    for (const Node* item : node.users()) {
+      for (const Node* user : item->users()) {
+        if (aot::quant_op_kind(user->target()) == aot::QuantOpKind::QuantizePerTensor) q = user;
+      }
+    }
+    if (q == nullptr) refuse("its scale and zero point are not read by a quantize op");
+  } else if (kind == aot::QuantOpKind::DequantizePerTensor) {
+    return node;
+  }
+  if (q->users().size() != 1) refuse("'" + q->name() + "' is read by more than one op");
+  return *q->users()[0];
+}
+
+}  // namespace
+
+DynamicQuantization dynamic_quantization(const Node& dq) {
+  const aot::ArgumentList& args = dq.args();
+  if (dq.target().find("dequantize_per_tensor.tensor") == std::string::npos || args.size() < 6 || !args[0].is_node() ||
+      !args[1].is_node() || !args[2].is_node()) {
+    refuse("'" + dq.name() + "' is not a dequantize_per_tensor.tensor of run-time parameters");
+  }
+  const Node* q = args[0].node();
+  const Node* scale = args[1].node();
+  const Node* zero_point = args[2].node();
+  const aot::ArgumentList& qargs = q->args();
+  if (q->target().find("quantize_per_tensor.tensor") == std::string::npos || qargs.size() < 6 || !qargs[0].is_node() ||
+      !qargs[1].is_node() || qargs[1].node() != scale || !qargs[2].is_node() || qargs[2].node() != zero_point ||
+      q->users().size() != 1) {
+    refuse("its input '" + q->name() + "' is not a quantize_per_tensor.tensor of its scale and zero point read by it alone");
+  }
+  const Node* cq = scale->args().empty() || !scale->args()[0].is_node() ? nullptr : scale->args()[0].node();
+  if (cq == nullptr || cq->target().find("choose_qparams.tensor") == std::string::npos ||
+      !is_getitem_of(scale, cq, 0) || !is_getitem_of(zero_point, cq, 1)) {
+    refuse("its scale and zero point do not come from a choose_qparams op");
+  }
+  const Node* x = qargs[0].node();
+  if (cq->args().empty() || !cq->args()[0].is_node() || cq->args()[0].node() != x) {
+    refuse("'" + cq->name() + "' chooses the parameters of another tensor than '" + q->name() + "' quantizes");
+  }
+  for (const Node* item : {scale, zero_point}) {
+    for (const Node* user : item->users()) {
+      if (user != q && user != &dq) refuse("'" + item->name() + "' is read outside the quantization, by '" + user->name() + "'");
+    }
+  }
+  for (const Node* item : cq->users()) {
+    if (item != scale && item != zero_point) refuse("'" + cq->name() + "' is read by '" + item->name() + "'");
+  }
+  check_int8_range(dq, 3, 5);
+  check_int8_range(*q, 3, 5);
+  check_int8_range(*cq, 1, 4);  // choose_qparams(input, quant_min, quant_max, eps, dtype)
+  tensor_arg(qargs[0], "its input");
+  DynamicQuantization chain;
+  chain.input = x;
+  chain.nodes = {cq, scale, zero_point, q};
+  chain.params.quant_min = -128;
+  chain.params.quant_max = 127;
+  chain.params.eps = static_cast<float>(number_arg(cq->args().at(3), "eps"));
+  if (!(chain.params.eps >= 0)) refuse("eps " + std::to_string(chain.params.eps) + " is negative");
+  return chain;
+}
+
+namespace {
+
+// Each node of a dynamic quantization: the whole chain's DynamicQuantize
+// (the dynamic_quantize fusion rule makes the chain one operation).
+NodeOp dynamic_quantize(const Node& node, const Args&) {
+  const DynamicQuantization chain = dynamic_quantization(chain_end(node));
+  NodeOp op;
+  op.op.Set(fb::DynamicQuantizeT(chain.params));
+  op.inputs = {chain.input};
+  op.sizes = tensor_arg(aot::Argument(const_cast<Node*>(chain.input)), "its input").static_sizes();
+  return op;
+}
+
+}  // namespace
+
 const std::map<std::string, NodeDescriber>& quantized_describers() {
   static const std::map<std::string, NodeDescriber> table = {
+      {"quantized_decomposed::choose_qparams.tensor", dynamic_quantize},
+      {"quantized_decomposed::quantize_per_tensor.tensor", dynamic_quantize},
+      {"quantized_decomposed::dequantize_per_tensor.tensor", dynamic_quantize},
       {"quantized_decomposed::quantize_per_tensor.default", quantize_per_tensor},
       {"quantized_decomposed::dequantize_per_tensor.default", dequantize_per_tensor},
       {"quantized_decomposed::dequantize_per_channel.default", dequantize_per_channel},

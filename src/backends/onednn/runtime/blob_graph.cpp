@@ -71,8 +71,8 @@ Error check_value(const fb::Value* value, uint32_t v, const char* method) {
   if (value->dtype() != fb::DataType::Float32) {
     KILN_ONEDNN_REFUSE(value->kind() != fb::ValueKind::Input && value->kind() != fb::ValueKind::Output,
                        "value %u is a quantized delegate argument; arguments are float32", method, v);
-    KILN_ONEDNN_REFUSE(value->scale() > 0 && value->scale() < INFINITY, "quantized value %u has scale %g", method, v,
-                       static_cast<double>(value->scale()));
+    KILN_ONEDNN_REFUSE(value->dynamic() || (value->scale() > 0 && value->scale() < INFINITY),
+                       "quantized value %u has scale %g", method, v, static_cast<double>(value->scale()));
     const int32_t lowest = value->dtype() == fb::DataType::Int8 ? -128 : 0;
     KILN_ONEDNN_REFUSE(value->zero_point() >= lowest && value->zero_point() <= lowest + 255,
                        "quantized value %u has zero point %d outside its type", method, v, value->zero_point());
@@ -98,6 +98,7 @@ InputArity arity_of(fb::OperationKind kind) {
     case fb::OperationKind::LayerNorm: return {1, 3, 1};
     case fb::OperationKind::Concat: return {1, 1u << 16, 1u << 16};
     case fb::OperationKind::BinaryOp: return {2, 2, 2};
+    case fb::OperationKind::DynamicQuantize: return {1, 1, 1};
     default: return {1, 1, 1};
   }
 }

@@ -91,6 +91,14 @@ struct Step {
   /// Made and run on one thread, whatever the backend's thread count: too
   /// small an operation to repay waking the others (small_operation_ns).
   bool single_thread;
+  /// source >= 0 (no primitive): a dynamic quantization's parameters,
+  /// computed from that plain float32 memory into args 1 to 3 (scale,
+  /// inverse scale, zero point); copied from the blob, which init may free.
+  struct ChooseQParams {
+    int32_t source;
+    int32_t quant_min, quant_max;
+    float eps;
+  } choose_qparams;
 };
 
 /// A table from the method allocator with a capacity fixed at init.

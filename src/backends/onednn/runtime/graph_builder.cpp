@@ -247,11 +247,11 @@ Result<uint32_t> GraphBuilder::define_output(int32_t v, const_dnnl_memory_desc_t
       KILN_ASSIGN_OR_RETURN(m, new_buffer(chosen, /*persistent=*/false));
       pending_output_reorder_ = {static_cast<int32_t>(m), static_cast<int32_t>(argument)};
     }
-    values_[v] = ValueState{static_cast<int32_t>(argument), static_cast<int32_t>(argument)};
+    values_[v] = ValueState{static_cast<int32_t>(argument), static_cast<int32_t>(argument), -1, -1};
     return m;
   }
   KILN_ASSIGN_OR_RETURN(m, new_buffer(chosen, /*persistent=*/false));
-  values_[v] = ValueState{static_cast<int32_t>(m), is_plain ? static_cast<int32_t>(m) : -1};
+  values_[v] = ValueState{static_cast<int32_t>(m), is_plain ? static_cast<int32_t>(m) : -1, -1, -1};
   return m;
 }
 
@@ -270,7 +270,7 @@ Error GraphBuilder::add_reorder(uint32_t from, uint32_t to, int32_t fill_memory,
 }
 
 Error GraphBuilder::alias_value(int32_t v, uint32_t memory) {
-  values_[v] = ValueState{static_cast<int32_t>(memory), static_cast<int32_t>(memory)};
+  values_[v] = ValueState{static_cast<int32_t>(memory), static_cast<int32_t>(memory), -1, -1};
   return Error::Ok;
 }
 
@@ -308,6 +308,35 @@ Result<uint32_t> GraphBuilder::scalar_memory(int32_t value) {
   return m;
 }
 
+Result<uint32_t> GraphBuilder::scale_memory_of(int32_t v) {
+  if (values_[v].scale_memory >= 0) return static_cast<uint32_t>(values_[v].scale_memory);
+  if (value(v)->dynamic()) return refuse("dynamic value %d is read before its quantization", v);
+  return scalar_memory(value(v)->scale());
+}
+
+Result<uint32_t> GraphBuilder::zero_point_memory_of(int32_t v) {
+  if (values_[v].zero_point_memory >= 0) return static_cast<uint32_t>(values_[v].zero_point_memory);
+  if (value(v)->dynamic()) return refuse("dynamic value %d is read before its quantization", v);
+  return scalar_memory(static_cast<int32_t>(value(v)->zero_point()));
+}
+
+void GraphBuilder::set_dynamic_qparams(int32_t v, uint32_t scale, uint32_t zero_point) {
+  values_[v].scale_memory = static_cast<int32_t>(scale);
+  values_[v].zero_point_memory = static_cast<int32_t>(zero_point);
+}
+
+Error GraphBuilder::add_choose_qparams(uint32_t source, const fb::DynamicQuantize* params, uint32_t scale,
+                                       uint32_t inverse_scale, uint32_t zero_point) {
+  PrimitiveDesc none;
+  const StepArg args[] = {{DNNL_ARG_SRC, source}, {DNNL_ARG_DST, scale}, {DNNL_ARG_DST_1, inverse_scale},
+                          {DNNL_ARG_DST_2, zero_point}};
+  KILN_TRY(add_step(&none, args, 4));
+  Step& step = compiled_->steps[compiled_->steps.size - 1];
+  step.choose_qparams =
+      Step::ChooseQParams{static_cast<int32_t>(source), params->quant_min(), params->quant_max(), params->eps()};
+  return Error::Ok;
+}
+
 Error GraphBuilder::add_fill(uint32_t memory, float fill_value) {
   PrimitiveDesc none;
   const StepArg args[] = {{DNNL_ARG_DST, memory}};
@@ -337,6 +366,7 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
   step->fill_memory = fill_memory;
   step->fill_value = fill_value;
   step->single_thread = single_thread_;
+  step->choose_qparams = Step::ChooseQParams{-1, 0, 0, 0};
   for (uint32_t i = 0; i < num_args && i < kMaxStepArgs - 1; ++i) {
     step->args[step->num_args++] = args[i];
     note_use(args[i].memory);
@@ -507,7 +537,7 @@ Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* alloc
              compiled->method_name);
     return Error::DelegateMemoryAllocationFailed;
   }
-  for (uint32_t v = 0; v < num_values; ++v) values[v] = ValueState{-1, -1};
+  for (uint32_t v = 0; v < num_values; ++v) values[v] = ValueState{-1, -1, -1, -1};
   GraphBuilder builder(blob, compiled, values);
   const bool several_threads = omp_get_max_threads() > 1;
   for (uint32_t o = 0; o < blob.graph->operations()->size(); ++o) {

@@ -81,6 +81,10 @@ using PostOps = Owned<dnnl_post_ops_t, dnnl_post_ops_destroy>;
 struct ValueState {
   int32_t memory;        ///< its memory in its layout; -1 before first use
   int32_t plain_memory;  ///< a plain copy or view; -1 until asked for
+  /// A dynamic quantized value: the memories of its scale (float32) and
+  /// zero point (int32), written at run time; -1 otherwise.
+  int32_t scale_memory;
+  int32_t zero_point_memory;
 };
 
 class GraphBuilder {
@@ -154,6 +158,16 @@ class GraphBuilder {
   /// quantization's scale or zero point, read by a primitive at run time).
   runtime::Result<uint32_t> scalar_memory(float value);
   runtime::Result<uint32_t> scalar_memory(int32_t value);
+  /// The memories of a quantized value's scale and zero point: constants
+  /// made from the value, or a dynamic value's, written at run time.
+  runtime::Result<uint32_t> scale_memory_of(int32_t value);
+  runtime::Result<uint32_t> zero_point_memory_of(int32_t value);
+  /// Records a dynamic value's run-time scale and zero point memories.
+  void set_dynamic_qparams(int32_t value, uint32_t scale, uint32_t zero_point);
+  /// Adds a step (no primitive) computing a dynamic quantization's scale,
+  /// inverse scale and zero point from plain float32 `source`.
+  runtime::Error add_choose_qparams(uint32_t source, const fb::DynamicQuantize* params, uint32_t scale,
+                                    uint32_t inverse_scale, uint32_t zero_point);
   /// A step that only fills plain `memory` with `fill_value`.
   runtime::Error add_fill(uint32_t memory, float fill_value);
   /// Adds a reorder step from `from` to `to`.

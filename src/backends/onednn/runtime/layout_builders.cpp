@@ -198,7 +198,8 @@ Error build_quantize(GraphBuilder& b, int32_t src, int32_t out) {
   const bool quantize = is_quantized(to);
   if (quantize == is_quantized(from)) return b.refuse("a reorder between two quantized values");
   const fb::Value* q = quantize ? to : from;
-  if (!(q->scale() > 0) || !std::isfinite(q->scale())) return b.refuse("scale %g is not positive", q->scale());
+  if (quantize && q->dynamic()) return b.refuse("a reorder into a dynamic value (a DynamicQuantize writes those)");
+  if (!q->dynamic() && (!(q->scale() > 0) || !std::isfinite(q->scale()))) return b.refuse("scale %g is not positive", q->scale());
   KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, false));
   // Inside the delegate an image is laid out channels-last, the layout
   // oneDNN's int8 convolutions take and write; an output is plain.
@@ -218,7 +219,8 @@ Error build_quantize(GraphBuilder& b, int32_t src, int32_t out) {
   Attr attr;
   KILN_TRY(b.check(dnnl_primitive_attr_create(attr.out()), "dnnl_primitive_attr_create"));
   KILN_TRY(b.check(dnnl_primitive_attr_set_scales_mask(attr.get(), DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask"));
-  if (q->zero_point() != 0) {
+  const bool zero_point = q->zero_point() != 0 || q->dynamic();
+  if (zero_point) {
     KILN_TRY(b.check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), quantize ? DNNL_ARG_DST : DNNL_ARG_SRC, 0),
                      "dnnl_primitive_attr_set_zero_points_mask"));
   }
@@ -226,13 +228,18 @@ Error build_quantize(GraphBuilder& b, int32_t src, int32_t out) {
   KILN_TRY(b.check(dnnl_reorder_primitive_desc_create(pd.out(), b.desc(src_m), b.engine(), b.desc(dst_m), b.engine(),
                                                       attr.get()),
                    "dnnl_reorder_primitive_desc_create(quantization)"));
-  const float scale = quantize ? static_cast<float>(1.0 / static_cast<double>(q->scale())) : q->scale();
-  KILN_ASSIGN_OR_RETURN(const uint32_t scale_m, b.scalar_memory(scale));
+  const int32_t quantized_value = quantize ? out : src;
+  uint32_t scale_m = 0;
+  if (quantize) {
+    KILN_ASSIGN_OR_RETURN(scale_m, b.scalar_memory(static_cast<float>(1.0 / static_cast<double>(q->scale()))));
+  } else {
+    KILN_ASSIGN_OR_RETURN(scale_m, b.scale_memory_of(quantized_value));
+  }
   StepArg args[4] = {{DNNL_ARG_FROM, src_m}, {DNNL_ARG_TO, dst_m}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scale_m}};
   uint32_t num_args = 3;
-  if (q->zero_point() != 0) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.scalar_memory(static_cast<int32_t>(q->zero_point())));
-    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | (quantize ? DNNL_ARG_DST : DNNL_ARG_SRC), zero_point};
+  if (zero_point) {
+    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point_m, b.zero_point_memory_of(quantized_value));
+    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | (quantize ? DNNL_ARG_DST : DNNL_ARG_SRC), zero_point_m};
   }
   return b.add_step(&pd, args, num_args);
 }

@@ -2,10 +2,13 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <new>
 
 #include "backends/onednn/onednn_blob.h"
@@ -163,6 +166,30 @@ void fill(const CompiledGraph& graph, const Memory& memory, float value) {
   for (size_t i = 0; i < count; ++i) data[i] = value;
 }
 
+// A dynamic quantization's parameters from its source's range, in float32
+// as PyTorch's choose_qparams computes them (onednn_graph.fbs
+// DynamicQuantize); the zero point shifted by 128 (values held as uint8).
+void choose_qparams(const CompiledGraph& graph, const Step& step) {
+  const Step::ChooseQParams& p = step.choose_qparams;
+  const Memory& source = graph.memories[static_cast<uint32_t>(p.source)];
+  const auto* x = static_cast<const float*>(storage_data(graph, source.storage));
+  const size_t count = dnnl_memory_desc_get_size(source.desc) / sizeof(float);
+  float lowest = std::numeric_limits<float>::infinity(), highest = -lowest;
+  for (size_t i = 0; i < count; ++i) {
+    lowest = std::min(lowest, x[i]);
+    highest = std::max(highest, x[i]);
+  }
+  const float min_neg = std::min(lowest, 0.0f), max_pos = std::max(highest, 0.0f);
+  const float scale = std::max((max_pos - min_neg) / static_cast<float>(p.quant_max - p.quant_min), p.eps);
+  int32_t zero_point = p.quant_min - static_cast<int32_t>(std::nearbyint(min_neg / scale));
+  zero_point = std::min(std::max(zero_point, p.quant_min), p.quant_max);
+  const float inverse = static_cast<float>(1.0 / static_cast<double>(scale));
+  zero_point += 128;
+  std::memcpy(storage_data(graph, graph.memories[step.args[1].memory].storage), &scale, sizeof scale);
+  std::memcpy(storage_data(graph, graph.memories[step.args[2].memory].storage), &inverse, sizeof inverse);
+  std::memcpy(storage_data(graph, graph.memories[step.args[3].memory].storage), &zero_point, sizeof zero_point);
+}
+
 // The operation's result (its last step's destination), reordered into a
 // plain row-major float32 copy, logged with its event. For `kiln compare`
 // only (the tracer wants outputs): it makes a reorder primitive per call.
@@ -242,6 +269,7 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
   for (uint32_t s = 0; s < graph.steps.size; ++s) {
     const Step& step = graph.steps[s];
     if (step.fill_memory >= 0) fill(graph, graph.memories[static_cast<uint32_t>(step.fill_memory)], step.fill_value);
+    if (step.choose_qparams.source >= 0) choose_qparams(graph, step);
     if (step.primitive != nullptr) {
       if (step.single_thread != single) {
         omp_set_num_threads(step.single_thread ? 1 : threads);

@@ -176,7 +176,7 @@ struct Quantization {
     }
     dnnl_primitive_attr_t a = attr.get();
     KILN_TRY(b.check(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask(src)"));
-    if (b.value(src)->zero_point() != 0) {
+    if (b.value(src)->zero_point() != 0 || b.value(src)->dynamic()) {
       KILN_TRY(b.check(dnnl_primitive_attr_set_zero_points_mask(a, DNNL_ARG_SRC, 0),
                        "dnnl_primitive_attr_set_zero_points_mask(src)"));
     }
@@ -196,10 +196,10 @@ struct Quantization {
   Error add_args(GraphBuilder& b, ArgList& args) const {
     if (!quantized) return Error::Ok;
     const fb::Value* s = b.value(src);
-    KILN_ASSIGN_OR_RETURN(const uint32_t src_scale, b.scalar_memory(s->scale()));
+    KILN_ASSIGN_OR_RETURN(const uint32_t src_scale, b.scale_memory_of(src));
     args.add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, src_scale);
-    if (s->zero_point() != 0) {
-      KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.scalar_memory(static_cast<int32_t>(s->zero_point())));
+    if (s->zero_point() != 0 || s->dynamic()) {
+      KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.zero_point_memory_of(src));
       args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point);
     }
     KILN_ASSIGN_OR_RETURN(const uint32_t scales, b.value_memory(weight_scales, true));
@@ -367,6 +367,48 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
   KILN_TRY(quantization.add_args(b, args));
   return finish(b, &pd, args, post_args, num_post);
+}
+
+// ---------------------------------------------------------------- dynamic quantization
+
+// The source's scale and zero point computed at run time (a step of
+// Kiln's own, choose_qparams in onednn_runtime.cpp), then one quantizing
+// reorder that reads them: x * (1 / scale) rounded, plus the zero point.
+Error build_dynamic_quantize(GraphBuilder& b, const fb::DynamicQuantize* params) {
+  const int32_t src = b.input(0), out = b.output();
+  const fb::Value* to = b.value(out);
+  if (is_quantized(b.value(src)) || to->dtype() != fb::DataType::UInt8 || !to->dynamic() ||
+      numel_of(b.value(src)) != numel_of(to)) {
+    return b.refuse("a dynamic quantization from float32 into a dynamic uint8 value of as many elements");
+  }
+  if (params->quant_min() != -128 || params->quant_max() != 127 || !(params->eps() >= 0)) {
+    return b.refuse("a dynamic quantization to [%d, %d]; OneDnnBackend takes int8's whole range", params->quant_min(),
+                    params->quant_max());
+  }
+  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, true));
+  KILN_ASSIGN_OR_RETURN(const uint32_t scale, b.scalar_memory(1.0f));
+  KILN_ASSIGN_OR_RETURN(const uint32_t inverse, b.scalar_memory(1.0f));
+  KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.scalar_memory(int32_t{0}));
+  KILN_TRY(b.add_choose_qparams(src_m, params, scale, inverse, zero_point));
+  MemoryDesc out_plain;
+  KILN_TRY(b.plain_desc_of(out, &out_plain));
+  KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, out_plain.get()));
+  Attr attr;
+  KILN_TRY(b.check(dnnl_primitive_attr_create(attr.out()), "dnnl_primitive_attr_create"));
+  KILN_TRY(b.check(dnnl_primitive_attr_set_scales_mask(attr.get(), DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask"));
+  KILN_TRY(b.check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), DNNL_ARG_DST, 0),
+                   "dnnl_primitive_attr_set_zero_points_mask"));
+  PrimitiveDesc pd;
+  KILN_TRY(b.check(dnnl_reorder_primitive_desc_create(pd.out(), b.desc(src_m), b.engine(), b.desc(dst_m), b.engine(),
+                                                      attr.get()),
+                   "dnnl_reorder_primitive_desc_create(dynamic quantization)"));
+  const StepArg args[] = {{DNNL_ARG_FROM, src_m},
+                          {DNNL_ARG_TO, dst_m},
+                          {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, inverse},
+                          {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point}};
+  KILN_TRY(b.add_step(&pd, args, 4));
+  b.set_dynamic_qparams(out, scale, zero_point);
+  return Error::Ok;
 }
 
 // ---------------------------------------------------------------- one-source ops
@@ -543,7 +585,7 @@ Error build_pad(GraphBuilder& b, const fb::Pad* pad);
 // quantized values.
 bool takes_quantized_values(fb::OperationKind kind) {
   return kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
-         kind == fb::OperationKind::Reorder;
+         kind == fb::OperationKind::Reorder || kind == fb::OperationKind::DynamicQuantize;
 }
 
 Error build_operation(GraphBuilder& b) {
@@ -580,6 +622,7 @@ Error build_operation(GraphBuilder& b) {
     case fb::OperationKind::BinaryOp: return build_binary(b, op->op_as_BinaryOp());
     case fb::OperationKind::Reorder: return build_reorder(b, op->op_as_Reorder());
     case fb::OperationKind::Pad: return build_pad(b, op->op_as_Pad());
+    case fb::OperationKind::DynamicQuantize: return build_dynamic_quantize(b, op->op_as_DynamicQuantize());
     case fb::OperationKind::NONE: break;
   }
   return b.refuse("unknown operation kind");

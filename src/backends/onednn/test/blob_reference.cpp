@@ -241,6 +241,16 @@ class ReferenceBuilder {
         if (perm.empty()) return call("aten::view", {contiguous(x), ints(dst)});
         return contiguous(call("aten::permute", {x, ints(perm)}));
       }
+      case fb::OperationKind::DynamicQuantize: {
+        const auto& d = *op.op.AsDynamicQuantize();
+        const auto int8 = aot::ScalarType::Char;
+        const int64_t lowest = d.quant_min, highest = d.quant_max;
+        Node* qparams = call("quantized_decomposed::choose_qparams.tensor", {x, lowest, highest, double{d.eps}, int8});
+        Node* scale = b_.getitem(qparams, 0);
+        Node* zero_point = b_.getitem(qparams, 1);
+        Node* q = call("quantized_decomposed::quantize_per_tensor.tensor", {x, scale, zero_point, lowest, highest, int8});
+        return call("quantized_decomposed::dequantize_per_tensor.tensor", {q, scale, zero_point, lowest, highest, int8});
+      }
       case fb::OperationKind::Pad: {
         const auto& pad = *op.op.AsPad();
         std::vector<int64_t> pairs;
@@ -264,7 +274,10 @@ class ReferenceBuilder {
         result = binary(binary_post->algorithm, result, node(binary_post->input));
       }
     }
-    if (quantized(op.outputs[0]) && op.op.type != fb::OperationKind::Reorder) result = on_grid(result, op.outputs[0]);
+    if (quantized(op.outputs[0]) && op.op.type != fb::OperationKind::Reorder &&
+        op.op.type != fb::OperationKind::DynamicQuantize) {
+      result = on_grid(result, op.outputs[0]);
+    }
     const std::vector<int64_t> sizes = result->meta.tensor().static_sizes();
     if (sizes != dst) {
       throw AotError("operation '" + op.name + "' computes " + result->meta.tensor().to_string() + " into a value of other sizes");

@@ -658,6 +658,17 @@ Node* int8_weight(CaseBuilder& c, const std::vector<int64_t>& sizes, uint32_t se
                  127, aot::ScalarType::Char});
 }
 
+// x quantized dynamically, as PT2E writes it: choose_qparams, quantize and
+// dequantize_per_tensor.tensor.
+Node* dynamic(CaseBuilder& c, Node* x) {
+  const auto int8 = aot::ScalarType::Char;
+  Node* qparams = c.call("quantized_decomposed::choose_qparams.tensor", {x, kQuantMin, kQuantMax, 1.0 / 4096, int8});
+  Node* scale = c.getitem(qparams, 0);
+  Node* zero_point = c.getitem(qparams, 1);
+  Node* q = c.call("quantized_decomposed::quantize_per_tensor.tensor", {x, scale, zero_point, kQuantMin, kQuantMax, int8});
+  return c.call("quantized_decomposed::dequantize_per_tensor.tensor", {q, scale, zero_point, kQuantMin, kQuantMax, int8});
+}
+
 // One quantum of the result's grid (and a float32 rounding of the values it
 // is computed from): oneDNN sums a convolution in another order than the
 // portable kernels, which may move a value across a rounding boundary.
@@ -708,6 +719,24 @@ Cases quantized_cases() {
         Node* y = c.call("aten::linear", {x, int8_weight(c, {17, 19}, 104), c.weight({17})});
         return on_grid(c, y, out_scale * 4, -3);
       }),
+      // Dynamic quantization (a transformer's linears as PT2E quantizes
+      // them): the scale and zero point from the activation's range at run
+      // time; an int8 matmul, or a float op on the dequantized values.
+      quantized("quantized_decomposed::choose_qparams.tensor", "dynamic_linear", 1e-4, [=](CaseBuilder& c) {
+        return c.call("aten::linear", {dynamic(c, c.input({3, 19})), int8_weight(c, {17, 19}, 109), c.weight({17})});
+      }),
+      quantized("quantized_decomposed::choose_qparams.tensor", "dynamic_linear_3d_no_bias", 1e-4, [=](CaseBuilder& c) {
+        return c.call("aten::linear", {dynamic(c, c.input({2, 5, 19})), int8_weight(c, {17, 19}, 110), None{}});
+      }),
+      quantized("quantized_decomposed::quantize_per_tensor.tensor", "dynamic_linear_relu", 1e-4, [=](CaseBuilder& c) {
+        Node* y = c.call("aten::linear", {dynamic(c, c.input({4, 33})), int8_weight(c, {9, 33}, 111), c.weight({9})});
+        return c.call("aten::relu", {y});
+      }),
+      quantized("quantized_decomposed::dequantize_per_tensor.tensor", "dynamic_values_read_by_a_float_op", 1e-4,
+                [=](CaseBuilder& c) {
+                  Node* x = dynamic(c, c.input({3, 19}));
+                  return c.call("aten::add.Tensor", {c.call("aten::linear", {x, int8_weight(c, {19, 19}, 112), None{}}), x});
+                }),
       // MobileNet as PT2E quantizes it: the relu6 between two grids of the
       // same parameters (fusion/quantize.cpp folds it into the convolution).
       quantized(dequantize, "relu6_between_two_grids", out_scale, [=](CaseBuilder& c) {

@@ -7,6 +7,9 @@
 // (post_ops.cpp): the requantization of a quantized model's every layer is
 // then four post-ops of the layer. The dequantize ops name its value.
 //
+// A dynamic quantization's chain (choose_qparams, quantize, dequantize of
+// run-time parameters) is one DynamicQuantize, matched at its dequantize op.
+//
 // An Extend rule takes a relu or clamp between two grids of the same
 // parameters (PT2E quantizes MobileNet's relu6 apart from its convolution:
 // conv, q, dq, hardtanh, q, dq) into the group before them: quantization
@@ -96,7 +99,29 @@ std::optional<Match> select_activation_between_grids(const FusedGroup& group, co
   return match;
 }
 
-constexpr FusionRule kRules[] = {{"fake_quant", FusionStage::Pattern, select_fake_quant}};
+// Dynamic quantization: choose_qparams, its getitems, the quantize and the
+// dequantize op, matched at the last, as one DynamicQuantize.
+std::optional<Match> select_dynamic_quantize(const FusedGroup& group, const FusionContext&) {
+  DynamicQuantization chain;
+  try {
+    chain = dynamic_quantization(*group.base);
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+  Match match;
+  match.nodes = chain.nodes;
+  match.apply = [chain](FusedGroup& group) {
+    group.op = describe_or_throw(*group.base);
+    group.nodes = chain.nodes;
+    group.nodes.push_back(group.base);
+  };
+  return match;
+}
+
+constexpr FusionRule kRules[] = {
+    {"fake_quant", FusionStage::Pattern, select_fake_quant},
+    {"dynamic_quantize", FusionStage::Pattern, select_dynamic_quantize},
+};
 // After the post-op rule, which gives a group its first grid.
 constexpr FusionRule kRequantizationRules[] = {
     {"activation_between_grids", FusionStage::Extend, select_activation_between_grids},
