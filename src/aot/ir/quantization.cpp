@@ -18,9 +18,26 @@ std::optional<std::pair<int64_t, int64_t>> quant_range_of(ScalarType dtype) {
   }
 }
 
+std::string dtype_name(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Byte: return "uint8";
+    case ScalarType::Char: return "int8";
+    case ScalarType::Short: return "int16";
+    case ScalarType::UInt16: return "uint16";
+    case ScalarType::Int: return "int32";
+    case ScalarType::Long: return "int64";
+    case ScalarType::Half: return "float16";
+    case ScalarType::BFloat16: return "bfloat16";
+    case ScalarType::Float: return "float32";
+    case ScalarType::Double: return "float64";
+    case ScalarType::Bool: return "bool";
+    default: return runtime::to_string(dtype);
+  }
+}
+
 std::string check_quant_range(int64_t quant_min, int64_t quant_max, ScalarType dtype) {
   const auto range = quant_range_of(dtype);
-  const std::string name = runtime::to_string(dtype);
+  const std::string name = dtype_name(dtype);
   if (!range) return name + " is not a quantized dtype";
   if (quant_min < range->first) {
     return "quant_min " + std::to_string(quant_min) + " is below " + name + "'s lowest value " +

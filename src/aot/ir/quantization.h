@@ -19,6 +19,9 @@ namespace kiln::aot {
 /// uint16, int16, int32); nullopt for others.
 std::optional<std::pair<int64_t, int64_t>> quant_range_of(ScalarType dtype);
 
+/// PyTorch's name of a dtype without its "torch.": "int8", "uint8", "float32".
+std::string dtype_name(ScalarType dtype);
+
 /// "" when [quant_min, quant_max] is a non-empty range inside `dtype`'s, else
 /// why not ("quant_min -129 is below int8's lowest value -128").
 std::string check_quant_range(int64_t quant_min, int64_t quant_max, ScalarType dtype);

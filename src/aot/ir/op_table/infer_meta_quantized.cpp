@@ -19,7 +19,7 @@ bool is_float_input(ScalarType t) {
 void check_float_input(const Call& c, size_t i) {
   const TensorMeta& t = c.tensor(i);
   if (!is_float_input(t.dtype)) {
-    c.fail(c.arg_name(i) + " must be float32, float16 or bfloat16, got " + std::string(runtime::to_string(t.dtype)));
+    c.fail(c.arg_name(i) + " must be float32, float16 or bfloat16, got " + dtype_name(t.dtype));
   }
 }
 
@@ -27,8 +27,7 @@ ScalarType quantized_dtype(const Call& c, size_t i) {
   const std::optional<ScalarType> dtype = c.dtype(i);
   if (!dtype) c.fail(c.arg_name(i) + " must be a dtype, got None");
   if (!quant_range_of(*dtype)) {
-    c.fail(c.arg_name(i) + " " + runtime::to_string(*dtype) +
-           " is not a quantized dtype (uint8, int8, uint16, int16 or int32)");
+    c.fail(c.arg_name(i) + " " + dtype_name(*dtype) + " is not a quantized dtype (uint8, int8, uint16, int16 or int32)");
   }
   return *dtype;
 }
@@ -58,8 +57,7 @@ void check_scalar_qparams(const Call& c, size_t scale_arg, size_t min_arg) {
 void check_input_dtype(const Call& c, ScalarType expected) {
   const TensorMeta& input = c.tensor(0);
   if (input.dtype != expected) {
-    c.fail("argument 'input' is " + std::string(runtime::to_string(input.dtype)) + " but argument 'dtype' says " +
-           runtime::to_string(expected));
+    c.fail("argument 'input' is " + dtype_name(input.dtype) + " but argument 'dtype' says " + dtype_name(expected));
   }
 }
 

@@ -367,6 +367,33 @@ TEST_F(InferMetaRulesTest, FactoriesAndConversions) {
   expect_fails("aten::zeros", {Argument(ArgumentList{2, -1})}, "sizes must not be negative");
 }
 
+TEST_F(InferMetaRulesTest, QuantizeAndDequantizeCheckTheirParameters) {
+  const ScalarType kI8 = ScalarType::Char;
+  const std::string q = "quantized_decomposed::quantize_per_tensor", dq = "quantized_decomposed::dequantize_per_tensor";
+  EXPECT_EQ(meta(q, {input(kF32, {2, 3}), 0.5, 3, -128, 127, kI8}), "i8[2, 3]");
+  EXPECT_EQ(meta(dq, {input(kI8, {2, 3}), 0.5, 3, -128, 127, kI8}), "f32[2, 3]");
+  EXPECT_EQ(meta(dq, {input(kI8, {2}), 0.5, 3, -128, 127, kI8}, {{"out_dtype", kF16}}), "f16[2]");
+  EXPECT_EQ(meta("quantized_decomposed::choose_qparams.tensor", {input(kF32, {4, 5}), -128, 127, 1e-5, kI8}),
+            "(f64[1], i64[1])");
+  EXPECT_EQ(meta("quantized_decomposed::dequantize_per_channel", {input(kI8, {4, 3}), input(kF32, {4}), None{}, 0, -127,
+                                                                  127, kI8}),
+            "f32[4, 3]");
+  EXPECT_EQ(meta("quantized_decomposed::embedding_4bit", {input(kU8, {10, 4}), input(kF32, {10}), None{}, -8, 7,
+                                                          input(kI64, {2, 3})}),
+            "f32[2, 3, 8]");
+  // Every inconsistent parameter is refused with the node named.
+  expect_fails(q, {input(kF32, {2}), 0.0, 0, -128, 127, kI8}, "scale 0.000000 is not a positive finite number");
+  expect_fails(q, {input(kF32, {2}), -0.5, 0, -128, 127, kI8}, "is not a positive finite number");
+  expect_fails(q, {input(kF32, {2}), 0.5, 200, -128, 127, kI8}, "zero point 200 is outside [quant_min, quant_max] = [-128, 127]");
+  expect_fails(q, {input(kF32, {2}), 0.5, 0, -129, 127, kI8}, "quant_min -129 is below int8's lowest value -128");
+  expect_fails(q, {input(kF32, {2}), 0.5, 0, 10, -10, kI8}, "quant_min 10 is above quant_max -10");
+  expect_fails(q, {input(kF32, {2}), 0.5, 0, 0, 10, kF32}, "is not a quantized dtype");
+  expect_fails(q, {input(kI32, {2}), 0.5, 0, -128, 127, kI8}, "must be float32, float16 or bfloat16");
+  expect_fails(dq, {input(kU8, {2}), 0.5, 0, -128, 127, kI8}, "argument 'input' is uint8 but argument 'dtype' says int8");
+  expect_fails("quantized_decomposed::dequantize_per_channel", {input(kI8, {4, 3}), input(kF32, {3}), None{}, 0, -127, 127, kI8},
+               "argument 'scales' has 3 entries but the input has 4 channels on axis 0");
+}
+
 TEST_F(InferMetaRulesTest, InPlaceOpsKeepSelf) {
   Node* x = input(kF32, {2, 3});
   EXPECT_EQ(meta("aten::add_.Tensor", {x, input(kF64, {3})}), "f32[2, 3]");
