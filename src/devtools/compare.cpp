@@ -53,6 +53,17 @@ void measure(const aot::HostTensor& actual, const aot::HostTensor& expected, Com
   }
 }
 
+// An integer tensor on a grid as the floats it stands for, scale * (q - zero_point).
+aot::HostTensor on_grid(const aot::HostTensor& tensor, const ReferenceOutput& grid) {
+  if (grid.scale <= 0 || runtime::is_floating_type(tensor.dtype())) return tensor;
+  aot::HostTensor result = aot::HostTensor::zeros(aot::ScalarType::Double, tensor.sizes());
+  const std::vector<double> q = tensor.to_doubles();
+  for (size_t i = 0; i < q.size(); ++i) {
+    result.data<double>()[i] = grid.scale * (q[i] - static_cast<double>(grid.zero_point));
+  }
+  return result;
+}
+
 }  // namespace
 
 Comparison compare_outputs(const DebugRecord& record, const TraceRecorder& run,
@@ -103,7 +114,8 @@ Comparison compare_outputs(const DebugRecord& record, const TraceRecorder& run,
         row.note = "sizes differ: " + sizes_text(actual.sizes()) + " logged, " + sizes_text(expected->value.sizes()) +
                    " in the reference";
       } else {
-        measure(actual, expected->value, row);
+        measure(on_grid(actual, *expected), on_grid(expected->value, *expected), row);
+        if (expected->scale > 0) row.max_error_quanta = row.max_abs_error / expected->scale;
       }
     }
     comparison.rows.push_back(std::move(row));
@@ -137,18 +149,20 @@ std::string format_comparison(const Comparison& comparison, size_t top, double t
                 compared == 1 ? "" : "s");
   out += line;
   const size_t shown = top == 0 ? comparison.rows.size() : std::min(top, comparison.rows.size());
-  std::snprintf(line, sizeof line, "%8s %12s %12s  %-32s %-24s %-14s %s\n", "SNR dB", "max |error|", "max |ref|",
-                "source op", "module", "ran on", "op(s)");
+  std::snprintf(line, sizeof line, "%8s %12s %7s %12s  %-32s %-24s %-14s %s\n", "SNR dB", "max |error|", "quanta",
+                "max |ref|", "source op", "module", "ran on", "op(s)");
   out += line;
   for (size_t i = 0; i < shown; ++i) {
     const CompareRow& row = comparison.rows[i];
     if (!row.note.empty()) {
-      std::snprintf(line, sizeof line, "%8s %12s %12s  %-32s %-24s %-14s %s: %s\n", "-", "-", "-",
+      std::snprintf(line, sizeof line, "%8s %12s %7s %12s  %-32s %-24s %-14s %s: %s\n", "-", "-", "-", "-",
                     shorten_list(row.label, 32).c_str(), shorten_list(row.module, 24).c_str(), row.where.c_str(),
                     row.ops.c_str(), row.note.c_str());
     } else {
-      std::snprintf(line, sizeof line, "%8s %12.4g %12.4g  %-32s %-24s %-14s %s\n", snr_text(row.snr_db).c_str(),
-                    row.max_abs_error, row.max_abs_reference, shorten_list(row.label, 32).c_str(),
+      char quanta[32] = "-";
+      if (row.max_error_quanta >= 0) std::snprintf(quanta, sizeof quanta, "%.3g", row.max_error_quanta);
+      std::snprintf(line, sizeof line, "%8s %12.4g %7s %12.4g  %-32s %-24s %-14s %s\n", snr_text(row.snr_db).c_str(),
+                    row.max_abs_error, quanta, row.max_abs_reference, shorten_list(row.label, 32).c_str(),
                     shorten_list(row.module, 24).c_str(), row.where.c_str(), row.ops.c_str());
     }
     out += line;

@@ -24,6 +24,11 @@ namespace kiln::devtools {
 struct ReferenceOutput {
   size_t order = 0;  ///< position in the reference program's execution
   aot::HostTensor value;
+  /// A quantize or dequantize op's grid (0: none): an integer tensor (a
+  /// quantize op's, or a logged one) stands for scale * (q - zero_point),
+  /// compared as such, and errors are also counted in quanta (of `scale`).
+  double scale = 0;
+  int64_t zero_point = 0;
 };
 
 struct CompareRow {
@@ -37,6 +42,8 @@ struct CompareRow {
   double max_abs_error = 0;
   double max_abs_reference = 0;
   double snr_db = 0;  ///< 10 log10(sum ref^2 / sum err^2); +inf when equal
+  /// max_abs_error in quanta of the op's grid; negative for an op without one.
+  double max_error_quanta = -1;
   std::string note;   ///< why it was not compared (empty when it was)
 };
 

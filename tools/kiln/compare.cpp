@@ -10,6 +10,7 @@
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
 #include "aot/ir/memory_ops.h"
+#include "aot/ir/quantization.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/debug_handles.h"
 #include "aot/pipeline/lower.h"
@@ -170,7 +171,11 @@ int run_compare(Args args) {
     ++order;
     if (!node.meta.debug_handle || aot::is_call_of(node, aot::ExecKind::Alloc) || values.empty()) return;
     if (const auto* tensor = std::get_if<aot::HostTensor>(&values.front())) {
-      expected[*node.meta.debug_handle] = {order, tensor->clone()};
+      devtools::ReferenceOutput& output = expected[*node.meta.debug_handle] = {order, tensor->clone()};
+      if (const std::optional<aot::TensorQParams> grid = aot::constant_tensor_qparams(node)) {
+        output.scale = grid->scale;
+        output.zero_point = grid->zero_point;
+      }
     }
   });
 

@@ -33,8 +33,8 @@ std::string check_zero_point(int64_t zero_point, int64_t quant_min, int64_t quan
 /// The kinds of quantized_decomposed ops a lowering pass looks for.
 enum class QuantOpKind : uint8_t {
   None,
-  QuantizePerTensor,    ///< quantize_per_tensor (.default, .tensor, .tensor2)
-  DequantizePerTensor,  ///< dequantize_per_tensor (.default, .tensor, .tensor2)
+  QuantizePerTensor,    ///< quantize_per_tensor (.default, .tensor, .tensor2 and the out variants)
+  DequantizePerTensor,  ///< dequantize_per_tensor (.default, .tensor, .tensor2 and the out variants)
   QuantizePerChannel,
   DequantizePerChannel,
   ChooseQParams,        ///< choose_qparams(.tensor), choose_qparams_symmetric

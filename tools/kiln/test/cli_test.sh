@@ -326,6 +326,16 @@ if [ "$onednn" = ON ]; then
   expect "demo prints portable vs oneDNN execute time" 0 "execute time: portable " -- demo --batch 1 --size 8 --quiet
   expect "demo help tells of OneDnnBackend" 0 "lowers the model to OneDnnBackend" -- demo --help
   expect "lower an unknown backend" 2 "unknown backend 'Nope' (registered backends: BackendWithDelegateMappingDemo, DemoBackend, OneDnnBackend)" -- lower "$fixtures/mlp/model.core.pt2" --backend DemoBackend,Nope
+  # A quantized program in int8: each quantized op's error also in quanta
+  # of its grid; its int8 results logged dequantized.
+  "$kiln" lower "$fixtures/quant_cnn/model.pt2" --backend OneDnnBackend -o "$scratch/q.pte" --debug-record "$scratch/q.kdbg" \
+    > /dev/null 2>&1
+  expect "compare counts a quantized op's error in quanta" 0 "quanta    max |ref|" -- \
+    compare "$scratch/q.pte" --debug-record "$scratch/q.kdbg" --reference "$fixtures/quant_cnn/model.pt2" \
+    --inputs "$fixtures/quant_cnn/case0.inputs.npz"
+  expect "compare finds a quantized program's int8 ops exact" 0 "Every compared op is above 60.0 dB." -- \
+    compare "$scratch/q.pte" --debug-record "$scratch/q.kdbg" --reference "$fixtures/quant_cnn/model.pt2" \
+    --inputs "$fixtures/quant_cnn/case0.inputs.npz"
   expect "lower --explain names the delegate that took a node" 0 "convolution (aten::convolution.default): taken by OneDnnBackend (lowered_module_0)" -- \
     lower "$fixtures/conv_relu_tan/model.core.pt2" --backend OneDnnBackend --explain
   expect "lower --explain gives the reason a node stayed" 0 "      refused by OneDnnBackend: aten::tan.default is not an op OneDnnBackend has" -- \

@@ -99,6 +99,10 @@ struct Step {
     int32_t quant_min, quant_max;
     float eps;
   } choose_qparams;
+  /// >= 0 for a step writing a quantized value: the memories of its scale
+  /// and zero point, to log it dequantized when tracing (kiln compare).
+  int32_t dst_scale_memory;
+  int32_t dst_zero_point_memory;
 };
 
 /// A table from the method allocator with a capacity fixed at init.

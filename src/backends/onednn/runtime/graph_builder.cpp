@@ -320,6 +320,13 @@ Result<uint32_t> GraphBuilder::zero_point_memory_of(int32_t v) {
   return scalar_memory(static_cast<int32_t>(value(v)->zero_point()));
 }
 
+void GraphBuilder::describe_quantized_result(uint32_t scale, uint32_t zero_point) {
+  if (compiled_->steps.size == 0) return;
+  Step& step = compiled_->steps[compiled_->steps.size - 1];
+  step.dst_scale_memory = static_cast<int32_t>(scale);
+  step.dst_zero_point_memory = static_cast<int32_t>(zero_point);
+}
+
 void GraphBuilder::set_dynamic_qparams(int32_t v, uint32_t scale, uint32_t zero_point) {
   values_[v].scale_memory = static_cast<int32_t>(scale);
   values_[v].zero_point_memory = static_cast<int32_t>(zero_point);
@@ -367,6 +374,8 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
   step->fill_value = fill_value;
   step->single_thread = single_thread_;
   step->choose_qparams = Step::ChooseQParams{-1, 0, 0, 0};
+  step->dst_scale_memory = -1;
+  step->dst_zero_point_memory = -1;
   for (uint32_t i = 0; i < num_args && i < kMaxStepArgs - 1; ++i) {
     step->args[step->num_args++] = args[i];
     note_use(args[i].memory);

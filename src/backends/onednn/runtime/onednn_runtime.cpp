@@ -206,8 +206,8 @@ void log_operation(const CompiledGraph& graph, const Step& last, const BackendEx
   if (destination == nullptr || !context.wants_outputs() ||
       dnnl_memory_desc_query(destination->desc, dnnl_query_ndims_s32, &ndims) != dnnl_success ||
       dnnl_memory_desc_query(destination->desc, dnnl_query_data_type, &type) != dnnl_success ||
-      dnnl_memory_desc_query(destination->desc, dnnl_query_dims, &dims) != dnnl_success || type != dnnl_f32 ||
-      ndims < 1 || ndims > 6) {
+      dnnl_memory_desc_query(destination->desc, dnnl_query_dims, &dims) != dnnl_success ||
+      (type != dnnl_f32 && last.dst_scale_memory < 0) || ndims < 1 || ndims > 6) {
     context.log_event(last.debug_id, start_ns, end_ns);
     return;
   }
@@ -228,14 +228,28 @@ void log_operation(const CompiledGraph& graph, const Step& last, const BackendEx
   dnnl_primitive_t reorder = nullptr;
   dnnl_memory_t copy = nullptr;
   bool ok = data != nullptr &&
-            dnnl_memory_desc_create_with_tag(&plain, ndims, dims, dnnl_f32, kPlain[ndims - 1]) == dnnl_success &&
-            dnnl_reorder_primitive_desc_create(&pd, destination->desc, graph.engine, plain, graph.engine, nullptr) ==
-                dnnl_success &&
+            dnnl_memory_desc_create_with_tag(&plain, ndims, dims, dnnl_f32, kPlain[ndims - 1]) == dnnl_success;
+  // A quantized result is logged as the floats it stands for.
+  const bool quantized = type != dnnl_f32;
+  dnnl_primitive_attr_t attr = nullptr;
+  if (ok && quantized) {
+    ok = dnnl_primitive_attr_create(&attr) == dnnl_success &&
+         dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_SRC, 0) == dnnl_success &&
+         dnnl_primitive_attr_set_zero_points_mask(attr, DNNL_ARG_SRC, 0) == dnnl_success;
+  }
+  ok = ok && dnnl_reorder_primitive_desc_create(&pd, destination->desc, graph.engine, plain, graph.engine, attr) ==
+                 dnnl_success &&
             dnnl_primitive_create(&reorder, pd) == dnnl_success &&
             dnnl_memory_create(&copy, plain, graph.engine, data) == dnnl_success;
   if (ok) {
-    const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, destination->memory}, {DNNL_ARG_TO, copy}};
-    ok = dnnl_primitive_execute(reorder, graph.stream, 2, args) == dnnl_success &&
+    const dnnl_exec_arg_t args[] = {
+        {DNNL_ARG_FROM, destination->memory},
+        {DNNL_ARG_TO, copy},
+        {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC,
+         quantized ? graph.memories[static_cast<uint32_t>(last.dst_scale_memory)].memory : nullptr},
+        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+         quantized ? graph.memories[static_cast<uint32_t>(last.dst_zero_point_memory)].memory : nullptr}};
+    ok = dnnl_primitive_execute(reorder, graph.stream, quantized ? 4 : 2, args) == dnnl_success &&
          dnnl_stream_wait(graph.stream) == dnnl_success;
   }
   if (ok) {
@@ -249,6 +263,7 @@ void log_operation(const CompiledGraph& graph, const Step& last, const BackendEx
   if (reorder != nullptr) dnnl_primitive_destroy(reorder);
   if (pd != nullptr) dnnl_primitive_desc_destroy(pd);
   if (plain != nullptr) dnnl_memory_desc_destroy(plain);
+  if (attr != nullptr) dnnl_primitive_attr_destroy(attr);
   std::free(data);
 }
 

@@ -192,6 +192,15 @@ struct Quantization {
     return Error::Ok;
   }
 
+  // After the step: a quantized result is logged dequantized when tracing.
+  Error describe_result(GraphBuilder& b) const {
+    if (!quantized || !is_quantized(b.value(out))) return Error::Ok;
+    KILN_ASSIGN_OR_RETURN(const uint32_t scale, b.scale_memory_of(out));
+    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.zero_point_memory_of(out));
+    b.describe_quantized_result(scale, zero_point);
+    return Error::Ok;
+  }
+
   // The run-time arguments, once the primitive descriptor is made.
   Error add_args(GraphBuilder& b, ArgList& args) const {
     if (!quantized) return Error::Ok;
@@ -295,7 +304,8 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   args.add(DNNL_ARG_WEIGHTS, weights_m);
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
   KILN_TRY(quantization.add_args(b, args));
-  return finish(b, &pd, args, post_args, num_post);
+  KILN_TRY(finish(b, &pd, args, post_args, num_post));
+  return quantization.describe_result(b);
 }
 
 // ---------------------------------------------------------------- matmul
@@ -366,7 +376,8 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   args.add(DNNL_ARG_WEIGHTS, weights_m);
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
   KILN_TRY(quantization.add_args(b, args));
-  return finish(b, &pd, args, post_args, num_post);
+  KILN_TRY(finish(b, &pd, args, post_args, num_post));
+  return quantization.describe_result(b);
 }
 
 // ---------------------------------------------------------------- dynamic quantization
@@ -407,6 +418,7 @@ Error build_dynamic_quantize(GraphBuilder& b, const fb::DynamicQuantize* params)
                           {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, inverse},
                           {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point}};
   KILN_TRY(b.add_step(&pd, args, 4));
+  b.describe_quantized_result(scale, zero_point);
   b.set_dynamic_qparams(out, scale, zero_point);
   return Error::Ok;
 }
