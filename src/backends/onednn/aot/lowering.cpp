@@ -230,6 +230,28 @@ class GraphWriter {
     value_of_[group.result] = value;
   }
 
+  // A max pool whose quantize op after it is the identity (fusion/quantize.cpp):
+  // on the int8 values when its input is held so, its result the same grid's.
+  void emit_max_pool_on_its_grid(const FusedGroup& group) {
+    auto op = operation(group, debug_id(group));
+    const int32_t source = stored_value_of(group.op.inputs.at(0));
+    op->inputs = {source};
+    int32_t value = 0;
+    if (is_quantized(source)) {
+      value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
+      const fb::ValueT& from = *graph_->values[static_cast<size_t>(source)];
+      fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
+      v.dtype = from.dtype;
+      v.scale = from.scale;
+      v.zero_point = from.zero_point;
+    } else {
+      value = add_value(group.op.sizes, fb::ValueKind::Intermediate);  // float32 values on the grid already
+    }
+    op->outputs = {value};
+    graph_->operations.push_back(std::move(op));
+    value_of_[group.result] = value;
+  }
+
   // A quantize op on its own: float32 to its int8 value, one reorder.
   void emit_quantize(const FusedGroup& group, const aot::TensorQParams& params) {
     auto op = operation(group, debug_id(group));
@@ -540,6 +562,10 @@ class GraphWriter {
     if (group.op.group_norm) return emit_group_norm(group, outputs);
     if (elide_identity_reshape(group, outputs)) return;
     if (group.op.op.AsDynamicQuantize() != nullptr) return emit_dynamic_quantize(group);
+    if (group.op.op.AsPooling() != nullptr && group.result != nullptr &&
+        aot::quant_op_kind(group.result->target()) == aot::QuantOpKind::QuantizePerTensor) {
+      return emit_max_pool_on_its_grid(group);
+    }
     const std::optional<aot::TensorQParams> requantized = requantization(group);
     if (requantized && group.base == group.result) return emit_quantize(group, *requantized);
     const std::optional<Int8Weight> int8_weights = int8_weights_of(group);

@@ -490,7 +490,13 @@ Error build_pooling(GraphBuilder& b, const fb::Pooling* pooling) {
                       "dnnl_pooling_forward_primitive_desc_create", &pd));
   ArgList args;
   args.add(DNNL_ARG_SRC, src_m);
-  return finish(b, &pd, args, post_args, num_post);
+  KILN_TRY(finish(b, &pd, args, post_args, num_post));
+  if (is_quantized(b.value(b.output()))) {
+    KILN_ASSIGN_OR_RETURN(const uint32_t scale, b.scale_memory_of(b.output()));
+    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.zero_point_memory_of(b.output()));
+    b.describe_quantized_result(scale, zero_point);
+  }
+  return Error::Ok;
 }
 
 dnnl_alg_kind_t reduction_algorithm(fb::ReductionAlgorithm algorithm) {
@@ -593,16 +599,25 @@ Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary);
 Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder);
 Error build_pad(GraphBuilder& b, const fb::Pad* pad);
 
-// Only convolutions, matmuls and (de)quantizing reorders read or write
-// quantized values.
-bool takes_quantized_values(fb::OperationKind kind) {
+// Only convolutions, matmuls, (de)quantizing reorders and max pooling from
+// a quantized value to one of its grid (the maximum of grid values is one)
+// read or write quantized values.
+bool takes_quantized_values(const GraphBuilder& b, const fb::Operation* op) {
+  const fb::OperationKind kind = op->op_type();
+  if (kind == fb::OperationKind::Pooling) {
+    if (op->op_as_Pooling()->algorithm() != fb::PoolingAlgorithm::Max || op->inputs()->size() != 1) return false;
+    const fb::Value* src = b.value(op->inputs()->Get(0));
+    const fb::Value* dst = b.value(op->outputs()->Get(0));
+    return src->dtype() == dst->dtype() && !src->dynamic() && !dst->dynamic() && src->scale() == dst->scale() &&
+           src->zero_point() == dst->zero_point();
+  }
   return kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
          kind == fb::OperationKind::Reorder || kind == fb::OperationKind::DynamicQuantize;
 }
 
 Error build_operation(GraphBuilder& b) {
   const fb::Operation* op = b.operation();
-  if (!takes_quantized_values(op->op_type())) {
+  if (!takes_quantized_values(b, op)) {
     for (uint32_t i = 0; i < op->inputs()->size(); ++i) {
       if (op->inputs()->Get(i) >= 0 && is_quantized(b.value(op->inputs()->Get(i)))) {
         return b.refuse("%s reads quantized value %d", fb::EnumNameOperationKind(op->op_type()), op->inputs()->Get(i));

@@ -3,6 +3,7 @@
 // it took. What the groups compute is the lowering tests' and the
 // conformance suite's business; these pin which nodes each rule takes and
 // which it must leave.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -120,6 +121,23 @@ TEST(FusionRulesTest, AClampBetweenTwoGridsOfTheSameParametersJoinsTheGroup) {
                   : "quantize_per_tensor_1[post_op]: convolution quantize_per_tensor dequantize_per_tensor hardtanh "
                     "quantize_per_tensor_1; dequantize_per_tensor_1[]: dequantize_per_tensor_1")
         << "second scale " << second_scale;
+  }
+}
+
+// A max pool requantized to its input's grid takes the quantize op (the
+// identity there); to another grid it does not.
+TEST(FusionRulesTest, AMaxPoolOnItsInputsGridTakesTheQuantizeAfterIt) {
+  for (double second_scale : {0.25, 0.5}) {
+    GraphBuilder b;
+    Node* x = dequantize(b, quantize(b, b.input("x", f32({1, 4, 6, 6})), 0.25, 1), 0.25, 1);
+    Node* pool = b.call("aten::max_pool2d_with_indices", {x, ints({2, 2}), ints({2, 2})});
+    b.output({dequantize(b, quantize(b, b.getitem(pool, 0), second_scale, 1), second_scale, 1)});
+    const std::string groups = groups_of(std::move(b).build());
+    if (second_scale == 0.25) {
+      EXPECT_THAT(groups, ::testing::HasSubstr("quantize_per_tensor_1[max_pool_on_its_grid]: max_pool2d_with_indices "));
+    } else {
+      EXPECT_THAT(groups, ::testing::HasSubstr("quantize_per_tensor_1[fake_quant]: quantize_per_tensor_1"));
+    }
   }
 }
 

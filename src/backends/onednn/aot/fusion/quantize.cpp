@@ -10,6 +10,9 @@
 // A dynamic quantization's chain (choose_qparams, quantize, dequantize of
 // run-time parameters) is one DynamicQuantize, matched at its dequantize op.
 //
+// A max pool between two grids of the same parameters takes the second
+// quantize op (the identity on its values).
+//
 // An Extend rule takes a relu or clamp between two grids of the same
 // parameters (PT2E quantizes MobileNet's relu6 apart from its convolution:
 // conv, q, dq, hardtanh, q, dq) into the group before them: quantization
@@ -122,9 +125,41 @@ constexpr FusionRule kRules[] = {
     {"fake_quant", FusionStage::Pattern, select_fake_quant},
     {"dynamic_quantize", FusionStage::Pattern, select_dynamic_quantize},
 };
+// A max pool of a dequantize op's values requantized to the same grid (PT2E
+// gives a max pool its input's parameters): the maximum of grid values is
+// one, so the quantize op is the identity -- the pool's result names it, and
+// an int8 pool runs on the int8 values (lowering.cpp).
+std::optional<Match> select_max_pool_on_its_grid(const FusedGroup& group, const FusionContext& context) {
+  const auto* pooling = group.op.op.AsPooling();
+  if (pooling == nullptr || pooling->algorithm != fb::PoolingAlgorithm::Max || !group.post_ops.empty() ||
+      group.result == nullptr || group.op.inputs.empty() || group.result->users().size() != 1) {
+    return std::nullopt;
+  }
+  const aot::Node* source = group.op.inputs[0];
+  const aot::Node* requantize = group.result->users()[0];
+  if (aot::quant_op_kind(source->target()) != aot::QuantOpKind::DequantizePerTensor ||
+      aot::quant_op_kind(requantize->target()) != aot::QuantOpKind::QuantizePerTensor || context.is_taken(requantize) ||
+      !aot::constant_tensor_qparams(*source) || aot::constant_tensor_qparams(*source) != aot::constant_tensor_qparams(*requantize)) {
+    return std::nullopt;
+  }
+  try {
+    quantized_grid(*requantize);
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+  Match match;
+  match.nodes = {requantize};
+  match.apply = [requantize](FusedGroup& group) {
+    group.nodes.push_back(requantize);
+    group.result = requantize;
+  };
+  return match;
+}
+
 // After the post-op rule, which gives a group its first grid.
 constexpr FusionRule kRequantizationRules[] = {
     {"activation_between_grids", FusionStage::Extend, select_activation_between_grids},
+    {"max_pool_on_its_grid", FusionStage::Extend, select_max_pool_on_its_grid},
 };
 
 }  // namespace
