@@ -247,11 +247,13 @@ Result<uint32_t> GraphBuilder::define_output(int32_t v, const_dnnl_memory_desc_t
       KILN_ASSIGN_OR_RETURN(m, new_buffer(chosen, /*persistent=*/false));
       pending_output_reorder_ = {static_cast<int32_t>(m), static_cast<int32_t>(argument)};
     }
-    values_[v] = ValueState{static_cast<int32_t>(argument), static_cast<int32_t>(argument), -1, -1};
+    values_[v] = ValueState{static_cast<int32_t>(argument), static_cast<int32_t>(argument), values_[v].scale_memory,
+                            values_[v].zero_point_memory};
     return m;
   }
   KILN_ASSIGN_OR_RETURN(m, new_buffer(chosen, /*persistent=*/false));
-  values_[v] = ValueState{static_cast<int32_t>(m), is_plain ? static_cast<int32_t>(m) : -1, -1, -1};
+  values_[v] = ValueState{static_cast<int32_t>(m), is_plain ? static_cast<int32_t>(m) : -1, values_[v].scale_memory,
+                          values_[v].zero_point_memory};
   return m;
 }
 
@@ -308,16 +310,21 @@ Result<uint32_t> GraphBuilder::scalar_memory(int32_t value) {
   return m;
 }
 
+// A static value's are made once, on first use, and kept with the value.
 Result<uint32_t> GraphBuilder::scale_memory_of(int32_t v) {
   if (values_[v].scale_memory >= 0) return static_cast<uint32_t>(values_[v].scale_memory);
   if (value(v)->dynamic()) return refuse("dynamic value %d is read before its quantization", v);
-  return scalar_memory(value(v)->scale());
+  KILN_ASSIGN_OR_RETURN(const uint32_t m, scalar_memory(value(v)->scale()));
+  values_[v].scale_memory = static_cast<int32_t>(m);
+  return m;
 }
 
 Result<uint32_t> GraphBuilder::zero_point_memory_of(int32_t v) {
   if (values_[v].zero_point_memory >= 0) return static_cast<uint32_t>(values_[v].zero_point_memory);
   if (value(v)->dynamic()) return refuse("dynamic value %d is read before its quantization", v);
-  return scalar_memory(static_cast<int32_t>(value(v)->zero_point()));
+  KILN_ASSIGN_OR_RETURN(const uint32_t m, scalar_memory(static_cast<int32_t>(value(v)->zero_point())));
+  values_[v].zero_point_memory = static_cast<int32_t>(m);
+  return m;
 }
 
 void GraphBuilder::describe_quantized_result(uint32_t scale, uint32_t zero_point) {
@@ -483,7 +490,7 @@ Capacities capacities_of(const fb::Graph* graph) {
     c.steps += reads + 3;
     c.memories += 4 * reads + 12;
     c.constant_uses += reads;
-    c.init_values += 4;  // a quantized operation's source and result scales and zero points
+    c.init_values += 8;  // a quantized operation's source and result scales and zero points, a reorder's inverse scale
   }
   return c;
 }
