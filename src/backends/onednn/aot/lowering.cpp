@@ -252,6 +252,33 @@ class GraphWriter {
     value_of_[group.result] = value;
   }
 
+  // A layout op or concat whose quantize op after it is the identity
+  // (fusion/quantize.cpp), moving int8 values when every input is held so
+  // with the same parameters; false to lower it as a float op (its result,
+  // on the grid already, then names the quantize op's value).
+  bool emit_layout_on_its_grid(const FusedGroup& group) {
+    std::vector<int32_t> inputs;
+    for (const Node* input : group.op.inputs) inputs.push_back(stored_value_of(input));
+    const fb::ValueT& first = *graph_->values[static_cast<size_t>(inputs[0])];
+    bool int8 = is_quantized(inputs[0]) && !first.dynamic && inputs.size() <= kMaxConcatInputs;
+    for (int32_t input : inputs) {
+      const fb::ValueT& v = *graph_->values[static_cast<size_t>(input)];
+      int8 = int8 && v.dtype == first.dtype && !v.dynamic && v.scale == first.scale && v.zero_point == first.zero_point;
+    }
+    if (!int8) return false;
+    auto op = operation(group, debug_id(group));
+    op->inputs = inputs;
+    const int32_t value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
+    fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
+    v.dtype = first.dtype;
+    v.scale = first.scale;
+    v.zero_point = first.zero_point;
+    op->outputs = {value};
+    graph_->operations.push_back(std::move(op));
+    value_of_[group.result] = value;
+    return true;
+  }
+
   // A quantize op on its own: float32 to its int8 value, one reorder.
   void emit_quantize(const FusedGroup& group, const aot::TensorQParams& params) {
     auto op = operation(group, debug_id(group));
@@ -565,6 +592,11 @@ class GraphWriter {
     if (group.op.op.AsPooling() != nullptr && group.result != nullptr &&
         aot::quant_op_kind(group.result->target()) == aot::QuantOpKind::QuantizePerTensor) {
       return emit_max_pool_on_its_grid(group);
+    }
+    if ((group.op.kind() == fb::OperationKind::Reorder || group.op.kind() == fb::OperationKind::Concat) &&
+        group.result != nullptr && aot::quant_op_kind(group.result->target()) == aot::QuantOpKind::QuantizePerTensor &&
+        emit_layout_on_its_grid(group)) {
+      return;
     }
     const std::optional<aot::TensorQParams> requantized = requantization(group);
     if (requantized && group.base == group.result) return emit_quantize(group, *requantized);

@@ -599,17 +599,26 @@ Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary);
 Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder);
 Error build_pad(GraphBuilder& b, const fb::Pad* pad);
 
-// Only convolutions, matmuls, (de)quantizing reorders and max pooling from
-// a quantized value to one of its grid (the maximum of grid values is one)
-// read or write quantized values.
+// Only convolutions, matmuls, reorders ((de)quantizing, or moving int8
+// values), and max pooling and concat from quantized values to one of their
+// grid (the maximum of grid values is one) read or write quantized values.
 bool takes_quantized_values(const GraphBuilder& b, const fb::Operation* op) {
   const fb::OperationKind kind = op->op_type();
-  if (kind == fb::OperationKind::Pooling) {
-    if (op->op_as_Pooling()->algorithm() != fb::PoolingAlgorithm::Max || op->inputs()->size() != 1) return false;
-    const fb::Value* src = b.value(op->inputs()->Get(0));
-    const fb::Value* dst = b.value(op->outputs()->Get(0));
-    return src->dtype() == dst->dtype() && !src->dynamic() && !dst->dynamic() && src->scale() == dst->scale() &&
-           src->zero_point() == dst->zero_point();
+  const auto same_grid = [&](int32_t a, int32_t b_value) {
+    const fb::Value* x = b.value(a);
+    const fb::Value* y = b.value(b_value);
+    return x->dtype() == y->dtype() && !x->dynamic() && !y->dynamic() && x->scale() == y->scale() &&
+           x->zero_point() == y->zero_point();
+  };
+  if (kind == fb::OperationKind::Pooling || kind == fb::OperationKind::Concat) {
+    if (kind == fb::OperationKind::Pooling &&
+        (op->op_as_Pooling()->algorithm() != fb::PoolingAlgorithm::Max || op->inputs()->size() != 1)) {
+      return false;
+    }
+    for (uint32_t i = 0; i < op->inputs()->size(); ++i) {
+      if (op->inputs()->Get(i) < 0 || !same_grid(op->inputs()->Get(i), op->outputs()->Get(0))) return false;
+    }
+    return true;
   }
   return kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
          kind == fb::OperationKind::Reorder || kind == fb::OperationKind::DynamicQuantize;

@@ -746,6 +746,20 @@ Cases quantized_cases() {
         Node* six = c.call("aten::hardtanh", {on_grid(c, y, out_scale, -20), 0.0, 6.0});
         return on_grid(c, six, out_scale, -20);
       }),
+      // ShuffleNet's channel shuffle and concat as PT2E quantizes them: layout
+      // ops and a concat between grids of the same parameters move int8 values.
+      quantized(dequantize, "channel_shuffle_and_concat_on_their_grid", out_scale, [=](CaseBuilder& c) {
+        Node* x = c.call("aten::relu", {c.call("aten::convolution", {on_grid(c, c.input({1, 8, 5, 5}), in_scale, 0),
+                                                                     int8_weight(c, {8, 8, 1, 1}, 113), c.weight({8}),
+                                                                     ints({1, 1}), ints({0, 0}), ints({1, 1}), false,
+                                                                     ints({0, 0}), 1})});
+        Node* y = on_grid(c, x, out_scale, -128);
+        Node* shuffled = c.call("aten::view", {c.call("aten::permute", {c.call("aten::view", {y, ints({1, 2, 4, 5, 5})}),
+                                                                         ints({0, 2, 1, 3, 4})}),
+                                               ints({1, 8, 5, 5})});
+        Node* z = on_grid(c, shuffled, out_scale, -128);
+        return on_grid(c, c.call("aten::cat", {ArgumentList{z, y}, 1}), out_scale, -128);
+      }),
       // Dynamic quantization leaves the activations float: the int8 weights
       // are stored as they are and dequantized when the method loads.
       quantized(per_channel, "float_source_grouped_int8_weights", 1e-4, [=](CaseBuilder& c) {

@@ -10,8 +10,8 @@
 // A dynamic quantization's chain (choose_qparams, quantize, dequantize of
 // run-time parameters) is one DynamicQuantize, matched at its dequantize op.
 //
-// A max pool between two grids of the same parameters takes the second
-// quantize op (the identity on its values).
+// A max pool, a layout op or a concat between two grids of the same
+// parameters takes the second quantize op (the identity on its values).
 //
 // An Extend rule takes a relu or clamp between two grids of the same
 // parameters (PT2E quantizes MobileNet's relu6 apart from its convolution:
@@ -156,10 +156,47 @@ std::optional<Match> select_max_pool_on_its_grid(const FusedGroup& group, const 
   return match;
 }
 
+// A layout op (reshape, permute, their chains) or a concat of dequantize
+// ops' values, requantized to the same grid (PT2E shares their input's
+// parameters): moving grid values leaves them on it, so the quantize op is
+// the identity -- the op's result names it, and it moves the int8 values.
+std::optional<Match> select_layout_on_its_grid(const FusedGroup& group, const FusionContext& context) {
+  const fb::OperationKind kind = group.op.kind();
+  if ((kind != fb::OperationKind::Reorder && kind != fb::OperationKind::Concat) || !group.post_ops.empty() ||
+      group.result == nullptr || group.op.inputs.empty() || group.result->users().size() != 1) {
+    return std::nullopt;
+  }
+  const aot::Node* requantize = group.result->users()[0];
+  const std::optional<aot::TensorQParams> grid = aot::constant_tensor_qparams(*requantize);
+  if (aot::quant_op_kind(requantize->target()) != aot::QuantOpKind::QuantizePerTensor || context.is_taken(requantize) ||
+      !grid) {
+    return std::nullopt;
+  }
+  for (const aot::Node* source : group.op.inputs) {
+    if (source == nullptr || aot::quant_op_kind(source->target()) != aot::QuantOpKind::DequantizePerTensor ||
+        aot::constant_tensor_qparams(*source) != grid) {
+      return std::nullopt;
+    }
+  }
+  try {
+    quantized_grid(*requantize);
+  } catch (const Refusal&) {
+    return std::nullopt;
+  }
+  Match match;
+  match.nodes = {requantize};
+  match.apply = [requantize](FusedGroup& group) {
+    group.nodes.push_back(requantize);
+    group.result = requantize;
+  };
+  return match;
+}
+
 // After the post-op rule, which gives a group its first grid.
 constexpr FusionRule kRequantizationRules[] = {
     {"activation_between_grids", FusionStage::Extend, select_activation_between_grids},
     {"max_pool_on_its_grid", FusionStage::Extend, select_max_pool_on_its_grid},
+    {"layout_on_its_grid", FusionStage::Extend, select_layout_on_its_grid},
 };
 
 }  // namespace
