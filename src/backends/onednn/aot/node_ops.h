@@ -65,7 +65,8 @@ struct NodeOp {
 
 /// The oneDNN operation `node` (a call_function node) lowers to. Throws
 /// Refusal with the reason when OneDnnBackend cannot run it: an op it lacks,
-/// a dtype other than float32, symbolic or empty sizes, a permuted dim order,
+/// a dtype other than float32 (but for PT2E's quantize and dequantize ops,
+/// node_ops_quantized.cpp), symbolic or empty sizes, a permuted dim order,
 /// or a parameter outside what oneDNN computes as PyTorch does.
 NodeOp describe_node(const aot::Node& node);
 
