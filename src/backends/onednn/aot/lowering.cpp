@@ -120,11 +120,16 @@ class GraphWriter {
   // signed bytes; a signed source costs oneDNN a compensation pass.
   int32_t add_quantized_value(std::vector<int64_t> sizes, const aot::TensorQParams& params) {
     const int32_t value = add_value(std::move(sizes), fb::ValueKind::Intermediate);
-    fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
-    v.dtype = fb::DataType::UInt8;
-    v.scale = static_cast<float>(params.scale);
-    v.zero_point = static_cast<int32_t>(params.zero_point + (params.dtype == aot::ScalarType::Char ? 128 : 0));
+    set_quantization(value, fb::DataType::UInt8, static_cast<float>(params.scale),
+                     static_cast<int32_t>(params.zero_point + (params.dtype == aot::ScalarType::Char ? 128 : 0)));
     return value;
+  }
+
+  void set_quantization(int32_t value, fb::DataType dtype, float scale, int32_t zero_point) {
+    fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
+    v.dtype = dtype;
+    v.scale = scale;
+    v.zero_point = zero_point;
   }
 
   // ---- int8 (onednn_graph.fbs): a quantize op whose grid a group ends with
@@ -230,33 +235,15 @@ class GraphWriter {
     value_of_[group.result] = value;
   }
 
-  // A max pool whose quantize op after it is the identity (fusion/quantize.cpp):
-  // on the int8 values when its input is held so, its result the same grid's.
-  void emit_max_pool_on_its_grid(const FusedGroup& group) {
-    auto op = operation(group, debug_id(group));
-    const int32_t source = stored_value_of(group.op.inputs.at(0));
-    op->inputs = {source};
-    int32_t value = 0;
-    if (is_quantized(source)) {
-      value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
-      const fb::ValueT& from = *graph_->values[static_cast<size_t>(source)];
-      fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
-      v.dtype = from.dtype;
-      v.scale = from.scale;
-      v.zero_point = from.zero_point;
-    } else {
-      value = add_value(group.op.sizes, fb::ValueKind::Intermediate);  // float32 values on the grid already
+  // A max pool, layout op or concat whose quantize op after it is the
+  // identity (fusion/quantize.cpp), on the int8 values when every input is
+  // held so with the same parameters; false to lower it as a float op (its
+  // result, on the grid already, then names the quantize op's value).
+  bool emit_on_its_grid(const FusedGroup& group) {
+    const fb::OperationKind kind = group.op.kind();
+    if (kind != fb::OperationKind::Pooling && kind != fb::OperationKind::Reorder && kind != fb::OperationKind::Concat) {
+      return false;
     }
-    op->outputs = {value};
-    graph_->operations.push_back(std::move(op));
-    value_of_[group.result] = value;
-  }
-
-  // A layout op or concat whose quantize op after it is the identity
-  // (fusion/quantize.cpp), moving int8 values when every input is held so
-  // with the same parameters; false to lower it as a float op (its result,
-  // on the grid already, then names the quantize op's value).
-  bool emit_layout_on_its_grid(const FusedGroup& group) {
     std::vector<int32_t> inputs;
     for (const Node* input : group.op.inputs) inputs.push_back(stored_value_of(input));
     const fb::ValueT& first = *graph_->values[static_cast<size_t>(inputs[0])];
@@ -269,10 +256,7 @@ class GraphWriter {
     auto op = operation(group, debug_id(group));
     op->inputs = inputs;
     const int32_t value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
-    fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
-    v.dtype = first.dtype;
-    v.scale = first.scale;
-    v.zero_point = first.zero_point;
+    set_quantization(value, first.dtype, first.scale, first.zero_point);
     op->outputs = {value};
     graph_->operations.push_back(std::move(op));
     value_of_[group.result] = value;
@@ -589,13 +573,9 @@ class GraphWriter {
     if (group.op.group_norm) return emit_group_norm(group, outputs);
     if (elide_identity_reshape(group, outputs)) return;
     if (group.op.op.AsDynamicQuantize() != nullptr) return emit_dynamic_quantize(group);
-    if (group.op.op.AsPooling() != nullptr && group.result != nullptr &&
-        aot::quant_op_kind(group.result->target()) == aot::QuantOpKind::QuantizePerTensor) {
-      return emit_max_pool_on_its_grid(group);
-    }
-    if ((group.op.kind() == fb::OperationKind::Reorder || group.op.kind() == fb::OperationKind::Concat) &&
-        group.result != nullptr && aot::quant_op_kind(group.result->target()) == aot::QuantOpKind::QuantizePerTensor &&
-        emit_layout_on_its_grid(group)) {
+    if (group.result != nullptr && group.result != group.base &&
+        aot::quant_op_kind(group.result->target()) == aot::QuantOpKind::QuantizePerTensor && group.post_ops.empty() &&
+        emit_on_its_grid(group)) {
       return;
     }
     const std::optional<aot::TensorQParams> requantized = requantization(group);

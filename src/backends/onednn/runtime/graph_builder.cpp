@@ -327,11 +327,14 @@ Result<uint32_t> GraphBuilder::zero_point_memory_of(int32_t v) {
   return m;
 }
 
-void GraphBuilder::describe_quantized_result(uint32_t scale, uint32_t zero_point) {
-  if (compiled_->steps.size == 0) return;
+Error GraphBuilder::describe_quantized_result(int32_t v) {
+  if (!is_quantized(value(v)) || compiled_->steps.size == 0) return Error::Ok;
+  KILN_ASSIGN_OR_RETURN(const uint32_t scale, scale_memory_of(v));
+  KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, zero_point_memory_of(v));
   Step& step = compiled_->steps[compiled_->steps.size - 1];
   step.dst_scale_memory = static_cast<int32_t>(scale);
   step.dst_zero_point_memory = static_cast<int32_t>(zero_point);
+  return Error::Ok;
 }
 
 void GraphBuilder::set_dynamic_qparams(int32_t v, uint32_t scale, uint32_t zero_point) {

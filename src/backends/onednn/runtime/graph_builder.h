@@ -162,9 +162,9 @@ class GraphBuilder {
   /// made from the value, or a dynamic value's, written at run time.
   runtime::Result<uint32_t> scale_memory_of(int32_t value);
   runtime::Result<uint32_t> zero_point_memory_of(int32_t value);
-  /// The last step writes a quantized value of this scale and zero point
-  /// (memories): tracing logs it dequantized.
-  void describe_quantized_result(uint32_t scale, uint32_t zero_point);
+  /// The last step writes `value`: when it is quantized, tracing logs it
+  /// dequantized by its scale and zero point memories (nothing otherwise).
+  runtime::Error describe_quantized_result(int32_t value);
   /// Records a dynamic value's run-time scale and zero point memories.
   void set_dynamic_qparams(int32_t value, uint32_t scale, uint32_t zero_point);
   /// Adds a step (no primitive) computing a dynamic quantization's scale,

@@ -242,12 +242,7 @@ Error build_quantize(GraphBuilder& b, int32_t src, int32_t out) {
     args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | (quantize ? DNNL_ARG_DST : DNNL_ARG_SRC), zero_point_m};
   }
   KILN_TRY(b.add_step(&pd, args, num_args));
-  if (quantize) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t scale, b.scale_memory_of(out));
-    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point_m, b.zero_point_memory_of(out));
-    b.describe_quantized_result(scale, zero_point_m);
-  }
-  return Error::Ok;
+  return b.describe_quantized_result(out);
 }
 
 Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder) {

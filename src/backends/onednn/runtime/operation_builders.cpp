@@ -194,11 +194,7 @@ struct Quantization {
 
   // After the step: a quantized result is logged dequantized when tracing.
   Error describe_result(GraphBuilder& b) const {
-    if (!quantized || !is_quantized(b.value(out))) return Error::Ok;
-    KILN_ASSIGN_OR_RETURN(const uint32_t scale, b.scale_memory_of(out));
-    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.zero_point_memory_of(out));
-    b.describe_quantized_result(scale, zero_point);
-    return Error::Ok;
+    return quantized ? b.describe_quantized_result(out) : Error::Ok;
   }
 
   // The run-time arguments, once the primitive descriptor is made.
@@ -418,9 +414,8 @@ Error build_dynamic_quantize(GraphBuilder& b, const fb::DynamicQuantize* params)
                           {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, inverse},
                           {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point}};
   KILN_TRY(b.add_step(&pd, args, 4));
-  b.describe_quantized_result(scale, zero_point);
   b.set_dynamic_qparams(out, scale, zero_point);
-  return Error::Ok;
+  return b.describe_quantized_result(out);
 }
 
 // ---------------------------------------------------------------- one-source ops
@@ -491,12 +486,7 @@ Error build_pooling(GraphBuilder& b, const fb::Pooling* pooling) {
   ArgList args;
   args.add(DNNL_ARG_SRC, src_m);
   KILN_TRY(finish(b, &pd, args, post_args, num_post));
-  if (is_quantized(b.value(b.output()))) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t scale, b.scale_memory_of(b.output()));
-    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, b.zero_point_memory_of(b.output()));
-    b.describe_quantized_result(scale, zero_point);
-  }
-  return Error::Ok;
+  return b.describe_quantized_result(b.output());
 }
 
 dnnl_alg_kind_t reduction_algorithm(fb::ReductionAlgorithm algorithm) {

@@ -125,45 +125,16 @@ constexpr FusionRule kRules[] = {
     {"fake_quant", FusionStage::Pattern, select_fake_quant},
     {"dynamic_quantize", FusionStage::Pattern, select_dynamic_quantize},
 };
-// A max pool of a dequantize op's values requantized to the same grid (PT2E
-// gives a max pool its input's parameters): the maximum of grid values is
-// one, so the quantize op is the identity -- the pool's result names it, and
-// an int8 pool runs on the int8 values (lowering.cpp).
-std::optional<Match> select_max_pool_on_its_grid(const FusedGroup& group, const FusionContext& context) {
-  const auto* pooling = group.op.op.AsPooling();
-  if (pooling == nullptr || pooling->algorithm != fb::PoolingAlgorithm::Max || !group.post_ops.empty() ||
-      group.result == nullptr || group.op.inputs.empty() || group.result->users().size() != 1) {
-    return std::nullopt;
-  }
-  const aot::Node* source = group.op.inputs[0];
-  const aot::Node* requantize = group.result->users()[0];
-  if (aot::quant_op_kind(source->target()) != aot::QuantOpKind::DequantizePerTensor ||
-      aot::quant_op_kind(requantize->target()) != aot::QuantOpKind::QuantizePerTensor || context.is_taken(requantize) ||
-      !aot::constant_tensor_qparams(*source) || aot::constant_tensor_qparams(*source) != aot::constant_tensor_qparams(*requantize)) {
-    return std::nullopt;
-  }
-  try {
-    quantized_grid(*requantize);
-  } catch (const Refusal&) {
-    return std::nullopt;
-  }
-  Match match;
-  match.nodes = {requantize};
-  match.apply = [requantize](FusedGroup& group) {
-    group.nodes.push_back(requantize);
-    group.result = requantize;
-  };
-  return match;
-}
 
-// A layout op (reshape, permute, their chains) or a concat of dequantize
-// ops' values, requantized to the same grid (PT2E shares their input's
-// parameters): moving grid values leaves them on it, so the quantize op is
-// the identity -- the op's result names it, and it moves the int8 values.
-std::optional<Match> select_layout_on_its_grid(const FusedGroup& group, const FusionContext& context) {
-  const fb::OperationKind kind = group.op.kind();
-  if ((kind != fb::OperationKind::Reorder && kind != fb::OperationKind::Concat) || !group.post_ops.empty() ||
-      group.result == nullptr || group.op.inputs.empty() || group.result->users().size() != 1) {
+// The quantize op reading a group's result, when every input of the group's
+// operation is a dequantize op of that quantize op's parameters: on values of
+// one grid an op that keeps them on it (a max pool, a layout op, a concat)
+// makes that quantize op the identity -- the op's result names it, and the op
+// moves the int8 values (lowering.cpp). PT2E gives these ops their input's
+// parameters.
+std::optional<Match> identity_requantization(const FusedGroup& group, const FusionContext& context) {
+  if (!group.post_ops.empty() || group.result == nullptr || group.op.inputs.empty() ||
+      group.result->users().size() != 1) {
     return std::nullopt;
   }
   const aot::Node* requantize = group.result->users()[0];
@@ -190,6 +161,20 @@ std::optional<Match> select_layout_on_its_grid(const FusedGroup& group, const Fu
     group.result = requantize;
   };
   return match;
+}
+
+// The maximum of grid values is one.
+std::optional<Match> select_max_pool_on_its_grid(const FusedGroup& group, const FusionContext& context) {
+  const auto* pooling = group.op.op.AsPooling();
+  if (pooling == nullptr || pooling->algorithm != fb::PoolingAlgorithm::Max) return std::nullopt;
+  return identity_requantization(group, context);
+}
+
+// A layout op (reshape, permute, their chains) or a concat moves values.
+std::optional<Match> select_layout_on_its_grid(const FusedGroup& group, const FusionContext& context) {
+  const fb::OperationKind kind = group.op.kind();
+  if (kind != fb::OperationKind::Reorder && kind != fb::OperationKind::Concat) return std::nullopt;
+  return identity_requantization(group, context);
 }
 
 // After the post-op rule, which gives a group its first grid.
