@@ -67,11 +67,31 @@ Node* functional_value(Rewriter& r, const std::string& target) {
   return r.op("aten::_to_copy", {value}, {{"dtype", self.dtype}});
 }
 
+// True if `node` is aten::to (any overload): it returns its input itself when
+// the dtype (and so the tensor) does not change, a new tensor otherwise.
+bool is_to(const Node* node) { return passes::canonical_target(node->target()).rfind("aten::to.", 0) == 0; }
+
+bool returns_its_input(const Node* node) {
+  const Node* input = node->args().empty() || !node->args()[0].is_node() ? nullptr : node->args()[0].node();
+  if (input == nullptr || !std::holds_alternative<TensorMeta>(input->meta.val) ||
+      !std::holds_alternative<TensorMeta>(node->meta.val) || input->meta.tensor().dtype != node->meta.tensor().dtype) {
+    return false;
+  }
+  const OpSchema* schema = find_op_schema(node->target());
+  if (schema == nullptr) return false;
+  const std::vector<Argument> args = bind_node_arguments(*node);
+  for (size_t i = 0; i < schema->arguments.size() && i < args.size(); ++i) {
+    if (schema->arguments[i].name == "copy" && args[i].is_bool() && args[i].to_bool()) return false;
+  }
+  return true;
+}
+
 // True if `node` is a view of another tensor (its op's first argument is
-// aliased without being written: slice, select, view, permute, ...; or an
-// item of split's list of views).
+// aliased without being written: slice, select, view, permute, a `to` that
+// changes nothing, ...; or an item of split's list of views).
 bool is_view(const Node* node) {
   if (!node->is_call_function()) return false;
+  if (is_to(node)) return returns_its_input(node);
   if (is_call_of(*node, ExecKind::GetItem)) return !node->args().empty() && node->args()[0].is_node() && is_view(node->args()[0].node());
   const OpSchema* schema = find_op_schema(node->target());
   if (schema == nullptr || schema->arguments.empty() || schema->arguments[0].is_write()) return false;
@@ -91,6 +111,7 @@ Node* written_back(Rewriter& r, const Node* view, Node* viewed, Node* written) {
       "aten::unflatten.int",   "aten::squeeze.default",      "aten::squeeze.dim",       "aten::squeeze.dims",
       "aten::unsqueeze.default", "aten::alias.default"};
   const std::string target = passes::canonical_target(view->target());
+  if (is_to(view)) return written;  // the tensor itself
   if (reshapes.count(target) > 0) {
     // The same elements in order: the whole tensor, reshaped back.
     return r.op("aten::view", {written, r.size_list(viewed->meta.tensor().sizes, viewed)});

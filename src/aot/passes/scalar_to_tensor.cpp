@@ -5,6 +5,7 @@
 // arithmetic, so that is its dtype unless the result is Bool (a comparison),
 // where the literal's own kind decides. Equal numbers of one dtype share one
 // constant; its placeholder goes before the user inputs, as torch lifts them.
+// A symbolic int (a size known at run time) becomes aten::scalar_tensor of it.
 #include <map>
 
 #include "aot/ir/error.h"
@@ -16,6 +17,11 @@ namespace kiln::aot {
 namespace {
 
 bool is_number(const Argument& arg) { return arg.is_int() || arg.is_double() || arg.is_bool(); }
+
+// A symbolic int computed at run time (sym_size, SymInt arithmetic).
+bool is_symbolic_number(const Argument& arg) {
+  return arg.is_node() && std::holds_alternative<SymExpr>(arg.node()->meta.val);
+}
 
 bool takes_tensor(const SchemaArgument& param) {
   return param.type.kind == SchemaType::Kind::Tensor && !param.type.is_list;
@@ -58,6 +64,22 @@ class ScalarLifter {
  public:
   explicit ScalarLifter(ExportedProgram& program) : program_(program) {}
 
+  // A 0-dim tensor of `dtype` holding the symbolic int `number` at run time,
+  // made before `user` (aten::scalar_tensor; once per number and dtype).
+  Node* tensor_of(Node& user, Node* number, ScalarType dtype) {
+    auto [it, fresh] = made_.try_emplace({number, dtype}, nullptr);
+    if (!fresh) return it->second;
+    Graph& graph = program_.graph();
+    Node* saved = graph.insert_point();
+    graph.set_insert_point(&user);
+    Node* tensor = graph.call_function("aten::scalar_tensor.default", {number}, {{"dtype", dtype}});
+    graph.set_insert_point(saved);
+    tensor->meta.val = TensorMeta(dtype, std::vector<int64_t>{});
+    passes::copy_provenance(user, *tensor);
+    it->second = tensor;
+    return tensor;
+  }
+
   // The placeholder of the constant tensor holding `number` as `dtype`.
   Node* constant_for(const Node& user, const Argument& number, ScalarType dtype) {
     const std::string key = std::string(runtime::to_string(dtype)) + ":" + to_string(number);
@@ -83,6 +105,7 @@ class ScalarLifter {
 
   ExportedProgram& program_;
   std::map<std::string, Node*> lifted_;
+  std::map<std::pair<Node*, ScalarType>, Node*> made_;
 };
 
 }  // namespace
@@ -116,14 +139,26 @@ bool scalar_to_tensor(ExportedProgram& program) {
     KwargList kwargs = node->kwargs();
     bool rewritten = false;
     for (size_t i = 0; i < args.size() && i < schema->arguments.size(); ++i) {
-      if (!takes_tensor(schema->arguments[i]) || !is_number(args[i])) continue;
-      args[i] = lifter.constant_for(*node, args[i], wrapped_dtype(*node, args[i]));
+      if (!takes_tensor(schema->arguments[i])) continue;
+      if (is_symbolic_number(args[i])) {
+        args[i] = lifter.tensor_of(*node, args[i].node(), wrapped_dtype(*node, Argument(int64_t{0})));
+      } else if (is_number(args[i])) {
+        args[i] = lifter.constant_for(*node, args[i], wrapped_dtype(*node, args[i]));
+      } else {
+        continue;
+      }
       rewritten = true;
     }
     for (auto& [name, value] : kwargs) {
       const SchemaArgument* param = schema->find_argument(name);
-      if (param == nullptr || !takes_tensor(*param) || !is_number(value)) continue;
-      value = lifter.constant_for(*node, value, wrapped_dtype(*node, value));
+      if (param == nullptr || !takes_tensor(*param)) continue;
+      if (is_symbolic_number(value)) {
+        value = lifter.tensor_of(*node, value.node(), wrapped_dtype(*node, Argument(int64_t{0})));
+      } else if (is_number(value)) {
+        value = lifter.constant_for(*node, value, wrapped_dtype(*node, value));
+      } else {
+        continue;
+      }
       rewritten = true;
     }
     if (!rewritten) continue;

@@ -630,6 +630,35 @@ TEST(DecomposeTest, InPlaceWriteThroughAnAsStridedViewIsAnErrorNamingTheView) {
                "this kind of view is not supported yet");
 }
 
+// transformers' static KV cache: `cumulative_length.copy_(pos)`, then
+// `.to(...)` of it with nothing to change (which returns the tensor itself),
+// then `add_` on that. The write lands in the buffer; a `to` that does change
+// the dtype returns a new tensor, whose writes stay in it.
+TEST(DecomposeTest, InPlaceWriteThroughAToThatChangesNothingWritesItsTensor) {
+  GraphBuilder b;
+  const TensorMeta i64({ScalarType::Long, std::vector<int64_t>{1}});
+  const TensorMeta f64({ScalarType::Double, std::vector<int64_t>{1}});
+  Node* pos = b.input("pos", i64);
+  Node* length = b.buffer("length", HostTensor::from_vector<int64_t>({1}, {0}));
+  Node* copied = call_with_meta(b, "aten::copy_", {length, pos}, i64);
+  Node* same = call_with_meta(b, "aten::to.dtype_layout", {copied}, i64, {{"dtype", ScalarType::Long}});
+  Node* advanced = call_with_meta(b, "aten::add_.Tensor", {same, 3}, i64);
+  Node* widened = call_with_meta(b, "aten::to.dtype", {length, ScalarType::Double}, f64);
+  Node* doubled = call_with_meta(b, "aten::mul_.Tensor", {widened, 2}, f64);
+  b.output({b.call("aten::mul.Tensor", {advanced, 10}), doubled});
+  ExportedProgram program = decomposed(std::move(b));
+  const auto& outputs = program.graph_signature().output_specs;
+  ASSERT_EQ(outputs.size(), 3u);
+  EXPECT_EQ(outputs[0].kind, OutputKind::BufferMutation);
+  EXPECT_EQ(outputs[0].target, "length");
+
+  HostTensor posv = HostTensor::from_vector<int64_t>({1}, {4});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(posv)})));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), std::vector<double>{70});  // read through `to`
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(1)).to_doubles(), std::vector<double>{14});  // a copy, doubled
+  EXPECT_EQ(program.named_buffers().at(0).second.to_doubles(), std::vector<double>{7});      // 4 + 3
+}
+
 TEST(DecomposeTest, InPlaceOpOnAParameterIsAnError) {
   GraphBuilder b;
   Node* x = b.input("x", f32({3}));

@@ -186,6 +186,24 @@ TEST(ScalarToTensorTest, AComparisonTakesTheLiteralsKind) {
   EXPECT_EQ(yes.to_doubles(), std::vector<double>{1});
 }
 
+// `position.add_(seq_len)` with seq_len a size known at run time: the
+// symbolic int becomes a 0-dim tensor made at run time, of the result's dtype.
+TEST(ScalarToTensorTest, ASymbolicIntBecomesAScalarTensorMadeAtRunTime) {
+  GraphBuilder b;
+  const SymExpr s0 = SymExpr::symbol("s0");
+  Node* ids = b.input("ids", TensorMeta(ScalarType::Long, std::vector<SymExpr>{SymExpr::constant(1), s0}));
+  b.set_range("s0", ValueRange{1, 8});
+  Node* position = b.input("position", TensorMeta(ScalarType::Long, std::vector<int64_t>{1}));
+  Node* length = b.call("aten::sym_size.int", {ids, 1});
+  b.output({b.call("aten::add.Tensor", {position, length}), b.call("aten::mul.Tensor", {position, length})});
+  const ExportedProgram lifted = after(std::move(b).build(), "scalar_to_tensor", scalar_to_tensor);
+  const std::string text = graph_text(lifted);
+  EXPECT_THAT(text, HasSubstr("scalar_tensor: \"i64[]\" = torch.ops.aten.scalar_tensor.default(sym_size, dtype = torch.int64)"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.add.Tensor(position, scalar_tensor)"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.mul.Tensor(position, scalar_tensor)"));  // made once
+  EXPECT_TRUE(lifted.constants().empty());
+}
+
 TEST(WriteBackMutationsTest, CopiesBackBeforeTheOutput) {
   GraphBuilder b;
   Node* x = b.input("x", f32({2}));
