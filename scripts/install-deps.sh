@@ -19,6 +19,8 @@ packages=(
   flatbuffers-compiler  # flatc: the .pte schema
   libflatbuffers-dev
   libeigen3-dev    # Eigen's FFT: the portable FFT kernels
+  libpcre2-dev     # the tokenizer's pre-tokenizer patterns (Unicode classes)
+  pkg-config
 )
 
 missing=()

@@ -58,6 +58,7 @@ void print_executorch_program(const aot::ExecutorchProgram& result, bool print_m
 int run_ops(Args args);
 int run_profile(Args args);
 int run_compare(Args args);
+int run_generate(Args args);
 
 /// The debug record at `record_path`, checked to describe the .pte at
 /// `pte_path`; throws AotError naming the file and what is wrong.

@@ -30,6 +30,8 @@ Commands:
              program, through the debug record 'kiln lower' wrote
   compare    run a .pte with its intermediate outputs logged and the .pt2 on
              the reference interpreter; show where the numbers part, per op
+  generate   run a language model's .pte: a prompt in, text streamed out
+             (tokenizer.json, chat templates, sampling), then its speed
   demo       build the seed model (ConvReLUTanModel) in C++, print the program,
              run it on the reference interpreter, lower it to a .pte (portable
              kernels, then OneDnnBackend), run both on Kiln's runtime, compare
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
     if (command == "ops") return kiln::cli::run_ops(std::move(parsed));
     if (command == "profile") return kiln::cli::run_profile(std::move(parsed));
     if (command == "compare") return kiln::cli::run_compare(std::move(parsed));
+    if (command == "generate") return kiln::cli::run_generate(std::move(parsed));
     throw kiln::cli::UsageError("unknown command '" + command + "'");
   } catch (const kiln::cli::UsageError& error) {
     std::cerr << "kiln: " << error.what() << "\nRun 'kiln help' for usage.\n";

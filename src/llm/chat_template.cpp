@@ -1,0 +1,2 @@
+// placeholder: filled in by the chat_template work.
+#include <string>

@@ -1,0 +1,108 @@
+// A language model end to end: the tiny random-weight Llama of
+// tests/fixtures/llm/tiny_llama (tools/llm/export.py: transformers' export
+// recipe, a static KV cache in mutable buffers, seq dynamic up to 32, cache 64)
+// lowered as `kiln lower` does, then generated from greedily on Kiln's runtime.
+// Its tokens must equal PyTorch's (reference.json: the exported program's own
+// greedy continuation), through a prompt longer than one call takes (run in
+// two calls) and up to the cache's end.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "aot/import/pt2_reader.h"
+#include "aot/pipeline/lower.h"
+#include "llm/generate.h"
+#include "llm/language_model.h"
+#include "tests/support/program_test_util.h"
+
+namespace kiln::llm {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kFixture = std::string(KILN_SOURCE_DIR) + "/tests/fixtures/llm/tiny_llama/";
+
+struct Reference {
+  std::vector<int64_t> prompt;
+  std::vector<int64_t> greedy;
+};
+
+std::vector<Reference> references() {
+  std::ifstream file(kFixture + "reference.json");
+  const nlohmann::json json = nlohmann::json::parse(file);
+  std::vector<Reference> out;
+  for (const auto& entry : json) out.push_back({entry["prompt_ids"], entry["greedy_ids"]});
+  return out;
+}
+
+std::string lowered(const std::vector<std::string>& backends) {
+  aot::LowerOptions options;
+  options.backends = backends;
+  const aot::LoweredProgram program = aot::lower(aot::load_pt2(kFixture + "model.pt2"), options);
+  return runtime::testing::write_temp_file(program.buffer(), backends.empty() ? "tiny_llama" : backends[0]);
+}
+
+class GenerationTest : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
+  LanguageModel model(lowered(GetParam()));
+  model.set_max_context(64);
+  EXPECT_EQ(model.info().max_tokens_per_call, 32);
+  EXPECT_EQ(model.info().vocab_size, 256);
+  for (const Reference& reference : references()) {
+    GenerationOptions options;
+    options.max_new_tokens = 64;
+    options.stop_at_eos = false;
+    const GenerationResult result = generate(model, reference.prompt, options);
+    EXPECT_EQ(result.tokens, reference.greedy) << "prompt of " << reference.prompt.size() << " tokens";
+    EXPECT_EQ(result.stop, StopReason::ContextFull);
+    EXPECT_EQ(result.prompt_tokens + result.decode_calls, 64);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GenerationTest,
+                         ::testing::Values(std::vector<std::string>{}
+#ifdef KILN_WITH_ONEDNN_TEST
+                                           ,
+                                           std::vector<std::string>{"OneDnnBackend"}
+#endif
+                                           ),
+                         [](const auto& info) { return info.param.empty() ? std::string("Portable") : info.param[0]; });
+
+TEST(GenerationTest, BadPromptsAreRefusedByName) {
+  LanguageModel model(lowered({}));
+  model.set_max_context(64);
+  auto message = [&](std::vector<int64_t> prompt) {
+    try {
+      generate(model, prompt, {});
+    } catch (const LlmError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(message({}), HasSubstr("the prompt has no tokens"));
+  EXPECT_THAT(message(std::vector<int64_t>(65, 3)), HasSubstr("the prompt has 65 tokens; the model's cache holds 64"));
+  EXPECT_THAT(message({1, 256}), HasSubstr("prompt token id 256 is outside the vocabulary (0 to 255)"));
+}
+
+TEST(GenerationTest, AProgramThatIsNotALanguageModelIsRefused) {
+  aot::LowerOptions options;
+  const aot::LoweredProgram program =
+      aot::lower(aot::load_pt2(std::string(KILN_SOURCE_DIR) + "/tests/fixtures/mlp/model.pt2"), options);
+  const std::string path = runtime::testing::write_temp_file(program.buffer(), "mlp");
+  try {
+    LanguageModel model(path);
+    FAIL() << "loaded";
+  } catch (const LlmError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("method 'forward' is not a language model's (token ids [1, seq], cache positions [seq]) -> logits"));
+  }
+  EXPECT_THROW(LanguageModel("/nonexistent.pte"), LlmError);
+}
+
+}  // namespace
+}  // namespace kiln::llm

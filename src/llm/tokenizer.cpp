@@ -1,0 +1,2 @@
+// placeholder: filled in by the tokenizer work.
+#include <string>

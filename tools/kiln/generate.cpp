@@ -1,0 +1,198 @@
+// kiln generate: runs a language model's .pte token by token. Thin: the token
+// loop, the sampler and the model's metadata are src/llm's; this parses flags,
+// turns text into ids and back, and prints.
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "llm/generate.h"
+#include "llm/language_model.h"
+#include "runtime/backend/backend_interface.h"
+
+namespace kiln::cli {
+namespace {
+
+constexpr const char* kGenerateUsage = R"(Usage: kiln generate MODEL.pte (--prompt-ids IDS | --tokenizer tokenizer.json --prompt TEXT)
+                     [--chat] [--max-new-tokens N] [--temperature T] [--top-p P] [--top-k K]
+                     [--seed S] [--threads N] [--print-ids] [--max-context N]
+
+Runs a decoder-only language model lowered from transformers' export recipe
+(tools/llm/export.py; see docs/llm.md): its method 'forward' takes token ids
+[1, seq] and cache positions [seq] and returns logits, its KV cache kept in
+the program's buffers from call to call. The prompt runs first (prefill, in
+calls of at most the method's bound on seq), then one token per call
+(decode), each chosen from the last position's logits, printed as it comes,
+until an end-of-sequence id, --max-new-tokens, or the end of the cache.
+
+BOS and EOS ids, the cache's length and the vocabulary come from the
+program's constant methods (get_bos_id, get_eos_ids, get_max_seq_len,
+get_vocab_size) when it has them; a program without them (lowered from a .pt2
+without that metadata) takes them from tokenizer_config.json beside the
+tokenizer, and --max-context, and says so.
+
+Afterwards it prints the load time, the time to the first token, prefill and
+decode tokens per second and the peak resident memory.
+
+Options:
+  --prompt TEXT         the prompt, encoded with --tokenizer (a BOS id is put
+                        first when the model or the tokenizer's config has one)
+  --tokenizer FILE      Hugging Face's tokenizer.json (byte-level BPE)
+  --chat                format the prompt as a user message with the chat
+                        template of tokenizer_config.json beside the tokenizer
+  --prompt-ids IDS      the prompt as token ids, comma-separated (no tokenizer
+                        needed; nothing is added to them)
+  --print-ids           print the generated ids instead of text
+  --max-new-tokens N    tokens to generate at most (default 256)
+  --temperature T       0 (the default): greedy; above 0: sample from the
+                        softmax of logits / T
+  --top-k K             sample among the K likeliest tokens only (default 0: all)
+  --top-p P             sample among the likeliest tokens whose probabilities
+                        add up to P, in (0, 1] (default 1: all)
+  --seed S              the sampler's seed (default 0): the same seed, the same text
+  --threads N           the backends' threads, 1 to 256 (default 1)
+  --max-context N       positions the cache holds, for a program that does not
+                        say (its get_max_seq_len)
+)";
+
+struct GenerateOptions {
+  std::string model_path;
+  std::optional<std::string> prompt;
+  std::optional<std::string> prompt_ids;
+  std::string tokenizer_path;
+  bool chat = false;
+  bool print_ids = false;
+  int threads = 1;
+  std::optional<int64_t> max_context;
+  llm::GenerationOptions generation;
+};
+
+double parse_number(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) throw UsageError(flag + " takes a number, got '" + text + "'");
+  return value;
+}
+
+std::vector<int64_t> parse_ids(const std::string& text) {
+  std::vector<int64_t> ids;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    ids.push_back(parse_integer("--prompt-ids", item, 0, INT32_MAX));
+  }
+  if (ids.empty()) throw UsageError("--prompt-ids is empty");
+  return ids;
+}
+
+GenerateOptions parse(Args& args) {
+  GenerateOptions options;
+  while (!args.done()) {
+    const std::string& arg = args.take();
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kGenerateUsage;
+      std::exit(0);
+    } else if (arg == "--prompt") {
+      options.prompt = args.value(arg);
+    } else if (arg == "--prompt-ids") {
+      options.prompt_ids = args.value(arg);
+    } else if (arg == "--tokenizer") {
+      options.tokenizer_path = args.value(arg);
+    } else if (arg == "--chat") {
+      options.chat = true;
+    } else if (arg == "--print-ids") {
+      options.print_ids = true;
+    } else if (arg == "--max-new-tokens") {
+      options.generation.max_new_tokens = parse_integer(arg, args.value(arg), 0, 1 << 24);
+    } else if (arg == "--temperature") {
+      options.generation.sampling.temperature = parse_number(arg, args.value(arg));
+    } else if (arg == "--top-p") {
+      options.generation.sampling.top_p = parse_number(arg, args.value(arg));
+    } else if (arg == "--top-k") {
+      options.generation.sampling.top_k = parse_integer(arg, args.value(arg), 0, INT32_MAX);
+    } else if (arg == "--seed") {
+      options.generation.sampling.seed = static_cast<uint64_t>(parse_integer(arg, args.value(arg), 0, INT64_MAX));
+    } else if (arg == "--threads") {
+      options.threads = static_cast<int>(parse_integer(arg, args.value(arg), 1, 256));
+    } else if (arg == "--max-context") {
+      options.max_context = parse_integer(arg, args.value(arg), 1, INT32_MAX);
+    } else if (!arg.empty() && arg[0] == '-') {
+      args.unknown(arg);
+    } else if (options.model_path.empty()) {
+      options.model_path = arg;
+    } else {
+      throw UsageError("generate takes one model, got '" + options.model_path + "' and '" + arg + "'");
+    }
+  }
+  if (options.model_path.empty()) throw UsageError("generate needs a MODEL.pte");
+  if (options.prompt.has_value() == options.prompt_ids.has_value()) {
+    throw UsageError("generate needs either --prompt (with --tokenizer) or --prompt-ids");
+  }
+  if (options.prompt && options.tokenizer_path.empty()) throw UsageError("--prompt needs --tokenizer");
+  if (options.chat && !options.prompt) throw UsageError("--chat formats a --prompt; --prompt-ids are used as they are");
+  // Checked here so that a bad value is refused before the model loads.
+  llm::Sampler check(options.generation.sampling);
+  return options;
+}
+
+void print_stats(const llm::LanguageModel& model, const llm::GenerationResult& result) {
+  std::printf("\n\nstopped: %s after %zu tokens\n", llm::to_string(result.stop), result.tokens.size());
+  std::printf("load: %.1f ms   time to first token: %.1f ms\n", model.load_ms(), result.first_token_ms);
+  std::printf("prefill: %lld tokens, %.1f tokens/s   decode: %lld tokens, %.1f tokens/s\n",
+              static_cast<long long>(result.prompt_tokens), result.prefill_tokens_per_s(),
+              static_cast<long long>(result.decode_calls), result.decode_tokens_per_s());
+  std::printf("peak RSS: %.1f MiB\n", static_cast<double>(llm::peak_rss_kib()) / 1024.0);
+}
+
+}  // namespace
+
+int run_generate(Args args) {
+  GenerateOptions options = parse(args);
+  try {
+    runtime::set_backend_threads(options.threads);
+    llm::LanguageModel model(options.model_path);
+    if (options.max_context) model.set_max_context(*options.max_context);
+    const llm::ModelInfo& info = model.info();
+
+    std::vector<int64_t> prompt = options.prompt_ids ? parse_ids(*options.prompt_ids) : std::vector<int64_t>{};
+    if (info.constant_methods.empty()) {
+      std::fprintf(stderr, "note: %s has no constant methods (get_bos_id, get_eos_ids, get_max_seq_len, ...)%s\n",
+                   options.model_path.c_str(),
+                   info.max_context ? "" : "; the cache's length is unknown (--max-context sets it)");
+    }
+
+    const bool greedy = options.generation.sampling.temperature == 0.0;
+    std::fprintf(stderr, "%s: %zu prompt tokens, %s, cache %s, %d thread%s\n", options.model_path.c_str(), prompt.size(),
+                 greedy ? "greedy" : "sampling",
+                 info.max_context ? std::to_string(*info.max_context).c_str() : "of unknown length", options.threads,
+                 options.threads == 1 ? "" : "s");
+    bool first = true;
+    const llm::GenerationResult result = llm::generate(model, prompt, options.generation, [&](int64_t token) {
+      if (options.print_ids) {
+        std::printf("%s%lld", first ? "" : ",", static_cast<long long>(token));
+        first = false;
+      }
+      std::fflush(stdout);
+    });
+    print_stats(model, result);
+    if (result.stop == llm::StopReason::ContextFull) {
+      std::fprintf(stderr, "kiln generate: the cache is full (%lld positions): the text stops there\n",
+                   static_cast<long long>(*info.max_context));
+    }
+  } catch (const llm::LlmError& error) {
+    std::fflush(stdout);
+    std::cerr << "kiln generate: error: " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace kiln::cli
