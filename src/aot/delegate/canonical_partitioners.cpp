@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <map>
+#include <variant>
 
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
+#include "runtime/core/scalar_type.h"
 
 namespace kiln::aot {
 
@@ -22,6 +24,29 @@ PartitionResult AllNodePartitioner::partition(const ExportedProgram& exported_pr
   }
   return result;
 }
+
+namespace {
+
+// Untags each tagged constant placeholder of more than `max_copy_bytes` that
+// a node of another tag (or none) reads too, so that every reader gets the
+// one tensor as an input.
+void pass_large_shared_constants(ExportedProgram& program, size_t max_copy_bytes) {
+  const InputSpecIndex specs(program);
+  for (Node* node : program.graph().placeholders()) {
+    const std::string& tag = node->meta.delegation_tag;
+    const auto* meta = std::get_if<TensorMeta>(&node->meta.val);
+    if (tag.empty() || meta == nullptr || !meta->is_static() || !specs.is_lifted_tensor(*node)) continue;
+    size_t bytes = runtime::element_size(meta->dtype);
+    for (int64_t size : meta->static_sizes()) bytes *= static_cast<size_t>(size);
+    if (bytes <= max_copy_bytes) continue;
+    const auto users = node->users();
+    if (std::any_of(users.begin(), users.end(), [&](const Node* user) { return user->meta.delegation_tag != tag; })) {
+      node->meta.delegation_tag.clear();
+    }
+  }
+}
+
+}  // namespace
 
 PartitionResult CapabilityPartitioner::partition(const ExportedProgram& exported_program) const {
   PartitionResult result{copy_for_partitioning(exported_program), {}, {}};
@@ -51,7 +76,10 @@ PartitionResult CapabilityPartitioner::partition(const ExportedProgram& exported
     for (Node* node : partitions[i]) node->meta.delegation_tag = tag;
     result.partition_tags.emplace_back(tag, delegation_spec_);
   }
-  if (options_.tag_constant_data) tag_constant_data(program);
+  if (options_.tag_constant_data) {
+    tag_constant_data(program);
+    pass_large_shared_constants(program, options_.max_shared_constant_copy_bytes);
+  }
   if (options_.tag_mutated_buffers) tag_mutated_buffer(program);
   return result;
 }

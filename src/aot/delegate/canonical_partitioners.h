@@ -3,6 +3,7 @@
 // largest groups that can each run as one call).
 #pragma once
 
+#include <cstddef>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ struct CapabilityPartitionerOptions {
   /// Move parameters, buffers and constants into the delegates that use them
   /// (tag_constant_data); otherwise the program passes them in.
   bool tag_constant_data = true;
+  /// A constant larger than this that the program also reads outside the
+  /// delegate (a language model's embedding table, tied to its output
+  /// projection) is passed in, not moved: copying it into the delegate (what
+  /// tag_constant_data does with a shared constant) would store it twice.
+  size_t max_shared_constant_copy_bytes = size_t{1} << 20;
   /// Move mutated buffers, and their mutations, into the delegate that reads
   /// them (tag_mutated_buffer); otherwise the delegate returns the new value
   /// and the program writes it back.

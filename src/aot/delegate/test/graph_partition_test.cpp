@@ -187,6 +187,28 @@ TEST(CapabilityPartitionerTest, ParametersMoveInUnlessAskedNotTo) {
   EXPECT_EQ(partitioner.ops_to_not_decompose(program), std::vector<std::string>{"aten::linear.default"});
 }
 
+// y = x * w; z = x - w: w (kAddMul takes mul, not sub) is read inside and
+// outside the delegate. Small, it is copied in (the seeds' behaviour); past
+// max_shared_constant_copy_bytes it is passed in, so it is stored once.
+TEST(CapabilityPartitionerTest, ALargeConstantAlsoReadOutsideIsPassedIn) {
+  for (const size_t limit : {size_t{1} << 20, size_t{4}}) {
+    GraphBuilder b;
+    Node* x = b.input("x", f32({2, 3}));
+    Node* w = b.parameter("w", ramp({2, 3}, 1.0f));
+    b.output({b.call("aten::mul.Tensor", {x, w}), b.call("aten::sub.Tensor", {x, w})});
+    ExportedProgram program = std::move(b).build();
+    CapabilityPartitionerOptions options;
+    options.max_shared_constant_copy_bytes = limit;
+    ExportedProgram lowered = to_backend(program, CapabilityPartitioner(testing::kAddMul, {}, options));
+    const auto modules = get_lowered_backend_modules(lowered);
+    ASSERT_EQ(modules.size(), 1u);
+    const bool passed = limit < 6 * sizeof(float);
+    EXPECT_EQ(modules[0]->original_module().state_dict().empty(), passed) << limit;
+    EXPECT_EQ(lowered.state_dict().size() + lowered.constants().size(), 1u) << limit;
+    expect_same_behaviour(program, lowered, {ramp({2, 3})});
+  }
+}
+
 // A dynamic batch: the size stays outside and is passed in as a SymInt.
 TEST(CapabilityPartitionerTest, SizesStayOutAndArePassedToTheDelegate) {
   GraphBuilder b;
