@@ -62,7 +62,17 @@ class Printer {
       }
       case fb::DataType::Float32: break;
     }
-    return "%" + std::to_string(id) + " (" + kind + ") f32" + list(value.sizes);
+    return "%" + std::to_string(id) + " (" + kind + ") f32" + sizes_text(value);
+  }
+
+  // "[1, <=128, 576]": a run-time size shows its bound.
+  static std::string sizes_text(const fb::ValueT& value) {
+    if (value.runtime_dim < 0 || static_cast<size_t>(value.runtime_dim) >= value.sizes.size()) return list(value.sizes);
+    std::string text = "[";
+    for (size_t d = 0; d < value.sizes.size(); ++d) {
+      text += (d ? ", " : "") + std::string(static_cast<int32_t>(d) == value.runtime_dim ? "<=" : "") + std::to_string(value.sizes[d]);
+    }
+    return text + "]";
   }
 
   // "%3[1, 4]" in an operation's line (the value lines say the kinds).

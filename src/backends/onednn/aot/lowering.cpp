@@ -28,8 +28,11 @@ std::vector<int64_t> sizes_of(const Node* node) {
 
 class GraphWriter {
  public:
-  explicit GraphWriter(const aot::ExportedProgram& partition)
-      : partition_(partition), constants_(constant_tensors(partition)), graph_(std::make_unique<fb::GraphT>()) {}
+  GraphWriter(const aot::ExportedProgram& partition, const std::map<std::string, int32_t>& runtime_dims)
+      : partition_(partition),
+        runtime_dims_(runtime_dims),
+        constants_(constant_tensors(partition)),
+        graph_(std::make_unique<fb::GraphT>()) {}
 
   LoweredPartition lower() {
     check_no_mutations();
@@ -37,6 +40,7 @@ class GraphWriter {
     const ArgumentRefs outputs = output_positions();
     for (const FusedGroup& group : plan_fusion(partition_, constants_)) emit(group, outputs);
     bind_outputs();
+    check_runtime_dims();
     return {std::move(graph_), weights_.output(), mapping_.get_delegate_mapping()};
   }
 
@@ -72,6 +76,7 @@ class GraphWriter {
         throw AotError("OneDnnBackend: input '" + placeholders[i]->name() + "' is not a tensor of static sizes");
       }
       value_of_[placeholders[i]] = add_value(meta->static_sizes(), fb::ValueKind::Input, index++);
+      mark_runtime_dim(placeholders[i], value_of_[placeholders[i]]);
     }
   }
 
@@ -279,7 +284,32 @@ class GraphWriter {
     const int32_t value = output == outputs.end() ? add_value(sizes, fb::ValueKind::Intermediate)
                                                   : add_value(sizes, fb::ValueKind::Output, output->second);
     if (node != nullptr) value_of_[node] = value;
+    mark_runtime_dim(node, value);
     return value;
+  }
+
+  // The value `node` names has its run-time size where the node's has.
+  void mark_runtime_dim(const Node* node, int32_t value) {
+    if (node == nullptr) return;
+    if (auto it = runtime_dims_.find(node->name()); it != runtime_dims_.end()) {
+      graph_->values[static_cast<size_t>(value)]->runtime_dim = it->second;
+    }
+  }
+
+  // Only a MatMul takes run-time sizes (runtime_sizes.h); the partitioner
+  // took nothing else with one, so anything else is a lowering bug.
+  void check_runtime_dims() const {
+    for (const auto& op : graph_->operations) {
+      bool dynamic = false;
+      for (int32_t v : op->inputs) dynamic = dynamic || (v >= 0 && graph_->values[static_cast<size_t>(v)]->runtime_dim >= 0);
+      for (int32_t v : op->outputs) dynamic = dynamic || graph_->values[static_cast<size_t>(v)]->runtime_dim >= 0;
+      bool binary = false;
+      for (const auto& post : op->post_ops) binary = binary || post->op.AsBinaryPostOp() != nullptr;
+      if (dynamic && (op->op.type != fb::OperationKind::MatMul || binary)) {
+        throw AotError("OneDnnBackend: '" + op->name + "' would be a " + fb::EnumNameOperationKind(op->op.type) +
+                       " on a run-time size; OneDnnBackend runs only matmuls so");
+      }
+    }
   }
 
   // An operation of a lowering's own (a step of a tree of concats, of a
@@ -654,6 +684,7 @@ class GraphWriter {
       copy->op.Set(fb::ReorderT());
       copy->inputs = {value};
       copy->outputs = {add_value(sizes_of(results[i].node()), fb::ValueKind::Output, static_cast<uint32_t>(i))};
+      mark_runtime_dim(results[i].node(), copy->outputs[0]);
       copy->debug_id = -1;
       copy->name = results[i].node()->name();
       graph_->operations.push_back(std::move(copy));
@@ -661,6 +692,7 @@ class GraphWriter {
   }
 
   const aot::ExportedProgram& partition_;
+  const std::map<std::string, int32_t>& runtime_dims_;
   ConstantTensors constants_;
   std::unique_ptr<fb::GraphT> graph_;
   std::map<const Node*, int32_t> value_of_;
@@ -671,6 +703,10 @@ class GraphWriter {
 
 }  // namespace
 
-LoweredPartition lower_partition(const aot::ExportedProgram& partition) { return GraphWriter(partition).lower(); }
+LoweredPartition lower_partition(const aot::ExportedProgram& partition) { return GraphWriter(partition, {}).lower(); }
+
+LoweredPartition lower_partition(const aot::ExportedProgram& partition, const std::map<std::string, int32_t>& runtime_dims) {
+  return GraphWriter(partition, runtime_dims).lower();
+}
 
 }  // namespace kiln::backends::onednn

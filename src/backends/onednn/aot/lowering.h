@@ -8,7 +8,9 @@
 // names the input's value (unless the call returns it).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "aot/delegate/backend_details.h"
 #include "aot/ir/exported_program.h"
@@ -27,5 +29,11 @@ struct LoweredPartition {
 /// describe_node accepts). Throws AotError naming the node otherwise, and for
 /// a program that mutates buffers (the backend keeps no state).
 LoweredPartition lower_partition(const aot::ExportedProgram& partition);
+
+/// The same for a partition whose run-time sizes are at their bounds
+/// (runtime_sizes.h): the values of the nodes `runtime_dims` names get that
+/// Value.runtime_dim. Throws AotError if an operation other than a MatMul
+/// would read or write one.
+LoweredPartition lower_partition(const aot::ExportedProgram& partition, const std::map<std::string, int32_t>& runtime_dims);
 
 }  // namespace kiln::backends::onednn

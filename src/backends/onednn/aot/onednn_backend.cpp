@@ -5,6 +5,7 @@
 #include "backends/onednn/aot/blob_io.h"
 #include "backends/onednn/aot/lowering.h"
 #include "backends/onednn/aot/node_ops.h"
+#include "backends/onednn/aot/runtime_sizes.h"
 #include "backends/onednn/aot/fusion/softmax.h"
 #include "backends/onednn/onednn_blob.h"
 
@@ -18,8 +19,9 @@ namespace {
 // How far through other layout ops a layout op looks for a compute op.
 constexpr int kLayoutReach = 3;
 
-bool is_supported_compute(const Node& node) {
+bool is_supported_compute(const Node& node, const aot::ExportedProgram& program) {
   if (!node.is_call_function() || aot::is_call_of(node, aot::ExecKind::GetItem)) return false;
+  if (has_symbolic_sizes(node)) return runtime_size_problem(node, program).empty();
   try {
     return !describe_node(node).is_layout();
   } catch (const Refusal&) {
@@ -37,20 +39,20 @@ bool is_layout(const Node& node) {
 }
 
 // A compute op OneDnnBackend runs feeds `node` through at most `reach` layout ops.
-bool compute_upstream(const Node& node, int reach) {
+bool compute_upstream(const Node& node, int reach, const aot::ExportedProgram& program) {
   for (const Node* input : node.input_nodes()) {
     const Node* source = aot::is_call_of(*input, aot::ExecKind::GetItem) && !input->input_nodes().empty() ? input->input_nodes()[0] : input;
-    if (is_supported_compute(*source)) return true;
-    if (reach > 0 && is_layout(*source) && compute_upstream(*source, reach - 1)) return true;
+    if (is_supported_compute(*source, program)) return true;
+    if (reach > 0 && is_layout(*source) && compute_upstream(*source, reach - 1, program)) return true;
   }
   return false;
 }
 
 // ... or reads `node`'s result through at most `reach` layout ops.
-bool compute_downstream(const Node& node, int reach) {
+bool compute_downstream(const Node& node, int reach, const aot::ExportedProgram& program) {
   for (const Node* user : node.users()) {
-    if (is_supported_compute(*user)) return true;
-    if (reach > 0 && is_layout(*user) && compute_downstream(*user, reach - 1)) return true;
+    if (is_supported_compute(*user, program)) return true;
+    if (reach > 0 && is_layout(*user) && compute_downstream(*user, reach - 1, program)) return true;
   }
   return false;
 }
@@ -105,10 +107,15 @@ NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram
       if (std::string problem = input_layout_problem(*pattern->softmax); !problem.empty()) return NodeSupport::no(problem);
       return NodeSupport::yes();
     }
+    if (has_symbolic_sizes(node)) {
+      // A matmul with a run-time number of rows (runtime_sizes.h).
+      std::string problem = runtime_size_problem(node, program);
+      return problem.empty() ? NodeSupport::yes() : NodeSupport::no(problem);
+    }
     const NodeOp op = describe_node(node);
     if (std::string problem = input_layout_problem(node); !problem.empty()) return NodeSupport::no(problem);
     if (std::string problem = unweighted_dequantize(node, program); !problem.empty()) return NodeSupport::no(problem);
-    if (op.is_layout() && !compute_upstream(node, kLayoutReach) && !compute_downstream(node, kLayoutReach)) {
+    if (op.is_layout() && !compute_upstream(node, kLayoutReach, program) && !compute_downstream(node, kLayoutReach, program)) {
       return NodeSupport::no("a layout op with no oneDNN compute op next to it; alone it is not worth a delegate call");
     }
     return NodeSupport::yes();
@@ -119,7 +126,8 @@ NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram
 
 aot::PreprocessResult OneDnnBackend::preprocess(const aot::ExportedProgram& edge_program,
                                                 const std::vector<aot::CompileSpec>&) const {
-  LoweredPartition lowered = lower_partition(edge_program);
+  std::optional<ConcretePartition> concrete = concretize_runtime_sizes(edge_program);
+  LoweredPartition lowered = concrete ? lower_partition(concrete->program, concrete->runtime_dims) : lower_partition(edge_program);
   aot::PreprocessResult result;
   result.processed_bytes = serialize_onednn_blob(*lowered.graph);
   result.debug_handle_map = std::move(lowered.debug_handle_map);

@@ -66,6 +66,9 @@ Error check_value(const fb::Value* value, uint32_t v, const char* method) {
     numel *= size;
     KILN_ONEDNN_REFUSE(numel <= kMaxNumel, "value %u has more than 2^40 elements", method, v);
   }
+  KILN_ONEDNN_REFUSE(value->runtime_dim() >= -1 && value->runtime_dim() < static_cast<int32_t>(rank_of(value)) &&
+                         (value->runtime_dim() < 0 || value->kind() != fb::ValueKind::Constant),
+                     "value %u has run-time dimension %d", method, v, value->runtime_dim());
   KILN_ONEDNN_REFUSE(value->dtype() <= fb::DataType::MAX, "value %u has an unknown data type %u", method, v,
                      static_cast<unsigned>(value->dtype()));
   if (value->dtype() != fb::DataType::Float32) {

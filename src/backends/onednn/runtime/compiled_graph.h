@@ -48,6 +48,10 @@ struct Memory {
   dnnl_memory_desc_t desc;  ///< owned
   Storage storage;
   dnnl_memory_t memory;  ///< created at materialization; owned
+  /// >= 0: a plain memory whose dimension `runtime_dim` is the call's
+  /// run-time size (onednn_graph.fbs Value.runtime_dim); `desc` and `memory`
+  /// are made again whenever that size changes (resize_runtime_memories).
+  int32_t runtime_dim = -1;
 };
 
 /// A constant's named data reordered into `memory` at init: `source` says
@@ -126,6 +130,8 @@ struct Table {
 struct ArgumentSpec {
   uint32_t rank;
   int64_t sizes[kMaxRank];
+  /// >= 0: this dimension takes the run-time size, 1 to sizes[runtime_dim].
+  int32_t runtime_dim;
 };
 
 struct CompiledGraph {
@@ -145,7 +151,15 @@ struct CompiledGraph {
   size_t arena_bytes;
   uint8_t* scratchpad;
   size_t scratchpad_bytes;
+  /// The run-time size the runtime_dim memories have now; -1 while they
+  /// have their bounds (as init makes them).
+  int64_t runtime_size;
 };
+
+/// Makes every runtime_dim memory again with `size` in that dimension, and
+/// points the steps' arguments at the new memories. Allocates (oneDNN's
+/// descriptors and memory objects): only when the run-time size changes.
+[[nodiscard]] runtime::Error resize_runtime_memories(CompiledGraph* compiled, int64_t size);
 
 /// Stage 2's planner: sets every buffer's offset (persistent ones first,
 /// back to back; then the others largest first, each at the lowest offset

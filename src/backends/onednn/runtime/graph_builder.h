@@ -176,6 +176,8 @@ class GraphBuilder {
   /// Adds a reorder step from `from` to `to`.
   runtime::Error add_reorder(uint32_t from, uint32_t to, int32_t fill_memory = -1, float fill_value = 0);
   const_dnnl_memory_desc_t desc(uint32_t memory) const { return compiled_->memories[memory].desc; }
+  /// `memory` (plain) takes the call's run-time size in dimension `dim`.
+  void set_runtime_dim(uint32_t memory, int32_t dim) { compiled_->memories[memory].runtime_dim = dim; }
   bool is_plain(uint32_t memory, int32_t value);
 
   // ---- steps

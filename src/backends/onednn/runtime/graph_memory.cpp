@@ -257,6 +257,48 @@ Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocat
   return Error::Ok;
 }
 
+Error resize_runtime_memories(CompiledGraph* compiled, int64_t size) {
+  bool any = false;
+  for (uint32_t i = 0; i < compiled->memories.size; ++i) {
+    Memory& memory = compiled->memories[i];
+    if (memory.runtime_dim < 0) continue;
+    any = true;
+    int ndims = 0;
+    const dnnl_dims_t* dims = nullptr;
+    dnnl_data_type_t type = dnnl_data_type_undef;
+    dnnl_status_t status = dnnl_memory_desc_query(memory.desc, dnnl_query_ndims_s32, &ndims);
+    if (status == dnnl_success) status = dnnl_memory_desc_query(memory.desc, dnnl_query_dims, &dims);
+    if (status == dnnl_success) status = dnnl_memory_desc_query(memory.desc, dnnl_query_data_type, &type);
+    if (status != dnnl_success) return dnnl_failed(*compiled, 0, "dnnl_memory_desc_query", status);
+    dnnl_dims_t resized, strides;
+    for (int d = 0; d < ndims; ++d) resized[d] = (*dims)[d];
+    resized[memory.runtime_dim] = size;
+    for (int d = ndims - 1; d >= 0; --d) strides[d] = d == ndims - 1 ? 1 : strides[d + 1] * resized[d + 1];
+    dnnl_memory_desc_t desc = nullptr;
+    status = dnnl_memory_desc_create_with_strides(&desc, ndims, resized, type, strides);
+    if (status != dnnl_success) return dnnl_failed(*compiled, 0, "dnnl_memory_desc_create_with_strides", status);
+    void* handle = nullptr;
+    status = dnnl_memory_get_data_handle(memory.memory, &handle);
+    dnnl_memory_t created = nullptr;
+    if (status == dnnl_success) status = dnnl_memory_create(&created, desc, compiled->engine, handle);
+    if (status != dnnl_success) {
+      dnnl_memory_desc_destroy(desc);
+      return dnnl_failed(*compiled, 0, "dnnl_memory_create", status);
+    }
+    dnnl_memory_destroy(memory.memory);
+    dnnl_memory_desc_destroy(memory.desc);
+    memory.memory = created;
+    memory.desc = desc;
+  }
+  compiled->runtime_size = size;
+  if (!any) return Error::Ok;
+  for (uint32_t s = 0; s < compiled->steps.size; ++s) {
+    Step& step = compiled->steps[s];
+    for (uint32_t a = 0; a < step.num_args; ++a) step.exec_args[a].memory = compiled->memories[step.args[a].memory].memory;
+  }
+  return Error::Ok;
+}
+
 void release_compiled_graph(CompiledGraph* compiled) {
   for (uint32_t i = 0; i < compiled->steps.size; ++i) {
     Step& step = compiled->steps[i];

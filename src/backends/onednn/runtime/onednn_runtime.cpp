@@ -14,6 +14,7 @@
 #include "backends/onednn/onednn_blob.h"
 #include "backends/onednn/runtime/compiled_graph.h"
 #include "runtime/core/log.h"
+#include "runtime/core/tensor_impl.h"
 
 namespace kiln::backends::onednn {
 
@@ -65,6 +66,8 @@ Error copy_from_blob(const BlobGraph& blob, MemoryAllocator* allocator, Compiled
     const uint32_t a = value->kind() == fb::ValueKind::Input ? value->index() : blob.num_inputs + value->index();
     compiled->arguments[a].rank = rank_of(value);
     for (uint32_t d = 0; d < rank_of(value); ++d) compiled->arguments[a].sizes[d] = value->sizes()->Get(d);
+    compiled->arguments[a].runtime_dim =
+        value->runtime_dim() >= 0 && static_cast<uint32_t>(value->runtime_dim()) < rank_of(value) ? value->runtime_dim() : -1;
   }
   for (uint32_t o = 0; o < num_operations; ++o) {
     const flatbuffers::String* name = blob.graph->operations()->Get(o)->name();
@@ -93,8 +96,9 @@ Error build(const BlobGraph& blob, BackendInitContext& context, CompiledGraph* c
 }
 
 // Checks that argument `index` is a contiguous float32 tensor of exactly
-// the blob's sizes and returns its data.
-Error tensor_argument(const CompiledGraph& graph, EValue* arg, uint32_t index, void** data) {
+// the blob's sizes (up to them in its run-time dimension, whose size it sets
+// in `runtime_size`, the same for every argument) and returns its data.
+Error tensor_argument(const CompiledGraph& graph, EValue* arg, uint32_t index, void** data, int64_t* runtime_size) {
   const char* method = graph.method_name;
   KILN_CHECK_OR_LOG_RETURN(arg != nullptr && arg->isTensor(), InvalidArgument,
                            "OneDnnBackend: method '%s': delegate argument %u is %s, not a tensor", method, index,
@@ -104,8 +108,26 @@ Error tensor_argument(const CompiledGraph& graph, EValue* arg, uint32_t index, v
                            "OneDnnBackend: method '%s': delegate argument %u is %s; the blob runs float32 only",
                            method, index, runtime::to_string(tensor.scalar_type()));
   const ArgumentSpec& spec = graph.arguments[index];
+  if (index >= graph.num_inputs && spec.runtime_dim >= 0 && *runtime_size >= 0 && tensor.dim() == static_cast<ssize_t>(spec.rank)) {
+    // An output of run-time size: the inputs set it, the delegate sizes it.
+    runtime::SizesType sizes[kMaxRank];
+    for (uint32_t d = 0; d < spec.rank; ++d) sizes[d] = static_cast<runtime::SizesType>(spec.sizes[d]);
+    sizes[spec.runtime_dim] = static_cast<runtime::SizesType>(*runtime_size);
+    const Error resized = runtime::resize_tensor(tensor, Span<const runtime::SizesType>(sizes, spec.rank));
+    KILN_CHECK_OR_LOG_RETURN(resized == Error::Ok, InvalidArgument,
+                             "OneDnnBackend: method '%s': delegate output %u cannot be resized to its run-time size %lld",
+                             method, index - graph.num_inputs, static_cast<long long>(*runtime_size));
+  }
   bool same = tensor.dim() == static_cast<ssize_t>(spec.rank);
-  for (uint32_t d = 0; same && d < spec.rank; ++d) same = tensor.sizes()[d] == spec.sizes[d];
+  for (uint32_t d = 0; same && d < spec.rank; ++d) {
+    const int64_t size = tensor.sizes()[d];
+    if (static_cast<int32_t>(d) != spec.runtime_dim) {
+      same = size == spec.sizes[d];
+    } else {
+      same = size >= 1 && size <= spec.sizes[d] && (*runtime_size < 0 || size == *runtime_size);
+      if (same) *runtime_size = size;
+    }
+  }
   if (!same) {
     char want[160] = "", got[160] = "";
     size_t w = 0, g = 0;
@@ -117,8 +139,10 @@ Error tensor_argument(const CompiledGraph& graph, EValue* arg, uint32_t index, v
       g += static_cast<size_t>(std::snprintf(got + g, sizeof got - g, d ? ", %d" : "%d",
                                              static_cast<int>(tensor.sizes()[static_cast<size_t>(d)])));
     }
-    KILN_LOG(Error, "OneDnnBackend: method '%s': delegate argument %u has sizes [%s]; the blob expects [%s]", method,
-             index, got, want);
+    KILN_LOG(Error,
+             "OneDnnBackend: method '%s': delegate argument %u has sizes [%s]; the blob expects [%s]%s", method,
+             index, got, want,
+             spec.runtime_dim >= 0 ? " (at most that in its run-time dimension, the same in every argument)" : "");
     return Error::InvalidArgument;
   }
   if (!runtime::is_contiguous_dim_order(tensor.dim_order())) {
@@ -340,6 +364,7 @@ Result<DelegateHandle*> OneDnnBackendRuntime::init(BackendInitContext& context, 
   new (compiled) CompiledGraph{};
   compiled->method_name = method_name;
   compiled->engine = engine;
+  compiled->runtime_size = -1;
   apply_num_threads();
   const Error error = build(blob, context, compiled);
   if (error != Error::Ok) {
@@ -359,9 +384,11 @@ Error OneDnnBackendRuntime::execute(BackendExecutionContext& context, DelegateHa
                            "OneDnnBackend: method '%s': the delegate call passes %zu arguments; the blob takes %u "
                            "inputs and %u outputs",
                            graph->method_name, args.size(), graph->num_inputs, graph->num_outputs);
+  int64_t runtime_size = -1;
   for (uint32_t i = 0; i < num_arguments; ++i) {
-    KILN_TRY(tensor_argument(*graph, args[i], i, &graph->argument_data[i]));
+    KILN_TRY(tensor_argument(*graph, args[i], i, &graph->argument_data[i], &runtime_size));
   }
+  if (runtime_size >= 0 && runtime_size != graph->runtime_size) KILN_TRY(resize_runtime_memories(graph, runtime_size));
   apply_num_threads();
   return run_steps(*graph, context);
 }

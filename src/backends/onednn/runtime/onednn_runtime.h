@@ -49,7 +49,11 @@ class OneDnnBackendRuntime final : public runtime::BackendInterface {
                                                  runtime::Span<const runtime::CompileSpec> compile_specs) const override;
 
   /// `args`: the blob's inputs, then its outputs, each a contiguous float32
-  /// tensor with exactly the sizes the blob records.
+  /// tensor with exactly the sizes the blob records -- but in a value's
+  /// run-time dimension (onednn_graph.fbs Value.runtime_dim), any size from
+  /// 1 to the recorded bound, the same in every argument. A call with another
+  /// run-time size than the last makes the memories of those values again
+  /// (oneDNN allocates their descriptors); the primitives stay.
   /// @retval InvalidArgument a wrong argument count, kind, dtype or shape (named).
   /// @retval Internal a oneDNN primitive failed (the operation is named).
   runtime::Error execute(runtime::BackendExecutionContext& context, runtime::DelegateHandle* handle,

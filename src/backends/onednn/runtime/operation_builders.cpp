@@ -306,6 +306,109 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
 
 // ---------------------------------------------------------------- matmul
 
+// A plain descriptor of `dims` with DNNL_RUNTIME_DIM_VAL at `runtime_dim`
+// (its strides run-time too): what a primitive is made with for a value
+// whose size there the call sets.
+Error runtime_desc(GraphBuilder& b, const int64_t* dims, uint32_t rank, int32_t runtime_dim, MemoryDesc* out) {
+  static constexpr dnnl_format_tag_t kPlain[] = {dnnl_a, dnnl_ab, dnnl_abc, dnnl_abcd, dnnl_abcde, dnnl_abcdef};
+  if (rank < 1 || rank > 6) return b.refuse("a run-time size on a value of %u dimensions (at most 6)", rank);
+  dnnl_dims_t d;
+  for (uint32_t i = 0; i < rank; ++i) d[i] = dims[i];
+  d[runtime_dim] = DNNL_RUNTIME_DIM_VAL;
+  return b.check(dnnl_memory_desc_create_with_tag(out->out(), static_cast<int>(rank), d, dnnl_f32, kPlain[rank - 1]),
+                 "dnnl_memory_desc_create_with_tag(run-time)");
+}
+
+// A matmul whose rows the call sets (onednn_graph.fbs Value.runtime_dim): one
+// primitive made with a run-time dimension in its source and result, both
+// plain; the weights packed once in the layout it chose.
+Error build_runtime_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
+  const int32_t a = b.input(0), w = b.input(1), bias = b.input(2), out = b.output();
+  const uint32_t rank = rank_of_value(b, out);
+  const int32_t out_dim = b.value(out)->runtime_dim();
+  const int32_t a_dim = b.value(a)->runtime_dim() < 0
+                            ? -1
+                            : b.value(a)->runtime_dim() + static_cast<int32_t>(rank - rank_of_value(b, a));
+  if (out_dim < 0 || a_dim != out_dim || out_dim >= static_cast<int32_t>(rank) - 1) {
+    return b.refuse("a run-time size must be in the rows of the first operand and the result alike");
+  }
+  if (b.value(w)->runtime_dim() >= 0 || (bias >= 0 && b.value(bias)->runtime_dim() >= 0) || b.input(3) >= 0 ||
+      is_quantized(b.value(a)) || is_quantized(b.value(w)) || is_quantized(b.value(out))) {
+    return b.refuse("a run-time size with a second operand or bias of run-time size, or quantized");
+  }
+  const auto* post_ops = b.operation()->post_ops();
+  for (uint32_t p = 0; post_ops != nullptr && p < post_ops->size(); ++p) {
+    if (post_ops->Get(p)->op_as_Eltwise() == nullptr) return b.refuse("a run-time size with a binary post-op");
+  }
+  KILN_ASSIGN_OR_RETURN(const uint32_t a_m, b.value_memory_with_rank(a, rank, true));
+  int64_t dims[kMaxRank];
+  b.broadcast_dims(a, rank, dims);
+  MemoryDesc src, dst, weights_logical, weights_any, bias_desc;
+  KILN_TRY(runtime_desc(b, dims, rank, a_dim, &src));
+  KILN_TRY(runtime_desc(b, b.value(out)->sizes()->data(), rank, out_dim, &dst));
+  b.broadcast_dims(w, rank, dims);
+  uint32_t w_source = 0;
+  const bool w_constant = b.value(w)->kind() == fb::ValueKind::Constant;
+  if (w_constant) {
+    KILN_TRY(b.plain_desc(dims, rank, &weights_logical));
+  } else {
+    KILN_ASSIGN_OR_RETURN(w_source, b.value_memory_with_rank(w, rank, true));
+    KILN_TRY(b.check(dnnl_memory_desc_clone(weights_logical.out(), b.desc(w_source)), "dnnl_memory_desc_clone"));
+  }
+  if (matmul->transpose_b()) {
+    int permutation[kMaxRank];
+    for (uint32_t i = 0; i < rank; ++i) permutation[i] = static_cast<int>(i);
+    permutation[rank - 2] = static_cast<int>(rank - 1);
+    permutation[rank - 1] = static_cast<int>(rank - 2);
+    MemoryDesc permuted;
+    KILN_TRY(b.check(dnnl_memory_desc_permute_axes(permuted.out(), weights_logical.get(), permutation),
+                     "dnnl_memory_desc_permute_axes"));
+    weights_logical = static_cast<MemoryDesc&&>(permuted);
+  }
+  if (w_constant) {
+    int ndims = 0;
+    const dnnl_dims_t* logical_dims = nullptr;
+    KILN_TRY(b.check(dnnl_memory_desc_query(weights_logical.get(), dnnl_query_ndims_s32, &ndims), "dnnl_memory_desc_query"));
+    KILN_TRY(b.check(dnnl_memory_desc_query(weights_logical.get(), dnnl_query_dims, &logical_dims), "dnnl_memory_desc_query"));
+    KILN_TRY(b.check(dnnl_memory_desc_create_with_tag(weights_any.out(), ndims, *logical_dims, dnnl_f32, dnnl_format_tag_any),
+                     "dnnl_memory_desc_create_with_tag(any)"));
+  } else {
+    KILN_TRY(b.check(dnnl_memory_desc_clone(weights_any.out(), weights_logical.get()), "dnnl_memory_desc_clone"));
+  }
+  uint32_t bias_m = 0;
+  if (bias >= 0) {
+    if (rank_of_value(b, bias) > rank) return b.refuse("the bias has more dimensions than the result");
+    KILN_ASSIGN_OR_RETURN(bias_m, bias_memory(b, bias, rank));
+    KILN_TRY(b.check(dnnl_memory_desc_clone(bias_desc.out(), b.desc(bias_m)), "dnnl_memory_desc_clone"));
+  }
+  Attr attr;
+  StepArg post_args[kMaxStepArgs];
+  uint32_t num_post = 0;
+  KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
+  PrimitiveDesc pd;
+  KILN_TRY(b.check_pd(dnnl_matmul_primitive_desc_create(pd.out(), b.engine(), src.get(), weights_any.get(),
+                                                        bias_desc.get(), dst.get(), attr.get()),
+                      "dnnl_matmul_primitive_desc_create", &pd));
+  uint32_t weights_m = 0;
+  if (w_constant) {
+    const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0);
+    KILN_ASSIGN_OR_RETURN(weights_m, b.constant(w, weights_logical.get(), chosen));
+  } else {
+    KILN_ASSIGN_OR_RETURN(weights_m, b.view(w_source, weights_logical.get()));
+  }
+  MemoryDesc plain_out;
+  KILN_TRY(b.plain_desc_of(out, &plain_out));
+  KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, plain_out.get()));
+  b.set_runtime_dim(a_m, a_dim);
+  b.set_runtime_dim(dst_m, out_dim);
+  ArgList args;
+  args.add(DNNL_ARG_SRC, a_m);
+  args.add(DNNL_ARG_WEIGHTS, weights_m);
+  if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
+  args.add(DNNL_ARG_DST, dst_m);
+  return b.add_step(&pd, args.items, args.size);
+}
+
 Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   const int32_t a = b.input(0), w = b.input(1), bias = b.input(2), scales = b.input(3), out = b.output();
   const uint32_t rank = rank_of_value(b, out);
@@ -313,6 +416,7 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
       rank_of_value(b, w) > rank) {
     return b.refuse("operands must have 2 or more dimensions, at most the result's");
   }
+  if (b.value(a)->runtime_dim() >= 0 || b.value(out)->runtime_dim() >= 0) return build_runtime_matmul(b, matmul);
   KILN_ASSIGN_OR_RETURN(const uint32_t a_m, b.value_memory_with_rank(a, rank, b.plain_inputs()));
 
   // b's logical (..., K, N) over its bytes, (..., N, K) when transpose_b.
