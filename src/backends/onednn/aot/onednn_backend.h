@@ -5,7 +5,8 @@
 // program's named data, deduplicated by content (weights.h).
 // Registered by a static initializer: link `kiln_backends_onednn`.
 //
-// Ops (float32, static sizes; node_ops.cpp has each one's constraints):
+// Ops (float32, static sizes -- but a matmul's rows may be a bounded
+// symbolic size, runtime_sizes.h; node_ops.cpp has each one's constraints):
 // convolution (1-3 spatial dims, strided, padded, dilated, grouped,
 // depthwise, transposed), addmm / mm / bmm / linear, batch norm (inference),
 // layer norm, softmax / log-softmax, relu, leaky_relu, clamp, hardtanh,
