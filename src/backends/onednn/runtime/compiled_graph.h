@@ -107,6 +107,15 @@ struct Step {
   /// and zero point, to log it dequantized when tracing (kiln compare).
   int32_t dst_scale_memory;
   int32_t dst_zero_point_memory;
+  /// src >= 0: a matmul on weights the call passes as (N, K) row-major (a
+  /// tied embedding table), which at a run-time size of 1 runs as Kiln's own
+  /// dot products instead of the primitive: oneDNN reads such weights at a
+  /// third of the memory bandwidth (6 against 19 GB/s for SmolLM2's 113 MB
+  /// output projection, one thread) and they cannot be packed at load.
+  struct RowDots {
+    int32_t src, weights, bias, dst;  ///< memories (bias -1 if none)
+    int64_t n, k;
+  } row_dots;
 };
 
 /// A table from the method allocator with a capacity fixed at init.

@@ -384,6 +384,7 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
   step->fill_value = fill_value;
   step->single_thread = single_thread_;
   step->choose_qparams = Step::ChooseQParams{-1, 0, 0, 0};
+  step->row_dots = Step::RowDots{-1, -1, -1, -1, 0, 0};
   step->dst_scale_memory = -1;
   step->dst_zero_point_memory = -1;
   for (uint32_t i = 0; i < num_args && i < kMaxStepArgs - 1; ++i) {

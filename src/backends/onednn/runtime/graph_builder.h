@@ -178,6 +178,8 @@ class GraphBuilder {
   const_dnnl_memory_desc_t desc(uint32_t memory) const { return compiled_->memories[memory].desc; }
   /// `memory` (plain) takes the call's run-time size in dimension `dim`.
   void set_runtime_dim(uint32_t memory, int32_t dim) { compiled_->memories[memory].runtime_dim = dim; }
+  /// The last step added, or null.
+  Step* last_step() { return compiled_->steps.size == 0 ? nullptr : &compiled_->steps[compiled_->steps.size - 1]; }
   bool is_plain(uint32_t memory, int32_t value);
 
   // ---- steps

@@ -214,6 +214,42 @@ void choose_qparams(const CompiledGraph& graph, const Step& step) {
   std::memcpy(storage_data(graph, graph.memories[step.args[3].memory].storage), &zero_point, sizeof zero_point);
 }
 
+// y[n] = bias[n] + sum_k x[k] * w[n * k_size + k]: sixteen partial sums per
+// row, which the compiler keeps in vector registers (one clone per ISA).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void dot_rows(const float* x, const float* w,
+                                                                            const float* bias, float* y, int64_t first,
+                                                                            int64_t last, int64_t k_size) {
+  constexpr int64_t kLanes = 16;
+  for (int64_t n = first; n < last; ++n) {
+    const float* row = w + n * k_size;
+    float partial[kLanes] = {};
+    int64_t k = 0;
+    for (; k + kLanes <= k_size; k += kLanes) {
+      for (int64_t j = 0; j < kLanes; ++j) partial[j] += row[k + j] * x[k + j];
+    }
+    float sum = 0;
+    for (; k < k_size; ++k) sum += row[k] * x[k];
+    for (int64_t j = 0; j < kLanes; ++j) sum += partial[j];
+    y[n] = bias != nullptr ? sum + bias[n] : sum;
+  }
+}
+
+// Step::RowDots: the one row, split over the backend's threads.
+void run_row_dots(const CompiledGraph& graph, const Step& step, int threads) {
+  const Step::RowDots& r = step.row_dots;
+  const auto* x = static_cast<const float*>(storage_data(graph, graph.memories[static_cast<uint32_t>(r.src)].storage));
+  const auto* w = static_cast<const float*>(storage_data(graph, graph.memories[static_cast<uint32_t>(r.weights)].storage));
+  const auto* bias =
+      r.bias >= 0 ? static_cast<const float*>(storage_data(graph, graph.memories[static_cast<uint32_t>(r.bias)].storage)) : nullptr;
+  auto* y = static_cast<float*>(storage_data(graph, graph.memories[static_cast<uint32_t>(r.dst)].storage));
+  if (threads <= 1) return dot_rows(x, w, bias, y, 0, r.n, r.k);
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
+    dot_rows(x, w, bias, y, r.n * part / parts, r.n * (part + 1) / parts, r.k);
+  }
+}
+
 // The operation's result (its last step's destination), reordered into a
 // plain row-major float32 copy, logged with its event. For `kiln compare`
 // only (the tracer wants outputs): it makes a reorder primitive per call.
@@ -309,7 +345,9 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
     const Step& step = graph.steps[s];
     if (step.fill_memory >= 0) fill(graph, graph.memories[static_cast<uint32_t>(step.fill_memory)], step.fill_value);
     if (step.choose_qparams.source >= 0) choose_qparams(graph, step);
-    if (step.primitive != nullptr) {
+    if (step.row_dots.src >= 0 && graph.runtime_size == 1) {
+      run_row_dots(graph, step, step.single_thread ? 1 : threads);
+    } else if (step.primitive != nullptr) {
       if (step.single_thread != single) {
         omp_set_num_threads(step.single_thread ? 1 : threads);
         single = step.single_thread;

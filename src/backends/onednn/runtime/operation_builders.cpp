@@ -406,7 +406,20 @@ Error build_runtime_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   args.add(DNNL_ARG_WEIGHTS, weights_m);
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
   args.add(DNNL_ARG_DST, dst_m);
-  return b.add_step(&pd, args.items, args.size);
+  KILN_TRY(b.add_step(&pd, args.items, args.size));
+  // One row at run time is one row of dot products with (N, K) weights the
+  // call passes (Step::RowDots): every dimension but the rows and N is 1.
+  bool one_row = !w_constant && matmul->transpose_b() && rank_of_value(b, w) == 2 && num_post == 0 &&
+                 (post_ops == nullptr || post_ops->size() == 0) &&
+                 (bias < 0 || numel_of(b.value(bias)) == b.value(out)->sizes()->Get(rank - 1));
+  for (uint32_t d = 0; one_row && d + 1 < rank; ++d) one_row = static_cast<int32_t>(d) == out_dim || b.value(out)->sizes()->Get(d) == 1;
+  if (one_row) {
+    Step* step = b.last_step();
+    step->row_dots = Step::RowDots{static_cast<int32_t>(a_m), static_cast<int32_t>(w_source),
+                                   bias >= 0 ? static_cast<int32_t>(bias_m) : -1, static_cast<int32_t>(dst_m),
+                                   b.value(out)->sizes()->Get(rank - 1), b.value(w)->sizes()->Get(1)};
+  }
+  return Error::Ok;
 }
 
 Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
