@@ -95,13 +95,13 @@ std::map<int64_t, SourceNode> source_nodes(const aot::ExportedProgram& source) {
 }
 
 DebugRecord make_debug_record(std::map<int64_t, SourceNode> nodes, const aot::EmitterOutput& emitted,
-                              std::span<const uint8_t> pte) {
+                              std::span<const uint8_t> pte, const std::string& method) {
   DebugRecord record;
-  const auto& plans = emitted.program.program.execution_plan;
-  if (!plans.empty() && plans.front() != nullptr) record.method = plans.front()->name;
+  const aot::MethodDebugMaps& maps = emitted.debug_maps_of(method);
+  record.method = method;
   record.program = program_id(pte);
-  record.instructions = emitted.debug_handle_map;
-  for (const auto& [instruction, info] : emitted.delegate_map) {
+  record.instructions = maps.debug_handle_map;
+  for (const auto& [instruction, info] : maps.delegate_map) {
     record.delegates[instruction] = {info.backend_id, info.delegate_map};
   }
   record.nodes = std::move(nodes);

@@ -79,9 +79,10 @@ std::string short_op_name(const std::string& target);
 std::map<int64_t, SourceNode> source_nodes(const aot::ExportedProgram& source);
 
 /// The record of a lowering: `nodes` from source_nodes of the program before
-/// any pass, `emitted` and `pte` from to_executorch.
+/// any pass, `emitted` and `pte` from to_executorch; it describes program
+/// method `method` of the .pte (AotError if the .pte has none of that name).
 DebugRecord make_debug_record(std::map<int64_t, SourceNode> nodes, const aot::EmitterOutput& emitted,
-                              std::span<const uint8_t> pte);
+                              std::span<const uint8_t> pte, const std::string& method = "forward");
 
 std::string to_json(const DebugRecord& record);
 /// Parses a record; throws AotError naming `label` and what is wrong.

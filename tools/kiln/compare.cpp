@@ -180,7 +180,7 @@ int run_compare(Args args) {
   });
 
   runtime::set_backend_threads(options.threads);
-  std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
+  std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path, record.method);
   session->set_inputs(runtime_inputs);
   devtools::TraceRecorder run(/*keep_outputs=*/true);
   session->set_event_tracer(&run);

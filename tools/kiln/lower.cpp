@@ -13,6 +13,7 @@
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/debug_handles.h"
 #include "aot/pipeline/lower.h"
+#include "aot/pipeline/program_methods.h"
 #include "cli.h"
 #include "devtools/debug_record.h"
 
@@ -37,6 +38,18 @@ program with ops left on the portable kernels that no kernel runs (`kiln ops`
 lists those that do) is refused, naming every such node, before anything is
 written.
 
+The .pte holds the program as the method 'forward' and, as ExecuTorch's
+to_edge(..., constant_methods={...}) writes them, constant methods: methods
+with no inputs and no instructions whose outputs are a value a runner reads
+(get_max_seq_len, get_eos_ids, use_kv_cache, ...). They come from the .pt2's
+extra file kiln/constant_methods.json when it has one (torch.export.save(ep,
+f, extra_files={"kiln/constant_methods.json": json.dumps({...})})) and from
+--constant-methods, a JSON object of name -> value: an integer, a float, a
+boolean, a string, or a list of one of those kinds (written as one output per
+item, as ExecuTorch flattens it). --method NAME=OTHER.pt2 adds OTHER.pt2's
+program as the method NAME, lowered like the first (same backends) with a
+memory plan of its own.
+
 With --debug-record, the mapping from the .pte back to the user's program is
 written beside it: each instruction's debug handles, each delegate's
 identifiers and their handles, and per handle the .pt2 node's name, op,
@@ -45,7 +58,10 @@ module stack and stack trace ('kiln profile' and 'kiln compare' read it).
 Options:
   --backend NAMES          backend ids, comma-separated, in priority order
   -o, --output PATH        write the .pte program to PATH
-  --debug-record PATH      with -o: also write the debug record (JSON) to PATH
+  --debug-record PATH      with -o: also write the debug record (JSON) to PATH (of 'forward')
+  --constant-methods FILE  with -o: constant methods from a JSON file (name -> value), added to
+                           the archive's own, replacing those of the same name
+  --method NAME=FILE.pt2   with -o: FILE.pt2's program as one more method NAME (repeatable)
   --explain                print every op node's decision: the backend and delegate that
                            took it, or the portable kernels, with each backend's reason
                            for refusing it
@@ -185,7 +201,8 @@ void print_decisions(const aot::ExportedProgram& program, const aot::ExportedPro
 }
 
 struct LowerOptions {
-  std::string path, backend_list, model, output, debug_record;
+  std::string path, backend_list, model, output, debug_record, constant_methods;
+  std::vector<std::pair<std::string, std::string>> methods;  ///< --method NAME=FILE
   bool explain = false;
   bool print = false;
   bool print_memory = false;
@@ -213,6 +230,15 @@ LowerOptions parse_lower_options(Args& args) {
       options.output = args.value(arg);
     } else if (arg == "--debug-record") {
       options.debug_record = args.value(arg);
+    } else if (arg == "--constant-methods") {
+      options.constant_methods = args.value(arg);
+    } else if (arg == "--method") {
+      const std::string value = args.value(arg);
+      const size_t equals = value.find('=');
+      if (equals == 0 || equals == std::string::npos || equals + 1 == value.size()) {
+        throw UsageError("--method expects NAME=FILE.pt2, got '" + value + "'");
+      }
+      options.methods.emplace_back(value.substr(0, equals), value.substr(equals + 1));
     } else if (arg == "--explain") {
       options.explain = true;
     } else if (arg == "--print") {
@@ -248,6 +274,10 @@ LowerOptions parse_lower_options(Args& args) {
   if (!options.debug_record.empty() && options.output.empty()) {
     throw UsageError("--debug-record describes a .pte program: give -o FILE.pte too");
   }
+  if ((!options.constant_methods.empty() || !options.methods.empty()) && options.output.empty()) {
+    throw UsageError(std::string(options.methods.empty() ? "--constant-methods" : "--method") +
+                     " adds methods to a .pte program: give -o FILE.pte too");
+  }
   return options;
 }
 
@@ -276,7 +306,14 @@ void print_delegation(const std::string& path, const std::vector<std::string>& b
 }  // namespace
 
 void print_executorch_program(const aot::ExecutorchProgram& result, bool print_memory) {
-  const auto& plan = *result.emitted.program.program.execution_plan.at(0);
+  const auto& plans = result.emitted.program.program.execution_plan;
+  const auto plan_of = [&](const std::string& name) -> const executorch_flatbuffer::ExecutionPlanT& {
+    for (const auto& plan : plans) {
+      if (plan->name == name) return *plan;
+    }
+    throw aot::AotError("the emitted program has no method '" + name + "'");
+  };
+  const auto& plan = plan_of(result.method_name);
   size_t instructions = 0;
   for (const auto& chain : plan.chains) instructions += chain->instructions.size();
   std::printf("program: %zu bytes, %zu values, %zu instructions, %zu operators, %zu delegates, %zu constants, "
@@ -285,6 +322,15 @@ void print_executorch_program(const aot::ExecutorchProgram& result, bool print_m
               result.emitted.program.constant_data.size() - 1, static_cast<long long>(result.memory_plan.total_bytes()),
               aot::to_string(result.memory_plan.algorithm));
   if (print_memory) std::printf("%s", aot::memory_plan_summary(result.lifetimes, result.memory_plan).c_str());
+  for (const aot::ExecutorchMethod& method : result.other_methods) {
+    const auto& other = plan_of(method.name);
+    size_t count = 0;
+    for (const auto& chain : other.chains) count += chain->instructions.size();
+    std::printf("method '%s': %zu values, %zu instructions, %zu delegates, %lld bytes planned (%s)\n",
+                method.name.c_str(), other.values.size(), count, other.delegates.size(),
+                static_cast<long long>(method.memory_plan.total_bytes()), aot::to_string(method.memory_plan.algorithm));
+    if (print_memory) std::printf("%s", aot::memory_plan_summary(method.lifetimes, method.memory_plan).c_str());
+  }
 }
 
 int run_lower(Args args) {
@@ -298,7 +344,10 @@ int run_lower(Args args) {
   lower_options.delegate_only = options.output.empty() && !options.print_memory;
   lower_options.debug_record = !options.debug_record.empty();
   lower_options.config = options.config;
-  const aot::LoweredProgram lowered = aot::lower(aot::load_pt2(options.path, options.model), lower_options);
+  aot::MethodSources sources{options.path, options.model, options.methods, options.constant_methods};
+  aot::ProgramMethods methods = aot::load_program_methods(sources);
+  const aot::ConstantMethods constant_methods = methods.constants;
+  const aot::LoweredProgram lowered = aot::lower(std::move(methods), lower_options);
   if (!lower_options.backends.empty()) print_delegation(options.path, lower_options.backends, lowered, options);
   if (lower_options.delegate_only) return 0;
 
@@ -314,6 +363,10 @@ int run_lower(Args args) {
                 record.instructions.size(), record.delegates.size(), record.nodes.size());
   }
   print_executorch_program(result, options.print_memory);
+  if (!constant_methods.empty()) std::printf("constant methods (%zu):\n", constant_methods.size());
+  for (const auto& [name, value] : constant_methods) {
+    std::printf("  %s = %s\n", name.c_str(), aot::to_string(value).c_str());
+  }
   return 0;
 }
 

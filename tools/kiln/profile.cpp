@@ -132,7 +132,7 @@ int run_profile(Args args) {
   } else {
     record = read_debug_record_for(options.record, options.path);
     runtime::set_backend_threads(options.threads);
-    std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
+    std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path, record.method);
     session->set_inputs_from(options.inputs);
     std::printf("program: %s, method '%s'%s; threads: %d (oneDNN backend)\n", options.path.c_str(),
                 session->method_name(), options.inputs.empty() ? ", inputs of ones" : "", options.threads);

@@ -25,8 +25,8 @@ namespace kiln::cli {
 namespace {
 
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
-       kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N]
-                          [--threads N] [--json] [--chrome-trace TRACE.json] [--trace RUN.kdump]
+       kiln run MODEL.pte [--method NAME] [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N]
+                          [--warmup N] [--threads N] [--json] [--chrome-trace TRACE.json] [--trace RUN.kdump]
 
 A .pt2 (a program saved by torch.export.save) runs through Kiln's reference
 interpreter (the portable kernels); a program in the training IR (what
@@ -39,7 +39,8 @@ USER_INPUT lines).
 
 A .pte (ExecuTorch's format, written by 'kiln lower -o' or by ExecuTorch's
 to_executorch()) runs on Kiln's runtime: the file is mapped and fully
-verified, the method 'forward' (else the program's first method) is loaded
+verified, the method --method names (by default 'forward', else the
+program's first method; 'kiln inspect' lists them) is loaded
 with the portable and prim kernels, the demo backends (DemoBackend) and the
 oneDNN backend (OneDnnBackend), its
 planned memory malloc'd at the sizes the method lists. Its inputs are the
@@ -60,6 +61,9 @@ Options:
                     in-place updates show); for a .pte, the outputs of the
                     last call (the method's outputs, mutated inputs first)
   --model NAME      (.pt2) the program to run when the archive holds several
+  --method NAME     (.pte) the method to run: a program method, or a constant
+                    method (no inputs), whose value prints as its outputs (a
+                    list as one output per item, as ExecuTorch writes it)
   --iterations N    (.pte) calls to time, 1 to 100000 (default 1); each call
                     sets the inputs again, and buffers keep their state from
                     call to call
@@ -189,7 +193,7 @@ void print_output(const std::string& label, const aot::Value& value) {
 }
 
 int run_run(Args args) {
-  std::string path, inputs_path, output_path, model;
+  std::string path, inputs_path, output_path, model, method;
   int64_t iterations = -1, warmup = -1, threads = -1;
   bool json = false;
   std::string chrome_trace;
@@ -205,6 +209,8 @@ int run_run(Args args) {
       output_path = args.value(arg);
     } else if (arg == "--model") {
       model = args.value(arg);
+    } else if (arg == "--method") {
+      method = args.value(arg);
     } else if (arg == "--iterations") {
       iterations = parse_integer(arg, args.value(arg), 1, 100000);
     } else if (arg == "--warmup") {
@@ -237,10 +243,13 @@ int run_run(Args args) {
     options.json = json;
     options.chrome_trace_path = chrome_trace;
     options.trace_path = trace;
+    options.method = method;
     return run_pte(options);
   }
-  if (iterations >= 0 || warmup >= 0 || threads >= 0 || json || !chrome_trace.empty() || !trace.empty()) {
-    throw UsageError(std::string(iterations >= 0   ? "--iterations"
+  if (iterations >= 0 || warmup >= 0 || threads >= 0 || json || !chrome_trace.empty() || !trace.empty() ||
+      !method.empty()) {
+    throw UsageError(std::string(!method.empty()   ? "--method"
+                                 : iterations >= 0 ? "--iterations"
                                  : warmup >= 0     ? "--warmup"
                                  : threads >= 0    ? "--threads"
                                  : json            ? "--json"

@@ -5,11 +5,13 @@
 // mallocs what the runtime asks for: the planned arenas MethodMeta lists, a
 // method allocator (grown until Method::load fits) and a temp allocator.
 //
-// Inputs come from an .npz and are checked against MethodMeta here, so a wrong
-// dtype, rank, shape or count is named before the runtime sees it; without
-// --inputs every input is ones at its planned shape. Prints each output as
-// the .pt2 path does, the load time and the execute times (with --json also
-// as one line of JSON, the last line printed).
+// The method run is --method's (a program method or a constant method), else
+// 'forward', else the program's first. Inputs come from an .npz and are
+// checked against MethodMeta here, so a wrong dtype, rank, shape or count is
+// named before the runtime sees it; without --inputs every input is ones at
+// its planned shape. Prints each output as the .pt2 path does (a prim or a
+// string as its value, a list of prims as a 1-d tensor), the load time and the
+// execute times (with --json also as one line of JSON, the last line printed).
 #include "run_pte.h"
 
 #include <algorithm>
@@ -321,13 +323,28 @@ void apply_inputs(runtime::Method& method, const Inputs& inputs) {
 
 // ---------------------------------------------------------------- outputs
 
-/// A contiguous host copy of a runtime value (a tensor, or a prim as a 0-dim array).
+/// A 1-d host tensor of a list's items.
+template <typename T>
+aot::HostTensor list_tensor(runtime::Span<const T> items) {
+  return aot::HostTensor::from_vector<T>({static_cast<int64_t>(items.size())},
+                                         std::vector<T>(items.begin(), items.end()));
+}
+
+/// A contiguous host copy of a runtime value: a tensor, a prim or a string as
+/// itself, a list of ints, doubles or bools as a 1-d tensor.
 aot::Value to_host(const runtime::EValue& value) {
   switch (value.tag()) {
     case Tag::Tensor: return devtools::host_copy(value.toTensor());
     case Tag::Int: return value.toInt();
     case Tag::Double: return value.toDouble();
     case Tag::Bool: return value.toBool();
+    case Tag::String: {
+      const auto text = value.toString();
+      return std::string(text.data(), text.size());
+    }
+    case Tag::ListInt: return list_tensor(value.toIntList());
+    case Tag::ListDouble: return list_tensor(value.toDoubleList());
+    case Tag::ListBool: return list_tensor(value.toBoolList());
     case Tag::None: return aot::None{};
     default: return std::string("<") + runtime::to_string(value.tag()) + ">";
   }
@@ -393,7 +410,16 @@ void print_json_times(const RuntimeSession& session, const TimeSummary& summary,
       proc_status_kb("VmHWM"));
 }
 
-const char* method_to_run(const runtime::Program& program) {
+/// `requested`, else 'forward', else the first method, as a name the program holds.
+const char* method_to_run(const runtime::Program& program, const std::string& requested, const std::string& label) {
+  std::string names;
+  for (size_t i = 0; i < program.num_methods(); ++i) {
+    auto name = program.get_method_name(i);
+    if (!name.ok()) fail("the program's method " + std::to_string(i), name.error());
+    if (!requested.empty() && requested == *name) return *name;
+    names += (names.empty() ? "" : ", ") + std::string(*name);
+  }
+  if (!requested.empty()) throw aot::AotError(label + " has no method '" + requested + "' (it has: " + names + ")");
   if (program.method_meta("forward").ok()) return "forward";
   g_runtime_errors.clear();
   auto name = program.get_method_name(0);
@@ -414,7 +440,8 @@ struct RuntimeSession::State {
   Inputs inputs;
 };
 
-RuntimeSession::RuntimeSession(std::unique_ptr<runtime::DataLoader> loader, const std::string& label)
+RuntimeSession::RuntimeSession(std::unique_ptr<runtime::DataLoader> loader, const std::string& label,
+                               const std::string& method)
     : state_(std::make_unique<State>()) {
   LogCapture log;
   const auto start = Clock::now();
@@ -423,7 +450,7 @@ RuntimeSession::RuntimeSession(std::unique_ptr<runtime::DataLoader> loader, cons
   if (!program.ok()) fail("'" + label + "' is not a program Kiln can load", program.error());
   state_->program.emplace(std::move(program.get()));
   program_load_ms_ = milliseconds_since(start);
-  state_->method_name = method_to_run(*state_->program);
+  state_->method_name = method_to_run(*state_->program, method, label);
   auto meta = state_->program->method_meta(state_->method_name);
   if (!meta.ok()) fail(std::string("method '") + state_->method_name + "'", meta.error());
   allocate_planned(*meta, state_->memory);
@@ -433,11 +460,12 @@ RuntimeSession::RuntimeSession(std::unique_ptr<runtime::DataLoader> loader, cons
 
 RuntimeSession::~RuntimeSession() = default;
 
-std::unique_ptr<RuntimeSession> RuntimeSession::from_file(const std::string& path) {
+std::unique_ptr<RuntimeSession> RuntimeSession::from_file(const std::string& path, const std::string& method) {
   LogCapture log;
   auto loader = runtime::MmapDataLoader::from(path.c_str());
   if (!loader.ok()) fail(path + ": cannot open", loader.error());
-  return std::make_unique<RuntimeSession>(std::make_unique<runtime::MmapDataLoader>(std::move(loader.get())), path);
+  return std::make_unique<RuntimeSession>(std::make_unique<runtime::MmapDataLoader>(std::move(loader.get())), path,
+                                          method);
 }
 
 std::unique_ptr<RuntimeSession> RuntimeSession::from_bytes(const void* data, size_t size, const std::string& label) {
@@ -494,7 +522,7 @@ std::vector<aot::Value> RuntimeSession::outputs() const {
 int run_pte(const PteRunOptions& options) {
   runtime::set_backend_threads(options.threads);  // before init: primitives are made for it
   const long long start_rss_kb = proc_status_kb("VmRSS");
-  std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path);
+  std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path, options.method);
   const runtime::MethodMeta meta = session->method_meta();
   std::printf("program: %s, method '%s': %zu inputs, %zu outputs, %zu instructions, %zu planned bytes\n",
               options.path.c_str(), session->method_name(), meta.num_inputs(), meta.num_outputs(),
@@ -504,7 +532,9 @@ int run_pte(const PteRunOptions& options) {
               session->load_ms(), session->program_load_ms(), session->load_ms() - session->program_load_ms());
 
   session->set_inputs_from(options.inputs_path);
-  if (options.inputs_path.empty()) std::printf("no --inputs: every input is ones at its planned shape\n");
+  if (options.inputs_path.empty() && meta.num_inputs() > 0) {
+    std::printf("no --inputs: every input is ones at its planned shape\n");
+  }
 
   std::vector<double> times;
   double first_ms = 0;  // the first call, warm-up or not: with load_ms, the time to a first result

@@ -25,6 +25,7 @@ struct PteRunOptions {
   bool json = false;  ///< also print the timings as one JSON line (kiln run --json)
   std::string chrome_trace_path;  ///< empty: no trace; else the timed calls' events as a Chrome trace
   std::string trace_path;         ///< empty: no trace; else the timed calls' events as a Kiln trace
+  std::string method;             ///< empty: 'forward', else the program's first method
 };
 
 /// Ones of `dtype` (any dtype a .pte input can have) at `sizes`.
@@ -34,16 +35,18 @@ aot::HostTensor ones(runtime::ScalarType dtype, const std::vector<int64_t>& size
 int run_pte(const PteRunOptions& options);
 
 /// A .pte loaded on the runtime (full verification; the portable and prim
-/// kernels and DemoBackend are linked in), its method ('forward', else the
-/// first one) loaded into malloc'd memory. Every failure throws AotError with
-/// the runtime's Error and the lines it logged.
+/// kernels and DemoBackend are linked in), one method (`method`, or when that
+/// is empty 'forward', else the first one) loaded into malloc'd memory. Every
+/// failure throws AotError with the runtime's Error and the lines it logged;
+/// a method the program lacks is named with the methods it has.
 class RuntimeSession {
  public:
-  static std::unique_ptr<RuntimeSession> from_file(const std::string& path);
+  static std::unique_ptr<RuntimeSession> from_file(const std::string& path, const std::string& method = "");
   /// `data` must outlive the session (the runtime reads it in place).
   static std::unique_ptr<RuntimeSession> from_bytes(const void* data, size_t size, const std::string& label);
 
-  RuntimeSession(std::unique_ptr<runtime::DataLoader> loader, const std::string& label);
+  RuntimeSession(std::unique_ptr<runtime::DataLoader> loader, const std::string& label,
+                 const std::string& method = "");
   ~RuntimeSession();
   RuntimeSession(const RuntimeSession&) = delete;
   RuntimeSession& operator=(const RuntimeSession&) = delete;

@@ -60,11 +60,20 @@ struct LiteralKey {
   }
 };
 
+// Constant tensor data by content hash -> its data_buffer_idx values; shared
+// by the methods of one program, so that a weight two methods read is stored once.
+using ConstantsByHash = std::unordered_map<size_t, std::vector<uint32_t>>;
+
 class MethodEmitter {
  public:
   MethodEmitter(const ExportedProgram& program, const EmitterMemoryPlan& plan, EmitterOutput& output,
-                fb::ExecutionPlanT& method)
-      : program_(program), plan_(plan), output_(output), method_(method) {}
+                ConstantsByHash& constants_by_hash, fb::ExecutionPlanT& method)
+      : program_(program),
+        plan_(plan),
+        output_(output),
+        debug_(output.debug_maps[method.name]),
+        constants_by_hash_(constants_by_hash),
+        method_(method) {}
 
   void emit() {
     collect_mutations();
@@ -451,7 +460,7 @@ class MethodEmitter {
     instruction->instr_args.Set(std::move(call));
     chain_->instructions.push_back(std::move(instruction));
     const size_t index = chain_->instructions.size() - 1;
-    if (node.meta.debug_handle) output_.debug_handle_map[index] = {*node.meta.debug_handle};
+    if (node.meta.debug_handle) debug_.debug_handle_map[index] = {*node.meta.debug_handle};
     return index;
   }
 
@@ -516,10 +525,10 @@ class MethodEmitter {
     }
     std::sort(handles.begin(), handles.end());
     handles.erase(std::unique(handles.begin(), handles.end()), handles.end());
-    output_.debug_handle_map[instruction] = handles;
+    debug_.debug_handle_map[instruction] = handles;
     DelegateDebugInfo info{lowered->backend_id(), {}};
     for (const auto& [id, mapped] : lowered->meta.debug_handle_map) info.delegate_map[to_string(id)] = mapped;
-    output_.delegate_map[instruction] = std::move(info);
+    debug_.delegate_map[instruction] = std::move(info);
   }
 
   void add_named_data(const LoweredBackendModule& lowered) {
@@ -548,28 +557,76 @@ class MethodEmitter {
   const ExportedProgram& program_;
   const EmitterMemoryPlan& plan_;
   EmitterOutput& output_;
+  MethodDebugMaps& debug_;
+  ConstantsByHash& constants_by_hash_;
   fb::ExecutionPlanT& method_;
   fb::ChainT* chain_ = nullptr;
   std::unordered_map<const Node*, std::vector<int32_t>> values_;
   std::map<LiteralKey, int32_t> literals_;
   std::map<std::string, int32_t> operators_;
-  std::unordered_map<size_t, std::vector<uint32_t>> constants_by_hash_;
   std::set<std::string> mutated_buffers_;
   std::set<const Node*> emitted_getitems_;
   int32_t empty_tensor_ = -1;
 };
 
+void emit_method(const MethodToEmit& method, EmitterOutput& output, ConstantsByHash& constants_by_hash) {
+  const ExportedProgram& program = *method.program;
+  auto plan = std::make_unique<fb::ExecutionPlanT>();
+  plan->name = method.name;
+  plan->container_meta_type = std::make_unique<fb::ContainerMetadataT>();
+  plan->container_meta_type->encoded_inp_str = encode_in_spec(program);
+  plan->container_meta_type->encoded_out_str = encode_out_spec(program);
+  MethodEmitter(program, *method.plan, output, constants_by_hash, *plan).emit();
+  output.program.program.execution_plan.push_back(std::move(plan));
+}
+
 }  // namespace
 
+const MethodDebugMaps& EmitterOutput::debug_maps_of(const std::string& method) const {
+  const auto found = debug_maps.find(method);
+  if (found != debug_maps.end()) return found->second;
+  std::string known;
+  for (const auto& [name, maps] : debug_maps) known += (known.empty() ? "" : ", ") + name;
+  throw AotError("the emitted program has no program method '" + method + "' (it has: " + known + ")");
+}
+
 EmitterOutput emit_program(const ExportedProgram& program, const EmitterMemoryPlan& plan, const std::string& method_name) {
+  return emit_program({MethodToEmit{method_name, &program, &plan}});
+}
+
+EmitterOutput emit_program(const std::vector<MethodToEmit>& methods, const ConstantMethods& constant_methods) {
+  std::set<std::string> names;
+  const auto claim = [&](const std::string& name, const char* kind) {
+    if (name.empty()) throw AotError(std::string("a ") + kind + " has an empty name");
+    if (!names.insert(name).second) {
+      throw AotError(std::string("two methods are named '") + name + "' (the second a " + kind + ")");
+    }
+  };
+  std::vector<const MethodToEmit*> sorted;
+  for (const MethodToEmit& method : methods) {
+    claim(method.name, "program method");
+    if (method.program == nullptr || method.plan == nullptr) {
+      throw AotError("program method '" + method.name + "' has no program or no memory plan");
+    }
+    sorted.push_back(&method);
+  }
+  for (const auto& [name, value] : constant_methods) claim(name, "constant method");
+  // ExecuTorch's order: program methods by name, then the constant methods.
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->name < b->name; });
+
   EmitterOutput output;
-  auto method = std::make_unique<fb::ExecutionPlanT>();
-  method->name = method_name;
-  method->container_meta_type = std::make_unique<fb::ContainerMetadataT>();
-  method->container_meta_type->encoded_inp_str = encode_in_spec(program);
-  method->container_meta_type->encoded_out_str = encode_out_spec(program);
-  MethodEmitter(program, plan, output, *method).emit();
-  output.program.program.execution_plan.push_back(std::move(method));
+  ConstantsByHash constants_by_hash;
+  for (const MethodToEmit* method : sorted) {
+    try {
+      emit_method(*method, output, constants_by_hash);
+    } catch (const AotError& error) {
+      if (methods.size() == 1) throw;
+      throw AotError("method '" + method->name + "': " + error.what());
+    }
+  }
+  for (const auto& [name, value] : constant_methods) {
+    output.program.program.execution_plan.push_back(emit_constant_method(name, value));
+  }
   return output;
 }
 

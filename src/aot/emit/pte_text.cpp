@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/core/scalar_type.h"
 
 namespace kiln::aot::pte {
@@ -82,9 +84,70 @@ std::string describe_instruction(const fb::ExecutionPlanT& plan, const fb::Instr
   return out.str();
 }
 
+size_t instruction_count(const fb::ExecutionPlanT& plan) {
+  size_t count = 0;
+  for (const auto& chain : plan.chains) count += chain ? chain->instructions.size() : 0;
+  return count;
+}
+
+const fb::EValueT* value_at(const fb::ExecutionPlanT& plan, int64_t index) {
+  if (index < 0 || static_cast<size_t>(index) >= plan.values.size()) return nullptr;
+  return plan.values[static_cast<size_t>(index)].get();
+}
+
+std::string json_text(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A non-tensor value as JSON would write it; nullopt for a tensor (or a list of them).
+std::optional<std::string> constant_text(const fb::ExecutionPlanT& plan, const fb::EValueT* value) {
+  if (value == nullptr) return std::nullopt;
+  const auto& val = value->val;
+  const auto list = [](const auto& items, auto&& text) {
+    std::string joined = "[";
+    for (size_t i = 0; i < items.size(); ++i) joined += (i ? ", " : "") + text(items[i]);
+    return joined + "]";
+  };
+  switch (val.type) {
+    case fb::KernelTypes::Null: return "null";
+    case fb::KernelTypes::Int: return std::to_string(val.AsInt()->int_val);
+    case fb::KernelTypes::Bool: return val.AsBool()->bool_val ? "true" : "false";
+    case fb::KernelTypes::Double: return json_text(val.AsDouble()->double_val);
+    case fb::KernelTypes::String: return json_text(val.AsString()->string_val);
+    case fb::KernelTypes::DoubleList:
+      return list(val.AsDoubleList()->items, [](double item) { return json_text(item); });
+    case fb::KernelTypes::BoolList:
+      return list(val.AsBoolList()->items, [](auto item) { return std::string(item ? "true" : "false"); });
+    case fb::KernelTypes::IntList:  // boxed: each item is the index of an Int value
+      return list(val.AsIntList()->items, [&](int64_t index) {
+        const fb::EValueT* item = value_at(plan, index);
+        return item != nullptr && item->val.type == fb::KernelTypes::Int ? std::to_string(item->val.AsInt()->int_val)
+                                                                        : "v" + std::to_string(index) + "?";
+      });
+    default: return std::nullopt;
+  }
+}
+
+void describe_methods(std::ostream& out, const fb::ProgramT& program) {
+  out << "methods (" << program.execution_plan.size() << "):\n";
+  for (const auto& plan : program.execution_plan) {
+    if (plan == nullptr) continue;
+    out << "  " << plan->name << ": ";
+    if (const auto value = constant_method_value(*plan)) {
+      out << "constant " << *value << "\n";
+    } else {
+      out << plan->inputs.size() << " inputs, " << plan->outputs.size() << " outputs, " << instruction_count(*plan)
+          << " instructions";
+      if (!plan->delegates.empty()) out << ", " << plan->delegates.size() << " delegates";
+      out << "\n";
+    }
+  }
+}
+
 void describe_plan(std::ostream& out, const PteFile& file, const fb::ExecutionPlanT& plan, size_t max_values) {
   out << "\nmethod '" << plan.name << "': " << plan.values.size() << " values, " << plan.inputs.size()
       << " inputs, " << plan.outputs.size() << " outputs\n";
+  if (const auto value = constant_method_value(plan)) out << "  constant method: " << *value << "\n";
   out << "  inputs:  " << join(plan.inputs, "v") << "\n";
   out << "  outputs: " << join(plan.outputs, "v") << "\n";
   out << "  values:\n";
@@ -140,6 +203,27 @@ void describe_plan(std::ostream& out, const PteFile& file, const fb::ExecutionPl
 }
 
 }  // namespace
+
+std::optional<std::string> constant_method_value(const fb::ExecutionPlanT& plan) {
+  if (!plan.inputs.empty() || instruction_count(plan) != 0 || !plan.delegates.empty()) return std::nullopt;
+  std::vector<std::string> items;
+  for (int32_t output : plan.outputs) {
+    std::optional<std::string> text = constant_text(plan, value_at(plan, output));
+    if (!text) return std::nullopt;
+    items.push_back(std::move(*text));
+  }
+  bool is_list = false;
+  if (plan.container_meta_type) {
+    // The output spec's root: "[1, {"type": "builtins.list", ...}]".
+    const auto spec = nlohmann::json::parse(plan.container_meta_type->encoded_out_str, nullptr, false);
+    is_list = spec.is_array() && spec.size() == 2 && spec[1].is_object() &&
+              spec[1].value("type", nlohmann::json()) == "builtins.list";
+  }
+  if (items.size() == 1 && !is_list) return items.front();
+  std::string joined;
+  for (size_t i = 0; i < items.size(); ++i) joined += (i ? ", " : "") + items[i];
+  return is_list ? "[" + joined + "]" : "(" + joined + ")";
+}
 
 std::string describe_value(const fb::EValueT& value) {
   const auto& val = value.val;
@@ -198,6 +282,7 @@ std::string describe_pte(const PteFile& file, size_t max_values) {
   if (!program.backend_delegate_data.empty()) {
     out << "inline delegate data: " << program.backend_delegate_data.size() << " blobs\n";
   }
+  describe_methods(out, program);
   for (const auto& plan : program.execution_plan) describe_plan(out, file, *plan, max_values);
   return out.str();
 }

@@ -157,14 +157,39 @@ ExportedProgram read_pt2(const ZipArchive& archive, const std::string& requested
   }
 }
 
-ExportedProgram load_pt2(const std::string& path, const std::string& model) {
+namespace {
+
+// Runs `read` on the archive at `path`, its errors prefixed with the path.
+template <typename Read>
+auto with_archive(const std::string& path, Read&& read) {
   try {
-    return read_pt2(ZipArchive::open(path), model);
+    return read(ZipArchive::open(path));
   } catch (const AotError& error) {
     const std::string message = error.what();
     if (message.rfind(path, 0) == 0) throw;
     throw AotError(path + ": " + message);
   }
+}
+
+}  // namespace
+
+ExportedProgram load_pt2(const std::string& path, const std::string& model) {
+  return with_archive(path, [&](const ZipArchive& archive) { return read_pt2(archive, model); });
+}
+
+std::map<std::string, std::string> pt2_extra_files(const ZipArchive& archive) {
+  const std::string prefix = "extra/";
+  std::map<std::string, std::string> files;
+  for (const std::string& entry : archive.entries()) {
+    if (entry.size() > prefix.size() && entry.rfind(prefix, 0) == 0) {
+      files.emplace(entry.substr(prefix.size()), archive.read_text(entry));
+    }
+  }
+  return files;
+}
+
+std::map<std::string, std::string> load_pt2_extra_files(const std::string& path) {
+  return with_archive(path, [](const ZipArchive& archive) { return pt2_extra_files(archive); });
 }
 
 }  // namespace kiln::aot

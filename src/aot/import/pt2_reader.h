@@ -4,6 +4,7 @@
 // Weights are memory-mapped, never copied.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,13 @@ ExportedProgram read_pt2(const ZipArchive& archive, const std::string& model = "
 
 /// Opens `path` and reads its program (see read_pt2).
 ExportedProgram load_pt2(const std::string& path, const std::string& model = "");
+
+/// The archive's extra files, which torch.export.save(ep, f, extra_files=
+/// {name: text}) stores under extra/: name -> contents
+/// ("kiln/constant_methods.json" -> its JSON).
+std::map<std::string, std::string> pt2_extra_files(const ZipArchive& archive);
+
+/// Opens `path` and reads its extra files (see pt2_extra_files); errors name the path.
+std::map<std::string, std::string> load_pt2_extra_files(const std::string& path);
 
 }  // namespace kiln::aot

@@ -1,5 +1,6 @@
 #include "aot/pipeline/lower.h"
 
+#include <optional>
 #include <utility>
 
 #include "aot/delegate/canonical_partitioners.h"
@@ -49,31 +50,98 @@ void to_edge(ExportedProgram& program) {
 }
 
 LoweredProgram lower(ExportedProgram program, const LowerOptions& options) {
-  if (options.debug_record && options.delegate_only) {
-    throw AotError("a debug record describes a .pte: it needs the whole lowering, not delegate_only");
+  ProgramMethods methods;
+  methods.programs.emplace("forward", std::move(program));
+  return lower(std::move(methods), options);
+}
+
+namespace {
+
+// "forward" if there is one (the method runtimes run by default), else the first.
+std::string main_method(const ProgramMethods& methods) {
+  if (methods.programs.empty()) throw AotError("a .pte needs at least one program method");
+  return methods.programs.count("forward") ? "forward" : methods.programs.begin()->first;
+}
+
+void check_method_names(const ProgramMethods& methods) {
+  for (const auto& [name, program] : methods.programs) {
+    if (name.empty()) throw AotError("a program method has an empty name");
   }
+  for (const auto& [name, value] : methods.constants) {
+    if (name.empty()) throw AotError("a constant method has an empty name");
+    if (methods.programs.count(name)) {
+      throw AotError("constant method '" + name + "' has the name of a program method; method names must differ");
+    }
+  }
+}
+
+// Runs `step` on one method; with several methods, its errors name the method.
+template <typename Step>
+auto for_method(const std::string& name, bool several, Step&& step) {
+  try {
+    return step();
+  } catch (const AotError& error) {
+    if (!several) throw;
+    throw AotError("method '" + name + "': " + error.what());
+  }
+}
+
+// Steps 1 to 3 of one program method; `source_nodes`, if given, gets the
+// nodes as imported (for the debug record).
+LoweredMethod delegate_method(std::string name, ExportedProgram program, const LowerOptions& options,
+                              std::map<int64_t, devtools::SourceNode>* source_nodes) {
   generate_debug_handles(program);
   // The record maps handles to the nodes as imported, before decomposition
   // renames and replaces them.
-  std::map<int64_t, devtools::SourceNode> source_nodes;
-  if (options.debug_record) source_nodes = devtools::source_nodes(program);
+  if (source_nodes != nullptr) *source_nodes = devtools::source_nodes(program);
   to_core_aten(program);
   if (options.fold_constants) aot::fold_constants(program);
-
   std::vector<ToBackendReport> reports;
   ExportedProgram delegated =
       options.backends.empty() ? program.copy_of_verified() : delegate(program, options, reports);
-  LoweredProgram lowered{std::move(program), std::move(delegated), std::move(reports), std::nullopt, std::nullopt};
+  return LoweredMethod{std::move(name), std::move(program), std::move(delegated), std::move(reports)};
+}
+
+}  // namespace
+
+LoweredProgram lower(ProgramMethods methods, const LowerOptions& options) {
+  if (options.debug_record && options.delegate_only) {
+    throw AotError("a debug record describes a .pte: it needs the whole lowering, not delegate_only");
+  }
+  const std::string main = main_method(methods);
+  check_method_names(methods);
+  const bool several = methods.programs.size() > 1;
+
+  std::map<int64_t, devtools::SourceNode> source_nodes;
+  std::vector<LoweredMethod> others;
+  std::optional<LoweredMethod> first;
+  for (auto& [name, program] : methods.programs) {
+    const bool is_main = name == main;
+    LoweredMethod method = for_method(name, several, [&] {
+      return delegate_method(name, std::move(program), options,
+                             is_main && options.debug_record ? &source_nodes : nullptr);
+    });
+    if (is_main) first.emplace(std::move(method));
+    else others.push_back(std::move(method));
+  }
+  LoweredProgram lowered{std::move(first->edge), std::move(first->delegated), std::move(first->reports),
+                         std::nullopt, std::nullopt, main, std::move(others)};
   if (options.delegate_only) return lowered;
 
   const KernelQuery registered = [](const std::string& name) {
     return runtime::registry_has_op_function(name.c_str());
   };
-  check_ops_supported(lowered.delegated, options.has_kernel ? options.has_kernel : registered, options.kernels_name);
-  lowered.executorch = to_executorch(lowered.delegated, options.config);
+  const KernelQuery& has_kernel = options.has_kernel ? options.has_kernel : registered;
+  std::vector<MethodProgram> programs{{main, &lowered.delegated}};
+  for (const LoweredMethod& method : lowered.other_methods) programs.push_back({method.name, &method.delegated});
+  for (const MethodProgram& method : programs) {
+    for_method(method.name, several,
+               [&] { check_ops_supported(*method.program, has_kernel, options.kernels_name); });
+  }
+  lowered.executorch = to_executorch(programs, methods.constants, options.config);
   if (options.debug_record) {
-    lowered.debug_record =
-        devtools::make_debug_record(std::move(source_nodes), lowered.executorch->emitted, lowered.executorch->buffer);
+    lowered.debug_record = devtools::make_debug_record(std::move(source_nodes), lowered.executorch->emitted,
+                                                       lowered.executorch->buffer, main);
   }
   return lowered;
 }

@@ -14,6 +14,10 @@
 //   5. to_executorch: the lowering passes, memory planning, emission and
 //      serialization; and, on request, the debug record that maps the .pte
 //      back to the nodes of step 1.
+// A .pte may hold several methods (ProgramMethods, ExecuTorch's to_edge({name:
+// program, ...}, constant_methods={...})): each program method goes through
+// steps 1 to 4 on its own and gets its own memory plan in step 5; constant
+// methods are written beside them. program_methods.h reads them from .pt2 files.
 #pragma once
 
 #include <map>
@@ -51,6 +55,25 @@ struct LowerOptions {
   std::string kernels_name = "Kiln's portable kernels";
 };
 
+/// The methods of one .pte, as ExecuTorch's to_edge({name: program, ...},
+/// constant_methods={name: value}) takes them.
+struct ProgramMethods {
+  /// Program methods by name. The main one is "forward" if there is one,
+  /// else the first by name: LoweredProgram's edge, delegated and reports
+  /// and the debug record describe it.
+  std::map<std::string, ExportedProgram> programs;
+  /// Constant methods: no inputs, no instructions, their value as outputs.
+  ConstantMethods constants;
+};
+
+/// One program method after delegation (steps 1 to 3).
+struct LoweredMethod {
+  std::string name;
+  ExportedProgram edge;
+  ExportedProgram delegated;
+  std::vector<ToBackendReport> reports;
+};
+
 struct LoweredProgram {
   /// Core ATen with debug handles (its constants folded), before delegation.
   ExportedProgram edge;
@@ -62,6 +85,10 @@ struct LoweredProgram {
   std::optional<ExecutorchProgram> executorch;
   /// With LowerOptions::debug_record.
   std::optional<devtools::DebugRecord> debug_record;
+  /// The method name of the program that edge, delegated and reports describe.
+  std::string method_name = "forward";
+  /// The other program methods, by name.
+  std::vector<LoweredMethod> other_methods;
 
   /// The .pte bytes; throws AotError if the program was only delegated.
   const std::vector<uint8_t>& buffer() const;
@@ -75,9 +102,15 @@ void to_core_aten(ExportedProgram& program);
 /// Steps 1 and 2: debug handles, then core ATen. In place.
 void to_edge(ExportedProgram& program);
 
-/// Steps 1 to 5. Throws AotError naming the node, the op and the reason at
-/// the first step that cannot go on (an unknown backend id lists the
-/// registered ones).
+/// Steps 1 to 5, `program` as the method 'forward'. Throws AotError naming
+/// the node, the op and the reason at the first step that cannot go on (an
+/// unknown backend id lists the registered ones).
 LoweredProgram lower(ExportedProgram program, const LowerOptions& options = {});
+
+/// Steps 1 to 5 for every program method (with the same options), then one
+/// .pte holding them and the constant methods. Throws AotError as above,
+/// naming the method when there are several, and for no program method, an
+/// empty method name or a constant method named as a program method.
+LoweredProgram lower(ProgramMethods methods, const LowerOptions& options = {});
 
 }  // namespace kiln::aot

@@ -128,4 +128,22 @@ Result<std::vector<EValue>> Module::execute(const std::string& method_name, cons
   return outputs;
 }
 
+Result<std::vector<EValue>> Module::constant_values(const std::string& method_name) {
+  Result<MethodMeta> meta = method_meta(method_name);
+  if (!meta.ok()) return meta.error();  // the program logged why
+  KILN_CHECK_OR_LOG_RETURN(meta->num_inputs() == 0, InvalidArgument,
+                           "Module: method '%s' takes %zu inputs; a constant method takes none", method_name.c_str(),
+                           meta->num_inputs());
+  return execute(method_name, {});
+}
+
+Result<EValue> Module::constant_value(const std::string& method_name) {
+  Result<std::vector<EValue>> values = constant_values(method_name);
+  if (!values.ok()) return values.error();
+  KILN_CHECK_OR_LOG_RETURN(values->size() == 1, InvalidArgument,
+                           "Module: method '%s' returns %zu values, not one (read a list with constant_values)",
+                           method_name.c_str(), values->size());
+  return values->front();
+}
+
 }  // namespace kiln::runtime

@@ -56,6 +56,19 @@ class Module final {
     return execute("forward", inputs);
   }
 
+  /// The outputs of a method that takes no inputs, such as a constant method
+  /// (ExecuTorch's constant_methods: get_max_seq_len, get_eos_ids, ...): it is
+  /// loaded if needed and run. A list constant gives one EValue per item, as
+  /// ExecuTorch writes it. A string points into the program's data, valid
+  /// while the module is loaded.
+  /// @retval NotFound the program has no method `method_name`.
+  /// @retval InvalidArgument the method takes inputs (logged).
+  [[nodiscard]] Result<std::vector<EValue>> constant_values(const std::string& method_name);
+  /// The value of a constant method that returns one value (get_bos_id,
+  /// use_kv_cache, ...); as constant_values, and also:
+  /// @retval InvalidArgument the method returns several values or none (logged).
+  [[nodiscard]] Result<EValue> constant_value(const std::string& method_name);
+
  private:
   struct LoadedMethod;
   std::string path_;

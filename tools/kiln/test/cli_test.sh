@@ -62,7 +62,7 @@ expect "inspect an unknown model name" 1 "the archive has no program 'other' (it
 
 # run
 expect "run help" 0 "Usage: kiln run MODEL.pt2 --inputs INPUTS.npz" -- run --help
-expect "run help tells of .pte" 0 "kiln run MODEL.pte [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N] [--warmup N]" -- run --help
+expect "run help tells of .pte" 0 "kiln run MODEL.pte [--method NAME] [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N]" -- run --help
 expect "run needs a file" 2 "'kiln run' needs a .pt2 or .pte file" -- run --inputs "$fixtures/mlp/case0.inputs.npz"
 expect "run needs inputs" 2 "'kiln run' needs --inputs FILE.npz" -- run "$fixtures/mlp/model.core.pt2"
 expect "run prints outputs" 0 "output_0: f32[2, 4]" -- run "$fixtures/mlp/model.core.pt2" --inputs "$fixtures/mlp/case0.inputs.npz"
@@ -260,6 +260,91 @@ expect "inspect a truncated .pte" 1 "lies outside the file's 200 bytes" -- inspe
 expect "demo prints the memory plan" 0 "mem_id 1: 4096 bytes, peak live 4096 bytes" -- demo --batch 1 --size 4 --quiet
 expect "demo writes the .pte" 0 "wrote $scratch/demo.pte" -- demo --batch 1 --size 4 --quiet -o "$scratch/demo.pte"
 expect "the demo's .pte reads back" 0 "aten::convolution.out" -- inspect "$scratch/demo.pte"
+
+# Several methods in one .pte: constant methods from the archive's extra file (kv_cache_index_copy
+# carries kiln/constant_methods.json, tools/fixtures/generate.py), from --constant-methods over them,
+# and program methods from other archives (--method NAME=FILE.pt2); inspect and run read them.
+kv="$fixtures/kv_cache_index_copy/model.core.pt2"
+expect "lower help tells of --constant-methods" 0 "--constant-methods FILE  with -o: constant methods from a JSON file" -- lower --help
+expect "lower help tells of --method" 0 "--method NAME=FILE.pt2   with -o: FILE.pt2's program as one more method NAME" -- lower --help
+expect "lower help tells of the archive's extra file" 0 "extra file kiln/constant_methods.json" -- lower --help
+expect "lower writes the archive's constant methods" 0 "  get_eos_ids = [2, 3]" -- lower "$kv" -o "$scratch/kv.pte"
+expect "inspect lists every method" 0 "  forward: 2 inputs, 1 outputs, " -- inspect "$scratch/kv.pte"
+expect "inspect prints a constant method's value" 0 '  get_name: constant "kv_cache_index_copy"' -- inspect "$scratch/kv.pte"
+expect "inspect prints a list constant" 0 "  get_eos_ids: constant [2, 3]" -- inspect "$scratch/kv.pte"
+expect "inspect marks a constant method in its section" 0 "  constant method: 0.5" -- inspect "$scratch/kv.pte"
+expect "run --help tells of --method" 0 "--method NAME     (.pte) the method to run" -- run --help
+expect "run an int constant method" 0 "output_0: 6" -- run "$scratch/kv.pte" --method get_max_seq_len
+expect "run a list constant: one output per item" 0 "output_1: 3" -- run "$scratch/kv.pte" --method get_eos_ids
+expect "run a string constant" 0 "output_0: 'kv_cache_index_copy'" -- run "$scratch/kv.pte" --method get_name
+expect "run a bool constant" 0 "output_0: True" -- run "$scratch/kv.pte" --method use_kv_cache
+expect "a constant method takes no inputs" 0 "method 'get_scale': 0 inputs, 1 outputs, 0 instructions" -- \
+  run "$scratch/kv.pte" --method get_scale
+printf '{"get_max_seq_len": 4, "get_bos_id": 1}' > "$scratch/constants.json"
+expect "--constant-methods replaces and adds" 0 "  get_max_seq_len = 4" -- \
+  lower "$kv" -o "$scratch/kv2.pte" --constant-methods "$scratch/constants.json" --method decode="$fixtures/mlp/model.core.pt2"
+expect "--method adds a program method" 0 "method 'decode': 9 values, 3 instructions" -- \
+  lower "$kv" -o "$scratch/kv2.pte" --constant-methods "$scratch/constants.json" --method decode="$fixtures/mlp/model.core.pt2"
+expect "run a program method by name" 0 "wrote $scratch/decode.npz" -- \
+  run "$scratch/kv2.pte" --method decode --inputs "$fixtures/mlp/case0.inputs.npz" --output "$scratch/decode.npz"
+compare "the added method computes its program" "$scratch/decode.npz" "$fixtures/mlp/case0.expected.npz" output_0=output_0
+expect "run 'forward' by default" 0 "method 'forward': 2 inputs" -- run "$scratch/kv2.pte"
+expect "run an unknown method" 1 "kv2.pte has no method 'backward' (it has: decode, forward, get_bos_id, get_eos_ids," -- \
+  run "$scratch/kv2.pte" --method backward
+expect "run --method applies to .pte programs" 2 "--method applies to .pte programs" -- \
+  run "$fixtures/mlp/model.core.pt2" --inputs "$fixtures/mlp/case0.inputs.npz" --method forward
+expect "inspect ExecuTorch's constant methods" 0 "  get_eos_ids: constant [2, 7]" -- inspect "$pte/constant_methods.pte"
+expect "run ExecuTorch's string constant" 0 "output_0: 'tiny'" -- run "$pte/constant_methods.pte" --method get_name
+expect "run ExecuTorch's second program method" 0 "output_0: f32[2, 3]  min=3 max=3 mean=3" -- \
+  run "$pte/constant_methods.pte" --method decode
+# The debug record, profile and compare describe the main method of a file with several.
+seed_model="$fixtures/conv_relu_tan/model.pt2"
+expect "lower several methods with a debug record" 0 "Wrote $scratch/dvm.kdbg" -- \
+  lower "$seed_model" --backend DemoBackend -o "$scratch/dvm.pte" --debug-record "$scratch/dvm.kdbg" \
+  --method another="$fixtures/mlp/model.core.pt2" --constant-methods "$scratch/constants.json"
+expect "profile runs the main method of several" 0 "conv2d_1" -- \
+  profile "$scratch/dvm.pte" --debug-record "$scratch/dvm.kdbg" --iterations 1
+expect "compare runs the main method of several" 0 "Every compared op is above 60.0 dB." -- \
+  compare "$scratch/dvm.pte" --debug-record "$scratch/dvm.kdbg" --reference "$seed_model"
+# Refusals: each names the flag, the file, the key or the name.
+expect "--constant-methods needs -o" 2 "--constant-methods adds methods to a .pte program: give -o FILE.pte too" -- \
+  lower "$kv" --backend DemoBackend --constant-methods "$scratch/constants.json"
+expect "--method needs -o" 2 "--method adds methods to a .pte program: give -o FILE.pte too" -- \
+  lower "$kv" --backend DemoBackend --method decode="$kv"
+expect "--method needs NAME=FILE" 2 "--method expects NAME=FILE.pt2, got 'decode'" -- lower "$kv" -o "$scratch/x.pte" --method decode
+expect "--method with an empty name" 2 "--method expects NAME=FILE.pt2, got '=x.pt2'" -- lower "$kv" -o "$scratch/x.pte" --method =x.pt2
+expect "--method forward is the main program" 1 "'forward' is the main program's method" -- \
+  lower "$kv" -o "$scratch/x.pte" --method forward="$kv"
+expect "a program method named twice" 1 "two program methods are named 'decode'" -- \
+  lower "$kv" -o "$scratch/x.pte" --method decode="$kv" --method decode="$kv"
+expect "--method of a missing file" 1 "$scratch/none.pt2: cannot open" -- lower "$kv" -o "$scratch/x.pte" --method decode="$scratch/none.pt2"
+printf '{"decode": 1}' > "$scratch/clash.json"
+expect "a constant method named as a program method" 1 "constant method 'decode' has the name of a program method" -- \
+  lower "$kv" -o "$scratch/x.pte" --method decode="$kv" --constant-methods "$scratch/clash.json"
+expect "a missing constant methods file" 1 "$scratch/none.json: cannot open" -- \
+  lower "$kv" -o "$scratch/x.pte" --constant-methods "$scratch/none.json"
+printf '{"get_bos_id": 1,' > "$scratch/truncated.json"
+expect "constant methods that are not JSON" 1 "$scratch/truncated.json: not valid JSON" -- \
+  lower "$kv" -o "$scratch/x.pte" --constant-methods "$scratch/truncated.json"
+printf '[1, 2]' > "$scratch/list.json"
+expect "constant methods that are not an object" 1 "list.json: expected a JSON object of method name -> value, got a list" -- \
+  lower "$kv" -o "$scratch/x.pte" --constant-methods "$scratch/list.json"
+printf '{"get_config": {"layers": 2}}' > "$scratch/nested.json"
+expect "a nested object" 1 "nested.json: 'get_config' is an object; a constant method returns an integer, a float" -- \
+  lower "$kv" -o "$scratch/x.pte" --constant-methods "$scratch/nested.json"
+printf '{"get_eos_ids": [2, "x"]}' > "$scratch/mixed.json"
+expect "a mixed list" 1 "mixed.json: 'get_eos_ids'[1] is a string (\"x\") in a list of integers" -- \
+  lower "$kv" -o "$scratch/x.pte" --constant-methods "$scratch/mixed.json"
+printf '{"get_eos_ids": [2, 2.5]}' > "$scratch/float.json"
+expect "a float in a list of integers" 1 "float.json: 'get_eos_ids'[1] is a float (2.5) in a list of integers" -- \
+  lower "$kv" -o "$scratch/x.pte" --constant-methods "$scratch/float.json"
+printf '{"get_bos_id": null}' > "$scratch/null.json"
+expect "a null constant" 1 "null.json: 'get_bos_id' is null" -- lower "$kv" -o "$scratch/x.pte" --constant-methods "$scratch/null.json"
+if [ -e "$scratch/x.pte" ]; then
+  echo "FAIL a refused lower wrote its .pte"; failures=$((failures + 1))
+else
+  passes=$((passes + 1))
+fi
 
 # ops
 expect "help lists ops" 0 "ops        list the ops Kiln knows" -- help

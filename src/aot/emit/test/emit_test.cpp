@@ -55,6 +55,8 @@ segments: 2
   #0 offset 0, 68 bytes (constants)
   #1 offset 128, 12 bytes (mutable data)
 constants: 3 tensors in segment 0
+methods (1):
+  forward: 1 inputs, 1 outputs, 6 instructions
 
 method 'forward': 15 values, 1 inputs, 1 outputs
   inputs:  [v4]
@@ -98,9 +100,10 @@ TEST(Emit, KeepsTheDebugHandleOfEachInstruction) {
   for (Node* node : program.graph()) node->meta.debug_handle = handle++;
   const ExecutorchProgram result = to_executorch(program);
   const auto& instructions = result.emitted.program.program.execution_plan[0]->chains[0]->instructions;
-  ASSERT_EQ(result.emitted.debug_handle_map.size(), instructions.size());
+  const auto& debug_handle_map = result.emitted.debug_maps_of("forward").debug_handle_map;
+  ASSERT_EQ(debug_handle_map.size(), instructions.size());
   // Instruction 1 is the mm, the graph's fifth node (x, w, count, permute, mm).
-  EXPECT_EQ(result.emitted.debug_handle_map.at(1), std::vector<int64_t>{14});
+  EXPECT_EQ(debug_handle_map.at(1), std::vector<int64_t>{14});
 }
 
 TEST(Emit, RefusesAProgramNotInExecutableForm) {

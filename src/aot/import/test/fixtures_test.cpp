@@ -12,6 +12,7 @@
 #include "aot/import/testing/golden_fixtures.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/interpreter/interpreter.h"
+#include "aot/ir/error.h"
 #include "aot/ir/op_table/op_schema.h"
 
 namespace kiln::aot {
@@ -87,6 +88,25 @@ TEST(FixtureTiedWeightsTest, ShareOneStorage) {
     const HostTensor& encoder = program.state_dict().at("encoder.weight");
     const HostTensor& decoder = program.state_dict().at("decoder.weight");
     EXPECT_EQ(encoder.data(), decoder.data()) << file;
+  }
+}
+
+// torch.export.save(..., extra_files={...}) stores each under extra/ in the
+// archive (generate.py's EXTRA_FILES); an archive without any has none.
+TEST(FixtureExtraFilesTest, AreReadAsSaved) {
+  for (const char* file : {"model.pt2", "model.core.pt2"}) {
+    const auto extra = load_pt2_extra_files(kFixtures + "kv_cache_index_copy/" + file);
+    ASSERT_EQ(extra.size(), 1u) << file;
+    const nlohmann::json methods = nlohmann::json::parse(extra.at("kiln/constant_methods.json"));
+    EXPECT_EQ(methods.at("get_max_seq_len"), 6) << file;
+    EXPECT_EQ(methods.at("get_eos_ids"), nlohmann::json::array({2, 3})) << file;
+  }
+  EXPECT_TRUE(load_pt2_extra_files(kFixtures + "mlp/model.pt2").empty());
+  try {
+    load_pt2_extra_files(kFixtures + "no_such_fixture/model.pt2");
+    ADD_FAILURE() << "no error for a missing file";
+  } catch (const AotError& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("no_such_fixture/model.pt2: cannot open"));
   }
 }
 
