@@ -108,6 +108,20 @@ RowsCase tied_embedding_case() {
           }};
 }
 
+// Weights the call passes as (N, K), with a bias: one row runs as Kiln's
+// own dot products (Step::RowDots), more as the oneDNN matmul.
+RowsCase passed_weights_case() {
+  aot::GraphBuilder b;
+  Node* x = b.input("x", f32({rows_symbol, 24}));
+  Node* w = b.input("w", f32({40, 24}));
+  b.set_range("s", ValueRange{1, kBound});
+  Node* y = b.call("aten::addmm", {b.parameter("bias", rows_values({40}, 5)), x, b.call("aten::permute", {w, testing::ints({1, 0})})});
+  b.output({y});
+  return {"addmm_passed_weights", std::move(b).build(), [](int64_t rows) {
+            return std::vector<aot::Value>{rows_values({rows, 24}, 1), rows_values({40, 24}, 2)};
+          }};
+}
+
 std::vector<aot::HostTensor> interpret_at_rows(const ExportedProgram& original, const std::vector<aot::Value>& inputs) {
   ExportedProgram program = aot::transform(original, {aot::decompose_to_core_aten()});
   std::vector<aot::PyTree> args;
@@ -131,6 +145,7 @@ std::vector<RowsCase> all_cases() {
   cases.push_back(bmm_case());
   cases.push_back(projections_case());
   cases.push_back(tied_embedding_case());
+  cases.push_back(passed_weights_case());
   return cases;
 }
 
@@ -157,7 +172,7 @@ TEST_P(RuntimeRowsTest, RunsAtEverySizeAsOnThePortableKernels) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, RuntimeRowsTest, ::testing::Range(0, 6), [](const ::testing::TestParamInfo<int>& info) {
+INSTANTIATE_TEST_SUITE_P(Cases, RuntimeRowsTest, ::testing::Range(0, 7), [](const ::testing::TestParamInfo<int>& info) {
   return all_cases().at(static_cast<size_t>(info.param)).name;
 });
 
