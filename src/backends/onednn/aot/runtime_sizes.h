@@ -1,7 +1,9 @@
 // Run-time sizes on OneDnnBackend: a matmul whose rows vary from call to call
 // (a language model's sequence, 1 at decode and up to the prompt's bound at
 // prefill) runs as one oneDNN matmul made with a run-time dimension
-// (DNNL_RUNTIME_DIM_VAL), its weights packed once at load.
+// (DNNL_RUNTIME_DIM_VAL), its weights laid out once at load in the layout
+// the primitive chose (oneDNN 3.2 runs it on its gemm, which takes them plain,
+// K x N, and packs panels per call; its blocked brgemm takes no run-time M).
 //
 // What is taken: mm, addmm, bmm and linear whose first operand and result
 // have one symbolic size -- a bare symbol with an upper bound, in a row

@@ -321,7 +321,8 @@ Error runtime_desc(GraphBuilder& b, const int64_t* dims, uint32_t rank, int32_t 
 
 // A matmul whose rows the call sets (onednn_graph.fbs Value.runtime_dim): one
 // primitive made with a run-time dimension in its source and result, both
-// plain; the weights packed once in the layout it chose.
+// plain; the weights laid out once in the layout it chose (plain K x N:
+// oneDNN 3.2 makes it on its gemm, its brgemm takes no run-time M).
 Error build_runtime_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   const int32_t a = b.input(0), w = b.input(1), bias = b.input(2), out = b.output();
   const uint32_t rank = rank_of_value(b, out);
