@@ -122,6 +122,19 @@ RowsCase passed_weights_case() {
           }};
 }
 
+// A static branch in the same delegate as a run-time one:
+// the relu's primitive keeps its sizes while the matmul's change.
+RowsCase mixed_case() {
+  aot::GraphBuilder b;
+  Node* x = b.input("x", f32({rows_symbol, 24}));
+  Node* z = b.input("z", f32({3, 5}));
+  b.set_range("s", ValueRange{1, kBound});
+  b.output({b.call("aten::relu", {z}), b.call("aten::mm", {x, b.parameter("w", rows_values({24, 40}, 3))})});
+  return {"static_and_run_time", std::move(b).build(), [](int64_t rows) {
+            return std::vector<aot::Value>{rows_values({rows, 24}, 1), rows_values({3, 5}, 2)};
+          }};
+}
+
 std::vector<aot::HostTensor> interpret_at_rows(const ExportedProgram& original, const std::vector<aot::Value>& inputs) {
   ExportedProgram program = aot::transform(original, {aot::decompose_to_core_aten()});
   std::vector<aot::PyTree> args;
@@ -146,6 +159,7 @@ std::vector<RowsCase> all_cases() {
   cases.push_back(projections_case());
   cases.push_back(tied_embedding_case());
   cases.push_back(passed_weights_case());
+  cases.push_back(mixed_case());
   return cases;
 }
 
@@ -172,7 +186,7 @@ TEST_P(RuntimeRowsTest, RunsAtEverySizeAsOnThePortableKernels) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, RuntimeRowsTest, ::testing::Range(0, 7), [](const ::testing::TestParamInfo<int>& info) {
+INSTANTIATE_TEST_SUITE_P(Cases, RuntimeRowsTest, ::testing::Range(0, 8), [](const ::testing::TestParamInfo<int>& info) {
   return all_cases().at(static_cast<size_t>(info.param)).name;
 });
 
