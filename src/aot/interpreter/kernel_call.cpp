@@ -197,19 +197,20 @@ class Boxer {
   const std::function<const NodeValue&(const Node*)>& lookup_;
 };
 
-// The tensors of the allocs an out argument names (one, or a list).
+// The tensors of the allocs an out argument names (one, or a list), or of a
+// mutated buffer's placeholder (a buffer updated in place: memory_ops.h).
 std::vector<HostTensor> out_tensors(const Argument& out, const std::string& name, CallFrame& frame,
                                     const std::function<const NodeValue&(const Node*)>& lookup) {
   std::vector<HostTensor> tensors;
   bool all_allocs = out.is_node() || out.is_list();
   for_each_node(out, [&](const Node* alloc) {
-    all_allocs = all_allocs && exec_kind(*alloc) == ExecKind::Alloc;
+    all_allocs = all_allocs && (exec_kind(*alloc) == ExecKind::Alloc || alloc->is_placeholder());
     const NodeValue& value = lookup(alloc);
     const auto* tensor = value.values.size() == 1 ? std::get_if<HostTensor>(&value.values[0]) : nullptr;
     if (tensor == nullptr) all_allocs = false;
     else tensors.push_back(*tensor);
   });
-  if (!all_allocs) throw AotError(frame.where() + ": out argument '" + name + "' must name memory.alloc nodes");
+  if (!all_allocs) throw AotError(frame.where() + ": out argument '" + name + "' must name memory.alloc nodes (or a buffer updated in place)");
   return tensors;
 }
 

@@ -18,7 +18,11 @@
 //    argument); arguments of the functional op that the out variant lacks
 //    (`_to_copy`'s dtype) are carried by the allocs' metas. The call's
 //    meta.val is what the functional op's was; its value is its out tensors
-//    (it aliases its allocs), and so is a getitem of it.
+//    (it aliases its allocs), and so is a getitem of it. One exception: an
+//    index_put, slice_scatter or select_scatter of a mutated buffer whose old
+//    value nothing reads afterwards names the buffer's placeholder as its out
+//    (update_buffers_in_place): it writes into the buffer, and the mutation
+//    output is the placeholder itself, with no copy_.
 //  - `aten::sym_size.int(t, dim)` remains only for dims that are dynamic; it
 //    is a primitive op that returns an int (ExecuTorch's prim op of that name).
 //  - executorch_call_delegate and its getitems remain as they are; the

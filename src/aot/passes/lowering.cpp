@@ -2,8 +2,12 @@
 // before: asserts go first (their sym_sizes then die with them), views become
 // copies and static sizes fold (so that static reshapes can become aliases)
 // before numbers are lifted to tensors, the
-// mutation write-backs are placed, and out variants come last, when every
-// call's arguments are final. executable_form_violations checks the result.
+// mutation write-backs are placed, and out variants come when every call's
+// arguments are final; last, a buffer's write-back of an update of itself
+// becomes the update writing into it. executable_form_violations checks the
+// result.
+#include <set>
+
 #include "aot/ir/exec_kind.h"
 #include "aot/ir/op_table/op_schema.h"
 #include "aot/ir/verifier.h"
@@ -20,6 +24,7 @@ std::vector<Pass> lowering_passes() {
       Pass{"scalar_to_tensor", scalar_to_tensor},
       Pass{"write_back_mutations", write_back_mutations},
       Pass{"to_out_variant", to_out_variant},
+      Pass{"update_buffers_in_place", update_buffers_in_place},
   };
 }
 
@@ -28,7 +33,9 @@ ExportedProgram lower_to_executable(const ExportedProgram& program) { return tra
 namespace {
 
 // Why `node` has no place in the executable form; "" if it has one.
-std::string violation(const Node& node) {
+// `in_place` holds the placeholders of the buffers updated in place, which an
+// out argument may name.
+std::string violation(const Node& node, const std::set<const Node*>& in_place) {
   switch (exec_kind(node)) {
     case ExecKind::GetItem:
     case ExecKind::DelegateCall:
@@ -55,7 +62,7 @@ std::string violation(const Node& node) {
     const Argument* out = node.kwarg(param.name);
     bool allocs = out != nullptr;
     if (out != nullptr) {
-      for_each_node(*out, [&allocs](const Node* n) { allocs = allocs && is_call_of(*n, ExecKind::Alloc); });
+      for_each_node(*out, [&](const Node* n) { allocs = allocs && (is_call_of(*n, ExecKind::Alloc) || in_place.count(n)); });
       allocs = allocs && (out->is_node() || out->is_list());
     }
     if (!allocs) return "out argument '" + param.name + "' is not a memory.alloc keyword argument";
@@ -67,12 +74,21 @@ std::string violation(const Node& node) {
 
 std::vector<std::string> executable_form_violations(const ExportedProgram& program) {
   std::vector<std::string> result;
-  for (const Node* node : program.graph()) {
-    if (!node->is_call_function()) continue;
-    if (const std::string why = violation(*node); !why.empty()) result.push_back(node->name() + ": " + node->target() + " (" + why + ")");
-  }
   const ArgumentList& outputs = program.graph().output_node()->args().at(0).list();
   const auto& specs = program.graph_signature().output_specs;
+  // A buffer updated in place: its mutation output is its own placeholder.
+  std::set<const Node*> in_place;
+  for (size_t i = 0; i < specs.size() && i < outputs.size(); ++i) {
+    if (specs[i].kind == OutputKind::BufferMutation && outputs[i].is_node() && outputs[i].node()->is_placeholder()) {
+      in_place.insert(outputs[i].node());
+    }
+  }
+  for (const Node* node : program.graph()) {
+    if (!node->is_call_function()) continue;
+    if (const std::string why = violation(*node, in_place); !why.empty()) {
+      result.push_back(node->name() + ": " + node->target() + " (" + why + ")");
+    }
+  }
   for (size_t i = 0; i < specs.size() && i < outputs.size(); ++i) {
     if (specs[i].kind != OutputKind::BufferMutation && specs[i].kind != OutputKind::UserInputMutation) continue;
     const Node* value = outputs[i].is_node() ? outputs[i].node() : nullptr;

@@ -65,6 +65,12 @@ bool write_back_mutations(ExportedProgram& program);
 /// op has no out variant. (to_out_variant.cpp)
 bool to_out_variant(ExportedProgram& program);
 
+/// A mutated buffer's write-back of an index_put, slice_scatter or
+/// select_scatter of itself, when nothing reads its old value after that op,
+/// becomes the op writing into the buffer (its out is the buffer's
+/// placeholder) with no copy_. (update_buffers_in_place.cpp)
+bool update_buffers_in_place(ExportedProgram& program);
+
 /// The passes above as Passes, in the order lower_to_executable runs them.
 std::vector<Pass> lowering_passes();
 

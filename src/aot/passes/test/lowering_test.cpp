@@ -238,6 +238,46 @@ Range constraints: {}
 )golden");
 }
 
+// A KV cache's update (index_copy_ as index_put) writes into the buffer
+// itself: no new tensor, no copy_ back. The interpreter runs the executable
+// form: the buffer holds the update, and the value read after it is the new one.
+TEST(UpdateBuffersInPlaceTest, AnIndexPutOfABufferWritesIntoIt) {
+  GraphBuilder b;
+  Node* cache = b.buffer("cache", filled({4, 2}, 0.0f));
+  Node* position = b.input("position", TensorMeta(ScalarType::Long, std::vector<int64_t>{1}));
+  Node* row = b.input("row", f32({1, 2}));
+  Node* updated = b.call("aten::index_put", {cache, ArgumentList{position}, row});
+  b.mutate_buffer("cache", updated);
+  b.output({b.call("aten::sum.dim_IntList", {updated, ArgumentList{0}})});
+  ExportedProgram lowered = lower_to_executable(std::move(b).build());
+  const std::string text = graph_text(lowered);
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.index_put.out(b_cache, [position], row, out = b_cache)"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("copy_")));
+  EXPECT_EQ(lowered.graph_signature().output_specs.at(0).arg.name, "b_cache");
+  EXPECT_TRUE(is_executable_form(lowered));
+
+  ExportedProgram& program = lowered;
+  HostTensor where = HostTensor::from_vector<int64_t>({1}, {2});
+  HostTensor values = HostTensor::from_vector<float>({1, 2}, {5, 6});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(where), PyTree::make_leaf(values)})));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{5, 6}));
+  EXPECT_EQ(program.named_buffers().at(0).second.to_doubles(), (std::vector<double>{0, 0, 0, 0, 5, 6, 0, 0}));
+}
+
+// When the buffer's old value is read after the update, the update needs a
+// tensor of its own, and the write-back stays.
+TEST(UpdateBuffersInPlaceTest, ABufferReadAfterItsUpdateKeepsItsWriteBack) {
+  GraphBuilder b;
+  Node* cache = b.buffer("cache", filled({4, 2}, 0.0f));
+  Node* row = b.input("row", f32({1, 2}));
+  Node* updated = b.call("aten::slice_scatter", {cache, row, 0, 1, 2});
+  b.mutate_buffer("cache", updated);
+  b.output({b.call("aten::sub.Tensor", {updated, cache})});
+  const std::string text = graph_text(lower_to_executable(std::move(b).build()));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.slice_scatter.out(b_cache, row, 0, 1, 2, out = alloc)"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.copy_.default(b_cache, slice_scatter)"));
+}
+
 TEST(ToOutVariantTest, CallsBecomeOutVariantsWithAllocs) {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 1, 4, 4}));

@@ -142,7 +142,9 @@ void convert_block(const int64_t* sizes, size_t rank, void* dst, ScalarType dst_
 void copy_logical(const Tensor& src, const Tensor& dst) {
   if (src.numel() == 0) return;
   if (is_dense(src) && is_dense(dst)) {
-    std::memmove(dst.mutable_data_ptr(), src.const_data_ptr(), src.nbytes());  // out may be self
+    // out may be self: a buffer updated in place (update_buffers_in_place).
+    if (dst.mutable_data_ptr() == src.const_data_ptr()) return;
+    std::memmove(dst.mutable_data_ptr(), src.const_data_ptr(), src.nbytes());
     return;
   }
   StridedLayout<1> layout;
