@@ -50,6 +50,8 @@ class LanguageModel {
   const ModelInfo& info() const { return info_; }
   /// The cache's length, for a program that does not say (or to use less of it).
   void set_max_context(int64_t positions) { info_.max_context = positions; }
+  /// The ids that end generation, for a program that does not say.
+  void set_eos_ids(std::vector<int64_t> ids) { info_.eos_ids = std::move(ids); }
   double load_ms() const { return load_ms_; }
 
   /// Runs `ids` at positions `start`, `start` + 1, ..., in calls of at most

@@ -1,7 +1,9 @@
 // kiln generate: runs a language model's .pte token by token. Thin: the token
 // loop, the sampler and the model's metadata are src/llm's; this parses flags,
 // turns text into ids and back, and prints.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -11,6 +13,9 @@
 #include "cli.h"
 #include "llm/generate.h"
 #include "llm/language_model.h"
+#include "llm/chat_template.h"
+#include "llm/tokenizer.h"
+#include "llm/tokenizer_config.h"
 #include "runtime/backend/backend_interface.h"
 
 namespace kiln::cli {
@@ -18,7 +23,7 @@ namespace {
 
 constexpr const char* kGenerateUsage = R"(Usage: kiln generate MODEL.pte (--prompt-ids IDS | --tokenizer tokenizer.json --prompt TEXT)
                      [--chat] [--max-new-tokens N] [--temperature T] [--top-p P] [--top-k K]
-                     [--seed S] [--threads N] [--print-ids] [--max-context N]
+                     [--seed S] [--threads N] [--print-ids] [--max-context N] [--ignore-eos]
 
 Runs a decoder-only language model lowered from transformers' export recipe
 (tools/llm/export.py; see docs/llm.md): its method 'forward' takes token ids
@@ -56,6 +61,7 @@ Options:
   --threads N           the backends' threads, 1 to 256 (default 1)
   --max-context N       positions the cache holds, for a program that does not
                         say (its get_max_seq_len)
+  --ignore-eos          go on past an end-of-sequence id (for benchmarks)
 )";
 
 struct GenerateOptions {
@@ -122,6 +128,8 @@ GenerateOptions parse(Args& args) {
       options.generation.sampling.seed = static_cast<uint64_t>(parse_integer(arg, args.value(arg), 0, INT64_MAX));
     } else if (arg == "--threads") {
       options.threads = static_cast<int>(parse_integer(arg, args.value(arg), 1, 256));
+    } else if (arg == "--ignore-eos") {
+      options.generation.stop_at_eos = false;
     } else if (arg == "--max-context") {
       options.max_context = parse_integer(arg, args.value(arg), 1, INT32_MAX);
     } else if (!arg.empty() && arg[0] == '-') {
@@ -143,13 +151,46 @@ GenerateOptions parse(Args& args) {
   return options;
 }
 
+// On standard error, so that standard output is the text (or ids) alone.
 void print_stats(const llm::LanguageModel& model, const llm::GenerationResult& result) {
-  std::printf("\n\nstopped: %s after %zu tokens\n", llm::to_string(result.stop), result.tokens.size());
-  std::printf("load: %.1f ms   time to first token: %.1f ms\n", model.load_ms(), result.first_token_ms);
-  std::printf("prefill: %lld tokens, %.1f tokens/s   decode: %lld tokens, %.1f tokens/s\n",
-              static_cast<long long>(result.prompt_tokens), result.prefill_tokens_per_s(),
-              static_cast<long long>(result.decode_calls), result.decode_tokens_per_s());
-  std::printf("peak RSS: %.1f MiB\n", static_cast<double>(llm::peak_rss_kib()) / 1024.0);
+  std::fprintf(stderr, "\nstopped: %s after %zu tokens\n", llm::to_string(result.stop), result.tokens.size());
+  std::fprintf(stderr, "load: %.1f ms   time to first token: %.1f ms\n", model.load_ms(), result.first_token_ms);
+  std::fprintf(stderr, "prefill: %lld tokens, %.1f tokens/s   decode: %lld tokens, %.1f tokens/s\n",
+               static_cast<long long>(result.prompt_tokens), result.prefill_tokens_per_s(),
+               static_cast<long long>(result.decode_calls), result.decode_tokens_per_s());
+  std::fprintf(stderr, "peak RSS: %.1f MiB\n", static_cast<double>(llm::peak_rss_kib()) / 1024.0);
+}
+
+// What kiln generate reads beside tokenizer.json: tokenizer_config.json's EOS
+// token, and for --chat its chat template (or transformers 5's
+// chat_template.jinja beside it).
+struct TokenizerConfig {
+  std::string path;
+  std::optional<int64_t> eos_id;
+};
+
+TokenizerConfig read_tokenizer_config(const std::string& tokenizer_path, const llm::Tokenizer& tokenizer) {
+  TokenizerConfig config;
+  config.path = (std::filesystem::path(tokenizer_path).parent_path() / "tokenizer_config.json").string();
+  const llm::SpecialTokens tokens = llm::read_special_tokens(config.path);
+  if (tokens.eos_token) {
+    if (auto id = tokenizer.token_id(*tokens.eos_token)) config.eos_id = *id;
+  }
+  return config;
+}
+
+std::string chat_prompt(const TokenizerConfig& config, const std::string& prompt) {
+  if (!std::filesystem::exists(config.path)) {
+    throw llm::LlmError("--chat needs a chat template: there is no " + config.path);
+  }
+  const llm::ChatConfig chat = llm::read_chat_config(config.path);
+  return chat.chat_template.render({{"user", prompt}}, chat.context);
+}
+
+int report(const std::exception& error) {
+  std::fflush(stdout);
+  std::cerr << "kiln generate: error: " << error.what() << "\n";
+  return 1;
 }
 
 }  // namespace
@@ -157,40 +198,75 @@ void print_stats(const llm::LanguageModel& model, const llm::GenerationResult& r
 int run_generate(Args args) {
   GenerateOptions options = parse(args);
   try {
+    // The tokenizer first: a bad file is refused before the model loads.
+    std::optional<llm::Tokenizer> tokenizer;
+    TokenizerConfig config;
+    if (!options.tokenizer_path.empty()) {
+      tokenizer = llm::Tokenizer::from_file(options.tokenizer_path);
+      config = read_tokenizer_config(options.tokenizer_path, *tokenizer);
+    }
+
     runtime::set_backend_threads(options.threads);
     llm::LanguageModel model(options.model_path);
     if (options.max_context) model.set_max_context(*options.max_context);
+    std::vector<std::string> notes;
+    if (model.info().constant_methods.empty()) notes.push_back("the program has no constant methods (get_eos_ids, get_max_seq_len, ...)");
+    if (model.info().eos_ids.empty() && config.eos_id) {
+      model.set_eos_ids({*config.eos_id});
+      notes.push_back("EOS id " + std::to_string(*config.eos_id) + " from " + config.path);
+    }
+    if (!model.info().max_context) notes.push_back("the cache's length is unknown (--max-context sets it)");
     const llm::ModelInfo& info = model.info();
-
-    std::vector<int64_t> prompt = options.prompt_ids ? parse_ids(*options.prompt_ids) : std::vector<int64_t>{};
-    if (info.constant_methods.empty()) {
-      std::fprintf(stderr, "note: %s has no constant methods (get_bos_id, get_eos_ids, get_max_seq_len, ...)%s\n",
-                   options.model_path.c_str(),
-                   info.max_context ? "" : "; the cache's length is unknown (--max-context sets it)");
+    if (tokenizer && info.vocab_size && static_cast<int64_t>(tokenizer->vocab_size()) > *info.vocab_size) {
+      throw llm::LlmError(options.tokenizer_path + " has " + std::to_string(tokenizer->vocab_size()) +
+                          " tokens; the model's vocabulary has " + std::to_string(*info.vocab_size) +
+                          ": they do not belong together");
     }
 
-    const bool greedy = options.generation.sampling.temperature == 0.0;
+    std::vector<int64_t> prompt;
+    if (options.prompt_ids) {
+      prompt = parse_ids(*options.prompt_ids);
+    } else {
+      const std::string text = options.chat ? chat_prompt(config, *options.prompt) : *options.prompt;
+      // Plain text gets what the tokenizer's post-processor adds (a BOS or
+      // not), as `tokenizer.encode` does in Python; a chat template writes
+      // its own special tokens.
+      for (int32_t id : tokenizer->encode(text, /*add_special_tokens=*/!options.chat)) prompt.push_back(id);
+    }
+
+    for (const std::string& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
     std::fprintf(stderr, "%s: %zu prompt tokens, %s, cache %s, %d thread%s\n", options.model_path.c_str(), prompt.size(),
-                 greedy ? "greedy" : "sampling",
-                 info.max_context ? std::to_string(*info.max_context).c_str() : "of unknown length", options.threads,
-                 options.threads == 1 ? "" : "s");
+                 options.generation.sampling.temperature == 0.0 ? "greedy" : "sampling",
+                 info.max_context ? (std::to_string(*info.max_context) + " positions").c_str() : "of unknown length",
+                 options.threads, options.threads == 1 ? "" : "s");
+
+    std::optional<llm::TokenStream> stream;
+    if (tokenizer && !options.print_ids) stream.emplace(*tokenizer, /*skip_special_tokens=*/true);
     bool first = true;
     const llm::GenerationResult result = llm::generate(model, prompt, options.generation, [&](int64_t token) {
-      if (options.print_ids) {
+      if (stream) {
+        const bool eos = std::find(info.eos_ids.begin(), info.eos_ids.end(), token) != info.eos_ids.end();
+        if (!eos) std::fputs(stream->push(static_cast<int32_t>(token)).c_str(), stdout);
+      } else {
         std::printf("%s%lld", first ? "" : ",", static_cast<long long>(token));
-        first = false;
       }
+      first = false;
       std::fflush(stdout);
     });
+    if (stream) std::fputs(stream->finish().c_str(), stdout);
+    std::printf("\n");
+    std::fflush(stdout);
     print_stats(model, result);
     if (result.stop == llm::StopReason::ContextFull) {
-      std::fprintf(stderr, "kiln generate: the cache is full (%lld positions): the text stops there\n",
+      std::fprintf(stderr, "kiln generate: the cache is full (%lld positions): generation stops there\n",
                    static_cast<long long>(*info.max_context));
     }
   } catch (const llm::LlmError& error) {
-    std::fflush(stdout);
-    std::cerr << "kiln generate: error: " << error.what() << "\n";
-    return 1;
+    return report(error);
+  } catch (const llm::TokenizerError& error) {
+    return report(error);
+  } catch (const llm::ChatTemplateError& error) {
+    return report(error);
   }
   return 0;
 }

@@ -20,7 +20,7 @@ Models:
 
 Writes into --out: model.pt2, metadata.json, reference.json (PyTorch's greedy
 continuation of each --reference-prompt, as token ids), and for smollm2
-tokenizer.json and tokenizer_config.json.
+tokenizer.json, tokenizer_config.json and chat_template.jinja.
 
   .venv/bin/python tools/llm/export.py --model tiny-llama --out build/llm/tiny-llama
   .venv/bin/python tools/llm/export.py --model smollm2 --out build/llm/smollm2
@@ -224,7 +224,11 @@ def main():
     if tokenizer is not None:
         with tempfile.TemporaryDirectory() as tmp:
             tokenizer.save_pretrained(tmp)
-            for name in ("tokenizer.json", "tokenizer_config.json"):
+            # transformers 5 writes the chat template beside the config, in
+            # chat_template.jinja; older versions inside it.
+            for name in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja"):
+                if not os.path.exists(os.path.join(tmp, name)):
+                    continue
                 with open(os.path.join(tmp, name), "rb") as src, open(os.path.join(args.out, name), "wb") as dst:
                     dst.write(src.read())
 

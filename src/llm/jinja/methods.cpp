@@ -297,7 +297,8 @@ BoundArguments::BoundArguments(std::string_view callee, const CallArguments& cal
     }
   }
   for (const auto& [name, value] : call.keywords) {
-    const auto found = std::find_if(names_.begin(), names_.end(), [&](const char* n) { return name == n; });
+    const std::string& wanted = name;  // clang 14 cannot capture a structured binding
+    const auto found = std::find_if(names_.begin(), names_.end(), [&](const char* n) { return wanted == n; });
     if (found == names_.end()) throw TemplateError(callee_ + "() got an unexpected keyword argument '" + name + "'");
     const size_t index = found - names_.begin();
     if (given_[index]) throw TemplateError(callee_ + "() got multiple values for argument '" + name + "'");

@@ -227,8 +227,9 @@ class Renderer {
       bound[i] = true;
     }
     for (const auto& [name, value] : call.keywords) {
+      const std::string& wanted = name;  // clang 14 cannot capture a structured binding
       const auto found = std::find_if(macro.parameters.begin(), macro.parameters.end(),
-                                      [&](const auto& parameter) { return parameter.first == name; });
+                                      [&](const auto& parameter) { return parameter.first == wanted; });
       if (found == macro.parameters.end()) {
         throw TemplateError("macro '" + macro.name + "' takes no keyword argument '" + name + "'");
       }

@@ -170,9 +170,9 @@ void dump_json_to(const Value& value, const JsonFormat& format, int depth, std::
 
 bool dicts_equal(const ValueDict& a, const ValueDict& b) {
   if (a.size() != b.size()) return false;
-  for (const auto& [key, value] : a) {
-    const auto match = std::find_if(b.begin(), b.end(), [&](const auto& entry) { return entry.first == key; });
-    if (match == b.end() || !(match->second == value)) return false;
+  for (const auto& entry_of_a : a) {
+    const auto match = std::find_if(b.begin(), b.end(), [&](const auto& entry) { return entry.first == entry_of_a.first; });
+    if (match == b.end() || !(match->second == entry_of_a.second)) return false;
   }
   return true;
 }
