@@ -147,7 +147,11 @@ GenerateOptions parse(Args& args) {
   if (options.prompt && options.tokenizer_path.empty()) throw UsageError("--prompt needs --tokenizer");
   if (options.chat && !options.prompt) throw UsageError("--chat formats a --prompt; --prompt-ids are used as they are");
   // Checked here so that a bad value is refused before the model loads.
-  llm::Sampler check(options.generation.sampling);
+  try {
+    llm::Sampler check(options.generation.sampling);
+  } catch (const llm::LlmError& error) {
+    throw UsageError(error.what());
+  }
   return options;
 }
 

@@ -436,6 +436,35 @@ else
   expect "run --threads works without oneDNN" 0 "output_0" -- run "$pte/add.pte" --threads 2
 fi
 
+# kiln generate: the tiny language model fixture (tools/llm/export.py), its
+# greedy ids equal to PyTorch's, and every bad input refused by name.
+llm="$fixtures/llm/tiny_llama"
+"$kiln" lower "$llm/model.pt2" -o "$scratch/tiny_llama.pte" > /dev/null
+expected_ids=$(python3 -c "import json; print(','.join(map(str, json.load(open('$llm/reference.json'))[0]['greedy_ids'][:20])))" 2>/dev/null || true)
+expect "generate help" 0 "Usage: kiln generate MODEL.pte" -- generate --help
+expect "generate needs a model" 2 "generate needs a MODEL.pte" -- generate --prompt-ids 1,2
+expect "generate needs a prompt" 2 "generate needs either --prompt (with --tokenizer) or --prompt-ids" -- generate "$scratch/tiny_llama.pte"
+expect "generate --prompt needs a tokenizer" 2 "--prompt needs --tokenizer" -- generate "$scratch/tiny_llama.pte" --prompt "hi"
+expect "generate refuses top-p 0" 2 "top-p 0.000000 must be in (0, 1]" -- generate "$scratch/tiny_llama.pte" --prompt-ids 1 --top-p 0
+expect "generate refuses a negative temperature" 2 "temperature -1.000000 must be 0" -- generate "$scratch/tiny_llama.pte" --prompt-ids 1 --temperature -1
+expect "generate refuses bad ids" 2 "--prompt-ids expects an integer" -- generate "$scratch/tiny_llama.pte" --prompt-ids 1,x
+expect "generate refuses a prompt longer than the cache" 1 "the prompt has 65 tokens; the model's cache holds 64" -- \
+  generate "$scratch/tiny_llama.pte" --prompt-ids "$(python3 -c "print(','.join(['3'] * 65))" 2>/dev/null)"
+expect "generate refuses an id outside the vocabulary" 1 "prompt token id 256 is outside the vocabulary (0 to 255)" -- \
+  generate "$scratch/tiny_llama.pte" --prompt-ids 1,256
+expect "generate refuses a file that is no tokenizer" 1 "kiln generate: error:" -- \
+  generate "$scratch/tiny_llama.pte" --prompt "hi" --tokenizer "$fixtures/manifest.json"
+expect "generate refuses a program that is no language model" 1 "is not a language model's (token ids [1, seq], cache positions [seq]) -> logits" -- \
+  generate "$pte/add.pte" --prompt-ids 1
+expect "generate reads the cache's length from the program" 0 "cache 64 positions" -- \
+  generate "$scratch/tiny_llama.pte" --prompt-ids 1,17,42,99,7 --print-ids --max-new-tokens 3
+if [ -n "$expected_ids" ]; then
+  expect "generate's greedy ids are PyTorch's" 0 "$expected_ids" -- \
+    generate "$scratch/tiny_llama.pte" --prompt-ids 1,17,42,99,7 --print-ids --max-new-tokens 20
+fi
+expect "generate stops at the cache's end and says so" 0 "the cache is full (64 positions)" -- \
+  generate "$scratch/tiny_llama.pte" --prompt-ids 1,17,42,99,7 --print-ids --max-new-tokens 100 --ignore-eos
+
 # docs/ops.md is the output of 'kiln ops --markdown' (with every backend), committed.
 if [ "$onednn" = OFF ]; then
   :
