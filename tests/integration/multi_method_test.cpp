@@ -68,6 +68,7 @@ const aot::ConstantMethods kConstants{
     {"get_temperature", 0.75},
     {"use_kv_cache", true},
     {"get_name", std::string("tiny-llama")},
+    {"get_prefix", std::string("")},
     {"get_eos_ids", std::vector<int64_t>{2, 32000}},
     {"get_scales", std::vector<double>{0.25, -1.5}},
     {"get_flags", std::vector<bool>{false, true}},
@@ -123,7 +124,8 @@ TEST(MultiMethod, KilnsProgramMethodsAndConstantsRunOnTheRuntime) {
   Result<std::vector<std::string>> names = module.method_names();
   ASSERT_TRUE(names.ok());
   EXPECT_THAT(*names, ElementsAre("decode", "forward", "get_eos_ids", "get_flags", "get_max_seq_len", "get_name",
-                                  "get_nothing", "get_scales", "get_temperature", "get_words", "use_kv_cache"));
+                                  "get_nothing", "get_prefix", "get_scales", "get_temperature", "get_words",
+                                  "use_kv_cache"));
 
   const OwnedTensor x(ramp({2, 3}, -1.0f, 0.25f));
   Result<std::vector<EValue>> sum = module.forward({x.value()});

@@ -1,5 +1,5 @@
 // kiln inspect: a .pt2 program as text — graph, signature, range constraints,
-// and what its weights and constants are.
+// and what its weights and constants are; or a .pte program (pte_text.h).
 #include <cstdio>
 #include <iostream>
 #include <fstream>
@@ -22,9 +22,11 @@ constraints of symbolic sizes, and a summary of the weights and constants
 (which are memory-mapped from the file, not copied).
 
 Reads a .pte program (ExecuTorch's format, written by Kiln or by ExecuTorch)
-and prints its header and segments, then for each method its values, inputs,
-outputs, operators, instructions (op and arguments), delegates (backend,
-blob size, compile specs), constants and memory plan.
+and prints its header and segments, its methods (each program method's
+inputs, outputs and instructions; each constant method's value, such as
+get_max_seq_len: constant 128, a list as [2, 3]), then for each method its
+values, inputs, outputs, operators, instructions (op and arguments),
+delegates (backend, blob size, compile specs), constants and memory plan.
 
 Options:
   --model NAME   the program to read when the archive holds several (default: model)

@@ -273,6 +273,7 @@ expect "inspect lists every method" 0 "  forward: 2 inputs, 1 outputs, " -- insp
 expect "inspect prints a constant method's value" 0 '  get_name: constant "kv_cache_index_copy"' -- inspect "$scratch/kv.pte"
 expect "inspect prints a list constant" 0 "  get_eos_ids: constant [2, 3]" -- inspect "$scratch/kv.pte"
 expect "inspect marks a constant method in its section" 0 "  constant method: 0.5" -- inspect "$scratch/kv.pte"
+expect "inspect help tells of the methods" 0 "each constant method's value" -- inspect --help
 expect "run --help tells of --method" 0 "--method NAME     (.pte) the method to run" -- run --help
 expect "run an int constant method" 0 "output_0: 6" -- run "$scratch/kv.pte" --method get_max_seq_len
 expect "run a list constant: one output per item" 0 "output_1: 3" -- run "$scratch/kv.pte" --method get_eos_ids

@@ -110,6 +110,13 @@ TEST(ConstantMethods, AreWrittenAsExecuTorchWritesThem) {
     ASSERT_NE(theirs, nullptr);
     const auto ours = emit_constant_method(name, value);
     EXPECT_TRUE(*ours == *theirs);
+    // On the wire too: the object API cannot tell an empty string from a
+    // missing one, and ExecuTorch writes the empty input spec.
+    flatbuffers::FlatBufferBuilder builder;
+    builder.Finish(fb::ExecutionPlan::Pack(builder, ours.get()));
+    const auto* packed = flatbuffers::GetRoot<fb::ExecutionPlan>(builder.GetBufferPointer());
+    ASSERT_NE(packed->container_meta_type(), nullptr);
+    EXPECT_NE(packed->container_meta_type()->encoded_inp_str(), nullptr);
     EXPECT_EQ(ours->container_meta_type->encoded_out_str, theirs->container_meta_type->encoded_out_str);
     EXPECT_EQ(pte::constant_method_value(*theirs), aot::to_string(value));
   }
@@ -151,6 +158,29 @@ ExportedProgram weighted(const char* op, const std::vector<int64_t>& sizes) {
   Node* w = b.parameter("w", filled({sizes.back()}, 1.0f));
   b.output({b.call(op, {x, w})});
   return std::move(b).build();
+}
+
+// ExecuTorch's runtime and Kiln's refuse a String value without its string:
+// an empty one is written, not left out.
+TEST(ConstantMethods, AnEmptyStringIsWritten) {
+  const ExportedProgram forward = [] {
+    GraphBuilder b;
+    b.output({b.call("aten::relu", {b.input("x", f32({2}))})});
+    return std::move(b).build();
+  }();
+  const ConstantMethods constants = parse_constant_methods(R"({"get_name": "", "get_words": ["", "b"]})", "test");
+  const std::vector<uint8_t> bytes = to_executorch({{"forward", &forward}}, constants).buffer;
+  const auto* plans = fb::GetProgram(bytes.data())->execution_plan();
+  size_t strings = 0;
+  for (const auto* plan : *plans) {
+    for (const auto* value : *plan->values()) {
+      if (value->val_type() != fb::KernelTypes::String) continue;
+      ASSERT_NE(value->val_as_String()->string_val(), nullptr) << plan->name()->str();
+      ++strings;
+    }
+  }
+  EXPECT_EQ(strings, 3u);
+  EXPECT_EQ(pte::constant_method_value(*pte::read_pte(bytes).program->execution_plan.at(2)), R"(["", "b"])");
 }
 
 TEST(ProgramMethods, EachHasItsOwnPlanAndTheyShareConstants) {
