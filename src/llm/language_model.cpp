@@ -70,27 +70,33 @@ LanguageModel::LanguageModel(const std::string& path) : module_(std::make_unique
 LanguageModel::~LanguageModel() = default;
 LanguageModel::LanguageModel(LanguageModel&&) noexcept = default;
 
-// Constant methods: no inputs, one output, a value ExecuTorch's runners read.
+// Constant methods: no inputs, their values as outputs; a list is one output
+// per item, as ExecuTorch's emitter writes it (get_eos_ids [2, 7]: two Ints).
 void LanguageModel::read_constant_methods() {
   auto names = module_->method_names();
   if (!names.ok()) fail("cannot list the methods", names.error());
   for (const std::string& name : *names) {
     if (name == "forward") continue;
     auto meta = module_->method_meta(name);
-    if (!meta.ok() || meta->num_inputs() != 0 || meta->num_outputs() != 1) continue;
-    auto outputs = module_->execute(name, {});
-    if (!outputs.ok()) fail("constant method '" + name + "'", outputs.error());
-    const EValue& value = outputs->at(0);
-    info_.constant_methods.emplace_back(name, describe(value));
-    if (name == "get_bos_id" && value.isInt()) {
-      info_.bos_id = value.toInt();
-    } else if ((name == "get_eos_ids" || name == "get_eos_id") && (value.isIntList() || value.isInt())) {
-      info_.eos_ids = value.isInt() ? std::vector<int64_t>{value.toInt()}
-                                    : std::vector<int64_t>(value.toIntList().begin(), value.toIntList().end());
-    } else if ((name == "get_max_seq_len" || name == "get_max_context_len") && value.isInt()) {
-      info_.max_context = info_.max_context ? std::min(*info_.max_context, value.toInt()) : value.toInt();
-    } else if (name == "get_vocab_size" && value.isInt()) {
-      info_.vocab_size = value.toInt();
+    if (!meta.ok() || meta->num_inputs() != 0) continue;
+    auto values = module_->constant_values(name);
+    if (!values.ok()) fail("constant method '" + name + "'", values.error());
+    std::string text;
+    std::vector<int64_t> ints;
+    for (const EValue& value : *values) {
+      text += (text.empty() ? "" : ", ") + describe(value);
+      if (value.isInt()) ints.push_back(value.toInt());
+    }
+    const bool all_ints = !values->empty() && ints.size() == values->size();
+    info_.constant_methods.emplace_back(name, values->size() == 1 ? text : "[" + text + "]");
+    if (name == "get_bos_id" && all_ints && ints.size() == 1) {
+      info_.bos_id = ints[0];
+    } else if ((name == "get_eos_ids" || name == "get_eos_id") && all_ints) {
+      info_.eos_ids = ints;
+    } else if ((name == "get_max_seq_len" || name == "get_max_context_len") && all_ints && ints.size() == 1) {
+      info_.max_context = info_.max_context ? std::min(*info_.max_context, ints[0]) : ints[0];
+    } else if (name == "get_vocab_size" && all_ints && ints.size() == 1) {
+      info_.vocab_size = ints[0];
     }
   }
 }

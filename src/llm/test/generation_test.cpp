@@ -16,6 +16,7 @@
 
 #include "aot/import/pt2_reader.h"
 #include "aot/pipeline/lower.h"
+#include "aot/pipeline/program_methods.h"
 #include "llm/generate.h"
 #include "llm/language_model.h"
 #include "tests/support/program_test_util.h"
@@ -40,10 +41,16 @@ std::vector<Reference> references() {
   return out;
 }
 
-std::string lowered(const std::vector<std::string>& backends) {
+// The fixture lowered as `kiln lower` does: with the constant methods its
+// archive carries (kiln/constant_methods.json), and `extra` besides.
+std::string lowered(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {}) {
   aot::LowerOptions options;
   options.backends = backends;
-  const aot::LoweredProgram program = aot::lower(aot::load_pt2(kFixture + "model.pt2"), options);
+  aot::MethodSources sources;
+  sources.path = kFixture + "model.pt2";
+  aot::ProgramMethods methods = aot::load_program_methods(sources);
+  for (const auto& [name, value] : extra) methods.constants[name] = value;
+  const aot::LoweredProgram program = aot::lower(std::move(methods), options);
   return runtime::testing::write_temp_file(program.buffer(), backends.empty() ? "tiny_llama" : backends[0]);
 }
 
@@ -51,7 +58,9 @@ class GenerationTest : public ::testing::TestWithParam<std::vector<std::string>>
 
 TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
   LanguageModel model(lowered(GetParam()));
-  model.set_max_context(64);
+  EXPECT_EQ(model.info().max_context, 64);  // get_max_seq_len
+  EXPECT_EQ(model.info().eos_ids, std::vector<int64_t>{2});
+  EXPECT_EQ(model.info().bos_id, 1);
   EXPECT_EQ(model.info().max_tokens_per_call, 32);
   EXPECT_EQ(model.info().vocab_size, 256);
   for (const Reference& reference : references()) {
@@ -73,6 +82,18 @@ INSTANTIATE_TEST_SUITE_P(Backends, GenerationTest,
 #endif
                                            ),
                          [](const auto& info) { return info.param.empty() ? std::string("Portable") : info.param[0]; });
+
+// ExecuTorch writes a list constant as one output per item; several EOS ids
+// all stop generation.
+TEST(GenerationTest, EveryEosIdOfTheProgramStopsGeneration) {
+  const Reference reference = references().at(0);
+  const int64_t third = reference.greedy.at(2);
+  LanguageModel model(lowered({}, {{"get_eos_ids", std::vector<int64_t>{250, third}}}));
+  EXPECT_EQ(model.info().eos_ids, (std::vector<int64_t>{250, third}));
+  const GenerationResult result = generate(model, reference.prompt, {});
+  EXPECT_EQ(result.stop, StopReason::Eos);
+  EXPECT_EQ(result.tokens, std::vector<int64_t>(reference.greedy.begin(), reference.greedy.begin() + 3));
+}
 
 TEST(GenerationTest, BadPromptsAreRefusedByName) {
   LanguageModel model(lowered({}));
