@@ -115,7 +115,9 @@ LoweredProgram lower(ProgramMethods methods, const LowerOptions& options) {
   std::map<int64_t, devtools::SourceNode> source_nodes;
   std::vector<LoweredMethod> others;
   std::optional<LoweredMethod> first;
-  for (auto& [name, program] : methods.programs) {
+  for (auto& entry : methods.programs) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
+    ExportedProgram& program = entry.second;
     const bool is_main = name == main;
     LoweredMethod method = for_method(name, several, [&] {
       return delegate_method(name, std::move(program), options,

@@ -75,7 +75,8 @@ TEST(ConstantMethods, RefusalsNameTheSourceTheKeyAndTheType) {
       {R"({"a": [1, 9223372036854775808]})", "cm.json: 'a'[1] is an integer (9223372036854775808) out of the range"},
       {R"({"": 1})", "cm.json: a constant method has an empty name"},
   };
-  for (const auto& [text, message] : cases) {
+  for (const auto& [source, message] : cases) {
+    const std::string& text = source;  // clang 14 cannot capture a structured binding
     SCOPED_TRACE(text);
     EXPECT_THAT(error_of([&] { parse_constant_methods(text, "cm.json"); }), HasSubstr(message));
   }

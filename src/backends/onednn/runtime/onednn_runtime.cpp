@@ -243,11 +243,17 @@ void run_row_dots(const CompiledGraph& graph, const Step& step, int threads) {
       r.bias >= 0 ? static_cast<const float*>(storage_data(graph, graph.memories[static_cast<uint32_t>(r.bias)].storage)) : nullptr;
   auto* y = static_cast<float*>(storage_data(graph, graph.memories[static_cast<uint32_t>(r.dst)].storage));
   if (threads <= 1) return dot_rows(x, w, bias, y, 0, r.n, r.k);
+#ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
   {
     const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
     dot_rows(x, w, bias, y, r.n * part / parts, r.n * (part + 1) / parts, r.k);
   }
+#else
+  // Built without GNU OpenMP's code generation (clang, whose -fopenmp targets
+  // another runtime than the libgomp oneDNN uses): one thread.
+  dot_rows(x, w, bias, y, 0, r.n, r.k);
+#endif
 }
 
 // The operation's result (its last step's destination), reordered into a
