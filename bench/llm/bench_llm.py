@@ -355,6 +355,9 @@ def finish_row(tool, weights, path, runs):
         return {"error": "no GGUF file" if tool == "llama.cpp" else "export failed (see below)"}
     row = best_of(runs)
     row["file_mb"] = os.path.getsize(path) / 1e6
+    # Every run's decode and prefill, for results.json: how far apart they are.
+    row["decode_runs"] = [run.get("decode") for run in runs]
+    row["prefill_runs"] = [run.get("prefill") for run in runs]
     notes = [row.get("note")]
     failed = [run for run in runs if "error" in run]
     if failed and "error" not in row:
