@@ -18,25 +18,18 @@
 #include "aot/emit/to_executorch.h"
 #include "aot/ir/error.h"
 #include "aot/ir/graph_builder.h"
+#include "aot/ir/testing/aot_testing.h"
 
 namespace kiln::aot {
 namespace {
+
+using testing::error_of;
 
 namespace fb = executorch_flatbuffer;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 const std::string kPteDir = std::string(KILN_SOURCE_DIR) + "/tests/fixtures/pte/";
-
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const AotError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no AotError";
-  return "";
-}
 
 TEST(ConstantMethods, ParsesEveryKind) {
   const ConstantMethods methods = parse_constant_methods(

@@ -18,6 +18,7 @@
 #include "aot/import/pt2_reader.h"
 #include "aot/import/testing/golden_fixtures.h"
 #include "aot/ir/error.h"
+#include "aot/ir/testing/aot_testing.h"
 #include "runtime/module/module.h"
 #include "tests/support/host_tensors.h"
 #include "tests/support/method_test_util.h"
@@ -26,6 +27,8 @@
 // A namespace of its own: the pipeline tests build as one unity file.
 namespace kiln::aot::program_methods_test {
 namespace {
+
+using testing::error_of;
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -37,16 +40,6 @@ std::string fixture_path(const std::string& name, const std::string& file) {
 }
 
 ExportedProgram fixture(const std::string& name, const std::string& file) { return load_pt2(fixture_path(name, file)); }
-
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const AotError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no AotError";
-  return "";
-}
 
 std::string write_text(const std::string& stem, const std::string& text) {
   return runtime::testing::write_temp_file(std::vector<uint8_t>(text.begin(), text.end()), stem);
