@@ -28,6 +28,18 @@ ConstantMethods pt2_constant_methods(const std::string& path) {
   return parse_constant_methods(found->second, path + ": extra file " + kConstantMethodsExtraFile);
 }
 
+ProgramMethods read_program_methods(const ZipArchive& archive, const std::string& model) {
+  ProgramMethods methods;
+  methods.programs.emplace("forward", read_pt2(archive, model));
+  const std::map<std::string, std::string> extra = pt2_extra_files(archive);
+  const auto found = extra.find(kConstantMethodsExtraFile);
+  if (found != extra.end()) {
+    methods.constants =
+        parse_constant_methods(found->second, archive.path() + ": extra file " + kConstantMethodsExtraFile);
+  }
+  return methods;
+}
+
 ProgramMethods load_program_methods(const MethodSources& sources) {
   ProgramMethods methods;
   methods.programs.emplace("forward", load_pt2(sources.path, sources.model));

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "aot/import/zip_archive.h"
 #include "aot/pipeline/lower.h"
 
 namespace kiln::aot {
@@ -36,6 +37,11 @@ struct MethodSources {
 /// kiln/constant_methods.json; none without one). Throws AotError naming the
 /// path, the entry and what is wrong (parse_constant_methods).
 ConstantMethods pt2_constant_methods(const std::string& path);
+
+/// The program `model` of an archive (see read_pt2) as the method 'forward',
+/// with the constant methods of its extra file: a .pt2 held in memory (the
+/// Python package's torch.export.save to a buffer). Throws as load_pt2 does.
+ProgramMethods read_program_methods(const ZipArchive& archive, const std::string& model = "");
 
 /// Reads every program and the constant methods as the header says. Throws
 /// AotError naming the file (and the key) for an unreadable or malformed file
