@@ -14,6 +14,52 @@
 #   point. With KILN_FUZZ, a fuzzer binary; with tests on, the same entry
 #   point linked to a driver that replays every file of SEEDS as a test.
 
+# Kiln's CMake package (`cmake --install`, `find_package(Kiln CONFIG)`; the
+# export set is written by the top-level CMakeLists.txt):
+# kiln_install(TARGETS... [AS NAME] [HEADERS]): the targets go into the
+# export set KilnTargets as kiln::<name without kiln_>, or with AS (one
+# target) as kiln::NAME, which the tree can also link by that name. HEADERS
+# installs the calling folder's headers (not those of test/, fuzz/ or aot/)
+# under include/ at their path below src/, so `#include "runtime/..."` reads
+# the same outside the tree.
+# kiln_link_whole(NAME LIBRARY): the INTERFACE library NAME links the static
+# LIBRARY whole (its static initializers kept), in the tree and installed.
+include(GNUInstallDirs)
+
+function(kiln_export_name_ target out)
+  get_target_property(name ${target} EXPORT_NAME)
+  if(NOT name)
+    string(REGEX REPLACE "^kiln_" "" name ${target})
+  endif()
+  set(${out} ${name} PARENT_SCOPE)
+endfunction()
+
+function(kiln_install)
+  cmake_parse_arguments(ARG "HEADERS" "AS" "TARGETS" ${ARGN})
+  if(ARG_AS)
+    set_target_properties(${ARG_TARGETS} PROPERTIES EXPORT_NAME ${ARG_AS})
+    add_library(kiln::${ARG_AS} ALIAS ${ARG_TARGETS})
+  endif()
+  foreach(target IN LISTS ARG_TARGETS)
+    kiln_export_name_(${target} name)
+    set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
+  endforeach()
+  install(TARGETS ${ARG_TARGETS} EXPORT KilnTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  if(ARG_HEADERS)
+    file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR})
+    install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${folder}
+            FILES_MATCHING PATTERN "*.h" PATTERN test EXCLUDE PATTERN fuzz EXCLUDE PATTERN aot EXCLUDE)
+  endif()
+endfunction()
+
+# CMake 3.25 exports a target named inside $<LINK_LIBRARY:...> without its
+# namespace, so the installed form names kiln::<library> itself.
+function(kiln_link_whole name library)
+  kiln_export_name_(${library} export_name)
+  target_link_libraries(${name} INTERFACE "$<BUILD_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,${library}>>"
+                        "$<INSTALL_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,kiln::${export_name}>>")
+endfunction()
+
 # Test code is built without optimization in every configuration: the code
 # under test is built as configured, and the tests' own code (gtest's macros
 # expanded thousands of times) compiles three to six times faster at -O0.
@@ -22,7 +68,9 @@ set(KILN_TEST_COMPILE_OPTIONS -O0 CACHE STRING "Compile options of the tests' ow
 function(kiln_library_ name std)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  # Installed, the headers keep their paths below src/ under include/.
+  target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+                                            $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
   set_target_properties(${name} PROPERTIES CXX_STANDARD ${std} CXX_STANDARD_REQUIRED ON)
 endfunction()
@@ -30,6 +78,8 @@ endfunction()
 function(kiln_runtime_library name)
   kiln_library_(${name} 17 ${ARGN})
   target_compile_options(${name} PRIVATE -fno-exceptions -fno-rtti)
+  # An app's code reads the headers as C++17 at least (clang 14 defaults to C++14).
+  target_compile_features(${name} PUBLIC cxx_std_17)
 endfunction()
 
 # The AOT libraries share one precompiled header (src/aot/aot_pch.h): the
