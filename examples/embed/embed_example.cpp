@@ -1,6 +1,7 @@
-// An app that embeds Kiln's runtime: it links only `kiln_runtime` and
-// `kiln_kernels_registered` (see examples/embed/CMakeLists.txt), loads a
-// .pte with Module, builds every input from the program's own MethodMeta
+// An app that embeds Kiln's runtime: it links only `kiln::runtime`,
+// `kiln::portable_kernels` and, when Kiln has it, `kiln::onednn_backend`, in
+// Kiln's tree or from the installed package (see examples/embed/CMakeLists.txt),
+// loads a .pte with Module, builds every input from the program's own MethodMeta
 // (float32 tensors filled with one value), runs `forward` and prints the
 // outputs.
 //
