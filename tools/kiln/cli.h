@@ -7,8 +7,6 @@
 #include <vector>
 
 #include "aot/emit/to_executorch.h"
-#include "aot/interpreter/interpreter.h"
-#include "devtools/debug_record.h"
 #include "aot/ir/exported_program.h"
 #include "aot/ir/value.h"
 
@@ -59,21 +57,6 @@ int run_ops(Args args);
 int run_profile(Args args);
 int run_compare(Args args);
 int run_generate(Args args);
-
-/// The debug record at `record_path`, checked to describe the .pte at
-/// `pte_path`; throws AotError naming the file and what is wrong.
-devtools::DebugRecord read_debug_record_for(const std::string& record_path, const std::string& pte_path);
-
-/// The user inputs in an .npz (arr_<i> by position, or by the program's
-/// input names), in the program's flattened order; throws AotError naming
-/// `path` and what does not match.
-std::vector<aot::Value> order_inputs(const aot::ExportedProgram& program,
-                                     std::vector<std::pair<std::string, aot::HostTensor>> arrays,
-                                     const std::string& path);
-/// Calls the program on its flattened user inputs (unflattened by its input
-/// spec) on the reference interpreter.
-aot::PyTree call_with_leaves(aot::ExportedProgram& program, const std::vector<aot::Value>& leaves,
-                             const aot::NodeObserver& observer = {});
 
 /// Prints "label: f32[2, 3]  min=.. max=.. mean=.." and the first values (or
 /// the value itself when it is not a tensor).

@@ -1,24 +1,19 @@
 // kiln compare: where a lowered program's numbers part from the user's
 // program. Runs the .pte with every intermediate output logged, runs the
 // reference interpreter on the .pt2 it was lowered from, and compares each
-// source op's result through the debug record (devtools/compare.h).
+// source op's result through the debug record (aot/pipeline/compare_program.h).
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "aot/import/npz.h"
 #include "aot/import/pt2_reader.h"
-#include "aot/ir/error.h"
-#include "aot/ir/exec_kind.h"
-#include "aot/ir/memory_ops.h"
-#include "aot/ir/quantization.h"
-#include "aot/ir/pass_manager.h"
-#include "aot/passes/debug_handles.h"
-#include "aot/pipeline/lower.h"
+#include "aot/pipeline/compare_program.h"
+#include "aot/pipeline/reference_call.h"
 #include "runtime/backend/backend_interface.h"
 #include "cli.h"
 #include "devtools/compare.h"
-#include "devtools/debug_record.h"
-#include "devtools/trace_recorder.h"
+#include "devtools/debug_record_for.h"
 #include "run_pte.h"
 
 namespace kiln::cli {
@@ -105,41 +100,6 @@ CompareOptions parse_compare_options(Args& args) {
   return options;
 }
 
-// Throws unless the reference numbers its nodes as the record does.
-void check_reference(const devtools::DebugRecord& record, const std::map<int64_t, devtools::SourceNode>& nodes,
-                     const std::string& label) {
-  for (const auto& [handle, node] : record.nodes) {
-    const auto it = nodes.find(handle);
-    if (it == nodes.end() || it->second.name != node.name || it->second.op != node.op) {
-      throw aot::AotError(label + " is not the program the debug record was lowered from: handle " +
-                          std::to_string(handle) + " is '" + node.name + "' (" + node.op + ") in the record, " +
-                          (it == nodes.end() ? std::string("absent") : "'" + it->second.name + "' (" + it->second.op + ")") +
-                          " in " + label);
-    }
-  }
-}
-
-// Ones for each user input of static shape.
-std::vector<aot::Value> ones_inputs(const aot::ExportedProgram& program) {
-  std::vector<aot::Value> leaves;
-  const auto placeholders = program.graph().placeholders();
-  const auto& specs = program.graph_signature().input_specs;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    if (specs[i].kind != aot::InputKind::UserInput) continue;
-    const aot::Node* node = placeholders.at(i);
-    const auto* meta = std::get_if<aot::TensorMeta>(&node->meta.val);
-    if (meta == nullptr) {
-      throw aot::AotError("input '" + node->name() + "' is not a tensor; pass the inputs with --inputs");
-    }
-    if (!meta->is_static()) {
-      throw aot::AotError("input '" + node->name() + "' has a dynamic size; pass the inputs with --inputs");
-    }
-    const std::vector<int64_t> sizes = meta->static_sizes();
-    leaves.emplace_back(ones(meta->dtype, sizes));
-  }
-  return leaves;
-}
-
 }  // namespace
 
 int run_compare(Args args) {
@@ -148,49 +108,16 @@ int run_compare(Args args) {
     std::cout << kCompareUsage;
     return 0;
   }
-  const devtools::DebugRecord record = read_debug_record_for(options.record, options.path);
-
+  const devtools::DebugRecord record = devtools::read_debug_record_for(options.record, options.path);
   aot::ExportedProgram reference = aot::load_pt2(options.reference, options.model);
-  aot::generate_debug_handles(reference);  // as 'kiln lower' numbered it
-  check_reference(record, devtools::source_nodes(reference), options.reference);
-  const std::vector<aot::Value> leaves = options.inputs.empty()
-                                             ? ones_inputs(reference)
-                                             : order_inputs(reference, aot::read_npz(options.inputs), options.inputs);
-  std::vector<aot::HostTensor> runtime_inputs;
-  for (const aot::Value& leaf : leaves) {
-    const auto* tensor = std::get_if<aot::HostTensor>(&leaf);
-    if (tensor == nullptr) throw aot::AotError("'kiln compare' passes tensor inputs only; an input is a number");
-    runtime_inputs.push_back(*tensor);
-  }
-
-  // The reference: each source op's result, the last node carrying its handle.
-  aot::to_core_aten(reference);
-  std::map<int64_t, devtools::ReferenceOutput> expected;
-  size_t order = 0;
-  call_with_leaves(reference, leaves, [&](const aot::Node& node, const std::vector<aot::Value>& values) {
-    ++order;
-    if (!node.meta.debug_handle || aot::is_call_of(node, aot::ExecKind::Alloc) || values.empty()) return;
-    if (const auto* tensor = std::get_if<aot::HostTensor>(&values.front())) {
-      devtools::ReferenceOutput& output = expected[*node.meta.debug_handle] = {order, tensor->clone()};
-      if (const std::optional<aot::TensorQParams> grid = aot::constant_tensor_qparams(node)) {
-        output.scale = grid->scale;
-        output.zero_point = grid->zero_point;
-      }
-    }
-  });
-
+  std::optional<std::vector<aot::Value>> inputs;
+  if (!options.inputs.empty()) inputs = aot::order_inputs(reference, aot::read_npz(options.inputs), options.inputs);
   runtime::set_backend_threads(options.threads);
   std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path, record.method);
-  session->set_inputs(runtime_inputs);
-  devtools::TraceRecorder run(/*keep_outputs=*/true);
-  session->set_event_tracer(&run);
-  session->execute();
-  run.end_run();
-  session->set_event_tracer(nullptr);
-
+  const devtools::Comparison comparison =
+      aot::compare_program(record, *session, std::move(reference), options.reference, std::move(inputs));
   std::printf("program: %s against %s%s\n", options.path.c_str(), options.reference.c_str(),
               options.inputs.empty() ? " (inputs of ones)" : "");
-  const devtools::Comparison comparison = devtools::compare_outputs(record, run, expected);
   std::printf("%s", devtools::format_comparison(comparison, options.top, options.threshold_db).c_str());
   return 0;
 }

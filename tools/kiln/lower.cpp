@@ -1,18 +1,18 @@
 // kiln lower: a .pt2 program split across backends by their capability
 // partitioners, in priority order; prints where each node went and why the
-// rest stayed. Also the delegation part of `kiln demo`.
+// rest stayed (the library's report, aot/pipeline/lower_report.h). Also the
+// delegation part of `kiln demo`.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <map>
 
 #include "aot/delegate/backend_api.h"
 #include "aot/delegate/debug_handle.h"
 #include "aot/import/pt2_reader.h"
-#include "aot/ir/exec_kind.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/debug_handles.h"
 #include "aot/pipeline/lower.h"
+#include "aot/pipeline/lower_report.h"
 #include "aot/pipeline/program_methods.h"
 #include "cli.h"
 #include "devtools/debug_record.h"
@@ -101,105 +101,6 @@ std::vector<std::string> split_backends(const std::string& text) {
   return names;
 }
 
-// "aten::convolution.default" -> "convolution".
-std::string short_op(const std::string& target) {
-  std::string name = target;
-  if (auto colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
-  if (auto dot = name.find('.'); dot != std::string::npos) name = name.substr(0, dot);
-  return name;
-}
-
-std::string plural(size_t count, const std::string& word) {
-  return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
-}
-
-void print_delegate(const aot::LoweredSubmodule& submodule) {
-  const aot::LoweredBackendModule& module = *submodule.module;
-  const aot::ExportedProgram& delegated = module.original_module();
-  std::map<std::string, size_t> op_counts;
-  size_t ops = 0;
-  for (const aot::Node* node : delegated.graph()) {
-    if (!node->is_call_function() || aot::is_call_of(*node, aot::ExecKind::GetItem)) continue;
-    ++op_counts[short_op(node->target())];
-    ++ops;
-  }
-  std::string op_list;
-  for (const auto& [op, count] : op_counts) {
-    op_list += (op_list.empty() ? "" : ", ") + op + (count > 1 ? " x" + std::to_string(count) : "");
-  }
-  const auto returned = aot::delegate_call_output_indices(delegated);
-  std::printf("  %s: %s, %s (%s), %s, %s, %zu-byte blob\n", submodule.name.c_str(), module.backend_id().c_str(),
-              plural(ops, "op").c_str(), op_list.c_str(), plural(submodule.call_node->args().size() - 1, "input").c_str(),
-              plural(returned.size(), "output").c_str(), module.processed_bytes().size());
-  std::string weights;
-  const auto placeholders = delegated.graph().placeholders();
-  const auto& specs = delegated.graph_signature().input_specs;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    if (specs[i].kind == aot::InputKind::UserInput) continue;
-    weights += "\n      " + specs[i].target + " (" + aot::to_string(specs[i].kind) + ", " +
-               aot::to_string(placeholders[i]->meta.val) + ")";
-  }
-  std::printf("    weights it took:%s\n", weights.empty() ? " none" : weights.c_str());
-  if (!module.meta.debug_handle_map.empty()) {
-    std::printf("    debug handles:   %s\n", aot::to_string(module.meta.debug_handle_map).c_str());
-  }
-}
-
-// The nodes left on the portable kernels, with every backend's reason.
-void print_kept(const aot::ExportedProgram& lowered, const std::vector<aot::ToBackendReport>& reports,
-                const std::vector<std::string>& backends) {
-  std::map<std::string, std::vector<std::string>> reasons;
-  for (size_t i = 0; i < reports.size(); ++i) {
-    for (const aot::UnsupportedNode& node : reports[i].unsupported) {
-      reasons[node.node].push_back(backends[i] + ": " + node.reason);
-    }
-  }
-  std::vector<const aot::Node*> kept;
-  for (const aot::Node* node : lowered.graph()) {
-    if (node->is_call_function() && !aot::is_call_of(*node, aot::ExecKind::GetItem) &&
-        !aot::is_call_of(*node, aot::ExecKind::DelegateCall)) {
-      kept.push_back(node);
-    }
-  }
-  if (kept.empty()) {
-    std::printf("Kept on the portable kernels: nothing\n");
-    return;
-  }
-  std::printf("Kept on the portable kernels (%s):\n", plural(kept.size(), "op").c_str());
-  for (const aot::Node* node : kept) {
-    std::printf("  %s (%s)\n", node->name().c_str(), node->target().c_str());
-    for (const std::string& reason : reasons[node->name()]) std::printf("      %s\n", reason.c_str());
-  }
-}
-
-
-// Every op node of `program` (before delegation): the delegate that took
-// it or the portable kernels, and each backend's reason for refusing it.
-void print_decisions(const aot::ExportedProgram& program, const aot::ExportedProgram& lowered,
-                     const std::vector<aot::ToBackendReport>& reports, const std::vector<std::string>& backends) {
-  std::map<std::string, std::string> taken_by;
-  for (const auto& delegate : aot::get_lowered_submodules(lowered)) {
-    for (const aot::Node* node : delegate.module->original_module().graph()) {
-      if (node->is_call_function()) taken_by.emplace(node->name(), delegate.module->backend_id() + " (" + delegate.name + ")");
-    }
-  }
-  std::map<std::string, std::vector<std::string>> reasons;
-  for (size_t i = 0; i < reports.size(); ++i) {
-    for (const aot::UnsupportedNode& node : reports[i].unsupported) reasons[node.node].push_back(backends[i] + ": " + node.reason);
-  }
-  std::vector<const aot::Node*> ops;
-  for (const aot::Node* node : program.graph()) {
-    if (node->is_call_function() && !aot::is_call_of(*node, aot::ExecKind::GetItem)) ops.push_back(node);
-  }
-  std::printf("Decisions (%s):\n", plural(ops.size(), "op").c_str());
-  for (const aot::Node* node : ops) {
-    const auto taken = taken_by.find(node->name());
-    std::printf("  %s (%s): %s\n", node->name().c_str(), node->target().c_str(),
-                taken == taken_by.end() ? "portable kernels" : ("taken by " + taken->second).c_str());
-    for (const std::string& reason : reasons[node->name()]) std::printf("      refused by %s\n", reason.c_str());
-  }
-}
-
 struct LowerOptions {
   std::string path, backend_list, model, output, debug_record, constant_methods;
   std::vector<std::pair<std::string, std::string>> methods;  ///< --method NAME=FILE
@@ -281,21 +182,15 @@ LowerOptions parse_lower_options(Args& args) {
   return options;
 }
 
-// Where each node went and why the rest stayed; with --print, the programs.
+// Where each node went and why the rest stayed (lower_report.h); with
+// --print, the programs.
 void print_delegation(const std::string& path, const std::vector<std::string>& backends,
                       const aot::LoweredProgram& lowered, const LowerOptions& options) {
-  const auto delegates = aot::get_lowered_submodules(lowered.delegated);
-  std::printf("Lowered %s to %s: %s\n", path.c_str(), options.backend_list.c_str(),
-              plural(delegates.size(), "delegate").c_str());
-  for (const auto& delegate : delegates) print_delegate(delegate);
-  if (options.explain) {
-    print_decisions(lowered.edge, lowered.delegated, lowered.reports, backends);
-  } else {
-    print_kept(lowered.delegated, lowered.reports, backends);
-  }
+  const aot::LoweringReport report = aot::report_lowering(lowered, backends);
+  std::printf("%s", aot::format_lowering_report(report, path, options.explain).c_str());
   if (!options.print) return;
   std::printf("\n%s", lowered.delegated.to_string().c_str());
-  for (const auto& delegate : delegates) {
+  for (const auto& delegate : aot::get_lowered_submodules(lowered.delegated)) {
     std::printf("\n%s (%s) runs:\n%s", delegate.name.c_str(), delegate.module->backend_id().c_str(),
                 delegate.module->original_module().to_string().c_str());
     const std::string blob = aot::get_backend(delegate.module->backend_id()).describe_blob(delegate.module->processed_bytes());

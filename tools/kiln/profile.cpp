@@ -1,7 +1,7 @@
 // kiln profile: where a .pte program's time goes, per source op of the
 // user's program. Runs the program traced (or reads a trace `kiln run
 // --trace` wrote) and attributes each event through the debug record that
-// `kiln lower --debug-record` wrote with it (devtools/profile.h).
+// `kiln lower --debug-record` wrote with it (devtools/profile_session.h).
 #include <cstdio>
 #include <iostream>
 
@@ -9,7 +9,9 @@
 #include "runtime/backend/backend_interface.h"
 #include "cli.h"
 #include "devtools/debug_record.h"
+#include "devtools/debug_record_for.h"
 #include "devtools/profile.h"
+#include "devtools/profile_session.h"
 #include "devtools/trace_recorder.h"
 #include "run_pte.h"
 
@@ -105,45 +107,33 @@ ProfileOptions parse_profile_options(Args& args) {
 
 }  // namespace
 
-devtools::DebugRecord read_debug_record_for(const std::string& record_path, const std::string& pte_path) {
-  devtools::DebugRecord record = devtools::read_debug_record(record_path);
-  const std::string pte = read_file(pte_path, "program");
-  record.check_matches({reinterpret_cast<const uint8_t*>(pte.data()), pte.size()}, pte_path);
-  return record;
-}
-
 int run_profile(Args args) {
   const ProfileOptions options = parse_profile_options(args);
   if (options.help) {
     std::cout << kProfileUsage;
     return 0;
   }
-  devtools::TraceRecorder trace;
-  devtools::DebugRecord record;
-  if (!options.trace.empty()) {
-    record = devtools::read_debug_record(options.record);
-    trace = devtools::TraceRecorder::parse_kiln_trace(read_file(options.trace, "trace"), options.trace);
-    if (trace.program().known() && trace.program() != record.program) {
-      throw aot::AotError("the trace " + options.trace + " was recorded from another program than the debug record " +
-                          options.record + " describes (" + std::to_string(trace.program().bytes) + " bytes, not " +
-                          std::to_string(record.program.bytes) + ")");
-    }
-    std::printf("trace: %s\n", options.trace.c_str());
-  } else {
-    record = read_debug_record_for(options.record, options.path);
+  if (options.trace.empty()) {
+    const devtools::DebugRecord record = devtools::read_debug_record_for(options.record, options.path);
     runtime::set_backend_threads(options.threads);
     std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path, record.method);
     session->set_inputs_from(options.inputs);
     std::printf("program: %s, method '%s'%s; threads: %d (oneDNN backend)\n", options.path.c_str(),
                 session->method_name(), options.inputs.empty() ? ", inputs of ones" : "", options.threads);
-    for (int i = 0; i < options.warmup; ++i) session->execute();
-    session->set_event_tracer(&trace);
-    for (int i = 0; i < options.iterations; ++i) {
-      session->execute();
-      trace.end_run();
-    }
-    session->set_event_tracer(nullptr);
+    const devtools::Profile profile =
+        devtools::profile_session(*session, record, options.iterations, options.warmup, options.module_depth);
+    std::printf("%s", devtools::format_profile(profile, options.top).c_str());
+    return 0;
   }
+  const devtools::DebugRecord record = devtools::read_debug_record(options.record);
+  const devtools::TraceRecorder trace =
+      devtools::TraceRecorder::parse_kiln_trace(read_file(options.trace, "trace"), options.trace);
+  if (trace.program().known() && trace.program() != record.program) {
+    throw aot::AotError("the trace " + options.trace + " was recorded from another program than the debug record " +
+                        options.record + " describes (" + std::to_string(trace.program().bytes) + " bytes, not " +
+                        std::to_string(record.program.bytes) + ")");
+  }
+  std::printf("trace: %s\n", options.trace.c_str());
   if (trace.instructions().empty()) throw aot::AotError("the trace holds no events");
   const devtools::Profile profile = devtools::attribute(record, trace, options.module_depth);
   std::printf("%s", devtools::format_profile(profile, options.top).c_str());

@@ -14,9 +14,9 @@
 
 #include "aot/import/npz.h"
 #include "aot/import/pt2_reader.h"
-#include "aot/interpreter/interpreter.h"
 #include "aot/ir/pass_manager.h"
 #include "aot/pipeline/lower.h"
+#include "aot/pipeline/reference_call.h"
 #include "cli.h"
 #include "run_pte.h"
 
@@ -114,54 +114,6 @@ FileKind file_kind(const std::string& path) {
 }
 
 }  // namespace
-
-aot::PyTree call_with_leaves(aot::ExportedProgram& program, const std::vector<aot::Value>& leaves,
-                             const aot::NodeObserver& observer) {
-  aot::PyTree args_tree = aot::PyTree::tuple({});
-  aot::PyTree kwargs_tree = aot::PyTree::dict({});
-  if (const aot::TreeSpec* in_spec = program.in_spec()) {
-    aot::PyTree call = aot::tree_unflatten(leaves, *in_spec);
-    if (call.kind != aot::PyTree::Kind::Tuple || call.children.size() != 2) {
-      throw aot::AotError("the program's input spec is not (args, kwargs): " + in_spec->to_string());
-    }
-    args_tree = call.children[0];
-    kwargs_tree = call.children[1];
-  } else {
-    for (const aot::Value& leaf : leaves) args_tree.children.push_back(aot::PyTree::make_leaf(leaf));
-  }
-  return aot::call_program(program, args_tree, kwargs_tree, observer);
-}
-
-std::vector<aot::Value> order_inputs(const aot::ExportedProgram& program,
-                                     std::vector<std::pair<std::string, aot::HostTensor>> arrays,
-                                     const std::string& path) {
-  std::vector<std::string> names = program.graph_signature().user_inputs();
-  const bool positional = std::all_of(arrays.begin(), arrays.end(), [](const auto& array) {
-    return array.first.rfind("arr_", 0) == 0;
-  });
-  std::string expected;
-  for (const std::string& name : names) expected += (expected.empty() ? "" : ", ") + name;
-  if (arrays.size() != names.size()) {
-    throw aot::AotError(path + " holds " + std::to_string(arrays.size()) + " arrays, but the program takes " +
-                        std::to_string(names.size()) + " user inputs (" + expected + ")");
-  }
-  std::vector<aot::Value> leaves(names.size());
-  for (auto& [key, tensor] : arrays) {
-    size_t index = names.size();
-    if (positional) {
-      const std::string digits = key.substr(4);
-      if (!digits.empty() && std::all_of(digits.begin(), digits.end(), ::isdigit)) index = std::stoul(digits);
-    } else {
-      index = static_cast<size_t>(std::find(names.begin(), names.end(), key) - names.begin());
-    }
-    if (index >= names.size() || !std::holds_alternative<aot::None>(leaves[index])) {
-      throw aot::AotError(path + ": array '" + key + "' matches no user input (expected " +
-                          (positional ? std::string("arr_0 ... arr_") + std::to_string(names.size() - 1) : expected) + ")");
-    }
-    leaves[index] = std::move(tensor);
-  }
-  return leaves;
-}
 
 void print_output(const std::string& label, const aot::Value& value) {
   const auto* tensor = std::get_if<aot::HostTensor>(&value);
@@ -261,8 +213,8 @@ int run_run(Args args) {
 
   aot::ExportedProgram program = aot::load_pt2(path, model);
   aot::to_core_aten(program);
-  std::vector<aot::Value> leaves = order_inputs(program, aot::read_npz(inputs_path), inputs_path);
-  const aot::PyTree result = call_with_leaves(program, leaves);
+  std::vector<aot::Value> leaves = aot::order_inputs(program, aot::read_npz(inputs_path), inputs_path);
+  const aot::PyTree result = aot::call_with_leaves(program, leaves);
   const auto [outputs, spec] = aot::tree_flatten(result);
   std::printf("%zu output%s (structure %s)\n", outputs.size(), outputs.size() == 1 ? "" : "s", spec.to_string().c_str());
   for (size_t i = 0; i < outputs.size(); ++i) print_output("output_" + std::to_string(i), outputs[i]);
