@@ -176,6 +176,15 @@ std::string describe_tensor_info(const TensorInfo& info) {
   return std::string(runtime::short_name(info.scalar_type())) + "[" + join(info.sizes()) + "]";
 }
 
+bool fits_input(const TensorInfo& info, ScalarType dtype, runtime::Span<const int64_t> sizes) {
+  if (dtype != info.scalar_type() || sizes.size() != info.sizes().size()) return false;
+  const bool dynamic = info.shape_dynamism() != runtime::TensorShapeDynamism::Static;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (dynamic ? sizes[d] > info.sizes()[d] : sizes[d] != info.sizes()[d]) return false;
+  }
+  return true;
+}
+
 void check_input(size_t index, const TensorInfo& info, ScalarType dtype, const std::vector<int64_t>& sizes,
                  const std::string& given) {
   const std::string name = "input " + std::to_string(index);
@@ -500,11 +509,17 @@ void RuntimeSession::set_input_values(std::vector<runtime::EValue> values) {
     auto info = meta.input_tensor_meta(i);
     if (!info.ok()) fail("input " + std::to_string(i), info.error());
     const runtime::Tensor tensor = values[i].toTensor();
-    const std::vector<int64_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
-    std::string given = std::string(runtime::short_name(tensor.scalar_type())) + "[";
-    for (size_t d = 0; d < sizes.size(); ++d) given += (d ? ", " : "") + std::to_string(sizes[d]);
-    given += "]";
-    check_input(i, *info, tensor.scalar_type(), sizes, given);
+    int64_t sizes[16];
+    const size_t rank = tensor.sizes().size();
+    const bool small = rank <= 16;
+    for (size_t d = 0; small && d < rank; ++d) sizes[d] = tensor.sizes()[d];
+    if (!small || !fits_input(*info, tensor.scalar_type(), {sizes, rank})) {
+      const std::vector<int64_t> all(tensor.sizes().begin(), tensor.sizes().end());
+      std::string given = std::string(runtime::short_name(tensor.scalar_type())) + "[";
+      for (size_t d = 0; d < all.size(); ++d) given += (d ? ", " : "") + std::to_string(all[d]);
+      given += "]";
+      check_input(i, *info, tensor.scalar_type(), all, given);
+    }
     if (!std::equal(tensor.dim_order().begin(), tensor.dim_order().end(), info->dim_order().begin(),
                     info->dim_order().end())) {
       throw aot::AotError("input " + std::to_string(i) + " is laid out in another dim order than the method's (" +

@@ -128,6 +128,10 @@ class RuntimeSession {
   size_t calls_ = 0;
 };
 
+/// Whether `dtype` and `sizes` fit an input described by `info` (as
+/// check_input checks, without making its message).
+bool fits_input(const runtime::TensorInfo& info, runtime::ScalarType dtype, runtime::Span<const int64_t> sizes);
+
 /// Throws AotError unless `dtype` and `sizes` fit input `index` described by
 /// `info`: the same dtype and rank, and sizes equal to a static input's,
 /// at most a dynamic input's planned bounds. `given` describes the value in
