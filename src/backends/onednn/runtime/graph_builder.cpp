@@ -327,6 +327,56 @@ Result<uint32_t> GraphBuilder::zero_point_memory_of(int32_t v) {
   return m;
 }
 
+bool exact_int8_dot_products(dnnl_cpu_isa_t isa) {
+  const auto has = [isa](dnnl_cpu_isa_t feature) { return (isa & feature) == feature; };
+  return has(dnnl_cpu_isa_avx2_vnni) || has(dnnl_cpu_isa_avx512_core_vnni);
+}
+
+Error GraphBuilder::channels_last_desc_of(int32_t v, MemoryDesc* out) {
+  static constexpr dnnl_format_tag_t kChannelsLast[] = {dnnl_acb, dnnl_acdb, dnnl_acdeb};
+  const fb::Value* val = value(v);
+  const uint32_t rank = rank_of(val);
+  if (val->kind() == fb::ValueKind::Output || rank < 3 || rank > 5) return plain_desc_of(v, out);
+  dnnl_dims_t dims;
+  for (uint32_t d = 0; d < rank; ++d) dims[d] = val->sizes()->Get(d);
+  return check(dnnl_memory_desc_create_with_tag(out->out(), static_cast<int>(rank), dims, data_type_of(val),
+                                                kChannelsLast[rank - 3]),
+               "dnnl_memory_desc_create_with_tag(channels last)");
+}
+
+// q = saturate(round_half_even(x * (1 / scale)) + zero_point): oneDNN's
+// source scale is PyTorch's inverse scale, so that the product is the one
+// PyTorch rounds; x = scale * (q - zero_point) the other way.
+Error GraphBuilder::add_quantization(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize) {
+  const fb::Value* q = value(quantized_value);
+  Attr attr;
+  KILN_TRY(check(dnnl_primitive_attr_create(attr.out()), "dnnl_primitive_attr_create"));
+  KILN_TRY(check(dnnl_primitive_attr_set_scales_mask(attr.get(), DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask"));
+  const bool zero_point = q->zero_point() != 0 || q->dynamic();
+  const int zero_point_arg = quantize ? DNNL_ARG_DST : DNNL_ARG_SRC;
+  if (zero_point) {
+    KILN_TRY(check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), zero_point_arg, 0),
+                   "dnnl_primitive_attr_set_zero_points_mask"));
+  }
+  PrimitiveDesc pd;
+  KILN_TRY(check(dnnl_reorder_primitive_desc_create(pd.out(), desc(from), engine(), desc(to), engine(), attr.get()),
+                 "dnnl_reorder_primitive_desc_create(quantization)"));
+  uint32_t scale = 0;
+  if (quantize) {
+    if (q->dynamic()) return refuse("a reorder into a dynamic value (a DynamicQuantize writes those)");
+    KILN_ASSIGN_OR_RETURN(scale, scalar_memory(static_cast<float>(1.0 / static_cast<double>(q->scale()))));
+  } else {
+    KILN_ASSIGN_OR_RETURN(scale, scale_memory_of(quantized_value));
+  }
+  StepArg args[4] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scale}};
+  uint32_t num_args = 3;
+  if (zero_point) {
+    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point_m, zero_point_memory_of(quantized_value));
+    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | zero_point_arg, zero_point_m};
+  }
+  return add_step(&pd, args, num_args);
+}
+
 Error GraphBuilder::describe_quantized_result(int32_t v) {
   if (!is_quantized(value(v)) || compiled_->steps.size == 0) return Error::Ok;
   KILN_ASSIGN_OR_RETURN(const uint32_t scale, scale_memory_of(v));

@@ -162,6 +162,16 @@ class GraphBuilder {
   /// made from the value, or a dynamic value's, written at run time.
   runtime::Result<uint32_t> scale_memory_of(int32_t value);
   runtime::Result<uint32_t> zero_point_memory_of(int32_t value);
+  /// The value's layout as a (de)quantization writes it: an image (3 to 5
+  /// dims) inside the delegate channels-last, the layout oneDNN's int8
+  /// convolutions take and write; an output, and other ranks, plain.
+  runtime::Error channels_last_desc_of(int32_t value, MemoryDesc* out);
+  /// A step quantizing float32 `from` into `to` (`quantize`), or
+  /// dequantizing `from` into float32 `to`, by the scale and zero point of
+  /// `quantized_value` (PyTorch's rounding).
+  runtime::Error add_quantization(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize);
+  /// A buffer of layout `desc` that only the operation's own steps use.
+  runtime::Result<uint32_t> temporary_buffer(const_dnnl_memory_desc_t desc) { return new_buffer(desc, false); }
   /// The last step writes `value`: when it is quantized, tracing logs it
   /// dequantized by its scale and zero point memories (nothing otherwise).
   runtime::Error describe_quantized_result(int32_t value);
@@ -226,6 +236,14 @@ class GraphBuilder {
 dnnl_data_type_t data_type_of(const fb::Value* value);
 /// An Int8 or UInt8 value.
 inline bool is_quantized(const fb::Value* value) { return value->dtype() != fb::DataType::Float32; }
+
+/// Whether oneDNN's int8 convolutions and matmuls give the exact result on
+/// a CPU of ISA `isa`: with VNNI (AVX-VNNI, AVX-512 VNNI and later) they add
+/// u8 x s8 products in 32 bits. Without it they add pairs of products in 16
+/// bits, which saturate, and halve an s8 source's weights: quantized
+/// operations there run in float32 on dequantized values (Quantization in
+/// operation_builders.cpp), as PyTorch's reference computes them.
+bool exact_int8_dot_products(dnnl_cpu_isa_t isa);
 
 /// Plans one operation (operation_builders.cpp); a refused primitive on the
 /// first attempt sets wants_retry().

@@ -182,10 +182,9 @@ Error build_permute(GraphBuilder& b, const flatbuffers::Vector<int64_t>* permuta
 
 }  // namespace
 
-// Between a float32 and a quantized value of the same sizes: quantization,
-// q = saturate(round_half_even(x * (1 / scale)) + zero_point) -- oneDNN's
-// source scale is PyTorch's inverse scale, so that the product is the one
-// PyTorch rounds -- or dequantization, x = scale * (q - zero_point).
+// Between a float32 and a quantized value of the same sizes: quantization
+// or dequantization (GraphBuilder::add_quantization), the result written
+// channels-last.
 Error build_quantize(GraphBuilder& b, int32_t src, int32_t out) {
   const fb::Value* from = b.value(src);
   const fb::Value* to = b.value(out);
@@ -201,47 +200,10 @@ Error build_quantize(GraphBuilder& b, int32_t src, int32_t out) {
   if (quantize && q->dynamic()) return b.refuse("a reorder into a dynamic value (a DynamicQuantize writes those)");
   if (!q->dynamic() && (!(q->scale() > 0) || !std::isfinite(q->scale()))) return b.refuse("scale %g is not positive", q->scale());
   KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, false));
-  // Inside the delegate an image is laid out channels-last, the layout
-  // oneDNN's int8 convolutions take and write; an output is plain.
-  static constexpr dnnl_format_tag_t kChannelsLast[] = {dnnl_acb, dnnl_acdb, dnnl_acdeb};
-  const uint32_t rank = rank_of(to);
   MemoryDesc out_desc;
-  if (to->kind() != fb::ValueKind::Output && rank >= 3 && rank <= 5) {
-    dnnl_dims_t dims;
-    for (uint32_t d = 0; d < rank; ++d) dims[d] = to->sizes()->Get(d);
-    KILN_TRY(b.check(dnnl_memory_desc_create_with_tag(out_desc.out(), static_cast<int>(rank), dims, data_type_of(to),
-                                                      kChannelsLast[rank - 3]),
-                     "dnnl_memory_desc_create_with_tag(channels last)"));
-  } else {
-    KILN_TRY(b.plain_desc_of(out, &out_desc));
-  }
+  KILN_TRY(b.channels_last_desc_of(out, &out_desc));
   KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, out_desc.get()));
-  Attr attr;
-  KILN_TRY(b.check(dnnl_primitive_attr_create(attr.out()), "dnnl_primitive_attr_create"));
-  KILN_TRY(b.check(dnnl_primitive_attr_set_scales_mask(attr.get(), DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask"));
-  const bool zero_point = q->zero_point() != 0 || q->dynamic();
-  if (zero_point) {
-    KILN_TRY(b.check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), quantize ? DNNL_ARG_DST : DNNL_ARG_SRC, 0),
-                     "dnnl_primitive_attr_set_zero_points_mask"));
-  }
-  PrimitiveDesc pd;
-  KILN_TRY(b.check(dnnl_reorder_primitive_desc_create(pd.out(), b.desc(src_m), b.engine(), b.desc(dst_m), b.engine(),
-                                                      attr.get()),
-                   "dnnl_reorder_primitive_desc_create(quantization)"));
-  const int32_t quantized_value = quantize ? out : src;
-  uint32_t scale_m = 0;
-  if (quantize) {
-    KILN_ASSIGN_OR_RETURN(scale_m, b.scalar_memory(static_cast<float>(1.0 / static_cast<double>(q->scale()))));
-  } else {
-    KILN_ASSIGN_OR_RETURN(scale_m, b.scale_memory_of(quantized_value));
-  }
-  StepArg args[4] = {{DNNL_ARG_FROM, src_m}, {DNNL_ARG_TO, dst_m}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scale_m}};
-  uint32_t num_args = 3;
-  if (zero_point) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point_m, b.zero_point_memory_of(quantized_value));
-    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | (quantize ? DNNL_ARG_DST : DNNL_ARG_SRC), zero_point_m};
-  }
-  KILN_TRY(b.add_step(&pd, args, num_args));
+  KILN_TRY(b.add_quantization(src_m, dst_m, quantize ? out : src, quantize));
   return b.describe_quantized_result(out);
 }
 

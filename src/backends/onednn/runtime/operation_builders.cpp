@@ -138,15 +138,25 @@ Result<uint32_t> bind_weights(GraphBuilder& b, int32_t w, WeightOperand* op, con
 // A quantized convolution's or matmul's scales and zero points
 // (onednn_graph.fbs): the source's and the result's from their values, the
 // weights' from the weight-scales input (one per output channel, `channels`).
+//
+// Where oneDNN's int8 kernels are not exact (exact_int8_dot_products), a
+// quantized operation is emulated: it runs in float32 on its source
+// dequantized before it and its weights dequantized at init, and its
+// result is quantized after it -- the computation PyTorch's reference
+// makes, with the same roundings.
 struct Quantization {
   bool quantized = false;
   /// A float32 operation on int8 weights: they are dequantized at init.
   bool dequantized_weights = false;
+  /// A quantized operation run in float32 (see above).
+  bool emulated = false;
   int32_t src = -1, weight_scales = -1, out = -1;
   int weights_mask = 0;
 
-  dnnl_data_type_t weights_type() const { return quantized ? dnnl_s8 : dnnl_f32; }
+  dnnl_data_type_t weights_type() const { return quantized && !emulated ? dnnl_s8 : dnnl_f32; }
   int32_t scales_at_init() const { return dequantized_weights ? weight_scales : -1; }
+  /// The data type the primitive takes or writes `value` in.
+  dnnl_data_type_t compute_type(const fb::Value* value) const { return emulated ? dnnl_f32 : data_type_of(value); }
 
   // Checks the operands and sets the masks on `attr`, before the primitive
   // descriptor is made.
@@ -174,6 +184,10 @@ struct Quantization {
       dequantized_weights = true;
       return Error::Ok;
     }
+    if (!exact_int8_dot_products(dnnl_get_effective_cpu_isa())) {
+      emulated = dequantized_weights = true;
+      return Error::Ok;
+    }
     dnnl_primitive_attr_t a = attr.get();
     KILN_TRY(b.check(dnnl_primitive_attr_set_scales_mask(a, DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask(src)"));
     if (b.value(src)->zero_point() != 0 || b.value(src)->dynamic()) {
@@ -192,14 +206,46 @@ struct Quantization {
     return Error::Ok;
   }
 
-  // After the step: a quantized result is logged dequantized when tracing.
-  Error describe_result(GraphBuilder& b) const {
-    return quantized ? b.describe_quantized_result(out) : Error::Ok;
+  // The operation's steps (finish's), then its quantized result logged
+  // dequantized when tracing. An emulated operation's float32 result is
+  // quantized by a step after it.
+  Error finish(GraphBuilder& b, PrimitiveDesc* pd, ArgList& args, StepArg* post_args, uint32_t num_post) const {
+    if (!emulated || !is_quantized(b.value(out))) {
+      KILN_TRY(onednn::finish(b, pd, args, post_args, num_post));
+      return quantized ? b.describe_quantized_result(out) : Error::Ok;
+    }
+    KILN_TRY(b.resolve_post_args(*pd, post_args, num_post));
+    const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd->get(), dnnl_query_dst_md, 0);
+    if (chosen == nullptr) return b.refuse("the primitive has no destination");
+    KILN_ASSIGN_OR_RETURN(const uint32_t result, b.temporary_buffer(chosen));
+    args.add(DNNL_ARG_DST, result);
+    for (uint32_t i = 0; i < num_post; ++i) args.add(post_args[i].arg, post_args[i].memory);
+    KILN_TRY(b.add_step(pd, args.items, args.size));
+    MemoryDesc layout;
+    KILN_TRY(b.channels_last_desc_of(out, &layout));
+    KILN_ASSIGN_OR_RETURN(const uint32_t dst, b.define_output(out, layout.get()));
+    KILN_TRY(b.add_quantization(result, dst, out, /*quantize=*/true));
+    return b.describe_quantized_result(out);
+  }
+
+  // The source the primitive reads in `chosen`, from `memory`: an emulated
+  // operation's dequantized into a buffer; else `memory` itself.
+  Result<uint32_t> source(GraphBuilder& b, uint32_t memory, const_dnnl_memory_desc_t chosen) const {
+    if (!emulated) return memory;
+    KILN_ASSIGN_OR_RETURN(const uint32_t dequantized, b.temporary_buffer(chosen));
+    KILN_TRY(b.add_quantization(memory, dequantized, src, /*quantize=*/false));
+    return dequantized;
+  }
+
+  // The result's descriptor for the primitive (format any).
+  Error dst_desc(GraphBuilder& b, MemoryDesc* dst) const {
+    const fb::Value* o = b.value(out);
+    return b.any_desc(o->sizes()->data(), rank_of(o), dst, compute_type(o));
   }
 
   // The run-time arguments, once the primitive descriptor is made.
   Error add_args(GraphBuilder& b, ArgList& args) const {
-    if (!quantized) return Error::Ok;
+    if (!quantized || emulated) return Error::Ok;
     const fb::Value* s = b.value(src);
     KILN_ASSIGN_OR_RETURN(const uint32_t src_scale, b.scale_memory_of(src));
     args.add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, src_scale);
@@ -251,9 +297,6 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   KILN_TRY(conv_weights_desc(b, conv, w, conv->groups(), &weights.logical));
 
   MemoryDesc src_any, bias_desc, dst;
-  const fb::Value* src_value = b.value(src);
-  KILN_TRY(b.any_desc(src_value->sizes()->data(), rank, &src_any, data_type_of(src_value)));
-  KILN_TRY(b.dst_desc_of(out, &dst));
   uint32_t bias_m = 0;
   if (bias >= 0) {
     KILN_ASSIGN_OR_RETURN(bias_m, bias_memory(b, bias, 1));
@@ -270,6 +313,9 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   if ((quantization.quantized || quantization.dequantized_weights) && conv->transposed()) {
     return b.refuse("a quantized transposed convolution");
   }
+  const fb::Value* src_value = b.value(src);
+  KILN_TRY(b.any_desc(src_value->sizes()->data(), rank, &src_any, quantization.compute_type(src_value)));
+  KILN_TRY(quantization.dst_desc(b, &dst));
   KILN_TRY(prepare_weights(b, w, &weights, quantization.weights_type()));
   PrimitiveDesc pd;
   if (conv->transposed()) {
@@ -289,7 +335,9 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   // a chain of convolutions, else one reorder (at the delegate's edge).
   const_dnnl_memory_desc_t chosen_src = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_src_md, 0);
   KILN_ASSIGN_OR_RETURN(uint32_t src_m, b.value_memory(src, false));
-  if (!dnnl_memory_desc_equal(chosen_src, b.desc(src_m))) {
+  if (quantization.emulated) {
+    KILN_ASSIGN_OR_RETURN(src_m, quantization.source(b, src_m, chosen_src));
+  } else if (!dnnl_memory_desc_equal(chosen_src, b.desc(src_m))) {
     KILN_ASSIGN_OR_RETURN(src_m, b.reorder_into_buffer(src_m, chosen_src));
   }
   const_dnnl_memory_desc_t chosen_weights = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0);
@@ -300,8 +348,7 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   args.add(DNNL_ARG_WEIGHTS, weights_m);
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
   KILN_TRY(quantization.add_args(b, args));
-  KILN_TRY(finish(b, &pd, args, post_args, num_post));
-  return quantization.describe_result(b);
+  return quantization.finish(b, &pd, args, post_args, num_post);
 }
 
 // ---------------------------------------------------------------- matmul
@@ -456,7 +503,6 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
     weights.logical = static_cast<MemoryDesc&&>(permuted);
   }
   MemoryDesc bias_desc, dst;
-  KILN_TRY(b.dst_desc_of(out, &dst));
   uint32_t bias_m = 0;
   if (bias >= 0) {
     if (rank_of_value(b, bias) > rank) return b.refuse("the bias has more dimensions than the result");
@@ -472,11 +518,21 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   const int64_t columns = b.value(out)->sizes()->Get(rank - 1);
   KILN_TRY(quantization.prepare(b, a, w, scales, out, columns, 1 << (rank - 1), attr));
   if (quantization.dequantized_weights && !w_constant) return b.refuse("int8 weights that are not a constant");
+  KILN_TRY(quantization.dst_desc(b, &dst));
   KILN_TRY(prepare_weights(b, w, &weights, quantization.weights_type()));
+  // An emulated operation reads its source dequantized, plain.
+  MemoryDesc a_desc;
+  if (quantization.emulated) {
+    b.broadcast_dims(a, rank, dims);
+    KILN_TRY(b.plain_desc(dims, rank, &a_desc, dnnl_f32));
+  } else {
+    KILN_TRY(b.check(dnnl_memory_desc_clone(a_desc.out(), b.desc(a_m)), "dnnl_memory_desc_clone"));
+  }
   PrimitiveDesc pd;
-  KILN_TRY(b.check_pd(dnnl_matmul_primitive_desc_create(pd.out(), b.engine(), b.desc(a_m), weights.for_pd.get(),
+  KILN_TRY(b.check_pd(dnnl_matmul_primitive_desc_create(pd.out(), b.engine(), a_desc.get(), weights.for_pd.get(),
                                                         bias_desc.get(), dst.get(), attr.get()),
                       "dnnl_matmul_primitive_desc_create", &pd));
+  KILN_ASSIGN_OR_RETURN(const uint32_t source_m, quantization.source(b, a_m, a_desc.get()));
   uint32_t weights_m = 0;
   if (w_constant) {
     const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0);
@@ -486,12 +542,11 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
     KILN_ASSIGN_OR_RETURN(weights_m, b.view(w_source, weights.logical.get()));
   }
   ArgList args;
-  args.add(DNNL_ARG_SRC, a_m);
+  args.add(DNNL_ARG_SRC, source_m);
   args.add(DNNL_ARG_WEIGHTS, weights_m);
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
   KILN_TRY(quantization.add_args(b, args));
-  KILN_TRY(finish(b, &pd, args, post_args, num_post));
-  return quantization.describe_result(b);
+  return quantization.finish(b, &pd, args, post_args, num_post);
 }
 
 // ---------------------------------------------------------------- dynamic quantization

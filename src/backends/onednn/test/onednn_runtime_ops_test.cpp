@@ -11,6 +11,7 @@
 
 #include "backends/onednn/onednn_blob.h"
 #include "backends/onednn/runtime/compiled_graph.h"
+#include "backends/onednn/runtime/graph_builder.h"
 
 #include "backends/onednn/test/runtime_test_util.h"
 #include "backends/onednn/test/reference_ops.h"
@@ -568,6 +569,19 @@ TEST(OneDnnOpsTest, OneAndTwoThreadsGiveTheSameResults) {
   const Floats conv_out = ref::map(ref::conv2d(x, xs, w, ws, {}, p, &s), relu);
   const Floats pooled = ref::reduce_mean(conv_out, s, ps);
   expect_near_all(results[0], ref::matmul(pooled, fs, l, ls, true, {}, {}, os));
+}
+
+// oneDNN's int8 kernels are exact with VNNI only; elsewhere quantized
+// operations run in float32 (the quantized conformance cases check both).
+TEST(OneDnnOpsTest, Int8KernelsAreExactWithVnniOnly) {
+  for (const dnnl_cpu_isa_t isa : {dnnl_cpu_isa_sse41, dnnl_cpu_isa_avx, dnnl_cpu_isa_avx2, dnnl_cpu_isa_avx512_core}) {
+    EXPECT_FALSE(exact_int8_dot_products(isa)) << isa;
+  }
+  for (const dnnl_cpu_isa_t isa : {dnnl_cpu_isa_avx2_vnni, dnnl_cpu_isa_avx2_vnni_2, dnnl_cpu_isa_avx512_core_vnni,
+                                   dnnl_cpu_isa_avx512_core_bf16, dnnl_cpu_isa_avx512_core_fp16,
+                                   dnnl_cpu_isa_avx512_core_amx}) {
+    EXPECT_TRUE(exact_int8_dot_products(isa)) << isa;
+  }
 }
 
 }  // namespace
