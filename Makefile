@@ -11,11 +11,16 @@ CMAKE_FLAGS ?=
 # Libraries the project installs itself (oneDNN from PyPI): one prefix that
 # every build directory uses.
 DEPS_DIR ?= build/deps
+# The small venv that builds and tests the Python package (numpy, nanobind,
+# scikit-build-core, pytest: python/requirements-test.txt).
+PYTHON_VENV ?= build/python-venv
+python_flags = -DKILN_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PYTHON_VENV))/bin/python
 
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 
-.PHONY: all build deps demo test test-sanitize test-no-onednn test-runtime-only suite fuzz clean bench-lowering size
+.PHONY: all build deps demo test test-sanitize test-no-onednn test-runtime-only python-package suite fuzz clean \
+        bench-lowering size
 
 # Tests that must run in each configuration (gtest cases plus other CTest
 # tests): scripts/count-tests.sh fails a run with fewer.
@@ -32,9 +37,13 @@ all: build
 deps:
 	@bash scripts/install-deps.sh
 	@bash scripts/install-onednn.sh $(DEPS_DIR)/onednn
+	@bash scripts/setup-python-test-venv.sh $(PYTHON_VENV)
 
-$(BUILD_DIR)/build.ninja: | deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
+# Configured again when this file changes (a build directory made before the
+# Python package was built gets it).
+$(BUILD_DIR)/build.ninja: Makefile | deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(python_flags) $(CMAKE_FLAGS)
+	@touch $@
 
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -60,7 +69,8 @@ test-sanitize: deps
 # The kiln tool and every test without the oneDNN backend: what a build
 # without oneDNN gives (KILN_WITH_ONEDNN=OFF).
 test-no-onednn: deps
-	cmake -S . -B $(NO_ONEDNN_DIR) -G Ninja -DKILN_WITH_ONEDNN=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
+	cmake -S . -B $(NO_ONEDNN_DIR) -G Ninja -DKILN_WITH_ONEDNN=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) \
+	  $(python_flags) $(CMAKE_FLAGS)
 	cmake --build $(NO_ONEDNN_DIR) -j $(JOBS)
 	$(call run_suite,$(NO_ONEDNN_DIR),no-onednn)
 
@@ -71,6 +81,24 @@ test-runtime-only: deps
 	cmake -S . -B $(RUNTIME_DIR) -G Ninja -DKILN_BUILD_AOT=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
 	cmake --build $(RUNTIME_DIR) -j $(JOBS)
 	$(call run_suite,$(RUNTIME_DIR),runtime-only)
+
+# The Python package as a user gets it: `pip install .` (scikit-build-core and
+# nanobind from PyPI, at python/requirements-test.txt's versions) into a new
+# venv, then the pytest suite on the installed package, run from outside the
+# source tree. The wheel builds in build-wheel-<tag> with make test's flags
+# (pyproject.toml; CMAKE_FLAGS too), so ccache gives it make test's objects.
+WHEEL_VENV ?= build/python-package-venv
+python-package: deps
+	rm -rf $(WHEEL_VENV)
+	$${PYTHON:-python3} -m venv $(WHEEL_VENV)
+	PIP_CONSTRAINT=$(CURDIR)/python/requirements-test.txt PIP_DISABLE_PIP_VERSION_CHECK=1 \
+	  CMAKE_ARGS="-DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+	  $(WHEEL_VENV)/bin/pip install . $$(grep '^pytest==' python/requirements-test.txt)
+	cd $(WHEEL_VENV) && PYTHONDONTWRITEBYTECODE=1 bin/python -c \
+	  'import kiln, pathlib, sys; f = pathlib.Path(kiln.__file__).resolve(); \
+	   assert f.is_relative_to(pathlib.Path(sys.prefix).resolve()), f"kiln imported from {f}, not the venv"; \
+	   print("kiln", kiln.__version__, "from", f.parent)'
+	cd $(WHEEL_VENV) && PYTHONDONTWRITEBYTECODE=1 bin/python -m pytest -q -p no:cacheprovider --import-mode=append $(CURDIR)/python/tests
 
 # The suite of SUITE_DIR counted against SUITE's minimum (used above with the
 # sanitizers' environment).
@@ -143,4 +171,4 @@ size: deps
 	JOBS=$(JOBS) bash tools/size/size.sh $(SIZE_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(NO_ONEDNN_DIR) $(RUNTIME_DIR) $(FUZZ_DIR) $(SIZE_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(NO_ONEDNN_DIR) $(RUNTIME_DIR) $(FUZZ_DIR) $(SIZE_DIR) build-wheel-*

@@ -21,6 +21,8 @@ packages=(
   libeigen3-dev    # Eigen's FFT: the portable FFT kernels
   libpcre2-dev     # the tokenizer's pre-tokenizer patterns (Unicode classes)
   pkg-config
+  python3-dev      # the Python package's extension (nanobind) builds on its headers
+  python3-venv     # the venvs that build and test it (scripts/setup-python-test-venv.sh)
 )
 
 missing=()
