@@ -22,31 +22,45 @@ from typing import Any, Mapping, Sequence
 
 from ._errors import InputError, KilnError
 from ._kiln import (  # noqa: F401
+    CompareRow,
+    Comparison,
     LoweredProgram,
     MemoryPlan,
     Method,
     MethodMetadata,
+    Profile,
+    ProfileRow,
+    ProfileTotal,
     Program,
     TensorSpec,
     __version__,
+    compare,
     load,
+    profile,
     registered_backends,
     set_threads,
 )
 from . import _kiln
 
 __all__ = [
+    "CompareRow",
+    "Comparison",
     "InputError",
     "KilnError",
     "LoweredProgram",
     "MemoryPlan",
     "Method",
     "MethodMetadata",
+    "Profile",
+    "ProfileRow",
+    "ProfileTotal",
     "Program",
     "TensorSpec",
     "__version__",
+    "compare",
     "load",
     "lower",
+    "profile",
     "registered_backends",
     "set_threads",
 ]
