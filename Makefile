@@ -14,7 +14,7 @@ DEPS_DIR ?= build/deps
 # The small venv that builds and tests the Python package (numpy, nanobind,
 # scikit-build-core, pytest: python/requirements-test.txt).
 PYTHON_VENV ?= build/python-venv
-python_flags = -DKILN_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PYTHON_VENV))/bin/python
+python_flags = -DKILN_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(PYTHON_VENV))/bin/python3
 
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
@@ -69,8 +69,7 @@ test-sanitize: deps
 # The kiln tool and every test without the oneDNN backend: what a build
 # without oneDNN gives (KILN_WITH_ONEDNN=OFF).
 test-no-onednn: deps
-	cmake -S . -B $(NO_ONEDNN_DIR) -G Ninja -DKILN_WITH_ONEDNN=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) \
-	  $(python_flags) $(CMAKE_FLAGS)
+	cmake -S . -B $(NO_ONEDNN_DIR) -G Ninja -DKILN_WITH_ONEDNN=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
 	cmake --build $(NO_ONEDNN_DIR) -j $(JOBS)
 	$(call run_suite,$(NO_ONEDNN_DIR),no-onednn)
 
@@ -82,22 +81,26 @@ test-runtime-only: deps
 	cmake --build $(RUNTIME_DIR) -j $(JOBS)
 	$(call run_suite,$(RUNTIME_DIR),runtime-only)
 
-# The Python package as a user gets it: `pip install .` (scikit-build-core and
-# nanobind from PyPI, at python/requirements-test.txt's versions) into a new
-# venv, then the pytest suite on the installed package, run from outside the
-# source tree. The wheel builds in build-wheel-<tag> with make test's flags
-# (pyproject.toml; CMAKE_FLAGS too), so ccache gives it make test's objects.
+# The Python package as a user gets it: the wheel `pip wheel .` makes
+# (scikit-build-core and nanobind of $(PYTHON_VENV), pyproject.toml) packed
+# from make test's build directory, so nothing is compiled twice, installed
+# into a new venv with pip; then the pytest suite on the installed package,
+# run from outside the source tree. (`pip install .` alone builds in
+# build-wheel-<tag>, from nothing.)
 WHEEL_VENV ?= build/python-package-venv
-python-package: deps
-	rm -rf $(WHEEL_VENV)
+python-package: build
+	rm -rf $(WHEEL_VENV) $(BUILD_DIR)/wheel
+	PIP_DISABLE_PIP_VERSION_CHECK=1 CMAKE_ARGS="-DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)" \
+	  CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(PYTHON_VENV)/bin/pip wheel . --no-build-isolation --no-deps \
+	  --wheel-dir $(BUILD_DIR)/wheel -C build-dir=$(BUILD_DIR)
 	$${PYTHON:-python3} -m venv $(WHEEL_VENV)
 	PIP_CONSTRAINT=$(CURDIR)/python/requirements-test.txt PIP_DISABLE_PIP_VERSION_CHECK=1 \
-	  CMAKE_ARGS="-DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
-	  $(WHEEL_VENV)/bin/pip install . $$(grep '^pytest==' python/requirements-test.txt)
+	  $(WHEEL_VENV)/bin/pip install --quiet $(BUILD_DIR)/wheel/kiln-*.whl $$(grep '^pytest==' python/requirements-test.txt)
 	cd $(WHEEL_VENV) && PYTHONDONTWRITEBYTECODE=1 bin/python -c \
 	  'import kiln, pathlib, sys; f = pathlib.Path(kiln.__file__).resolve(); \
 	   assert f.is_relative_to(pathlib.Path(sys.prefix).resolve()), f"kiln imported from {f}, not the venv"; \
-	   print("kiln", kiln.__version__, "from", f.parent)'
+	   assert (f.parent / "_kiln.pyi").is_file(), "the wheel has no type stubs"; \
+	   print("kiln", kiln.__version__, "from", f.parent, "backends", kiln.registered_backends())'
 	cd $(WHEEL_VENV) && PYTHONDONTWRITEBYTECODE=1 bin/python -m pytest -q -p no:cacheprovider --import-mode=append $(CURDIR)/python/tests
 
 # The suite of SUITE_DIR counted against SUITE's minimum (used above with the
