@@ -14,9 +14,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "aot/import/npz.h"
 #include "aot/import/pt2_reader.h"
@@ -277,69 +279,49 @@ devtools::Comparison compare(nb::handle program, nb::handle debug_record, nb::ha
 
 // ---------------------------------------------------------------- pandas
 
-nb::object import_pandas(const char* what) {
-  try {
-    return nb::module_::import_("pandas");
-  } catch (nb::python_error& error) {
-    if (!error.matches(PyExc_ImportError)) throw;
-    throw nb::import_error((std::string(what) + " needs pandas, which is not installed (pip install pandas)").c_str());
-  }
-}
-
 nb::list int_list(const std::vector<int64_t>& values) {
   nb::list list;
   for (int64_t value : values) list.append(value);
   return list;
 }
 
-nb::object profile_frame(const devtools::Profile& profile) {
-  nb::object pandas = import_pandas("Profile.to_pandas()");
+/// `rows` as a pandas DataFrame of `columns`, each row's record made by
+/// `record` (pandas is imported here; `what` names the call without it).
+template <typename Row, typename Record>
+nb::object frame(const char* what, const std::vector<Row>& rows, std::initializer_list<const char*> columns,
+                 Record record) {
+  nb::object pandas;
+  try {
+    pandas = nb::module_::import_("pandas");
+  } catch (nb::python_error& error) {
+    if (!error.matches(PyExc_ImportError)) throw;
+    throw nb::import_error((std::string(what) + " needs pandas, which is not installed (pip install pandas)").c_str());
+  }
   nb::list records;
-  for (const devtools::ProfileRow& row : profile.rows) {
-    nb::dict record;
-    record["handles"] = int_list(row.handles);
-    record["label"] = row.label;
-    record["ops"] = row.ops;
-    record["module"] = row.module;
-    record["where"] = row.where;
-    record["calls"] = row.calls;
-    record["median_ms"] = row.median_ms;
-    record["total_ms"] = row.total_ms;
-    record["share"] = row.share;
-    records.append(record);
-  }
-  nb::list columns;
-  for (const char* name : {"handles", "label", "ops", "module", "where", "calls", "median_ms", "total_ms", "share"}) {
-    columns.append(name);
-  }
-  return pandas.attr("DataFrame")(records, "columns"_a = columns);
+  for (const Row& row : rows) records.append(record(row));
+  nb::list names;
+  for (const char* name : columns) names.append(name);
+  return pandas.attr("DataFrame")(records, "columns"_a = names);
+}
+
+nb::object profile_frame(const devtools::Profile& profile) {
+  return frame("Profile.to_pandas()", profile.rows,
+               {"handles", "label", "ops", "module", "where", "calls", "median_ms", "total_ms", "share"},
+               [](const devtools::ProfileRow& row) {
+                 return nb::make_tuple(int_list(row.handles), row.label, row.ops, row.module, row.where, row.calls,
+                                       row.median_ms, row.total_ms, row.share);
+               });
 }
 
 nb::object comparison_frame(const devtools::Comparison& comparison) {
-  nb::object pandas = import_pandas("Comparison.to_pandas()");
-  nb::list records;
-  for (const devtools::CompareRow& row : comparison.rows) {
-    nb::dict record;
-    record["handles"] = int_list(row.handles);
-    record["label"] = row.label;
-    record["ops"] = row.ops;
-    record["module"] = row.module;
-    record["where"] = row.where;
-    record["order"] = row.order;
-    record["numel"] = row.numel;
-    record["max_abs_error"] = row.max_abs_error;
-    record["max_abs_reference"] = row.max_abs_reference;
-    record["snr_db"] = row.snr_db;
-    record["max_error_quanta"] = row.max_error_quanta;
-    record["note"] = row.note;
-    records.append(record);
-  }
-  nb::list columns;
-  for (const char* name : {"handles", "label", "ops", "module", "where", "order", "numel", "max_abs_error",
-                           "max_abs_reference", "snr_db", "max_error_quanta", "note"}) {
-    columns.append(name);
-  }
-  return pandas.attr("DataFrame")(records, "columns"_a = columns);
+  return frame("Comparison.to_pandas()", comparison.rows,
+               {"handles", "label", "ops", "module", "where", "order", "numel", "max_abs_error", "max_abs_reference",
+                "snr_db", "max_error_quanta", "note"},
+               [](const devtools::CompareRow& row) {
+                 return nb::make_tuple(int_list(row.handles), row.label, row.ops, row.module, row.where, row.order,
+                                       row.numel, row.max_abs_error, row.max_abs_reference, row.snr_db,
+                                       row.max_error_quanta, row.note);
+               });
 }
 
 std::string shorten(std::string text) { return text.size() <= 40 ? text : text.substr(0, 37) + "..."; }
