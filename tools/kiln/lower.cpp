@@ -70,6 +70,9 @@ Options:
   --print-memory           print the memory plan: per arena its size, the peak
                            live bytes and the plan's efficiency
   --model NAME             the program to lower when the archive holds several
+  --no-kiln-ops            keep to ATen's ops: no fusion of attention, RMS norm and rotary
+                           embedding into Kiln's own ops (kiln::sdpa, ...), which only Kiln's
+                           kernels run (for a .pte that ExecuTorch's runtime must run)
   --no-plan-inputs         leave user inputs unplanned (the caller supplies their memory)
   --no-plan-outputs        leave user outputs unplanned
   --alignment N            alignment of planned tensors in bytes (default 16)
@@ -108,6 +111,7 @@ struct LowerOptions {
   bool print = false;
   bool print_memory = false;
   bool help = false;
+  bool kiln_ops = true;
   aot::ExecutorchBackendConfig config;
 };
 
@@ -148,6 +152,8 @@ LowerOptions parse_lower_options(Args& args) {
       options.print_memory = true;
     } else if (arg == "--model") {
       options.model = args.value(arg);
+    } else if (arg == "--no-kiln-ops") {
+      options.kiln_ops = false;
     } else if (arg == "--no-plan-inputs") {
       planning.plan_inputs = false;
     } else if (arg == "--no-plan-outputs") {
@@ -239,6 +245,7 @@ int run_lower(Args args) {
   lower_options.delegate_only = options.output.empty() && !options.print_memory;
   lower_options.debug_record = !options.debug_record.empty();
   lower_options.config = options.config;
+  lower_options.fuse_kiln_ops = options.kiln_ops;
   aot::MethodSources sources{options.path, options.model, options.methods, options.constant_methods};
   aot::ProgramMethods methods = aot::load_program_methods(sources);
   const aot::ConstantMethods constant_methods = methods.constants;

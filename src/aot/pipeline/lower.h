@@ -44,6 +44,11 @@ struct LowerOptions {
   /// Compute the nodes that read only weights and constants at lowering
   /// (fold_constants.h).
   bool fold_constants = true;
+  /// Fuse the patterns of a transformer's layers into Kiln's own ops
+  /// (attention, RMS norm, rotary embedding: aot/passes/fuse_ops.h), which
+  /// Kiln's kernels run. Off for a .pte that ExecuTorch's runtime, which has
+  /// no kernels for them, must run.
+  bool fuse_kiln_ops = true;
   /// Also build the debug record of the .pte.
   bool debug_record = false;
   /// Memory planning and serialization settings.
