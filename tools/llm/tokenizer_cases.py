@@ -463,6 +463,13 @@ FIXTURES = [
                 {"type": "ByteFallback"},
                 {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}]},
         }, VARIANT_TEXTS, False, TEXTS[11:14], 1),
+        ("metaspace_never", {
+            "/normalizer": None,
+            "/pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": True},
+            "/decoder": {"type": "Sequence", "decoders": [
+                {"type": "ByteFallback"},
+                {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": True}]},
+        }, VARIANT_TEXTS, False, TEXTS[11:14], 1),
         ("phi3_chat_tokens", PHI3_ADDED, VARIANT_TEXTS + CHAT_TEXTS, False, CHAT_TEXTS[:2], 1),
         ("mistral_v3_chat_tokens", {
             "/normalizer": None,
