@@ -470,6 +470,11 @@ expect "generate refuses an id outside the vocabulary" 1 "prompt token id 256 is
   generate "$scratch/tiny_llama.pte" --prompt-ids 1,256
 expect "generate refuses a file that is no tokenizer" 1 "kiln generate: error:" -- \
   generate "$scratch/tiny_llama.pte" --prompt "hi" --tokenizer "$fixtures/manifest.json"
+# A Qwen-style tokenizer in the model's 256 ids (tools/llm/tokenizer_cases.py): its NFC normalizer makes
+# the decomposed "e\u0301" one character, so both spellings of "Café" take 5 tokens, as in tokenizers.
+expect "generate encodes with a Qwen-style tokenizer (NFC)" 0 "11 prompt tokens" -- \
+  generate "$scratch/tiny_llama.pte" --tokenizer "$fixtures/tokenizer/qwen_tiny.json" \
+  --prompt "$(printf 'Cafe\xcc\x81 Caf\xc3\xa9')" --max-new-tokens 8
 expect "generate refuses a program that is no language model" 1 "is not a language model's (token ids [1, seq], cache positions [seq]) -> logits" -- \
   generate "$pte/add.pte" --prompt-ids 1
 expect "generate reads the cache's length from the program" 0 "cache 64 positions" -- \
