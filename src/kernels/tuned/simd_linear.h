@@ -1,8 +1,8 @@
 // The linear kernels of every SIMD path, written once over a vector class V
 // of 16 lanes (one panel's rows): one AVX-512 register, two AVX2 ones, four
 // NEON ones. Each path's translation unit defines V with its own intrinsics
-// and target flags and instantiates SimdLinear<V>::run (x86_paths.h,
-// arm_paths.h). Included only by those translation units.
+// and target flags and instantiates SimdLinear<V>::run (path_*.cpp).
+// Included only by those translation units.
 //
 // The shape of the work: for each panel, M = 1 runs `gemv_*` (several
 // accumulators per group so that the FMA chains hide their latency, the
@@ -369,16 +369,23 @@ struct SimdLinear {
     for (int r = 0; r < R; ++r) store(*c.a, *c.w, panel, m0 + r, out[r]);
   }
 
-  // Rows [m0, m0 + count) of one panel, count < V::kRows: the tail.
-  template <int R = 1>
+  // Rows [m0, m0 + count) of one panel, count < Rows: the tail.
+  template <int Rows, int R = 1>
   static void tail(const Ctx& c, const uint8_t* panel_data, int64_t panel, int64_t m0, int64_t count, F bias) {
-    if constexpr (R < V::kRows) {
+    if constexpr (R < Rows) {
       if (count == R) {
         rows_and_store<R>(c, panel_data, panel, m0, bias);
       } else {
-        tail<R + 1>(c, panel_data, panel, m0, count, bias);
+        tail<Rows, R + 1>(c, panel_data, panel, m0, count, bias);
       }
     }
+  }
+
+  template <int Rows>
+  static void all_rows(const Ctx& c, const uint8_t* panel_data, int64_t panel, F bias) {
+    int64_t m0 = 0;
+    for (; m0 + Rows <= c.a->m; m0 += Rows) rows_and_store<Rows>(c, panel_data, panel, m0, bias);
+    if (m0 < c.a->m) tail<Rows>(c, panel_data, panel, m0, c.a->m - m0, bias);
   }
 
   static void run(const LinearArgs& a, const WeightLayout& w, const Prepared& x, int64_t p0, int64_t p1) {
@@ -386,13 +393,13 @@ struct SimdLinear {
     for (int64_t panel = p0; panel < p1; ++panel) {
       const uint8_t* data = a.packed + panel * w.panel_bytes;
       const F bias = load_bias(a, w, panel);
-      if (a.m == 1 && a.mode == ActivationMode::kFloat) {
+      if (a.mode != ActivationMode::kFloat) {
+        all_rows<V::kRowsInt>(c, data, panel, bias);
+      } else if (a.m == 1) {
         store(a, w, panel, 0, V::fadd(gemv_float(c, data, 0), bias));
-        continue;
+      } else {
+        all_rows<V::kRows>(c, data, panel, bias);
       }
-      int64_t m0 = 0;
-      for (; m0 + V::kRows <= a.m; m0 += V::kRows) rows_and_store<V::kRows>(c, data, panel, m0, bias);
-      if (m0 < a.m) tail(c, data, panel, m0, a.m - m0, bias);
     }
   }
 };

@@ -17,6 +17,7 @@ struct VecAvx2 {
     __m256i lo, hi;
   };
   static constexpr int kRows = 4;
+  static constexpr int kRowsInt = 2;
 
   static F fzero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
   static F fload(const void* p) {

@@ -15,6 +15,7 @@ struct VecAvx512 {
   using F = __m512;
   using I = __m512i;
   static constexpr int kRows = 8;
+  static constexpr int kRowsInt = 4;
 
   static F fzero() { return _mm512_setzero_ps(); }
   static F fload(const void* p) { return _mm512_loadu_ps(p); }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace kiln::kernels::tuned {
 namespace {
 
@@ -40,6 +42,17 @@ TEST(TunedIsa, CapsStayWithinTheArchitecture) {
   EXPECT_FALSE(isa_supported(Isa::kAvx2));
   EXPECT_EQ(best_isa_up_to(Isa::kAvx512Vnni), Isa::kPortable);
 #endif
+}
+
+// The runs of make test-kernels-aarch64 (qemu's CPU with and without the
+// dot product) say which path the CPU must give through
+// KILN_TUNED_EXPECT_ISA: detection checked on each.
+TEST(TunedIsa, ActivePathIsTheOneTheRunExpects) {
+  const char* expected = std::getenv("KILN_TUNED_EXPECT_ISA");
+  if (expected == nullptr) GTEST_SKIP() << "KILN_TUNED_EXPECT_ISA is not set";
+  Isa isa = Isa::kPortable;
+  ASSERT_TRUE(parse_isa(expected, &isa)) << expected;
+  EXPECT_STREQ(isa_name(active_isa()), expected);
 }
 
 }  // namespace
