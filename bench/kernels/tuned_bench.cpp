@@ -5,7 +5,7 @@
 // cache. Every path the CPU runs. Not a test: bench/kernels/run_tuned_bench.sh
 // prints it beside the machine's read bandwidth and FMA peak.
 //
-//   kiln_tuned_bench [--quick] [--paths avx512_vnni,portable]
+//   kiln_tuned_bench [--quick] [--paths avx512_vnni,portable] [--formats q4] [--no-gemm]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -206,15 +206,21 @@ std::vector<Isa> paths_from(const char* list) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, gemm = true;
   const char* path_list = nullptr;
+  const char* format_filter = "";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strcmp(argv[i], "--paths") == 0 && i + 1 < argc) {
       path_list = argv[++i];
+    } else if (std::strcmp(argv[i], "--formats") == 0 && i + 1 < argc) {
+      format_filter = argv[++i];
+    } else if (std::strcmp(argv[i], "--no-gemm") == 0) {
+      gemm = false;
     } else {
-      std::fprintf(stderr, "usage: kiln_tuned_bench [--quick] [--paths avx512_vnni,avx2,...]\n");
+      std::fprintf(stderr, "usage: kiln_tuned_bench [--quick] [--paths avx512_vnni,avx2,...] [--formats TEXT] "
+                           "[--no-gemm]\n");
       return 2;
     }
   }
@@ -226,6 +232,7 @@ int main(int argc, char** argv) {
   std::printf("## GEMV (M = 1): GB/s of packed weights, > 128 MiB of copies per matrix\n\n");
   std::printf("| format | K x N | MB | path | 1 thread GB/s | 2 threads GB/s | 1 thread us |\n|---|---|---|---|---|---|---|\n");
   for (const Format& f : kFormats) {
+    if (std::strstr(f.name, format_filter) == nullptr) continue;
     for (const Shape& s : kShapes) {
       const Matrices mats = make_matrices(s, f, min_bytes);
       for (Isa isa : paths) {
@@ -245,10 +252,12 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (!gemm) return 0;
   std::printf("\n## GEMM (M = 8, 32, 64): GFLOP/s, 1 thread, weights in cache\n\n");
   std::printf("| format | K x N | path | M=8 | M=32 | M=64 |\n|---|---|---|---|---|---|\n");
   const Shape gemm_shapes[] = {{576, 1536}, {1536, 576}};
   for (const Format& f : kFormats) {
+    if (std::strstr(f.name, format_filter) == nullptr) continue;
     for (const Shape& s : gemm_shapes) {
       const Matrices mats = make_matrices(s, f, 0);
       for (Isa isa : paths) {

@@ -44,9 +44,6 @@ struct SimdLinear {
   // (the linker would keep one copy, built for whichever CPU): these are
   // WeightLayout's helpers again, instantiated per path.
   static int64_t group_k(const WeightLayout& w, int64_t g) { return g + 1 < w.groups ? w.group : w.kpad - g * w.group; }
-  static int64_t group_blocks(const WeightLayout& w, int64_t g) {
-    return group_k(w, g) / (w.format == WeightFormat::kQ8 ? 4 : 8);
-  }
   static int32_t load_x4(const int8_t* p) {
     int32_t v;
     std::memcpy(&v, p, 4);
@@ -104,7 +101,7 @@ struct SimdLinear {
       }
       F acc[kpb];
       for (auto& v : acc) v = V::fzero();
-      const int64_t blocks = group_blocks(w, g);
+      const int64_t blocks = group_k(w, g) / kpb;  // a shift, not a division
       for (int64_t b = 0; b < blocks; ++b, p += kBlockBytes, k += kpb) {
         const I wv = V::iload(p);
         unroll<kpb>([&](auto j) { acc[j] = V::fmadd(q_float<Fmt, j>(wv), V::fset1(x[k + j]), acc[j]); });
@@ -148,7 +145,7 @@ struct SimdLinear {
         zf = V::cvt(V::load_i8x16(reinterpret_cast<const int8_t*>(p)));
         p += kZeroPointBytes;
       }
-      const int64_t blocks = group_blocks(w, g);
+      const int64_t blocks = group_k(w, g) / kpb;  // a shift, not a division
       for (int64_t b = 0; b < blocks; ++b, p += kBlockBytes, k += kpb) {
         const I wv = V::iload(p);
         unroll<kpb>([&](auto j) {
@@ -217,7 +214,7 @@ struct SimdLinear {
       for (auto& row : acc) {
         for (auto& v : row) v = V::izero();
       }
-      const int64_t blocks = group_blocks(w, g);
+      const int64_t blocks = group_k(w, g) / kpb;  // a shift, not a division
       for (int64_t b = 0; b < blocks; ++b, p += kBlockBytes, k += kpb) {
         const I wv = V::iload(p);
         unroll<R>([&](auto r) { dot_block<Fmt>(wv, xq[r] + k, acc[r]); });
