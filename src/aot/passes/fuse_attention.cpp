@@ -103,8 +103,12 @@ bool fuse_attention(ExportedProgram& program) {
   });
 }
 
-bool fuse_kiln_ops(ExportedProgram& program) {
-  if (program.dialect() == kTrainingDialect) return fuse_attention(program);
+bool fuse_kiln_ops(ExportedProgram& program, const KilnOpsOptions& options) {
+  if (program.dialect() == kTrainingDialect) {
+    const bool attention = fuse_attention(program);
+    const bool linears = fuse_linear(program, options.quantize_activations);
+    return attention || linears;
+  }
   const bool norms = fuse_rms_norm(program);
   const bool rotations = fuse_rotary_embedding(program);
   return norms || rotations;

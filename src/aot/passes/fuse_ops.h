@@ -24,8 +24,24 @@ bool fuse_rms_norm(ExportedProgram& program);
 /// Core ATen. (fuse_rotary_embedding.cpp)
 bool fuse_rotary_embedding(ExportedProgram& program);
 
-/// The fusions above that fit `program`'s dialect: fuse_attention on the
-/// training IR, the others on core ATen.
-bool fuse_kiln_ops(ExportedProgram& program);
+/// A linear layer on constant weights as kiln::linear on those weights
+/// packed for Kiln's tuned kernels (the packed bytes a lifted constant, the
+/// weights they replace dropped): torchao's int8 and int4 weight-only and
+/// dynamic-activation forms, and a float linear of run-time rows (a
+/// language model's sequence) whose weight nothing else reads. Weight-only
+/// forms keep float activations unless `quantize_activations`, which
+/// quantizes them per block of 32, as llama.cpp does. Runs on the training
+/// IR. (fuse_linear.cpp)
+bool fuse_linear(ExportedProgram& program, bool quantize_activations = false);
+
+/// Which fusions fuse_kiln_ops runs.
+struct KilnOpsOptions {
+  /// Weight-only linears quantize their activations (see fuse_linear).
+  bool quantize_activations = false;
+};
+
+/// The fusions above that fit `program`'s dialect: fuse_attention and
+/// fuse_linear on the training IR, the others on core ATen.
+bool fuse_kiln_ops(ExportedProgram& program, const KilnOpsOptions& options = {});
 
 }  // namespace kiln::aot

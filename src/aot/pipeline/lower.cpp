@@ -97,10 +97,11 @@ LoweredMethod delegate_method(std::string name, ExportedProgram program, const L
   if (source_nodes != nullptr) *source_nodes = devtools::source_nodes(program);
   // The fusions that fit the training IR (attention, before decomposition
   // spells it out), then those that read core ATen.
-  if (options.fuse_kiln_ops) fuse_kiln_ops(program);
+  const KilnOpsOptions kiln_ops{options.quantize_activations};
+  if (options.fuse_kiln_ops) fuse_kiln_ops(program, kiln_ops);
   to_core_aten(program);
   if (options.fold_constants) aot::fold_constants(program);
-  if (options.fuse_kiln_ops) fuse_kiln_ops(program);
+  if (options.fuse_kiln_ops) fuse_kiln_ops(program, kiln_ops);
   std::vector<ToBackendReport> reports;
   ExportedProgram delegated =
       options.backends.empty() ? program.copy_of_verified() : delegate(program, options, reports);

@@ -629,5 +629,9 @@ void kiln_rms_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// kiln::rotary_embedding.out: x * cos + rotate_half(x) * sin, cos and sin
 /// broadcast to x along all but its last dim.
 void kiln_rotary_embedding_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// kiln::linear.out: input [..., K] times weights packed by
+/// kernels::tuned::pack_linear (f32, q8 or q4; float or int8 activations),
+/// plus bias; split over the kernel threads (runtime/kernel/thread_pool.h).
+void kiln_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 }  // namespace kiln::kernels::portable

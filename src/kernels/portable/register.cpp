@@ -256,6 +256,7 @@ const PortableKernel kPortableKernels[] = {
     {{"kiln::sdpa.out", kiln_sdpa_out}, dtype_set({ScalarType::Float})},
     {{"kiln::rms_norm.out", kiln_rms_norm_out}, dtype_set({ScalarType::Float})},
     {{"kiln::rotary_embedding.out", kiln_rotary_embedding_out}, dtype_set({ScalarType::Float})},
+    {{"kiln::linear.out", kiln_linear_out}, dtype_set({ScalarType::Float})},
 };
 
 }  // namespace

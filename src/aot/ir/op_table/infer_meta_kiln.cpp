@@ -66,9 +66,31 @@ ValueMeta rotary_embedding(const Call& call) {
   return TensorMeta(ScalarType::Float, input.sizes);
 }
 
+// input [..., K] float32, weight the packed bytes (uint8, one dim) -> [..., out_features].
+ValueMeta linear(const Call& call) {
+  expect_float(call, 0);
+  const TensorMeta& input = call.tensor(0);
+  const TensorMeta& weight = call.tensor(1);
+  if (input.rank() == 0) call.fail("expects an input with at least one dim, got " + input.to_string());
+  if (weight.dtype != ScalarType::Byte || weight.rank() != 1) {
+    call.fail("weight must be the packed bytes (uint8, one dim), got " + weight.to_string());
+  }
+  const int64_t n = call.integer(3);
+  if (n <= 0) call.fail("out_features must be positive, got " + std::to_string(n));
+  if (const TensorMeta* bias = call.optional_tensor(2)) {
+    if (bias->dtype != ScalarType::Float || bias->rank() != 1 || !(bias->sizes[0] == SymExpr::constant(n))) {
+      call.fail("bias " + bias->to_string() + " is not one float32 per output feature");
+    }
+  }
+  std::vector<SymExpr> sizes = input.sizes;
+  sizes.back() = SymExpr::constant(n);
+  return TensorMeta(ScalarType::Float, sizes);
+}
+
 }  // namespace
 
 void add_kiln_rules(RuleTable& t) {
+  t["kiln::linear.default"] = linear;
   t["kiln::sdpa.default"] = sdpa;
   t["kiln::rms_norm.default"] = rms_norm;
   t["kiln::rotary_embedding.default"] = rotary_embedding;
