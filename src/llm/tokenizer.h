@@ -32,19 +32,20 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "host/host_error.h"
 
 namespace kiln::llm {
 
 /// A tokenizer file Kiln cannot read or use, or a request it cannot serve
 /// (text that is not UTF-8, an id outside the vocabulary). The message names
 /// the file, where in it, and what was wrong.
-class TokenizerError : public std::runtime_error {
+class TokenizerError : public HostError {
  public:
-  using std::runtime_error::runtime_error;
+  using HostError::HostError;
 };
 
 /// An entry of tokenizer.json's `added_tokens`.

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aot/delegate/lowered_backend_module.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/pipeline/lower.h"
 #include "aot/pipeline/program_methods.h"
@@ -46,16 +47,36 @@ std::vector<Reference> references(const std::string& fixture = kFixture) {
 
 // The fixture lowered as `kiln lower` does: with the constant methods its
 // archive carries (kiln/constant_methods.json), and `extra` besides.
-std::string lowered(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {},
-                    const std::string& fixture = kFixture) {
+aot::LoweredProgram lower_fixture(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {},
+                                  const std::string& fixture = kFixture) {
   aot::LowerOptions options;
   options.backends = backends;
   aot::MethodSources sources;
   sources.path = fixture + "model.pt2";
   aot::ProgramMethods methods = aot::load_program_methods(sources);
   for (const auto& [name, value] : extra) methods.constants[name] = value;
-  const aot::LoweredProgram program = aot::lower(std::move(methods), options);
+  return aot::lower(std::move(methods), options);
+}
+
+// `program` as a .pte file.
+std::string pte_file(const aot::LoweredProgram& program, const std::vector<std::string>& backends) {
   return runtime::testing::write_temp_file(program.buffer(), backends.empty() ? "tiny_llama" : backends[0]);
+}
+
+std::string lowered(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {}) {
+  return pte_file(lower_fixture(backends, extra), backends);
+}
+
+// The matrix products of `program`'s graph (as core ATen spells them) that
+// the lowering did not make Kiln's own linears.
+size_t matmuls_in(const aot::ExportedProgram& program) {
+  size_t count = 0;
+  for (const aot::Node* node : program.graph()) {
+    if (!node->is_call_function()) continue;
+    const std::string op = node->target().substr(0, node->target().find('.'));
+    count += op == "aten::mm" || op == "aten::addmm" || op == "aten::bmm" || op == "aten::matmul" ? 1 : 0;
+  }
+  return count;
 }
 
 struct GenerationCase {
@@ -67,7 +88,24 @@ class GenerationTest : public ::testing::TestWithParam<GenerationCase> {};
 
 TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
   const std::string fixture = kFixtures + GetParam().fixture + "/";
-  LanguageModel model(lowered(GetParam().backends, {}, fixture));
+  const std::vector<std::string>& backends = GetParam().backends;
+  const aot::LoweredProgram program = lower_fixture(backends, {}, fixture);
+  if (!backends.empty()) {
+    // The backend really runs the model: its delegate calls are in the
+    // program, and every matmul that did not become Kiln's own linear (the
+    // projection to the vocabulary, of one row) went into one of them.
+    const auto modules = aot::get_lowered_backend_modules(program.delegated);
+    ASSERT_FALSE(modules.empty()) << "nothing was delegated to " << backends[0];
+    size_t delegated = 0;
+    for (const auto& module : modules) {
+      EXPECT_EQ(module->backend_id(), backends[0]);
+      delegated += matmuls_in(module->original_module());
+    }
+    EXPECT_GT(delegated, 0u);
+    EXPECT_EQ(delegated, matmuls_in(program.edge));
+    EXPECT_EQ(matmuls_in(program.delegated), 0u) << "a matmul stayed on the portable kernels";
+  }
+  LanguageModel model(pte_file(program, backends));
   EXPECT_EQ(model.info().max_context, 64);  // get_max_seq_len
   EXPECT_EQ(model.info().eos_ids, std::vector<int64_t>{2});
   EXPECT_EQ(model.info().bos_id, 1);
