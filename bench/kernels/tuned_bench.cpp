@@ -64,8 +64,7 @@ class SpinPool {
     done_.store(0);
     generation_.fetch_add(1, std::memory_order_release);
     job(0);
-    while (done_.load(std::memory_order_acquire) != threads_ - 1) {
-    }
+    while (done_.load(std::memory_order_acquire) != threads_ - 1) std::this_thread::yield();
   }
 
  private:
@@ -73,8 +72,9 @@ class SpinPool {
     uint64_t seen = 0;
     while (true) {
       uint64_t g;
-      while ((g = generation_.load(std::memory_order_acquire)) == seen) {
-      }
+      // Yielding keeps a busy machine's other work from starving the
+      // spinning threads (a pure spin loop then measures the scheduler).
+      while ((g = generation_.load(std::memory_order_acquire)) == seen) std::this_thread::yield();
       seen = g;
       if (stop_) return;
       (*job_)(index);
@@ -190,6 +190,38 @@ double time_calls(SpinPool& pool, const Matrices& mats, ActivationMode mode, Isa
   return best;
 }
 
+// Read bandwidth as bench/llm/bandwidth.c measures it (each thread sums its
+// share of a buffer far beyond the caches with wide loads), here so that
+// every row is compared with the bandwidth of the same moment.
+typedef float Vec16 __attribute__((vector_size(64)));
+
+double read_bandwidth(SpinPool& pool, const AlignedBuffer& buffer) {
+  const auto* data = reinterpret_cast<const Vec16*>(buffer.data);
+  const size_t count = buffer.size / sizeof(Vec16);
+  std::vector<float> sums(static_cast<size_t>(pool.threads()));
+  const std::function<void(int)> job = [&](int index) {
+    const size_t begin = count * static_cast<size_t>(index) / static_cast<size_t>(pool.threads());
+    const size_t end = count * static_cast<size_t>(index + 1) / static_cast<size_t>(pool.threads());
+    Vec16 a = {}, b = {}, c = {}, d = {};
+    size_t i = begin;
+    for (; i + 4 <= end; i += 4) {
+      a += data[i];
+      b += data[i + 1];
+      c += data[i + 2];
+      d += data[i + 3];
+    }
+    const Vec16 t = a + b + c + d;
+    sums[static_cast<size_t>(index)] = t[0] + t[15];
+  };
+  double best = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    const double start = now_s();
+    pool.run(job);
+    best = std::max(best, static_cast<double>(buffer.size) / (now_s() - start) * 1e-9);
+  }
+  return best;
+}
+
 std::vector<Isa> paths_from(const char* list) {
   std::vector<Isa> paths;
   for (int i = tuned::kIsaCount - 1; i >= 0; --i) {
@@ -229,32 +261,42 @@ int main(int argc, char** argv) {
   const int passes = quick ? 2 : 4;
   const double min_seconds = quick ? 0.05 : 0.15;
 
+  AlignedBuffer bandwidth_buffer(size_t{256} << 20);
+  for (size_t i = 0; i < bandwidth_buffer.size; i += 4) {
+    const float v = static_cast<float>(i & 7);
+    std::memcpy(bandwidth_buffer.data + i, &v, 4);
+  }
   std::printf("## GEMV (M = 1): GB/s of packed weights, > 128 MiB of copies per matrix\n\n");
-  std::printf("| format | K x N | MB | path | 1 thread GB/s | 2 threads GB/s | 1 thread us |\n|---|---|---|---|---|---|---|\n");
+  std::printf("Each row's read bandwidth is measured just before it (a 256 MiB sum, as bench/llm/bandwidth.c);\n"
+              "%% = the kernel's GB/s over it.\n\n");
+  std::printf("| format | K x N | MB | path | 1 thread GB/s | read GB/s | %% | 2 threads GB/s | read GB/s | %% | 1 thread us |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Format& f : kFormats) {
     if (std::strstr(f.name, format_filter) == nullptr) continue;
     for (const Shape& s : kShapes) {
       const Matrices mats = make_matrices(s, f, min_bytes);
       for (Isa isa : paths) {
         if (isa == Isa::kPortable && s.n > 2000) continue;  // minutes, and not the point
-        double gbs[2], us1 = 0;
+        double gbs[2], read[2], us1 = 0;
         for (int t = 1; t <= 2; ++t) {
           SpinPool pool(t);
+          read[t - 1] = read_bandwidth(pool, bandwidth_buffer);
           const double sec = time_calls(pool, mats, f.mode, isa, 1, passes, min_seconds);
           gbs[t - 1] = static_cast<double>(mats.bytes) / sec * 1e-9;
           if (t == 1) us1 = sec * 1e6;
         }
-        std::printf("| %s | %lldx%lld | %.2f | %s | %.1f | %.1f | %.1f |\n", f.name, static_cast<long long>(s.k),
-                    static_cast<long long>(s.n), static_cast<double>(mats.bytes) * 1e-6, tuned::isa_name(isa), gbs[0],
-                    gbs[1], us1);
+        std::printf("| %s | %lldx%lld | %.2f | %s | %.1f | %.1f | %.0f | %.1f | %.1f | %.0f | %.1f |\n", f.name,
+                    static_cast<long long>(s.k), static_cast<long long>(s.n), static_cast<double>(mats.bytes) * 1e-6,
+                    tuned::isa_name(isa), gbs[0], read[0], 100 * gbs[0] / read[0], gbs[1], read[1],
+                    100 * gbs[1] / read[1], us1);
         std::fflush(stdout);
       }
     }
   }
 
   if (!gemm) return 0;
-  std::printf("\n## GEMM (M = 8, 32, 64): GFLOP/s, 1 thread, weights in cache\n\n");
-  std::printf("| format | K x N | path | M=8 | M=32 | M=64 |\n|---|---|---|---|---|---|\n");
+  std::printf("\n## GEMM (M = 8, 32, 64): GFLOP/s, 1 thread, weights in cache (M = 1 there: the GEMV's compute bound)\n\n");
+  std::printf("| format | K x N | path | M=1 | M=8 | M=32 | M=64 |\n|---|---|---|---|---|---|---|\n");
   const Shape gemm_shapes[] = {{576, 1536}, {1536, 576}};
   for (const Format& f : kFormats) {
     if (std::strstr(f.name, format_filter) == nullptr) continue;
@@ -265,7 +307,7 @@ int main(int argc, char** argv) {
         SpinPool pool(1);
         std::printf("| %s | %lldx%lld | %s |", f.name, static_cast<long long>(s.k), static_cast<long long>(s.n),
                     tuned::isa_name(isa));
-        for (int64_t m : {8, 32, 64}) {
+        for (int64_t m : {1, 8, 32, 64}) {
           const double sec = time_calls(pool, mats, f.mode, isa, m, passes, min_seconds);
           std::printf(" %.1f |", 2.0 * static_cast<double>(m * s.k * s.n) / sec * 1e-9);
         }

@@ -27,17 +27,28 @@ PanelsFn path_of(Isa isa) {
 
 }  // namespace detail
 
-void compute_linear_on(Isa isa, const LinearArgs& args, int64_t panel_begin, int64_t panel_end) {
-  detail::PanelsFn fn = detail::path_of(isa);
-  if (fn == nullptr || !isa_supported(isa)) fn = detail::portable_panels;
+namespace {
+
+detail::PanelsFn supported_path(Isa isa) {
+  const detail::PanelsFn fn = detail::path_of(isa);
+  return fn != nullptr && isa_supported(isa) ? fn : detail::portable_panels;
+}
+
+void run_path(detail::PanelsFn fn, const LinearArgs& args, int64_t panel_begin, int64_t panel_end) {
   const detail::WeightLayout w = detail::weight_layout(*args.desc);
   const detail::Prepared x = detail::prepared_view(args, w);
   fn(args, w, x, panel_begin, panel_end);
 }
 
+}  // namespace
+
+void compute_linear_on(Isa isa, const LinearArgs& args, int64_t panel_begin, int64_t panel_end) {
+  run_path(supported_path(isa), args, panel_begin, panel_end);
+}
+
 void compute_linear(const LinearArgs& args, int64_t panel_begin, int64_t panel_end) {
-  static const Isa isa = active_isa();
-  compute_linear_on(isa, args, panel_begin, panel_end);
+  static const detail::PanelsFn fn = supported_path(active_isa());
+  run_path(fn, args, panel_begin, panel_end);
 }
 
 void split_panels(int64_t panels, int parts, int index, int64_t* begin, int64_t* end) {

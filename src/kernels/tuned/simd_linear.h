@@ -50,6 +50,15 @@ struct SimdLinear {
     return v;
   }
 
+  // The decode kernels ask for the weights this far ahead: enough bytes in
+  // flight to cover DRAM's latency at full bandwidth (~100 ns × ~20 GB/s),
+  // which the hardware prefetcher alone does not keep up once each block
+  // costs a few dozen instructions.
+  static constexpr int64_t kPrefetchBytes = 2048;
+  static inline __attribute__((always_inline)) void prefetch(const uint8_t* p) {
+    __builtin_prefetch(p + kPrefetchBytes);
+  }
+
   // Everything a panel's kernels read about one call.
   struct Ctx {
     const WeightLayout* w;
@@ -103,6 +112,7 @@ struct SimdLinear {
       for (auto& v : acc) v = V::fzero();
       const int64_t blocks = group_k(w, g) / kpb;  // a shift, not a division
       for (int64_t b = 0; b < blocks; ++b, p += kBlockBytes, k += kpb) {
+        prefetch(p);
         const I wv = V::iload(p);
         unroll<kpb>([&](auto j) { acc[j] = V::fmadd(q_float<Fmt, j>(wv), V::fset1(x[k + j]), acc[j]); });
       }
@@ -114,49 +124,71 @@ struct SimdLinear {
     return y;
   }
 
-  // R rows of f32 weights: out[r] = Σ_k x_r[k] w[k].
-  template <int R>
-  static void rows_f32(const Ctx& c, const uint8_t* panel, const float* const* x, F* out) {
-    F acc[R];
-    for (auto& v : acc) v = V::fzero();
-    const auto* blk = reinterpret_cast<const float*>(panel);
-    for (int64_t k = 0; k < c.w->k; ++k) {
-      const F wf = V::fload(blk + k * kPanelRows);
-      unroll<R>([&](auto r) { acc[r] = V::fmadd(wf, V::fset1(x[r][k]), acc[r]); });
+  // R rows × P panels of f32 weights: out[p][r] = Σ_k x_r[k] w_p[k]. P
+  // panels at once give P * R independent FMA chains per k.
+  template <int R, int P>
+  static void rows_f32(const Ctx& c, const uint8_t* const* panels, const float* const* x, F (*out)[R]) {
+    F acc[P][R];
+    for (auto& row : acc) {
+      for (auto& v : row) v = V::fzero();
     }
-    for (int r = 0; r < R; ++r) out[r] = acc[r];
+    const float* blk[P];
+    for (int p = 0; p < P; ++p) blk[p] = reinterpret_cast<const float*>(panels[p]);
+    for (int64_t k = 0; k < c.w->k; ++k) {
+      unroll<P>([&](auto p) {
+        const F wf = V::fload(blk[p] + k * kPanelRows);
+        unroll<R>([&](auto r) { acc[p][r] = V::fmadd(wf, V::fset1(x[r][k]), acc[p][r]); });
+      });
+    }
+    for (int p = 0; p < P; ++p) {
+      for (int r = 0; r < R; ++r) out[p][r] = acc[p][r];
+    }
   }
 
-  // R rows of quantized weights dequantized as PyTorch does, (q - z) * s,
-  // once per k for all R rows.
-  template <int R, WeightFormat Fmt, bool Zp>
-  static void rows_quant_float(const Ctx& c, const uint8_t* panel, const float* const* x, F* out) {
+  // R rows × P panels of quantized weights dequantized as PyTorch does,
+  // (q - z) * s, once per k for all R rows.
+  template <int R, int P, WeightFormat Fmt, bool Zp>
+  static void rows_quant_float(const Ctx& c, const uint8_t* const* panels, const float* const* x, F (*out)[R]) {
     constexpr int kpb = static_cast<int>(k_per_block(Fmt));
     const WeightLayout& w = *c.w;
-    const uint8_t* p = panel + w.panel_header_bytes;
-    F acc[R];
-    for (auto& v : acc) v = V::fzero();
+    const uint8_t* at[P];
+    for (int p = 0; p < P; ++p) at[p] = panels[p] + w.panel_header_bytes;
+    F acc[P][R];
+    for (auto& row : acc) {
+      for (auto& v : row) v = V::fzero();
+    }
     int64_t k = 0;
     for (int64_t g = 0; g < w.groups; ++g) {
-      const F s = V::fload(p);
-      p += kScaleBytes;
-      F zf = V::fzero();
-      if constexpr (Zp) {
-        zf = V::cvt(V::load_i8x16(reinterpret_cast<const int8_t*>(p)));
-        p += kZeroPointBytes;
+      F s[P], zf[P];
+      for (int p = 0; p < P; ++p) {
+        s[p] = V::fload(at[p]);
+        at[p] += kScaleBytes;
+        zf[p] = V::fzero();
+        if constexpr (Zp) {
+          zf[p] = V::cvt(V::load_i8x16(reinterpret_cast<const int8_t*>(at[p])));
+          at[p] += kZeroPointBytes;
+        }
       }
       const int64_t blocks = group_k(w, g) / kpb;  // a shift, not a division
-      for (int64_t b = 0; b < blocks; ++b, p += kBlockBytes, k += kpb) {
-        const I wv = V::iload(p);
+      for (int64_t b = 0; b < blocks; ++b, k += kpb) {
+        I wv[P];
+        for (int p = 0; p < P; ++p) {
+          wv[p] = V::iload(at[p]);
+          at[p] += kBlockBytes;
+        }
         unroll<kpb>([&](auto j) {
-          F wf = q_float<Fmt, j>(wv);
-          if constexpr (Zp) wf = V::fsub(wf, zf);
-          wf = V::fmul(wf, s);
-          unroll<R>([&](auto r) { acc[r] = V::fmadd(wf, V::fset1(x[r][k + j]), acc[r]); });
+          unroll<P>([&](auto p) {
+            F wf = q_float<Fmt, j>(wv[p]);
+            if constexpr (Zp) wf = V::fsub(wf, zf[p]);
+            wf = V::fmul(wf, s[p]);
+            unroll<R>([&](auto r) { acc[p][r] = V::fmadd(wf, V::fset1(x[r][k + j]), acc[p][r]); });
+          });
         });
       }
     }
-    for (int r = 0; r < R; ++r) out[r] = acc[r];
+    for (int p = 0; p < P; ++p) {
+      for (int r = 0; r < R; ++r) out[p][r] = acc[p][r];
+    }
   }
 
   // ---------------- int8 activations ----------------
@@ -216,6 +248,7 @@ struct SimdLinear {
       }
       const int64_t blocks = group_k(w, g) / kpb;  // a shift, not a division
       for (int64_t b = 0; b < blocks; ++b, p += kBlockBytes, k += kpb) {
+        prefetch(p);
         const I wv = V::iload(p);
         unroll<R>([&](auto r) { dot_block<Fmt>(wv, xq[r] + k, acc[r]); });
       }
@@ -265,6 +298,7 @@ struct SimdLinear {
           for (auto& v : row) v = V::izero();
         }
         for (int b = 0; b < kBlocksPer32; ++b, p += kBlockBytes, k += kpb) {
+          prefetch(p);
           const I wv = V::iload(p);
           unroll<R>([&](auto r) { dot_block<Fmt>(wv, xq[r] + k, acc[r]); });
         }
@@ -285,27 +319,31 @@ struct SimdLinear {
 
   // ---------------- driver ----------------
 
-  template <int R>
-  static void rows(const Ctx& c, const uint8_t* panel, int64_t m0, F bias, F* out) {
-    const LinearArgs& a = *c.a;
+  template <int R, int P>
+  static void float_rows(const Ctx& c, const uint8_t* const* panels, int64_t m0, const F* bias, F (*out)[R]) {
     const WeightLayout& w = *c.w;
     const bool zp = w.zero_points;
-    if (a.mode == ActivationMode::kFloat) {
-      const float* x[R];
-      for (int r = 0; r < R; ++r) x[r] = c.x->xf + (m0 + r) * c.x->xf_stride;
-      if (w.format == WeightFormat::kF32) {
-        rows_f32<R>(c, panel, x, out);
-      } else if (w.format == WeightFormat::kQ8) {
-        zp ? rows_quant_float<R, WeightFormat::kQ8, true>(c, panel, x, out)
-           : rows_quant_float<R, WeightFormat::kQ8, false>(c, panel, x, out);
-      } else {
-        zp ? rows_quant_float<R, WeightFormat::kQ4, true>(c, panel, x, out)
-           : rows_quant_float<R, WeightFormat::kQ4, false>(c, panel, x, out);
-      }
-      for (int r = 0; r < R; ++r) out[r] = V::fadd(out[r], bias);
-      return;
+    const float* x[R];
+    for (int r = 0; r < R; ++r) x[r] = c.x->xf + (m0 + r) * c.x->xf_stride;
+    if (w.format == WeightFormat::kF32) {
+      rows_f32<R, P>(c, panels, x, out);
+    } else if (w.format == WeightFormat::kQ8) {
+      zp ? rows_quant_float<R, P, WeightFormat::kQ8, true>(c, panels, x, out)
+         : rows_quant_float<R, P, WeightFormat::kQ8, false>(c, panels, x, out);
+    } else {
+      zp ? rows_quant_float<R, P, WeightFormat::kQ4, true>(c, panels, x, out)
+         : rows_quant_float<R, P, WeightFormat::kQ4, false>(c, panels, x, out);
     }
-    if (a.mode == ActivationMode::kInt8PerToken) {
+    for (int p = 0; p < P; ++p) {
+      for (int r = 0; r < R; ++r) out[p][r] = V::fadd(out[p][r], bias[p]);
+    }
+  }
+
+  template <int R>
+  static void int_rows(const Ctx& c, const uint8_t* panel, int64_t m0, F bias, F* out) {
+    const WeightLayout& w = *c.w;
+    const bool zp = w.zero_points;
+    if (c.a->mode == ActivationMode::kInt8PerToken) {
       if (w.format == WeightFormat::kQ8) {
         zp ? rows_per_token<R, WeightFormat::kQ8, true>(c, panel, m0, bias, out)
            : rows_per_token<R, WeightFormat::kQ8, false>(c, panel, m0, bias, out);
@@ -359,45 +397,64 @@ struct SimdLinear {
     return V::fload(tmp);
   }
 
-  template <int R>
-  static void rows_and_store(const Ctx& c, const uint8_t* panel_data, int64_t panel, int64_t m0, F bias) {
-    F out[R];
-    rows<R>(c, panel_data, m0, bias, out);
-    for (int r = 0; r < R; ++r) store(*c.a, *c.w, panel, m0 + r, out[r]);
+  // Rows [m0, m0 + R) of panels [panel, panel + P) (P > 1: float only).
+  template <int R, int P>
+  static void rows_and_store(const Ctx& c, int64_t panel, int64_t m0, const F* bias) {
+    const LinearArgs& a = *c.a;
+    const uint8_t* panels[P];
+    for (int p = 0; p < P; ++p) panels[p] = a.packed + (panel + p) * c.w->panel_bytes;
+    F out[P][R];
+    if constexpr (P == 1) {
+      if (a.mode != ActivationMode::kFloat) {
+        int_rows<R>(c, panels[0], m0, bias[0], out[0]);
+      } else {
+        float_rows<R, 1>(c, panels, m0, bias, out);
+      }
+    } else {
+      float_rows<R, P>(c, panels, m0, bias, out);
+    }
+    for (int p = 0; p < P; ++p) {
+      for (int r = 0; r < R; ++r) store(a, *c.w, panel + p, m0 + r, out[p][r]);
+    }
   }
 
-  // Rows [m0, m0 + count) of one panel, count < Rows: the tail.
-  template <int Rows, int R = 1>
-  static void tail(const Ctx& c, const uint8_t* panel_data, int64_t panel, int64_t m0, int64_t count, F bias) {
+  // Rows [m0, m0 + count) for count < Rows: the tail.
+  template <int Rows, int P, int R = 1>
+  static void tail(const Ctx& c, int64_t panel, int64_t m0, int64_t count, const F* bias) {
     if constexpr (R < Rows) {
       if (count == R) {
-        rows_and_store<R>(c, panel_data, panel, m0, bias);
+        rows_and_store<R, P>(c, panel, m0, bias);
       } else {
-        tail<Rows, R + 1>(c, panel_data, panel, m0, count, bias);
+        tail<Rows, P, R + 1>(c, panel, m0, count, bias);
       }
     }
   }
 
-  template <int Rows>
-  static void all_rows(const Ctx& c, const uint8_t* panel_data, int64_t panel, F bias) {
+  template <int Rows, int P>
+  static void all_rows(const Ctx& c, int64_t panel) {
+    F bias[P];
+    for (int p = 0; p < P; ++p) bias[p] = load_bias(*c.a, *c.w, panel + p);
     int64_t m0 = 0;
-    for (; m0 + Rows <= c.a->m; m0 += Rows) rows_and_store<Rows>(c, panel_data, panel, m0, bias);
-    if (m0 < c.a->m) tail<Rows>(c, panel_data, panel, m0, c.a->m - m0, bias);
+    for (; m0 + Rows <= c.a->m; m0 += Rows) rows_and_store<Rows, P>(c, panel, m0, bias);
+    if (m0 < c.a->m) tail<Rows, P>(c, panel, m0, c.a->m - m0, bias);
   }
 
   static void run(const LinearArgs& a, const WeightLayout& w, const Prepared& x, int64_t p0, int64_t p1) {
     const Ctx c{&w, &x, &a};
-    for (int64_t panel = p0; panel < p1; ++panel) {
-      const uint8_t* data = a.packed + panel * w.panel_bytes;
-      const F bias = load_bias(a, w, panel);
-      if (a.mode != ActivationMode::kFloat) {
-        all_rows<V::kRowsInt>(c, data, panel, bias);
-      } else if (a.m == 1) {
-        store(a, w, panel, 0, V::fadd(gemv_float(c, data, 0), bias));
-      } else {
-        all_rows<V::kRows>(c, data, panel, bias);
-      }
+    if (a.mode != ActivationMode::kFloat) {
+      for (int64_t panel = p0; panel < p1; ++panel) all_rows<V::kRowsInt, 1>(c, panel);
+      return;
     }
+    if (a.m == 1) {
+      for (int64_t panel = p0; panel < p1; ++panel) {
+        const F out = gemv_float(c, a.packed + panel * w.panel_bytes, 0);
+        store(a, w, panel, 0, V::fadd(out, load_bias(a, w, panel)));
+      }
+      return;
+    }
+    int64_t panel = p0;
+    for (; panel + V::kPanels <= p1; panel += V::kPanels) all_rows<V::kRows, V::kPanels>(c, panel);
+    for (; panel < p1; ++panel) all_rows<V::kRows, 1>(c, panel);
   }
 };
 

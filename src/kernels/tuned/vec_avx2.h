@@ -16,7 +16,11 @@ struct VecAvx2 {
   struct I {
     __m256i lo, hi;
   };
-  static constexpr int kRows = 4;
+  // The microkernels' blocks: kRows rows × kPanels panels with float
+  // activations, kRowsInt rows × 1 panel with int8 ones (as many
+  // accumulators as the registers hold beside the weights).
+  static constexpr int kRows = 6;
+  static constexpr int kPanels = 1;
   static constexpr int kRowsInt = 2;
 
   static F fzero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }

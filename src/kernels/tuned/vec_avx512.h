@@ -14,7 +14,11 @@ template <bool Vnni>
 struct VecAvx512 {
   using F = __m512;
   using I = __m512i;
+  // The microkernels' blocks: kRows rows × kPanels panels with float
+  // activations, kRowsInt rows × 1 panel with int8 ones (as many
+  // accumulators as the registers hold beside the weights).
   static constexpr int kRows = 8;
+  static constexpr int kPanels = 2;
   static constexpr int kRowsInt = 4;
 
   static F fzero() { return _mm512_setzero_ps(); }

@@ -18,7 +18,11 @@ struct VecNeon {
   struct I {
     int32x4_t v[4];
   };
+  // The microkernels' blocks: kRows rows × kPanels panels with float
+  // activations, kRowsInt rows × 1 panel with int8 ones (as many
+  // accumulators as the registers hold beside the weights).
   static constexpr int kRows = 4;
+  static constexpr int kPanels = 1;
   static constexpr int kRowsInt = 2;
 
   template <typename Op>

@@ -21,8 +21,8 @@ def rows():
     yield torch.rand(K, generator=g) * 3 + 0.5             # all positive: zero point -128
     yield -torch.rand(K, generator=g) * 7                  # all negative: zero point 127
     yield torch.randn(K, generator=g) * 1e-3 + 0.25        # narrow, positive
-    # Exact halves after scaling: 255 steps over [0, 255] hit ties of round().
-    yield torch.arange(K, dtype=torch.float32) * 6.375 - 0.5 * (torch.arange(K) % 2)
+    # Range [0, 255]: scale 1, so every x + 0.5 is a tie of round() (to even).
+    yield torch.cat([torch.tensor([0.0, 255.0]), torch.arange(K - 2, dtype=torch.float32) * 3 + 0.5])
     yield torch.zeros(K)                                   # all zero: scale eps
     yield torch.full((K,), 1e-38)                          # below eps = smallest_normal? scale clamps
 
