@@ -4,8 +4,11 @@
 // weights it replaced dropped. On the training IR, the forms torchao writes
 // (quantize_ + unwrap_tensor_subclass) and a float linear of run-time rows:
 //   float     linear(x, W, b), x with a dynamic dim (a language model's
-//             sequence: oneDNN cannot pack weights for run-time rows), W read
-//             by that linear alone (a tied embedding would be stored twice);
+//             sequence: oneDNN cannot pack weights for run-time rows), W
+//             packed; or W read by other nodes too (a tied embedding table,
+//             which packing would store twice), read in place ('f32_rows');
+//             a float linear of static rows on a weight of its own stays
+//             for the backends;
 //   int8 weight-only (Int8WeightOnlyConfig)
 //             mul(mm(x2, to(t(Wq), f32)), flatten(to(s, f32))): q8, one scale per row;
 //   int4 / int8 weight-only (IntxWeightOnlyConfig)
@@ -69,6 +72,8 @@ struct Weights {
   std::vector<float> scales;
   std::vector<int8_t> zero_points;  ///< empty: none
   std::vector<Node*> sources;       ///< the nodes they came from (placeholders last)
+  /// Float weights other nodes read too: read in place, not packed.
+  bool in_place = false;
 };
 
 std::vector<float> floats_of(const HostTensor& t) {
@@ -129,17 +134,17 @@ std::optional<Weights> affine_weights(const ExportedProgram& program, Node* node
   return w;
 }
 
-// A float weight [n, k] read by `user` alone.
+// A float weight [n, k]: packed when `user` alone reads it, else read in
+// place ('f32_rows': a tied embedding table stays one tensor).
 std::optional<Weights> float_weights(const ExportedProgram& program, Node* node, const Node* user) {
   const HostTensor* t = weight_of(program, node);
-  if (t == nullptr || t->dtype() != ScalarType::Float || t->rank() != 2 || !passes::only_read_by(node, user)) {
-    return std::nullopt;
-  }
+  if (t == nullptr || t->dtype() != ScalarType::Float || t->rank() != 2 || !t->is_contiguous()) return std::nullopt;
   Weights w;
   w.desc.n = t->sizes()[0];
   w.desc.k = t->sizes()[1];
   w.desc.format = tuned::WeightFormat::kF32;
-  w.values = t->is_contiguous() ? *t : t->clone();
+  w.in_place = !passes::only_read_by(node, user);
+  if (!w.in_place) w.values = *t;
   w.sources = {node};
   return w;
 }
@@ -148,6 +153,7 @@ bool has_dynamic_dim(const Node* node) {
   const auto* meta = std::get_if<TensorMeta>(&node->meta.val);
   return meta != nullptr && !meta->is_static();
 }
+
 
 // x read through torchao's per-token dynamic quantization:
 // dequantize_affine(quantize_affine(x, B, s, z, int8, -128, 127), B, s, z, ...)
@@ -238,7 +244,8 @@ std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node
       linear.pattern = act->nodes;
     }
   } else {
-    if (!has_dynamic_dim(x)) return std::nullopt;
+    // Static rows of a weight of their own stay for the backends.
+    if (!has_dynamic_dim(x) && passes::only_read_by(w, node)) return std::nullopt;
     weights = float_weights(program, w, node);
     if (!weights) return std::nullopt;
   }
@@ -311,6 +318,14 @@ Node* rewrite(ExportedProgram& program, Linear& linear, bool quantize_activation
   Weights& w = linear.weights;
   if (linear.activations == "float" && quantize_activations && w.desc.format != tuned::WeightFormat::kF32) {
     linear.activations = "int8_block32";
+  }
+  if (w.in_place) {
+    passes::Rewriter r(*linear.anchor);
+    Node* fused = r.call("kiln::linear", {linear.input, w.sources.front(), linear.bias, w.desc.n, std::string("f32_rows"),
+                                          int64_t{0}, false, std::string("float"), 0.0},
+                         r.out());
+    r.replace_with(fused);
+    return fused;
   }
   const std::string where = passes::describe_node(*linear.anchor);
   if (tuned::check_linear(w.desc) != runtime::Error::Ok) {

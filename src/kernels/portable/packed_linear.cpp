@@ -58,6 +58,28 @@ void run_panels(void* context, int64_t task) {
   tuned::compute_linear(*split->args, begin, std::min(split->panels, begin + split->per_task));
 }
 
+// Tasks of at least kMinTaskWeights weights each, about four per thread, so
+// that a slow thread's share is taken over: units of `unit_weights` each.
+int64_t units_per_task(int64_t units, int64_t unit_weights) {
+  const int threads = runtime::kernel_threads();
+  const int64_t by_work = std::max<int64_t>(1, kMinTaskWeights / std::max<int64_t>(1, unit_weights));
+  return std::max(by_work, (units + 4 * threads - 1) / (4 * threads));
+}
+
+// format 'f32_rows': the float weight [n, k] as PyTorch stores it, read in place.
+struct RowSplit {
+  const float *x, *w, *bias;
+  float* y;
+  int64_t m, k, n, rows_per_task;
+};
+
+void run_rows(void* context, int64_t task) {
+  const auto* s = static_cast<const RowSplit*>(context);
+  const int64_t begin = task * s->rows_per_task;
+  tuned::linear_rows_f32(s->x, s->m, s->k, s->w, s->k, s->bias, s->y, s->n, begin,
+                         std::min(s->n, begin + s->rows_per_task));
+}
+
 }  // namespace
 
 // kiln::linear.out(input, weight, bias, out_features, format, group_size,
@@ -77,15 +99,17 @@ void kiln_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !a.floating(8, "eps", &eps) || !a.tensor(9, "out", &out)) {
     return;
   }
+  const bool rows = std::string_view(format_name.data(), format_name.size()) == "f32_rows";
   if (!a.check_dtype(input, "input", ScalarType::Float) || !a.check_contiguous(input, "input") ||
-      !a.check_dtype(weight, "weight", ScalarType::Byte) || !a.check_dtype(out, "out", ScalarType::Float)) {
+      !a.check_dtype(weight, "weight", rows ? ScalarType::Float : ScalarType::Byte) ||
+      !a.check_contiguous(weight, "weight") || !a.check_dtype(out, "out", ScalarType::Float)) {
     return;
   }
   if (bias && (!a.check_dtype(*bias, "bias", ScalarType::Float) || !a.check_contiguous(*bias, "bias"))) return;
   tuned::LinearDesc desc;
   tuned::ActivationMode mode = tuned::ActivationMode::kFloat;
-  if (!parse_format(format_name, &desc.format)) {
-    a.fail(runtime::Error::InvalidArgument, "'format' must be 'f32', 'q8' or 'q4'");
+  if (!rows && !parse_format(format_name, &desc.format)) {
+    a.fail(runtime::Error::InvalidArgument, "'format' must be 'f32', 'f32_rows', 'q8' or 'q4'");
     return;
   }
   if (!parse_activations(activations_name, &mode)) {
@@ -100,13 +124,19 @@ void kiln_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   desc.k = input.size(input.dim() - 1);
   desc.group_size = group_size;
   desc.zero_points = zero_points;
-  if (tuned::check_linear(desc) != runtime::Error::Ok || tuned::check_linear_mode(desc, mode) != runtime::Error::Ok) {
+  if (rows) {
+    if (mode != tuned::ActivationMode::kFloat || weight.dim() != 2 || weight.size(0) != n || weight.size(1) != desc.k) {
+      a.fail(runtime::Error::InvalidArgument, "'f32_rows' takes a float weight [%ld, %ld] and float activations",
+             static_cast<long>(n), static_cast<long>(desc.k));
+      return;
+    }
+  } else if (tuned::check_linear(desc) != runtime::Error::Ok || tuned::check_linear_mode(desc, mode) != runtime::Error::Ok) {
     a.fail(runtime::Error::InvalidArgument, "the packed weights' description (out_features %ld, in_features %ld, "
            "group_size %ld) or its activations do not fit (the log says why)", static_cast<long>(n),
            static_cast<long>(desc.k), static_cast<long>(group_size));
     return;
   }
-  if (static_cast<size_t>(weight.numel()) != tuned::packed_linear_bytes(desc)) {
+  if (!rows && static_cast<size_t>(weight.numel()) != tuned::packed_linear_bytes(desc)) {
     a.fail(runtime::Error::InvalidArgument, "'weight' holds %zd bytes; weights packed for [%ld, %ld] take %zu",
            weight.numel(), static_cast<long>(n), static_cast<long>(desc.k), tuned::packed_linear_bytes(desc));
     return;
@@ -122,6 +152,13 @@ void kiln_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   if (!a.resize_out(out, "out", Span<const SizesType>(sizes, rank))) return;
   const int64_t m = desc.k == 0 ? 0 : input.numel() / desc.k;
   if (m == 0) return;
+  if (rows) {
+    RowSplit split{input.const_data_ptr<float>(), weight.const_data_ptr<float>(),
+                   bias ? bias->const_data_ptr<float>() : nullptr, out.mutable_data_ptr<float>(), m, desc.k, n, 0};
+    split.rows_per_task = (units_per_task(n, desc.k * m) + 3) / 4 * 4;
+    runtime::parallel_for((n + split.rows_per_task - 1) / split.rows_per_task, run_rows, &split);
+    return;
+  }
 
   alignas(64) uint8_t stack_scratch[kStackScratchBytes];
   const size_t scratch_bytes = tuned::linear_scratch_bytes(desc, mode, m);
@@ -150,11 +187,7 @@ void kiln_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   tuned::prepare_linear(call);
 
   const int64_t panels = tuned::linear_panels(desc);
-  const int threads = runtime::kernel_threads();
-  const int64_t panel_weights = tuned::kPanelRows * desc.k * m;
-  const int64_t by_work = std::max<int64_t>(1, kMinTaskWeights / std::max<int64_t>(1, panel_weights));
-  // About four tasks per thread, so that a slow thread's share is taken over.
-  const int64_t per_task = std::max(by_work, (panels + 4 * threads - 1) / (4 * threads));
+  const int64_t per_task = units_per_task(panels, tuned::kPanelRows * desc.k * m);
   const Split split{&call, panels, per_task};
   runtime::parallel_for((panels + per_task - 1) / per_task, run_panels, const_cast<Split*>(&split));
 }

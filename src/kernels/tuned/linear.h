@@ -130,6 +130,12 @@ void compute_linear(const LinearArgs& args, int64_t panel_begin, int64_t panel_e
 /// The same on a given path (which must be supported: isa_supported).
 void compute_linear_on(Isa isa, const LinearArgs& args, int64_t panel_begin, int64_t panel_end);
 
+/// Float weights read in place, in PyTorch's row-major layout [n, k] (a
+/// tied embedding table, which packing would store twice): rows
+/// [n_begin, n_end) of y[m, n] = x[m, :] · w[n, :] (+ bias[n]).
+void linear_rows_f32(const float* x, int64_t m, int64_t x_stride, const float* w, int64_t k, const float* bias,
+                     float* y, int64_t y_stride, int64_t n_begin, int64_t n_end);
+
 /// Part `index` of `parts` balanced ranges of `panels` panels: [*begin, *end).
 void split_panels(int64_t panels, int parts, int index, int64_t* begin, int64_t* end);
 

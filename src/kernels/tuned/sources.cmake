@@ -3,7 +3,7 @@
 # build the same files the same way.
 set(kiln_tuned_dir ${CMAKE_CURRENT_LIST_DIR})
 set(kiln_tuned_sources ${kiln_tuned_dir}/isa.cpp ${kiln_tuned_dir}/linear.cpp ${kiln_tuned_dir}/pack.cpp
-    ${kiln_tuned_dir}/prepare.cpp ${kiln_tuned_dir}/portable.cpp)
+    ${kiln_tuned_dir}/prepare.cpp ${kiln_tuned_dir}/portable.cpp ${kiln_tuned_dir}/rows.cpp)
 set(kiln_tuned_test_sources ${kiln_tuned_dir}/test/tuned_test_util.cpp ${kiln_tuned_dir}/test/isa_test.cpp ${kiln_tuned_dir}/test/pack_test.cpp
     ${kiln_tuned_dir}/test/linear_test.cpp ${kiln_tuned_dir}/test/activation_test.cpp)
 

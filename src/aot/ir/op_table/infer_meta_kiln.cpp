@@ -72,10 +72,16 @@ ValueMeta linear(const Call& call) {
   const TensorMeta& input = call.tensor(0);
   const TensorMeta& weight = call.tensor(1);
   if (input.rank() == 0) call.fail("expects an input with at least one dim, got " + input.to_string());
-  if (weight.dtype != ScalarType::Byte || weight.rank() != 1) {
+  const int64_t n = call.integer(3);
+  const std::optional<std::string> format = call.optional_string(4);
+  if (format == std::string("f32_rows")) {
+    if (weight.dtype != ScalarType::Float || weight.rank() != 2 || !(weight.sizes[0] == SymExpr::constant(n)) ||
+        !(weight.sizes[1] == input.sizes.back())) {
+      call.fail("an 'f32_rows' weight must be float32 [out_features, in_features], got " + weight.to_string());
+    }
+  } else if (weight.dtype != ScalarType::Byte || weight.rank() != 1) {
     call.fail("weight must be the packed bytes (uint8, one dim), got " + weight.to_string());
   }
-  const int64_t n = call.integer(3);
   if (n <= 0) call.fail("out_features must be positive, got " + std::to_string(n));
   if (const TensorMeta* bias = call.optional_tensor(2)) {
     if (bias->dtype != ScalarType::Float || bias->rank() != 1 || !(bias->sizes[0] == SymExpr::constant(n))) {
