@@ -4,7 +4,10 @@
 // lowered as `kiln lower` does, then generated from greedily on Kiln's runtime.
 // Its tokens must equal PyTorch's (reference.json: the exported program's own
 // greedy continuation), through a prompt longer than one call takes (run in
-// two calls) and up to the cache's end.
+// two calls) and up to the cache's end. The same for the model quantized with
+// torchao (tests/fixtures/manifest.json's "language_models": int8 and int4
+// weight-only, 8da4w, 8da4w with an int8 embedding), whose torchao ops run on
+// the portable kernels whatever backend takes the rest.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -26,15 +29,16 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kFixture = std::string(KILN_SOURCE_DIR) + "/tests/fixtures/llm/tiny_llama/";
+const std::string kFixtures = std::string(KILN_SOURCE_DIR) + "/tests/fixtures/";
+const std::string kFloatModel = "llm/tiny_llama";
 
 struct Reference {
   std::vector<int64_t> prompt;
   std::vector<int64_t> greedy;
 };
 
-std::vector<Reference> references() {
-  std::ifstream file(kFixture + "reference.json");
+std::vector<Reference> references(const std::string& fixture = kFloatModel) {
+  std::ifstream file(kFixtures + fixture + "/reference.json");
   const nlohmann::json json = nlohmann::json::parse(file);
   std::vector<Reference> out;
   for (const auto& entry : json) out.push_back({entry["prompt_ids"], entry["greedy_ids"]});
@@ -43,27 +47,60 @@ std::vector<Reference> references() {
 
 // The fixture lowered as `kiln lower` does: with the constant methods its
 // archive carries (kiln/constant_methods.json), and `extra` besides.
-std::string lowered(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {}) {
+aot::LoweredProgram lower(const std::string& fixture, const std::vector<std::string>& backends,
+                          const aot::ConstantMethods& extra = {}) {
   aot::LowerOptions options;
   options.backends = backends;
   aot::MethodSources sources;
-  sources.path = kFixture + "model.pt2";
+  sources.path = kFixtures + fixture + "/model.pt2";
   aot::ProgramMethods methods = aot::load_program_methods(sources);
   for (const auto& [name, value] : extra) methods.constants[name] = value;
-  const aot::LoweredProgram program = aot::lower(std::move(methods), options);
+  return aot::lower(std::move(methods), options);
+}
+
+std::string lowered(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {},
+                    const std::string& fixture = kFloatModel) {
+  const aot::LoweredProgram program = lower(fixture, backends, extra);
   return runtime::testing::write_temp_file(program.buffer(), backends.empty() ? "tiny_llama" : backends[0]);
 }
 
-class GenerationTest : public ::testing::TestWithParam<std::vector<std::string>> {};
+// The float model and every quantized one, each on the portable kernels and
+// on each backend built.
+struct GenerationCase {
+  std::string fixture;
+  std::vector<std::string> backends;
+};
+
+void PrintTo(const GenerationCase& c, std::ostream* out) {
+  *out << c.fixture << (c.backends.empty() ? "" : " on " + c.backends[0]);
+}
+
+std::vector<GenerationCase> generation_cases() {
+  std::vector<std::string> fixtures{kFloatModel};
+  std::ifstream file(kFixtures + "manifest.json");
+  const nlohmann::json manifest = nlohmann::json::parse(file);
+  for (const auto& model : manifest.at("language_models")) fixtures.push_back(model.at("name"));
+  std::vector<std::vector<std::string>> backends{{}};
+#ifdef KILN_WITH_ONEDNN_TEST
+  backends.push_back({"OneDnnBackend"});
+#endif
+  std::vector<GenerationCase> cases;
+  for (const std::string& fixture : fixtures) {
+    for (const auto& b : backends) cases.push_back({fixture, b});
+  }
+  return cases;
+}
+
+class GenerationTest : public ::testing::TestWithParam<GenerationCase> {};
 
 TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
-  LanguageModel model(lowered(GetParam()));
+  LanguageModel model(lowered(GetParam().backends, {}, GetParam().fixture));
   EXPECT_EQ(model.info().max_context, 64);  // get_max_seq_len
   EXPECT_EQ(model.info().eos_ids, std::vector<int64_t>{2});
   EXPECT_EQ(model.info().bos_id, 1);
   EXPECT_EQ(model.info().max_tokens_per_call, 32);
   EXPECT_EQ(model.info().vocab_size, 256);
-  for (const Reference& reference : references()) {
+  for (const Reference& reference : references(GetParam().fixture)) {
     GenerationOptions options;
     options.max_new_tokens = 64;
     options.stop_at_eos = false;
@@ -74,14 +111,27 @@ TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, GenerationTest,
-                         ::testing::Values(std::vector<std::string>{}
-#ifdef KILN_WITH_ONEDNN_TEST
-                                           ,
-                                           std::vector<std::string>{"OneDnnBackend"}
-#endif
-                                           ),
-                         [](const auto& info) { return info.param.empty() ? std::string("Portable") : info.param[0]; });
+// torchao's ops are no backend's yet: each stays a call of its portable
+// kernel in the delegated program, as many as the program had.
+TEST_P(GenerationTest, TorchaoOpsStayOnThePortableKernels) {
+  const aot::LoweredProgram program = lower(GetParam().fixture, GetParam().backends);
+  auto torchao_calls = [](const aot::ExportedProgram& p) {
+    size_t n = 0;
+    for (const aot::Node* node : p.graph()) n += node->is_call_function() && node->target().rfind("torchao::", 0) == 0;
+    return n;
+  };
+  EXPECT_EQ(torchao_calls(program.delegated), torchao_calls(program.edge));
+  // Int8 weight-only leaves plain ATen ops on an int8 weight; the other forms call torchao's.
+  const bool calls_torchao = GetParam().fixture != kFloatModel && GetParam().fixture.find("int8wo") == std::string::npos;
+  EXPECT_EQ(torchao_calls(program.edge) > 0, calls_torchao);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, GenerationTest, ::testing::ValuesIn(generation_cases()), [](const auto& info) {
+  std::string name = info.param.fixture.substr(info.param.fixture.find('/') + 1) + "_" +
+                     (info.param.backends.empty() ? std::string("Portable") : info.param.backends[0]);
+  for (char& c : name) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+});
 
 // ExecuTorch writes a list constant as one output per item; several EOS ids
 // all stop generation.
