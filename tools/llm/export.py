@@ -18,12 +18,34 @@ Models:
                  families (llama, qwen2, qwen3, mistral, phi3, gemma); no
                  tokenizer: run it with `kiln generate --prompt-ids`.
 
+--quantize quantizes the model with torchao first, as PyTorch users do
+(quantize_(model, config), then unwrap_tensor_subclass(model)); the exported
+graph then holds torchao's quantization ops or the int8 weights themselves:
+  int8wo      Int8WeightOnlyConfig(): each linear's weight int8, one scale per
+              output channel (the graph: mm(x, w.t().to(float)) * scale)
+  int4wo      IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(32)):
+              weights in int4's range held in int8, a scale per 32 inputs
+              (dequantize_affine before each linear)
+  8da4w       Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4,
+              weight_granularity=PerGroup(32)): int4 weights as int4wo, and each
+              linear's input quantized to int8 per token at run time
+              (choose_qparams_affine, quantize_affine, dequantize_affine)
+  8da4w-emb8  optimum-executorch's `--qlinear 8da4w --qembedding 8w`: the
+              embedding IntxWeightOnlyConfig(weight_dtype=torch.int8,
+              granularity=PerAxis(0)), then 8da4w on the linears whose inputs
+              divide into groups of 32, both with
+              intx_choose_qparams_algorithm="hqq_scale_only"
+The greedy reference is the quantized program's. --lean cuts each node's
+stack trace to its innermost frame and drops its provenance (the test
+fixtures: they are most of a small model's file).
+
 Writes into --out: model.pt2, metadata.json, reference.json (PyTorch's greedy
 continuation of each --reference-prompt, as token ids), and for smollm2
 tokenizer.json, tokenizer_config.json and chat_template.jinja.
 
   .venv/bin/python tools/llm/export.py --model tiny-llama --out build/llm/tiny-llama
   .venv/bin/python tools/llm/export.py --model smollm2 --out build/llm/smollm2
+  .venv/bin/python tools/llm/export.py --model tiny-llama --quantize 8da4w --out build/llm/tiny-llama-8da4w
 """
 import argparse
 import functools
@@ -36,6 +58,7 @@ import tempfile
 import torch
 
 TINY_FAMILIES = ("llama", "qwen2", "qwen3", "mistral", "phi3", "gemma")
+QUANTIZE_FORMS = ("int8wo", "int4wo", "8da4w", "8da4w-emb8")
 
 
 def tiny_config(family, vocab_size):
@@ -111,6 +134,50 @@ def smollm2_model():
     return model.eval(), tokenizer
 
 
+def quantize(model, form):
+    """Quantizes `model` in place with torchao as --quantize `form` says (see
+    the module's docstring), then unwraps torchao's tensor subclasses into
+    plain tensors so that torch.export traces their ops."""
+    import torchao  # noqa: F401  (registers the torchao ops)
+    from torchao.quantization.granularity import PerAxis, PerGroup
+    from torchao.quantization.quant_api import (Int8DynamicActivationIntxWeightConfig, Int8WeightOnlyConfig,
+                                                IntxWeightOnlyConfig, quantize_)
+    from torchao.utils import unwrap_tensor_subclass
+
+    if form == "int8wo":
+        quantize_(model, Int8WeightOnlyConfig())
+    elif form == "int4wo":
+        quantize_(model, IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(32)))
+    elif form == "8da4w":
+        quantize_(model, Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4, weight_granularity=PerGroup(32)))
+    elif form == "8da4w-emb8":
+        # optimum-executorch's quantize_model_ (exporters/executorch/quantization.py) with
+        # qlinear_config="8da4w", qlinear_group_size=32, qembedding_config="8w", qembedding_group_size=0.
+        algorithm = "hqq_scale_only"
+        quantize_(model, IntxWeightOnlyConfig(weight_dtype=torch.int8, granularity=PerAxis(0),
+                                              intx_choose_qparams_algorithm=algorithm),
+                  lambda m, fqn: isinstance(m, torch.nn.Embedding))
+        quantize_(model, Int8DynamicActivationIntxWeightConfig(weight_dtype=torch.int4, weight_granularity=PerGroup(32),
+                                                               intx_choose_qparams_algorithm=algorithm),
+                  filter_fn=lambda m, fqn: isinstance(m, torch.nn.Linear) and m.weight.shape[1] % 32 == 0)
+    else:
+        raise SystemExit(f"unknown --quantize '{form}' (one of {', '.join(QUANTIZE_FORMS)})")
+    unwrap_tensor_subclass(model)
+    return model
+
+
+def lean(ep):
+    """`ep` with each node's stack trace cut to its innermost frame and without
+    its provenance (meta["from_node"]): together most of a small model's file."""
+    for node in ep.graph.nodes:
+        node.meta.pop("from_node", None)
+        lines = (node.meta.get("stack_trace") or "").rstrip("\n").split("\n")
+        frames = [i for i, line in enumerate(lines) if line.lstrip().startswith("File ")]
+        if frames:  # the innermost frame: its "File ..." line and the source line after it
+            node.meta["stack_trace"] = "\n".join(lines[frames[-1]:frames[-1] + 2]) + "\n"
+    return ep
+
+
 def exportable(model, max_cache_len, all_logits):
     from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
 
@@ -180,6 +247,9 @@ def main():
     parser.add_argument("--non-strict", action="store_true",
                         help="export non-strict (torch.export's default): the cache's plain tensor attributes are "
                              "lifted as constants the program writes")
+    parser.add_argument("--quantize", choices=QUANTIZE_FORMS, help="quantize with torchao first (see above)")
+    parser.add_argument("--lean", action="store_true",
+                        help="cut stack traces to their innermost frame and drop provenance in the .pt2")
     args = parser.parse_args()
 
     tiny = args.model.startswith("tiny-")
@@ -215,10 +285,14 @@ def main():
     if bos_id is not None:
         metadata["get_bos_id"] = bos_id
 
+    if args.quantize:
+        quantize(model, args.quantize)
     os.makedirs(args.out, exist_ok=True)
     wrapper = exportable(model, max_cache_len, args.all_logits)
     with torch.no_grad():
         ep = export(wrapper, max_prompt_len, strict=not args.non_strict)
+    if args.lean:
+        lean(ep)
     torch.export.save(ep, os.path.join(args.out, "model.pt2"),
                       extra_files={"kiln/constant_methods.json": json.dumps(metadata)})
     with open(os.path.join(args.out, "metadata.json"), "w") as f:

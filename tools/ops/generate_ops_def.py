@@ -2,15 +2,22 @@
 """Writes src/aot/ir/op_table/ops.def, Kiln's op schema table, from an installed torch.
 
 One row per functional overload of every ATen op the dispatcher knows
-(torch._C._dispatch_get_all_op_names()), and of every op of the
+(torch._C._dispatch_get_all_op_names()), of every op of the
 quantized_decomposed namespace (the quantize/dequantize ops of PT2E programs,
 which torch.ao registers, and the quantized kernels ExecuTorch adds to it:
-embedding_byte, mixed_linear, ...), as
+embedding_byte, mixed_linear, ...) and of every op of the torchao namespace
+(the affine quantization primitives that torchao's quantize_ configs leave in
+an exported graph: choose_qparams_affine, quantize_affine, dequantize_affine,
+and torchao's other custom ops), as
 KILN_OP(tags, "functional schema", "out-variant schema" or ""), with the
 schemas as str(torch.ops.aten.<op>.<overload>._schema) prints them and the tags
 from torch.Tag (core, view_copy). Out overloads appear as the out variant of
 the functional overload whose other arguments they share; the few without one
-are left out (no exported program calls them). Overloads whose arguments are
+are left out (no exported program calls them). torchao defines no out
+overloads: each of its functional ops gets the out variant torchgen would
+autogenerate (overload `out`, the functional arguments, then `*, Tensor(a!)
+out` for one result or out0, out1, ... for several), the name by which
+ExecuTorch registers a kernel for a custom op. Overloads whose arguments are
 of a type no exported program can carry (TorchScript classes, streams,
 quantization schemes, dicts) are left out too, and counted. Core ops come
 first, then the rest, each part sorted by name. Rerun after a torch upgrade:
@@ -30,9 +37,14 @@ import executorch.exir.passes._quant_patterns_and_replacements  # noqa: F401
 # And the out variants of its quantized kernels (quantize_per_tensor.out, ...),
 # which its kernel library registers.
 import executorch.kernels.quantized  # noqa: F401
+# Registers the torchao namespace (torchao/quantization/quant_primitives.py
+# and torchao's C++ extension, where it loads).
+import torchao  # noqa: F401
 
 # The namespaces of the table, in this order.
-NAMESPACES = ("aten", "quantized_decomposed")
+NAMESPACES = ("aten", "quantized_decomposed", "torchao")
+# Namespaces whose ops come without out overloads: the table derives them.
+DERIVED_OUT_NAMESPACES = ("torchao",)
 
 OUT = pathlib.Path(__file__).resolve().parents[2] / "src" / "aot" / "ir" / "op_table" / "ops.def"
 
@@ -54,14 +66,19 @@ HEADER = """\
 
 
 def overloads_of(namespace):
-    """(packet, overload object) for every overload of `namespace` the dispatcher knows."""
+    """(packet, overload object) for every overload of `namespace` the dispatcher
+    knows and Python reaches (a few of torchao's C++ ops have a name but no
+    schema Python can load: they are left out)."""
     prefix = namespace + "::"
     for name in sorted(torch._C._dispatch_get_all_op_names()):
         if not name.startswith(prefix):
             continue
         op, _, overload = name[len(prefix):].partition(".")
-        packet = getattr(getattr(torch.ops, namespace), op)
-        yield packet, getattr(packet, overload or "default")
+        try:
+            packet = getattr(getattr(torch.ops, namespace), op)
+            yield packet, getattr(packet, overload or "default")
+        except AttributeError:
+            continue
 
 
 def overload_names(packet):
@@ -123,6 +140,22 @@ def out_variants(overloads):
     return pairs
 
 
+def derived_out_variant(op):
+    """The out variant torchgen autogenerates for a functional op: its
+    arguments, then one keyword-only out tensor per result."""
+    schema = op._schema
+    count = len(schema.returns)
+    names = ["out"] if count == 1 else [f"out{i}" for i in range(count)]
+    aliases = [f"Tensor({chr(ord('a') + i)}!)" for i in range(count)]
+    text = str(schema)
+    arguments = text[text.index("(") + 1:text.rindex(") -> ")]
+    keyword_only = any(a.kwarg_only for a in schema.arguments)
+    outs = ", ".join(f"{alias} {name}" for alias, name in zip(aliases, names))
+    head = f"{arguments}, " if arguments else ""
+    returns = aliases[0] if count == 1 else f"({', '.join(aliases)})"
+    return f"{schema.name}.out({head}{'' if keyword_only else '*, '}{outs}) -> {returns}"
+
+
 def tags_of(op):
     tags = []
     if torch.Tag.core in op.tags:
@@ -141,17 +174,27 @@ def main():
     functional = [(packet, op) for packet, op in overloads if not any(a.is_out for a in op._schema.arguments)]
     kept = [(packet, op) for packet, op in functional if supported(op._schema)]
     pairs = out_variants(kept)
+    out_only = len(overloads) - len(functional) - len(pairs)
+    derived = 0
+    for packet, op in kept:
+        namespace = op._schema.name.partition("::")[0]
+        if namespace in DERIVED_OUT_NAMESPACES and str(op._schema) not in pairs and op._schema.returns:
+            pairs[str(op._schema)] = derived_out_variant(op)
+            derived += 1
     core = [row(op, pairs.get(str(op._schema), "")) for _, op in kept if torch.Tag.core in op.tags]
     other = [row(op, pairs.get(str(op._schema), "")) for _, op in kept if torch.Tag.core not in op.tags]
-    out_only = len(overloads) - len(functional) - len(pairs)
     text = HEADER.format(version=torch.__version__.split("+")[0])
     text += "\n// ---- core ATen ops (torch.Tag.core) ----\n" + "".join(core)
     aten_other = [r for r in other if '"aten::' in r]
     text += "\n// ---- every other ATen op ----\n" + "".join(aten_other)
+    quantized = [r for r in other if '"quantized_decomposed::' in r]
     text += "\n// ---- quantized_decomposed (PT2E quantization, ExecuTorch's quantized kernels) ----\n"
-    text += "".join(r for r in other if r not in aten_other)
+    text += "".join(quantized)
+    text += ("\n// ---- torchao (quantize_ configs' affine quantization; out variants derived as torchgen "
+             "autogenerates them) ----\n")
+    text += "".join(r for r in other if r not in aten_other and r not in quantized)
     OUT.write_text(text)
-    print(f"wrote {OUT}: {len(kept)} functional ops ({len(core)} core), {len(pairs)} out variants; left out "
+    print(f"wrote {OUT}: {len(kept)} functional ops ({len(core)} core), {len(pairs)} out variants ({derived} derived); left out "
           f"{len(functional) - len(kept)} with unsupported argument types and {out_only} out overloads without "
           "a functional op")
 

@@ -99,6 +99,12 @@ QuantOpKind quant_op_kind(std::string_view name) {
       {"quantized_decomposed::dequantize_per_channel.default", QuantOpKind::DequantizePerChannel},
       {"quantized_decomposed::choose_qparams.tensor", QuantOpKind::ChooseQParams},
       {"quantized_decomposed::choose_qparams_symmetric.tensor", QuantOpKind::ChooseQParams},
+      {"torchao::quantize_affine.default", QuantOpKind::AffineQuantize},
+      {"torchao::quantize_affine.out", QuantOpKind::AffineQuantize},
+      {"torchao::dequantize_affine.default", QuantOpKind::AffineDequantize},
+      {"torchao::dequantize_affine.out", QuantOpKind::AffineDequantize},
+      {"torchao::choose_qparams_affine.default", QuantOpKind::AffineChooseQParams},
+      {"torchao::choose_qparams_affine.out", QuantOpKind::AffineChooseQParams},
   };
   if (auto it = kinds.find(name); it != kinds.end()) return it->second;
   // A node's target may name the default overload without ".default".

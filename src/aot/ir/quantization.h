@@ -30,7 +30,7 @@ std::string check_scale(double scale);
 /// "" for a zero point inside [quant_min, quant_max], else why not.
 std::string check_zero_point(int64_t zero_point, int64_t quant_min, int64_t quant_max);
 
-/// The kinds of quantized_decomposed ops a lowering pass looks for.
+/// The kinds of quantization ops a lowering pass looks for.
 enum class QuantOpKind : uint8_t {
   None,
   QuantizePerTensor,    ///< quantize_per_tensor (.default, .tensor, .tensor2 and the out variants)
@@ -38,7 +38,10 @@ enum class QuantOpKind : uint8_t {
   QuantizePerChannel,
   DequantizePerChannel,
   ChooseQParams,        ///< choose_qparams(.tensor), choose_qparams_symmetric
-  Other,                ///< every other op of the namespace
+  Other,                ///< every other op of the quantized_decomposed namespace
+  AffineQuantize,       ///< torchao::quantize_affine (and its out variant)
+  AffineDequantize,     ///< torchao::dequantize_affine (and its out variant)
+  AffineChooseQParams,  ///< torchao::choose_qparams_affine (and its out variant)
 };
 
 /// The parameters of a per-tensor quantization.
@@ -58,6 +61,7 @@ struct TensorQParams {
 std::optional<TensorQParams> constant_tensor_qparams(const Node& node);
 
 /// The kind of the op named `qualified_name` ("quantized_decomposed::quantize_per_tensor.default",
+/// "torchao::dequantize_affine.default",
 /// or without ".default" for the default overload, as a node's target may name it).
 QuantOpKind quant_op_kind(std::string_view qualified_name);
 

@@ -45,9 +45,9 @@ bool static_tensor_meta(const Node& node) {
 }
 
 // An op whose result is a function of its arguments alone, and worth
-// computing ahead: not a quantized_decomposed op (a dequantized weight would
-// be stored as float, four times larger, and hide its int8 values from the
-// backends that compute with them).
+// computing ahead: not a quantization op of quantized_decomposed or torchao
+// (a dequantized weight would be stored as float, four times larger, and hide
+// its int8 values from the backends that compute with them).
 bool pure_op(const Node& node) {
   if (is_call_of(node, ExecKind::GetItem)) return true;
   if (quant_op_kind(node.target()) != QuantOpKind::None) return false;

@@ -616,6 +616,32 @@ void quantized_add_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void quantized_mixed_mm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void quantized_mixed_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
+// ---- torchao: the affine quantization primitives of quantize_ configs ----
+// (torchao/quantization/quant_primitives.py; affine_quantize.cpp.) A
+// block_size of one entry per input dim (each at least 1, dividing the dim)
+// cuts the input into blocks sharing a scale and zero point; scale and zero
+// point hold one element per block in row-major block order, in any shape.
+// quant_min and quant_max (None: the dtype's bounds) lie within the quantized
+// dtype (Byte, Char, Short or Int: torchao's, less the sub-byte ones). Every step rounds to the dtype
+// torch's op would store; tensors contiguous.
+
+/// quantize_affine.out: clamp(round(x * (1 / scale)) + zero_point) in the
+/// promoted dtype of the input (Float, Half or BFloat16) and the scale, round
+/// half to even, into out of output_dtype. The zero point (any real dtype) may
+/// be None or empty. dequantize_affine.out: (q - zero_point) * scale, the
+/// input (of input_dtype) and zero point cast to output_dtype (Float, Half or
+/// BFloat16) first.
+void quantize_affine_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void dequantize_affine_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// choose_qparams_affine.out: one scale and zero point per block of a Float,
+/// Double, Half or BFloat16 input for mapping_type SYMMETRIC,
+/// SYMMETRIC_NO_CLIPPING_ERR or ASYMMETRIC (see affine_quantize.cpp), scale
+/// at least eps (None: the smallest normal of the input's dtype), into out0
+/// (scale_dtype, None: the input's) and out1 (zero_point_dtype, None: Int for
+/// ASYMMETRIC, else the input's). Results have the block counts of the kept
+/// (block 1) and split dims, and of every dim with keepdim. NaN propagates.
+void choose_qparams_affine_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
 // ---- Kiln's own ops (src/aot/ir/op_table/kiln_ops.def), float32, contiguous ----
 
 /// kiln::sdpa.out: softmax(q k^T * scale + mask) v per head, grouped-query

@@ -251,6 +251,10 @@ const PortableKernel kPortableKernels[] = {
     {{"quantized_decomposed::mixed_mm.out", quantized_mixed_mm_out}, dtype_set({ScalarType::Float, ScalarType::Half})},
     {{"quantized_decomposed::mixed_linear.out", quantized_mixed_linear_out},
      dtype_set({ScalarType::Float, ScalarType::Half})},
+    // ---- torchao (affine_quantize.cpp) ----
+    {{"torchao::quantize_affine.out", quantize_affine_out}, kQuantizeInputs},
+    {{"torchao::dequantize_affine.out", dequantize_affine_out}, kQuantizedCommon},
+    {{"torchao::choose_qparams_affine.out", choose_qparams_affine_out}, kFloating | kHalfs},
 
     // ---- Kiln's own ops (kiln_ops.def; llm_ops.cpp) ----
     {{"kiln::sdpa.out", kiln_sdpa_out}, dtype_set({ScalarType::Float})},

@@ -1,12 +1,14 @@
 // A language model end to end: the tiny random-weight Llama of
 // tests/fixtures/llm/tiny_llama (tools/llm/export.py: transformers' export
 // recipe, a static KV cache in mutable buffers, seq dynamic up to 32, cache 64)
-// lowered as `kiln lower` does, then generated from greedily on Kiln's runtime;
-// and the same model exported non-strict (tiny_llama_nonstrict: the cache's
-// tensors are lifted constants the program writes, program state).
+// lowered as `kiln lower` does, then generated from greedily on Kiln's runtime.
 // Its tokens must equal PyTorch's (reference.json: the exported program's own
 // greedy continuation), through a prompt longer than one call takes (run in
-// two calls) and up to the cache's end.
+// two calls) and up to the cache's end. The same for the model exported
+// non-strict (tiny_llama_nonstrict: the cache's tensors are lifted constants
+// the program writes) and quantized with torchao (tests/fixtures/manifest.json's
+// "language_models": int8 and int4 weight-only, 8da4w, 8da4w with an int8
+// embedding), whose linears run on Kiln's own kernels.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -29,16 +31,16 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kFixtures = std::string(KILN_SOURCE_DIR) + "/tests/fixtures/llm/";
-const std::string kFixture = kFixtures + "tiny_llama/";
+const std::string kFixtures = std::string(KILN_SOURCE_DIR) + "/tests/fixtures/";
+const std::string kFloatModel = "llm/tiny_llama";
 
 struct Reference {
   std::vector<int64_t> prompt;
   std::vector<int64_t> greedy;
 };
 
-std::vector<Reference> references(const std::string& fixture = kFixture) {
-  std::ifstream file(fixture + "reference.json");
+std::vector<Reference> references(const std::string& fixture = kFloatModel) {
+  std::ifstream file(kFixtures + fixture + "/reference.json");
   const nlohmann::json json = nlohmann::json::parse(file);
   std::vector<Reference> out;
   for (const auto& entry : json) out.push_back({entry["prompt_ids"], entry["greedy_ids"]});
@@ -47,72 +49,84 @@ std::vector<Reference> references(const std::string& fixture = kFixture) {
 
 // The fixture lowered as `kiln lower` does: with the constant methods its
 // archive carries (kiln/constant_methods.json), and `extra` besides.
-aot::LoweredProgram lower_fixture(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {},
-                                  const std::string& fixture = kFixture) {
+aot::LoweredProgram lower(const std::string& fixture, const std::vector<std::string>& backends,
+                          const aot::ConstantMethods& extra = {}) {
   aot::LowerOptions options;
   options.backends = backends;
   aot::MethodSources sources;
-  sources.path = fixture + "model.pt2";
+  sources.path = kFixtures + fixture + "/model.pt2";
   aot::ProgramMethods methods = aot::load_program_methods(sources);
   for (const auto& [name, value] : extra) methods.constants[name] = value;
   return aot::lower(std::move(methods), options);
 }
 
-// `program` as a .pte file.
-std::string pte_file(const aot::LoweredProgram& program, const std::vector<std::string>& backends) {
+std::string lowered(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {},
+                    const std::string& fixture = kFloatModel) {
+  const aot::LoweredProgram program = lower(fixture, backends, extra);
   return runtime::testing::write_temp_file(program.buffer(), backends.empty() ? "tiny_llama" : backends[0]);
 }
 
-std::string lowered(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {}) {
-  return pte_file(lower_fixture(backends, extra), backends);
-}
-
-// The matrix products of `program`'s graph (as core ATen spells them) that
-// the lowering did not make Kiln's own linears.
-size_t matmuls_in(const aot::ExportedProgram& program) {
+// How many calls of ops whose name starts with `prefix` `program` makes.
+size_t calls_of(const aot::ExportedProgram& program, const std::string& prefix) {
   size_t count = 0;
-  for (const aot::Node* node : program.graph()) {
-    if (!node->is_call_function()) continue;
-    const std::string op = node->target().substr(0, node->target().find('.'));
-    count += op == "aten::mm" || op == "aten::addmm" || op == "aten::bmm" || op == "aten::matmul" ? 1 : 0;
-  }
+  for (const aot::Node* node : program.graph()) count += node->is_call_function() && node->target().rfind(prefix, 0) == 0;
   return count;
 }
 
+// The matrix products of `program`'s graph (as core ATen spells them).
+size_t matmuls_in(const aot::ExportedProgram& program) {
+  return calls_of(program, "aten::mm.") + calls_of(program, "aten::addmm.") + calls_of(program, "aten::bmm.");
+}
+
+// The float model (strict and non-strict exports) and every quantized one,
+// each on the portable kernels and on each backend built.
 struct GenerationCase {
-  std::string fixture;  ///< a directory of tests/fixtures/llm
+  std::string fixture;
   std::vector<std::string> backends;
 };
+
+void PrintTo(const GenerationCase& c, std::ostream* out) {
+  *out << c.fixture << (c.backends.empty() ? "" : " on " + c.backends[0]);
+}
+
+std::vector<GenerationCase> generation_cases() {
+  std::vector<std::string> fixtures{kFloatModel, "llm/tiny_llama_nonstrict"};
+  std::ifstream file(kFixtures + "manifest.json");
+  const nlohmann::json manifest = nlohmann::json::parse(file);
+  for (const auto& model : manifest.at("language_models")) fixtures.push_back(model.at("name"));
+  std::vector<std::vector<std::string>> backends{{}};
+#ifdef KILN_WITH_ONEDNN_TEST
+  backends.push_back({"OneDnnBackend"});
+#endif
+  std::vector<GenerationCase> cases;
+  for (const std::string& fixture : fixtures) {
+    for (const auto& b : backends) cases.push_back({fixture, b});
+  }
+  return cases;
+}
 
 class GenerationTest : public ::testing::TestWithParam<GenerationCase> {};
 
 TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
-  const std::string fixture = kFixtures + GetParam().fixture + "/";
   const std::vector<std::string>& backends = GetParam().backends;
-  const aot::LoweredProgram program = lower_fixture(backends, {}, fixture);
+  const aot::LoweredProgram program = lower(GetParam().fixture, backends);
   if (!backends.empty()) {
-    // The backend really runs the model: its delegate calls are in the
-    // program, and every matmul that did not become Kiln's own linear (the
-    // projection to the vocabulary, of one row) went into one of them.
+    // The backend really runs what is left for it: every matmul that did not
+    // become Kiln's own linear (the float model's projection to the
+    // vocabulary, of one row) went into one of its delegate calls.
     const auto modules = aot::get_lowered_backend_modules(program.delegated);
-    ASSERT_FALSE(modules.empty()) << "nothing was delegated to " << backends[0];
     size_t delegated = 0;
     for (const auto& module : modules) {
       EXPECT_EQ(module->backend_id(), backends[0]);
       delegated += matmuls_in(module->original_module());
     }
-    EXPECT_GT(delegated, 0u);
     EXPECT_EQ(delegated, matmuls_in(program.edge));
     EXPECT_EQ(matmuls_in(program.delegated), 0u) << "a matmul stayed on the portable kernels";
+    if (GetParam().fixture == kFloatModel) EXPECT_GT(delegated, 0u) << "nothing was delegated to " << backends[0];
   }
-  LanguageModel model(pte_file(program, backends));
-  EXPECT_EQ(model.info().max_context, 64);  // get_max_seq_len
-  EXPECT_EQ(model.info().eos_ids, std::vector<int64_t>{2});
-  EXPECT_EQ(model.info().bos_id, 1);
-  EXPECT_EQ(model.info().max_tokens_per_call, 32);
-  EXPECT_EQ(model.info().vocab_size, 256);
-  const std::vector<Reference> expected = references(fixture);
-  ASSERT_EQ(expected.size(), 2u);
+  LanguageModel model(runtime::testing::write_temp_file(program.buffer(), backends.empty() ? "tiny_llama" : backends[0]));
+  const std::vector<Reference> expected = references(GetParam().fixture);
+  ASSERT_FALSE(expected.empty());
   for (const Reference& reference : expected) {
     GenerationOptions options;
     options.max_new_tokens = 64;
@@ -124,19 +138,24 @@ TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
   }
 }
 
-std::vector<GenerationCase> generation_cases() {
-  std::vector<GenerationCase> cases;
-  for (const char* fixture : {"tiny_llama", "tiny_llama_nonstrict"}) {
-    cases.push_back({fixture, {}});
-#ifdef KILN_WITH_ONEDNN_TEST
-    cases.push_back({fixture, {"OneDnnBackend"}});
-#endif
-  }
-  return cases;
+// Every linear of a quantized model becomes Kiln's own (the weights packed
+// at lowering): no torchao op is left but a quantized embedding's lookup.
+TEST_P(GenerationTest, QuantizedLinearsRunOnKilnsOwnKernels) {
+  if (GetParam().fixture == kFloatModel || GetParam().fixture == "llm/tiny_llama_nonstrict") GTEST_SKIP() << "float";
+  const aot::LoweredProgram program = lower(GetParam().fixture, GetParam().backends);
+  EXPECT_EQ(calls_of(program.delegated, "kiln::linear."), 15u);  // 7 per layer and the vocabulary's
+  EXPECT_EQ(calls_of(program.delegated, "torchao::quantize_affine."), 0u);
+  EXPECT_EQ(calls_of(program.delegated, "torchao::choose_qparams_affine."), 0u);
+  EXPECT_EQ(calls_of(program.delegated, "torchao::dequantize_affine."),
+            GetParam().fixture.find("emb8") != std::string::npos ? 1u : 0u);
+  EXPECT_EQ(matmuls_in(program.edge), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, GenerationTest, ::testing::ValuesIn(generation_cases()), [](const auto& info) {
-  return info.param.fixture + "_" + (info.param.backends.empty() ? std::string("Portable") : info.param.backends[0]);
+INSTANTIATE_TEST_SUITE_P(Models, GenerationTest, ::testing::ValuesIn(generation_cases()), [](const auto& info) {
+  std::string name = info.param.fixture.substr(info.param.fixture.find('/') + 1) + "_" +
+                     (info.param.backends.empty() ? std::string("Portable") : info.param.backends[0]);
+  for (char& c : name) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
 });
 
 // ExecuTorch writes a list constant as one output per item; several EOS ids

@@ -511,6 +511,26 @@ expect "generate says that the EOS token is not in the vocabulary" 0 \
 expect "generate takes the EOS id from tokenizer_config.json and says so" 0 \
   "note: EOS id 1 ('</s>') from $scratch/having/tokenizer_config.json" -- \
   generate "$scratch/no_eos.pte" --tokenizer "$scratch/having/tokenizer.json" --prompt hi --print-ids --max-new-tokens 2
+# The tiny language model quantized with torchao (tests/fixtures/manifest.json's
+# language_models): kiln run on each .pt2 (the training IR, decomposed first,
+# torchao's ops on their portable kernels; int4's core-ATen program as it is)
+# gives PyTorch's logits for the prompt; OneDnnBackend leaves torchao's ops.
+for name in tiny_llama_int8wo tiny_llama_int4wo tiny_llama_8da4w tiny_llama_8da4w_emb8; do
+  model="$fixtures/llm/$name"
+  expect "run $name" 0 "wrote $scratch/$name.npz" -- \
+    run "$model/model.pt2" --inputs "$model/case0.inputs.npz" --output "$scratch/$name.npz"
+  compare "$name's logits" "$scratch/$name.npz" "$model/case0.expected.npz" output_0=output_0
+done
+expect "run tiny_llama_int4wo's core-ATen program" 0 "wrote $scratch/int4wo_core.npz" -- \
+  run "$fixtures/llm/tiny_llama_int4wo/model.core.pt2" --inputs "$fixtures/llm/tiny_llama_int4wo/case0.inputs.npz" \
+  --output "$scratch/int4wo_core.npz"
+compare "tiny_llama_int4wo's core-ATen logits" "$scratch/int4wo_core.npz" \
+  "$fixtures/llm/tiny_llama_int4wo/case0.expected.npz" output_0=output_0
+if [ "$onednn" = ON ]; then
+  expect "OneDnnBackend leaves the quantized linears to Kiln's own kernels" 0 \
+    "kiln::linear.default is not an op OneDnnBackend has" -- \
+    lower "$fixtures/llm/tiny_llama_8da4w/model.pt2" -o "$scratch/8da4w.pte" --backend OneDnnBackend --explain
+fi
 
 # docs/ops.md is the output of 'kiln ops --markdown' (with every backend), committed.
 if [ "$onednn" = OFF ]; then

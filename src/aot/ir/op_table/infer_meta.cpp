@@ -219,6 +219,7 @@ const meta::RuleTable& rules() {
     meta::add_factory_rules(t);
     meta::add_quantized_rules(t);
     meta::add_kiln_rules(t);
+    meta::add_torchao_rules(t);
     meta::add_complex_rules(t);
     return t;
   }();

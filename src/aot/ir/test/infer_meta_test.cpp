@@ -394,6 +394,47 @@ TEST_F(InferMetaRulesTest, QuantizeAndDequantizeCheckTheirParameters) {
                "argument 'scales' has 3 entries but the input has 4 channels on axis 0");
 }
 
+// torchao's affine primitives: one scale and zero point per block; a block of
+// 1 keeps a dim in choose_qparams_affine's result, a whole dim drops it
+// (unless keepdim), a group keeps the group count.
+TEST_F(InferMetaRulesTest, TorchaoAffineOpsFollowTheBlockSize) {
+  const ScalarType kI8 = ScalarType::Char;
+  const std::string q = "torchao::quantize_affine", dq = "torchao::dequantize_affine",
+                    choose = "torchao::choose_qparams_affine";
+  const ArgumentList per_group{1, 32};
+  // 8da4w's activations: per token over a dynamic sequence.
+  EXPECT_EQ(meta(choose, {input(kF32, {1, s0, 32}), "ASYMMETRIC", ArgumentList{1, 1, 32}, kI8, -128, 127, None{}, None{},
+                          kI8}),
+            "(f32[1, s0], i8[1, s0])");
+  EXPECT_EQ(meta(choose, {input(kF32, {4, 64}), "SYMMETRIC", per_group, kI8, -8, 7}), "(f32[4, 2], f32[4, 2])");
+  EXPECT_EQ(meta(choose, {input(kF16, {4, 64}), "ASYMMETRIC", per_group, kI8}, {{"keepdim", true}}),
+            "(f16[4, 2], i32[4, 2])");
+  EXPECT_EQ(meta(choose, {input(kF32, {3, 8}), "ASYMMETRIC", ArgumentList{3, 8}, ScalarType::Byte}), "(f32[], i32[])");
+  EXPECT_EQ(meta(choose, {input(kF32, {3, 8}), "SYMMETRIC", ArgumentList{3, 8}, kI8}, {{"keepdim", true}}),
+            "(f32[1, 1], f32[1, 1])");
+  EXPECT_EQ(meta(choose, {input(kF32, {1, 8}), "SYMMETRIC", ArgumentList{1, 8}, kI8, None{}, None{}, None{}, kF64}),
+            "(f64[1], f32[1])");
+  Node* scale = input(kF32, {4, 2});
+  EXPECT_EQ(meta(q, {input(kF32, {4, 64}), per_group, scale, input(kI8, {8}), kI8, -8, 7}), "i8[4, 64]");
+  EXPECT_EQ(meta(dq, {input(kI8, {4, 64}), per_group, scale, None{}, kI8, -8, 7}), "f32[4, 64]");
+  EXPECT_EQ(meta(dq, {input(kI8, {4, 64}), per_group, scale, None{}, kI8}, {{"output_dtype", ScalarType::BFloat16}}), "bf16[4, 64]");
+  // Every inconsistent argument is refused with the node named.
+  expect_fails(q, {input(kF32, {4, 64}), ArgumentList{1, 24}, scale, None{}, kI8}, "block_size[1] = 24 does not divide dim 1 of size 64");
+  expect_fails(q, {input(kF32, {4, 64}), ArgumentList{32}, scale, None{}, kI8}, "argument 'block_size' has 1 entries but the input has 2 dims");
+  expect_fails(q, {input(kF32, {4, 64}), ArgumentList{1, 0}, scale, None{}, kI8}, "block_size[1] = 0 must be at least 1");
+  expect_fails(q, {input(kF32, {4, 64}), ArgumentList{1, 16}, scale, None{}, kI8}, "argument 'scale' has 8 elements but the input has 16 blocks");
+  expect_fails(q, {input(kF32, {4, 64}), per_group, scale, input(kI8, {3}), kI8}, "argument 'zero_point' has 3 elements but the input has 8 blocks");
+  expect_fails(q, {input(kF32, {4, 64}), per_group, scale, None{}, kI8, -129, 7}, "quant_min -129 is below int8's lowest value -128");
+  expect_fails(q, {input(kF32, {4, 64}), per_group, scale, None{}, ScalarType::UInt16}, "is not one of torchao's quantized dtypes");
+  expect_fails(q, {input(kI32, {4, 64}), per_group, scale, None{}, kI8}, "must be float32, float16 or bfloat16");
+  expect_fails(dq, {input(ScalarType::Byte, {4, 64}), per_group, scale, None{}, kI8}, "argument 'input' is uint8 but argument 'input_dtype' says int8");
+  expect_fails(dq, {input(kI8, {4, 64}), per_group, scale, None{}, kI8}, "argument 'output_dtype' must be float32, float16 or bfloat16",
+               {{"output_dtype", ScalarType::Int}});
+  expect_fails(choose, {input(kF32, {4, 64}), "AFFINE", per_group, kI8}, "argument 'mapping_type' must be SYMMETRIC, SYMMETRIC_NO_CLIPPING_ERR or ASYMMETRIC");
+  expect_fails(choose, {input(kF32, {1, s0, 32}), "ASYMMETRIC", ArgumentList{1, 2, 32}, kI8}, "a dynamic dim takes a block of 1 or of its whole size");
+  expect_fails(choose, {None{}, "ASYMMETRIC", per_group, kI8}, "argument 'input' must be a tensor, got None");
+}
+
 TEST_F(InferMetaRulesTest, InPlaceOpsKeepSelf) {
   Node* x = input(kF32, {2, 3});
   EXPECT_EQ(meta("aten::add_.Tensor", {x, input(kF64, {3})}), "f32[2, 3]");

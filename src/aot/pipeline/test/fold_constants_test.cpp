@@ -121,6 +121,25 @@ TEST(FoldConstantsTest, AGrowingExpandAndAReturnedConstantStay) {
   EXPECT_EQ(calls_of(program, "aten::mul.Tensor"), 0u);
 }
 
+// torchao's int4 weights (IntxWeightOnlyConfig): dequantize_affine of an int8
+// weight with its scales stays, so the weight stays int8 (a fold would store
+// it as float, and hide it from the backends that compute with it); the
+// transpose after it reads a non-constant and stays too.
+TEST(FoldConstantsTest, ATorchaoDequantizedWeightStays) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 32}));
+  HostTensor weight = HostTensor::zeros(ScalarType::Char, {4, 32});
+  for (int64_t i = 0; i < weight.numel(); ++i) weight.data<int8_t>()[i] = static_cast<int8_t>(i % 15 - 8);
+  Node* dequantized = b.call("torchao::dequantize_affine", {b.parameter("w", weight), ints({1, 32}),
+                                                            b.parameter("scale", HostTensor::from_vector<float>({4, 1}, {0.01f, 0.02f, 0.03f, 0.04f})), None{},
+                                                            ScalarType::Char, -8, 7});
+  b.output({b.call("aten::mm", {x, b.call("aten::permute", {dequantized, ints({1, 0})})})});
+  ExportedProgram program = std::move(b).build();
+  EXPECT_FALSE(fold_constants(program));
+  EXPECT_EQ(calls_of(program, "torchao::dequantize_affine.default"), 1u);
+  EXPECT_EQ(program.state_dict().at("w").dtype(), ScalarType::Char);
+}
+
 // A large weight's transpose is folded when nothing else reads the weight
 // (it is stored transposed instead), not when the weight stays (a tied
 // embedding: the program would hold it twice).

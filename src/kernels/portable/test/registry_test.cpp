@@ -213,6 +213,9 @@ constexpr const char* kKernelNames[] = {
     "quantized_decomposed::choose_qparams_per_token_asymmetric.out",
     "quantized_decomposed::quantize_per_token.out",
     "quantized_decomposed::dequantize_per_token.out",
+    "torchao::quantize_affine.out",
+    "torchao::dequantize_affine.out",
+    "torchao::choose_qparams_affine.out",
 };
 
 TEST(PortableRegistry, RegistersEveryKernel) {
