@@ -122,7 +122,9 @@ TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
     }
     EXPECT_EQ(delegated, matmuls_in(program.edge));
     EXPECT_EQ(matmuls_in(program.delegated), 0u) << "a matmul stayed on the portable kernels";
-    if (GetParam().fixture == kFloatModel) EXPECT_GT(delegated, 0u) << "nothing was delegated to " << backends[0];
+    if (GetParam().fixture == kFloatModel) {
+      EXPECT_GT(delegated, 0u) << "nothing was delegated to " << backends[0];
+    }
   }
   LanguageModel model(runtime::testing::write_temp_file(program.buffer(), backends.empty() ? "tiny_llama" : backends[0]));
   const std::vector<Reference> expected = references(GetParam().fixture);
