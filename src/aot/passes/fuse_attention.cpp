@@ -107,7 +107,8 @@ bool fuse_kiln_ops(ExportedProgram& program, const KilnOpsOptions& options) {
   if (program.dialect() == kTrainingDialect) {
     const bool attention = fuse_attention(program);
     const bool linears = fuse_linear(program, options.quantize_activations);
-    return attention || linears;
+    const bool lookups = fuse_embedding(program);
+    return attention || linears || lookups;
   }
   const bool norms = fuse_rms_norm(program);
   const bool rotations = fuse_rotary_embedding(program);

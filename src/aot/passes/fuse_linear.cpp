@@ -26,6 +26,7 @@
 #include <string>
 
 #include "aot/ir/error.h"
+#include "aot/passes/constant_weights.h"
 #include "aot/passes/fuse_ops.h"
 #include "aot/passes/lowering.h"
 #include "aot/passes/pattern.h"
@@ -35,34 +36,17 @@
 namespace kiln::aot {
 namespace {
 
+using passes::AffineWeights;
 using passes::call_args;
+using passes::drop_weight;
+using passes::is_int_list;
 using passes::node_of;
+using passes::weight_of;
 namespace tuned = kernels::tuned;
 
 bool is_float(const Node* node) {
   const auto* meta = node != nullptr ? std::get_if<TensorMeta>(&node->meta.val) : nullptr;
   return meta != nullptr && meta->dtype == ScalarType::Float;
-}
-
-// The tensor a placeholder of a parameter or lifted constant holds, or null.
-const HostTensor* weight_of(const ExportedProgram& program, const Node* node) {
-  if (node == nullptr || !node->is_placeholder()) return nullptr;
-  const auto placeholders = program.graph().placeholders();
-  const auto& specs = program.graph_signature().input_specs;
-  for (size_t i = 0; i < placeholders.size() && i < specs.size(); ++i) {
-    if (placeholders[i] != node) continue;
-    if (specs[i].kind != InputKind::Parameter && specs[i].kind != InputKind::ConstantTensor) return nullptr;
-    return program.find_lifted_tensor(specs[i]);
-  }
-  return nullptr;
-}
-
-bool is_int_list(const Argument& arg, const std::vector<int64_t>& values) {
-  if (!arg.is_list() || arg.list().size() != values.size()) return false;
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!arg.list()[i].is_int() || arg.list()[i].to_int() != values[i]) return false;
-  }
-  return true;
 }
 
 // Weights as the tuned kernels take them: [n, k] values, scales [n, groups].
@@ -71,66 +55,24 @@ struct Weights {
   HostTensor values;  ///< float32 (f32) or int8
   std::vector<float> scales;
   std::vector<int8_t> zero_points;  ///< empty: none
-  std::vector<Node*> sources;       ///< the nodes they came from (placeholders last)
+  std::vector<Node*> sources;       ///< the nodes they came from
   /// Float weights other nodes read too: read in place, not packed.
   bool in_place = false;
 };
 
-std::vector<float> floats_of(const HostTensor& t) {
-  std::vector<float> out;
-  for (double v : t.to_doubles()) out.push_back(static_cast<float>(v));
-  return out;
-}
-
-// dequantize_affine(Wq, [1, G], s, z, int8, lo, hi[, float32]) of constants.
-std::optional<Weights> affine_weights(const ExportedProgram& program, Node* node) {
-  const auto args = call_args(node, "torchao::dequantize_affine.default");
-  if (!args || !is_float(node)) return std::nullopt;
-  Node* qn = node_of(args->at(0));
-  Node* sn = node_of(args->at(2));
-  Node* zn = node_of(args->at(3));
-  const HostTensor* q = weight_of(program, qn);
-  const HostTensor* s = weight_of(program, sn);
-  const HostTensor* z = zn != nullptr ? weight_of(program, zn) : nullptr;
-  if (q == nullptr || s == nullptr || (zn != nullptr && z == nullptr) || q->dtype() != ScalarType::Char ||
-      q->rank() != 2 || !args->at(5).is_int() || !args->at(6).is_int()) {
-    return std::nullopt;
-  }
-  const int64_t n = q->sizes()[0], k = q->sizes()[1];
-  const int64_t lo = args->at(5).to_int(), hi = args->at(6).to_int();
+std::optional<Weights> quantized_weights(const ExportedProgram& program, Node* node) {
+  std::optional<AffineWeights> affine = passes::affine_weights(program, node);
+  if (!affine) return std::nullopt;
   Weights w;
-  if (lo == -8 && hi == 7) w.desc.format = tuned::WeightFormat::kQ4;
-  else if (lo == -128 && hi == 127) w.desc.format = tuned::WeightFormat::kQ8;
-  else return std::nullopt;
-  if (!args->at(1).is_list() || args->at(1).list().size() != 2 || !is_int_list(ArgumentList{args->at(1).list()[0]}, {1}) ||
-      !args->at(1).list()[1].is_int()) {
-    return std::nullopt;
-  }
-  const int64_t group = args->at(1).list()[1].to_int();
-  if (group <= 0 || k % group != 0) return std::nullopt;
-  const int64_t groups = k / group;
-  if (s->numel() != n * groups || (s->dtype() != ScalarType::Float && s->dtype() != ScalarType::BFloat16 &&
-                                   s->dtype() != ScalarType::Half)) {
-    return std::nullopt;
-  }
-  w.desc.n = n;
-  w.desc.k = k;
-  w.desc.group_size = group;
-  w.values = q->is_contiguous() ? *q : q->clone();
-  w.scales = floats_of(*s);
-  if (z != nullptr) {
-    if (z->numel() != n * groups) return std::nullopt;
-    bool any = false;
-    for (double v : z->to_doubles()) {
-      if (v < lo || v > hi || v != std::floor(v)) return std::nullopt;
-      w.zero_points.push_back(static_cast<int8_t>(v));
-      any = any || v != 0;
-    }
-    if (!any) w.zero_points.clear();
-  }
-  w.desc.zero_points = !w.zero_points.empty();
-  w.sources = {node, qn, sn};
-  if (zn != nullptr) w.sources.push_back(zn);
+  w.desc.n = affine->n;
+  w.desc.k = affine->k;
+  w.desc.format = affine->bits == 4 ? tuned::WeightFormat::kQ4 : tuned::WeightFormat::kQ8;
+  w.desc.group_size = affine->group;
+  w.desc.zero_points = !affine->zero_points.empty();
+  w.values = std::move(affine->values);
+  w.scales = std::move(affine->scales);
+  w.zero_points = std::move(affine->zero_points);
+  w.sources = std::move(affine->nodes);
   return w;
 }
 
@@ -233,7 +175,7 @@ std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node
   linear.anchor = node;
   linear.input = x;
   linear.bias = args->at(2);
-  std::optional<Weights> weights = affine_weights(program, w);
+  std::optional<Weights> weights = quantized_weights(program, w);
   if (weights) {
     if (!passes::only_read_by(w, node)) return std::nullopt;
     if (std::optional<DynamicActivations> act = per_token_activations(x)) {
@@ -289,25 +231,9 @@ std::optional<Linear> match_int8_weight_only(const ExportedProgram& program, Nod
   linear.weights.desc.format = tuned::WeightFormat::kQ8;
   linear.weights.desc.group_size = q->sizes()[1];
   linear.weights.values = q->is_contiguous() ? *q : q->clone();
-  linear.weights.scales = floats_of(*s);
+  for (double v : s->to_doubles()) linear.weights.scales.push_back(static_cast<float>(v));
   linear.pattern = {mm, flatten, to_w, t, to_s, qn, sn};
   return linear;
-}
-
-// Drops `node`, a placeholder of a weight nothing reads any more, with its
-// input spec and its tensor.
-void drop_weight(ExportedProgram& program, Node* node) {
-  const auto placeholders = program.graph().placeholders();
-  auto& specs = program.graph_signature().input_specs;
-  for (size_t i = 0; i < placeholders.size() && i < specs.size(); ++i) {
-    if (placeholders[i] != node) continue;
-    const InputSpec spec = specs[i];
-    if (spec.in_state_dict()) program.state_dict().erase(spec.target);
-    else program.constants().erase(spec.target);
-    specs.erase(specs.begin() + static_cast<std::ptrdiff_t>(i));
-    program.graph().erase_node(node);
-    return;
-  }
 }
 
 const char* format_name(tuned::WeightFormat format) {

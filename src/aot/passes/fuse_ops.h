@@ -34,14 +34,20 @@ bool fuse_rotary_embedding(ExportedProgram& program);
 /// IR. (fuse_linear.cpp)
 bool fuse_linear(ExportedProgram& program, bool quantize_activations = false);
 
+/// An embedding of a table torchao quantized (dequantize_affine of int8 or
+/// int4 weights) as ExecuTorch's quantized lookup (embedding_byte or
+/// embedding_4bit), which dequantizes only the rows it reads. Runs on the
+/// training IR. (fuse_embedding.cpp)
+bool fuse_embedding(ExportedProgram& program);
+
 /// Which fusions fuse_kiln_ops runs.
 struct KilnOpsOptions {
   /// Weight-only linears quantize their activations (see fuse_linear).
   bool quantize_activations = false;
 };
 
-/// The fusions above that fit `program`'s dialect: fuse_attention and
-/// fuse_linear on the training IR, the others on core ATen.
+/// The fusions above that fit `program`'s dialect: fuse_attention,
+/// fuse_linear and fuse_embedding on the training IR, the others on core ATen.
 bool fuse_kiln_ops(ExportedProgram& program, const KilnOpsOptions& options = {});
 
 }  // namespace kiln::aot

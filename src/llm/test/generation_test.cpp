@@ -141,14 +141,16 @@ TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
 }
 
 // Every linear of a quantized model becomes Kiln's own (the weights packed
-// at lowering): no torchao op is left but a quantized embedding's lookup.
+// at lowering), a quantized embedding ExecuTorch's lookup: no torchao op is left.
 TEST_P(GenerationTest, QuantizedLinearsRunOnKilnsOwnKernels) {
   if (GetParam().fixture == kFloatModel || GetParam().fixture == "llm/tiny_llama_nonstrict") GTEST_SKIP() << "float";
   const aot::LoweredProgram program = lower(GetParam().fixture, GetParam().backends);
   EXPECT_EQ(calls_of(program.delegated, "kiln::linear."), 15u);  // 7 per layer and the vocabulary's
   EXPECT_EQ(calls_of(program.delegated, "torchao::quantize_affine."), 0u);
   EXPECT_EQ(calls_of(program.delegated, "torchao::choose_qparams_affine."), 0u);
-  EXPECT_EQ(calls_of(program.delegated, "torchao::dequantize_affine."),
+  EXPECT_EQ(calls_of(program.delegated, "torchao::dequantize_affine."), 0u);
+  // An int8 embedding table is looked up without dequantizing it whole.
+  EXPECT_EQ(calls_of(program.delegated, "quantized_decomposed::embedding_byte."),
             GetParam().fixture.find("emb8") != std::string::npos ? 1u : 0u);
   EXPECT_EQ(matmuls_in(program.edge), 0u);
 }
