@@ -71,6 +71,14 @@ bool to_out_variant(ExportedProgram& program);
 /// placeholder) with no copy_. (update_buffers_in_place.cpp)
 bool update_buffers_in_place(ExportedProgram& program);
 
+/// A call of a pure op (no argument written, not random, not a graph assert)
+/// with the same target and arguments as an earlier call is replaced by that
+/// call's value: what each layer of a transformer recomputes from the call's
+/// inputs alone (cache positions, the rotary tables' views) is computed once.
+/// The pipeline runs it on core ATen before partitioning; it is not one of
+/// lowering_passes(). (eliminate_common_subexpressions.cpp)
+bool eliminate_common_subexpressions(ExportedProgram& program);
+
 /// The passes above as Passes, in the order lower_to_executable runs them.
 std::vector<Pass> lowering_passes();
 

@@ -8,6 +8,7 @@
 #include "aot/passes/debug_handles.h"
 #include "aot/passes/decompose.h"
 #include "aot/passes/fuse_ops.h"
+#include "aot/passes/lowering.h"
 #include "aot/pipeline/fold_constants.h"
 #include "runtime/kernel/operator_registry.h"
 
@@ -102,6 +103,7 @@ LoweredMethod delegate_method(std::string name, ExportedProgram program, const L
   to_core_aten(program);
   if (options.fold_constants) aot::fold_constants(program);
   if (options.fuse_kiln_ops) fuse_kiln_ops(program, kiln_ops);
+  eliminate_common_subexpressions(program);
   std::vector<ToBackendReport> reports;
   ExportedProgram delegated =
       options.backends.empty() ? program.copy_of_verified() : delegate(program, options, reports);

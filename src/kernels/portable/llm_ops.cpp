@@ -6,6 +6,7 @@
 // loops are compiled once per ISA (target_clones) and picked at load.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "kernels/portable/kernels.h"
@@ -26,48 +27,218 @@ constexpr int64_t kMaxValueSize = 1024;
 
 #define KILN_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
-// Sixteen partial sums, one per vector lane: the compiler vectorizes them
-// without reassociating a single sum (the library keeps strict float math).
-inline float dot(const float* a, const float* b, int64_t n) {
+// Sixteen partial sums, one per vector lane, added up as a tree: the
+// compiler vectorizes both without reassociating a single sum (the library
+// keeps strict float math). kE > 0: the length known when compiling.
+// Inlined into each ISA's clone of its caller (target_clones compiles only
+// the clone itself for the ISA: a function it calls is the baseline's).
+#define KILN_INLINE inline __attribute__((always_inline))
+
+template <int64_t kE>
+KILN_INLINE float dot(const float* a, const float* b, int64_t n) {
   constexpr int64_t kLanes = 16;
+  if constexpr (kE > 0) n = kE;
   float partial[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     for (int64_t j = 0; j < kLanes; ++j) partial[j] += a[i + j] * b[i + j];
   }
-  float sum = 0;
-  for (; i < n; ++i) sum += a[i] * b[i];
-  for (int64_t j = 0; j < kLanes; ++j) sum += partial[j];
-  return sum;
+  if constexpr (kE == 0 || kE % kLanes != 0) {
+    for (int64_t j = 0; i < n; ++i, ++j) partial[j] += a[i] * b[i];  // fewer than kLanes left
+  }
+  for (int64_t width = kLanes / 2; width > 0; width /= 2) {
+    for (int64_t j = 0; j < width; ++j) partial[j] += partial[j + width];
+  }
+  return partial[0];
 }
 
-// One query row against keys 0..last, softmax computed online (the running
-// maximum rescales what was summed before it), then out = sum p_j v_j / sum p_j.
-// `allowed` / `bias` follow the mask (null: none); a row that may attend to
-// nothing gives zeros, as torch's safe softmax does.
-KILN_VECTOR_CLONES void attend_row(const float* q, const float* k, const float* v, int64_t last, int64_t e, int64_t ev,
-                                   float scale, const bool* allowed, const float* bias, float* out) {
-  float acc[kMaxValueSize];
+// exp(x[t] - top) for t < n, in place, x[t] <= top; -inf gives 0. Cody-Waite
+// reduction to r in [-ln2/2, ln2/2] and a degree-6 polynomial (about 2 ulp),
+// branch-free so that the loop vectorizes: the one exp per key would
+// otherwise cost more than its dot product.
+KILN_INLINE void exp_shifted(float* x, int64_t n, float top) {
+  for (int64_t t = 0; t < n; ++t) {
+    const float v = x[t] - top;
+    const bool hidden = !(v >= -87.0f);  // -inf, or past float's range: 0
+    const float c = hidden ? -87.0f : v;
+    const float k = std::floor(c * 1.44269504088896341f + 0.5f);
+    const float r = (c - k * 0.693145751953125f) - k * 1.428606765330187e-06f;
+    float p = 1.0f / 5040;
+    p = p * r + 1.0f / 720;
+    p = p * r + 1.0f / 120;
+    p = p * r + 1.0f / 24;
+    p = p * r + 1.0f / 6;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    const int32_t bits = (static_cast<int32_t>(k) + 127) << 23;
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    x[t] = hidden ? 0.0f : p * scale;
+  }
+}
+
+// Keys are scored, exponentiated and summed this many at a time.
+constexpr int64_t kKeyBlock = 64;
+
+// One query row against keys 0..last in blocks: a block's scores, their
+// maximum (which rescales what was summed before it, once per block), their
+// exponentials, then out = sum p_j v_j / sum p_j. `allowed` / `bias` follow
+// the mask (null: none); a row that may attend to nothing gives zeros, as
+// torch's safe softmax does. kE, kEv > 0: the head sizes known when
+// compiling (64 and 128 are most models'), so the compiler keeps the row's
+// sums in registers.
+template <int64_t kE, int64_t kEv>
+KILN_INLINE void attend_row(const float* q, const float* k, const float* v, int64_t last, int64_t e, int64_t ev,
+                       float scale, const bool* allowed, const float* bias, float* out) {
+  constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  if constexpr (kE > 0) e = kE;
+  if constexpr (kEv > 0) ev = kEv;
+  float acc[kEv > 0 ? kEv : kMaxValueSize];
+  float p[kKeyBlock];
   for (int64_t i = 0; i < ev; ++i) acc[i] = 0;
-  float top = -std::numeric_limits<float>::infinity(), total = 0;
-  for (int64_t j = 0; j <= last; ++j) {
-    if (allowed != nullptr && !allowed[j]) continue;
-    float s = dot(q, k + j * e, e) * scale;
-    if (bias != nullptr) s += bias[j];
-    if (s == -std::numeric_limits<float>::infinity()) continue;
-    if (s > top) {
-      const float shrink = std::exp(top - s);
-      total *= shrink;
-      for (int64_t i = 0; i < ev; ++i) acc[i] *= shrink;
-      top = s;
+  float top = kMinusInf, total = 0;
+  for (int64_t j0 = 0; j0 <= last; j0 += kKeyBlock) {
+    const int64_t n = std::min(kKeyBlock, last + 1 - j0);
+    float block_top = kMinusInf;
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t j = j0 + t;
+      float s = kMinusInf;
+      if (allowed == nullptr || allowed[j]) {
+        s = dot<kE>(q, k + j * e, e) * scale;
+        if (bias != nullptr) s += bias[j];
+      }
+      p[t] = s;
+      block_top = std::max(block_top, s);
     }
-    const float p = std::exp(s - top);
-    total += p;
-    const float* vj = v + j * ev;
-    for (int64_t i = 0; i < ev; ++i) acc[i] += p * vj[i];
+    if (block_top == kMinusInf) continue;
+    if (block_top > top) {
+      if (top != kMinusInf) {
+        const float shrink = std::exp(top - block_top);
+        total *= shrink;
+        for (int64_t i = 0; i < ev; ++i) acc[i] *= shrink;
+      }
+      top = block_top;
+    }
+    exp_shifted(p, n, top);
+    for (int64_t t = 0; t < n; ++t) {
+      total += p[t];
+      const float* vj = v + (j0 + t) * ev;
+      for (int64_t i = 0; i < ev; ++i) acc[i] += p[t] * vj[i];
+    }
   }
   const float inverse = total > 0 ? 1.0f / total : 0.0f;
   for (int64_t i = 0; i < ev; ++i) out[i] = acc[i] * inverse;
+}
+
+// Sixteen floats as one value: GCC lowers its arithmetic to each clone's
+// vectors (one AVX-512 register, two AVX2 ones), and a fixed number of them
+// stays in registers across a loop, which an array indexed in one does not.
+typedef float Float16 __attribute__((vector_size(64)));
+// Float16 is passed only between always-inlined functions: no call passes
+// one, so the ABI GCC warns about never applies.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+KILN_INLINE Float16 load16(const float* p) {
+  Float16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+typedef float Float8 __attribute__((vector_size(32)));
+typedef float Float4 __attribute__((vector_size(16)));
+
+// The lanes added as a tree of halves (shuffles, not a loop through memory).
+KILN_INLINE float sum16(Float16 v) {
+  const Float8 a = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
+                   __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  const Float4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  return (b[0] + b[2]) + (b[1] + b[3]);
+}
+
+// attend_row for head sizes kE and kEv that are multiples of 16: the query,
+// and the row's weighted sum of values, held in registers.
+template <int kE, int kEv>
+KILN_INLINE void attend_row_fixed(const float* q, const float* k, const float* v, int64_t last, float scale,
+                                  const bool* allowed, const float* bias, float* out) {
+  constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  Float16 qv[kE / 16];
+#pragma GCC unroll 16
+  for (int c = 0; c < kE / 16; ++c) qv[c] = load16(q + 16 * c);
+  Float16 acc[kEv / 16] = {};
+  float p[kKeyBlock];
+  float top = kMinusInf, total = 0;
+  for (int64_t j0 = 0; j0 <= last; j0 += kKeyBlock) {
+    const int64_t n = std::min(kKeyBlock, last + 1 - j0);
+    float block_top = kMinusInf;
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t j = j0 + t;
+      float s = kMinusInf;
+      if (allowed == nullptr || allowed[j]) {
+        const float* kj = k + j * kE;
+        Float16 d = qv[0] * load16(kj);
+#pragma GCC unroll 16
+        for (int c = 1; c < kE / 16; ++c) d += qv[c] * load16(kj + 16 * c);
+        s = sum16(d) * scale;
+        if (bias != nullptr) s += bias[j];
+      }
+      p[t] = s;
+      block_top = std::max(block_top, s);
+    }
+    if (block_top == kMinusInf) continue;
+    if (block_top > top) {
+      if (top != kMinusInf) {
+        const float shrink = std::exp(top - block_top);
+        total *= shrink;
+#pragma GCC unroll 16
+        for (int c = 0; c < kEv / 16; ++c) acc[c] *= shrink;
+      }
+      top = block_top;
+    }
+    exp_shifted(p, n, top);
+    for (int64_t t = 0; t < n; ++t) {
+      total += p[t];
+      const float* vj = v + (j0 + t) * kEv;
+#pragma GCC unroll 16
+      for (int c = 0; c < kEv / 16; ++c) acc[c] += p[t] * load16(vj + 16 * c);
+    }
+  }
+  const float inverse = total > 0 ? 1.0f / total : 0.0f;
+#pragma GCC unroll 16
+  for (int c = 0; c < kEv / 16; ++c) {
+    const Float16 result = acc[c] * inverse;
+    std::memcpy(out + 16 * c, &result, sizeof result);
+  }
+}
+
+// attend_row compiled for the common head sizes, once per ISA.
+KILN_VECTOR_CLONES void attend(const float* q, const float* k, const float* v, int64_t last, int64_t e, int64_t ev,
+                               float scale, const bool* allowed, const float* bias, float* out) {
+  if (e == 64 && ev == 64) return attend_row_fixed<64, 64>(q, k, v, last, scale, allowed, bias, out);
+  if (e == 128 && ev == 128) return attend_row_fixed<128, 128>(q, k, v, last, scale, allowed, bias, out);
+  attend_row<0, 0>(q, k, v, last, e, ev, scale, allowed, bias, out);
+}
+
+// The last j <= from with row[j] true, or -1: eight flags a word while they
+// are all false (a KV cache's empty tail is most of its length).
+int64_t last_allowed(const bool* row, int64_t from) {
+  int64_t j = from;
+  for (; j >= 0 && (j & 7) != 7; --j) {
+    if (row[j]) return j;
+  }
+  for (; j >= 7; j -= 8) {
+    uint64_t word;
+    std::memcpy(&word, row + j - 7, sizeof word);
+    if (word != 0) break;
+  }
+  while (j >= 0 && !row[j]) --j;
+  return j;
+}
+
+// The last j <= from with bias[j] > -inf, or -1.
+int64_t last_finite(const float* bias, int64_t from) {
+  while (from >= 0 && bias[from] == -std::numeric_limits<float>::infinity()) --from;
+  return from;
 }
 
 // The strides of `mask` broadcast to `sizes` (0 along a broadcast dim), or
@@ -184,23 +355,24 @@ void kiln_sdpa_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   const int64_t group = heads / kv_heads;
   const float fscale = static_cast<float>(scale);
   for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t h = 0; h < heads; ++h) {
-      const int64_t kv = b * kv_heads + h / group;
-      const float* kh = kd + kv * keys * e;
-      const float* vh = vd + kv * keys * ev;
-      for (int64_t i = 0; i < len; ++i) {
+    for (int64_t i = 0; i < len; ++i) {
+      int64_t shared_last = -2;  // the heads' last key when they share the mask row
+      for (int64_t h = 0; h < heads; ++h) {
         const int64_t mask_row = b * mask_strides[0] + h * mask_strides[1] + i * mask_strides[2];
         const bool* row_allowed = allowed != nullptr ? allowed + mask_row : nullptr;
         const float* row_bias = bias != nullptr ? bias + mask_row : nullptr;
         // The last key the row may attend to: the keys past it are never read.
-        int64_t last = is_causal ? std::min(i, keys - 1) : keys - 1;
-        if (row_allowed != nullptr) {
-          while (last >= 0 && !row_allowed[last]) --last;
-        } else if (row_bias != nullptr) {
-          while (last >= 0 && row_bias[last] == -std::numeric_limits<float>::infinity()) --last;
+        int64_t last = shared_last;
+        if (last == -2) {
+          last = is_causal ? std::min(i, keys - 1) : keys - 1;
+          if (row_allowed != nullptr) last = last_allowed(row_allowed, last);
+          else if (row_bias != nullptr) last = last_finite(row_bias, last);
+          if (mask_strides[1] == 0) shared_last = last;
         }
+        const int64_t kv = b * kv_heads + h / group;
         const int64_t row = (b * heads + h) * len + i;
-        attend_row(qd + row * e, kh, vh, last, e, ev, fscale, row_allowed, row_bias, od + row * ev);
+        attend(qd + row * e, kd + kv * keys * e, vd + kv * keys * ev, last, e, ev, fscale, row_allowed, row_bias,
+                   od + row * ev);
       }
     }
   }

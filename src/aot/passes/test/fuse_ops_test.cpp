@@ -14,6 +14,7 @@
 #include "aot/ir/graph_builder.h"
 #include "aot/passes/decompose.h"
 #include "aot/passes/fuse_ops.h"
+#include "aot/passes/lowering.h"
 #include "aot/passes/test/decompose_testing.h"
 
 namespace kiln::aot {
@@ -195,6 +196,45 @@ TEST(FuseKilnOpsTest, TheTinyLlamasLayersFuseWhole) {
     if (node->target() != "kiln::rms_norm.default") continue;
     EXPECT_TRUE(node->args().at(1).is_node()) << node->format() << ": its weight was not taken in\n" << program.to_string();
   }
+}
+
+}  // namespace
+}  // namespace kiln::aot
+
+namespace kiln::aot {
+namespace {
+
+// The same pure call twice is one call; an input merged makes its users
+// match too; a call of other arguments stays.
+TEST(EliminateCommonSubexpressionsTest, RepeatedPureCallsAreComputedOnce) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* a1 = b.call("aten::unsqueeze", {x, 0});
+  Node* a2 = b.call("aten::unsqueeze", {x, 0});
+  Node* r1 = b.call("aten::relu", {a1});
+  Node* r2 = b.call("aten::relu", {a2});
+  Node* other = b.call("aten::unsqueeze", {x, 1});
+  b.output({b.call("aten::add.Tensor", {r1, r2}), other});
+  ExportedProgram program = std::move(b).build();
+  const HostTensor xv = ramp({2, 3}, 0.3f);
+  const std::vector<double> before = run(program, {xv});
+  EXPECT_TRUE(eliminate_common_subexpressions(program));
+  const auto counts = op_counts(program);
+  EXPECT_EQ(counts.at("aten::unsqueeze.default"), 2);
+  EXPECT_EQ(counts.at("aten::relu.default"), 1);
+  EXPECT_EQ(run(program, {xv}), before);
+  EXPECT_FALSE(eliminate_common_subexpressions(program));
+}
+
+// The tiny Llama's per-layer cache bookkeeping and rotary views collapse.
+TEST(EliminateCommonSubexpressionsTest, TheTinyLlamasLayersShareWhatTheyRecompute) {
+  ExportedProgram program = load_pt2(std::string(KILN_SOURCE_DIR) + "/tests/fixtures/llm/tiny_llama/model.pt2");
+  decompose_to_core_aten(program);
+  const auto before = op_counts(program);
+  EXPECT_TRUE(eliminate_common_subexpressions(program));
+  const auto after = op_counts(program);
+  EXPECT_LT(after.at("aten::unsqueeze.default"), before.at("aten::unsqueeze.default"));
+  EXPECT_LT(after.at("aten::arange.start_step"), before.at("aten::arange.start_step"));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "kernels/portable/test/kernel_test_util.h"
@@ -130,6 +131,34 @@ TEST(KilnSdpa, TheHiddenTailOfTheCacheIsNotRead) {
   const auto ctx = KernelCall().tensor(in.tq).tensor(tk).tensor(tv).tensor(mask).scalar(false).scalar(0.35).tensor(out).run("kiln::sdpa.out");
   ASSERT_EQ(ctx.failure_state(), runtime::Error::Ok);
   expect_near(out.values<float>(), reference_attention(in.q, in.k, in.v, bias, kHeads, kKvHeads, kLen, kKeys, kE, 0.35), 1e-5);
+}
+
+// Head sizes of 64 and 128 run a path of their own; more keys than one
+// block (64) rescale the sums between blocks; holes in the mask and a
+// hidden tail.
+TEST(KilnSdpa, LongRowsOfTheCommonHeadSizes) {
+  for (int e : {64, 128, 40}) {
+    SCOPED_TRACE("head size " + std::to_string(e));
+    constexpr int heads = 6, kv_heads = 2, len = 2, keys = 200;
+    const std::vector<float> q = pattern(heads * len * e, 0.05f), k = pattern(kv_heads * keys * e, 0.04f, 0.1f),
+                             v = pattern(kv_heads * keys * e, 0.13f, -0.2f);
+    std::vector<uint8_t> allowed(len * keys);
+    std::vector<float> bias(len * keys);
+    for (int i = 0; i < len; ++i) {
+      for (int j = 0; j < keys; ++j) {
+        allowed[i * keys + j] = j < 150 + i && j % 7 != 3;
+        bias[i * keys + j] = allowed[i * keys + j] ? 0.0f : -kInf;
+      }
+    }
+    TestTensor tq = make_tensor<float>({1, heads, len, e}, q), tk = make_tensor<float>({1, kv_heads, keys, e}, k),
+               tv = make_tensor<float>({1, kv_heads, keys, e}, v);
+    TestTensor mask(runtime::ScalarType::Bool, {1, 1, len, keys});
+    mask.set(allowed);
+    TestTensor out = zeros<float>({1, heads, len, e});
+    const auto ctx = KernelCall().tensor(tq).tensor(tk).tensor(tv).tensor(mask).scalar(false).scalar(0.2).tensor(out).run("kiln::sdpa.out");
+    ASSERT_EQ(ctx.failure_state(), runtime::Error::Ok);
+    expect_near(out.values<float>(), reference_attention(q, k, v, bias, heads, kv_heads, len, keys, e, 0.2), 1e-5);
+  }
 }
 
 TEST(KilnSdpa, RefusesHeadsThatDoNotGroup) {
