@@ -18,6 +18,7 @@ const passes::DecompositionTable& decompositions() {
     passes::add_pool_decompositions(t);
     passes::add_tensor_decompositions(t);
     passes::add_spectral_decompositions(t);
+    passes::add_alias_decompositions(t);
     return t;
   }();
   return table;

@@ -26,6 +26,9 @@ void add_tensor_decompositions(DecompositionTable& table);
 /// hann_window.
 void add_spectral_decompositions(DecompositionTable& table);
 
+/// The aliases of aliases.def, each rewritten to the op it names.
+void add_alias_decompositions(DecompositionTable& table);
+
 /// True for the in-place ops functionalize_inplace_ops rewrites (qualified name).
 bool is_inplace(const std::string& target);
 

@@ -384,7 +384,11 @@ const std::map<std::string, SampleBuilder>& samples() {
 std::set<std::string> decomposed_ops() {
   std::set<std::string> ops;
   for (const auto& [name, support] : runnable_ops()) {
-    if (support == OpSupport::kDecomposition && functional_of_inplace(get_op_schema(name)) == nullptr) ops.insert(name);
+    const OpSchema& schema = get_op_schema(name);
+    // Aliases are rewritten to their op, arguments unchanged (AliasesTakeTheirOpsArguments).
+    if (support == OpSupport::kDecomposition && functional_of_inplace(schema) == nullptr && alias_target(schema) == nullptr) {
+      ops.insert(name);
+    }
   }
   return ops;
 }
@@ -402,6 +406,37 @@ TEST(OpSupportTable, EveryDecomposedOpHasASample) {
   }
   EXPECT_THAT(missing, ::testing::IsEmpty()) << "add a sample call for each";
   EXPECT_THAT(stale, ::testing::IsEmpty()) << "op_support no longer reports these as decomposed";
+}
+
+// An alias is its op under another name: the same arguments (names, types,
+// defaults), so its call carries over as it is, and the same returns.
+TEST(OpSupportTable, AliasesTakeTheirOpsArguments) {
+  size_t aliases = 0;
+  for (const OpSchema& schema : all_op_schemas()) {
+    const OpSchema* target = alias_target(schema);
+    if (target == nullptr) continue;
+    ++aliases;
+    EXPECT_EQ(schema.arguments, target->arguments) << schema.qualified_name() << " -> " << target->qualified_name();
+    ASSERT_EQ(schema.returns.size(), target->returns.size()) << schema.qualified_name();
+    for (size_t i = 0; i < schema.returns.size(); ++i) EXPECT_EQ(schema.returns[i].type, target->returns[i].type);
+    EXPECT_EQ(alias_target(*target), nullptr) << "an alias names the end of its chain";
+  }
+  EXPECT_GT(aliases, 40u);
+}
+
+TEST(OpSupportTable, AnAliasBecomesItsOp) {
+  Sample s;
+  Node* x = s.f32({2, 3});
+  s.b.output({s.call("aten::arccos", {x}, Sample::meta({2, 3})),
+              s.call("aten::true_divide.Scalar", {x, 2.0}, Sample::meta({2, 3}))});
+  ExportedProgram program = std::move(s.b).build();
+  program.set_dialect(kTrainingDialect);
+  const ExportedProgram core = transform(program, {decompose_to_core_aten()});
+  std::vector<std::string> targets;
+  for (const Node* node : core.graph()) {
+    if (node->is_call_function()) targets.push_back(node->target());
+  }
+  EXPECT_THAT(targets, ::testing::ElementsAre("aten::acos.default", "aten::div.Scalar"));
 }
 
 // Input values: small numbers of both signs for floats, 0 and 1 for ints and
