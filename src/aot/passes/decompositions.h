@@ -26,6 +26,15 @@ void add_tensor_decompositions(DecompositionTable& table);
 /// hann_window.
 void add_spectral_decompositions(DecompositionTable& table);
 
+/// Elementwise compositions: addcmul, lerp, logaddexp, xlogy, the shrinks,
+/// celu/selu/softplus/glu/log_sigmoid, isfinite/isclose, casts, lift_fresh_copy.
+void add_elementwise_decompositions(DecompositionTable& table);
+/// Reductions and products: var/std and their mean forms, nansum, logsumexp,
+/// norms, count_nonzero, aminmax, dot, mv, outer, addr, baddbmm, tensordot, kron.
+void add_reduce_decompositions(DecompositionTable& table);
+/// Shape ops: tril/triu, diag, eye, tile, the stacks, meshgrid, unbind,
+/// flips and rot90, pixel and channel shuffles, repeat_interleave, one_hot, ...
+void add_shape_decompositions(DecompositionTable& table);
 /// The aliases of aliases.def, each rewritten to the op it names.
 void add_alias_decompositions(DecompositionTable& table);
 
