@@ -348,6 +348,12 @@ void add_arrangements(DecompositionTable& t) {
   t["aten::meshgrid.default"] = [](Rewriter& r) { decompose_meshgrid(r, "ij"); };
   t["aten::meshgrid.indexing"] = [](Rewriter& r) { decompose_meshgrid(r, r.arg(1).to_string()); };
   t["aten::unbind.int"] = decompose_unbind;
+  // x.T: every dim reversed.
+  t["aten::numpy_T.default"] = [](Rewriter& r) {
+    std::vector<int64_t> order(r.tensor_arg(0)->meta.tensor().rank());
+    std::iota(order.rbegin(), order.rend(), 0);
+    r.replace_with(r.op("aten::permute", {r.arg(0), ints(order)}));
+  };
   t["aten::flipud.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::flip", {r.arg(0), ints({0})})); };
   t["aten::fliplr.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::flip", {r.arg(0), ints({1})})); };
   t["aten::rot90.default"] = decompose_rot90;

@@ -201,6 +201,7 @@ void add_shapes(std::map<std::string, SampleBuilder>& t) {
   t["aten::unbind.int"] = [](S& s) {
     return items(s, s.call("aten::unbind.int", {s.f32({2, 3}), 1}, std::vector<TensorMeta>(3, S::meta({2}))), 3);
   };
+  t["aten::numpy_T.default"] = unary("aten::numpy_T", {2, 3, 4}, S::meta({4, 3, 2}));
   t["aten::flipud.default"] = unary("aten::flipud", {2, 3}, S::meta({2, 3}));
   t["aten::fliplr.default"] = unary("aten::fliplr", {2, 3}, S::meta({2, 3}));
   t["aten::rot90.default"] = unary("aten::rot90", {2, 3}, S::meta({3, 2}), {1, ArgumentList{0, 1}});
