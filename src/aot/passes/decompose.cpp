@@ -24,6 +24,8 @@ const passes::DecompositionTable& decompositions() {
     passes::add_elementwise_decompositions(t);
     passes::add_reduce_decompositions(t);
     passes::add_shape_decompositions(t);
+    passes::add_loss_decompositions(t);
+    passes::add_layer_decompositions(t);
     return t;
   }();
   return table;

@@ -35,6 +35,13 @@ void add_reduce_decompositions(DecompositionTable& table);
 /// Shape ops: tril/triu, diag, eye, tile, the stacks, meshgrid, unbind,
 /// flips and rot90, pixel and channel shuffles, repeat_interleave, one_hot, ...
 void add_shape_decompositions(DecompositionTable& table);
+/// The losses' forward: mse, l1, smooth_l1, huber, binary cross entropy
+/// (with logits), kl_div, nll and cross entropy.
+void add_loss_decompositions(DecompositionTable& table);
+/// rms_norm, instance_norm, prelu, the attention internals, _safe_softmax,
+/// cosine_similarity, pairwise_distance, bilinear, embedding_bag, 1-D and 3-D
+/// pools, 1-D upsampling.
+void add_layer_decompositions(DecompositionTable& table);
 /// The aliases of aliases.def, each rewritten to the op it names.
 void add_alias_decompositions(DecompositionTable& table);
 

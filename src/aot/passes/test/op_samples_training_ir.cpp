@@ -259,9 +259,99 @@ void add_shapes(std::map<std::string, SampleBuilder>& t) {
   t["aten::fill.Tensor"] = [](S& s) { return one(s.call("aten::fill.Tensor", {s.f32({2, 3}), s.tensor(kF64, {})}, S::meta({2, 3}))); };
 }
 
+void add_losses(std::map<std::string, SampleBuilder>& t) {
+  const TensorMeta scalar = S::meta({});
+  t["aten::mse_loss.default"] = binary("aten::mse_loss", {2, 3}, {2, 3}, scalar);
+  t["aten::l1_loss.default"] = binary("aten::l1_loss", {2, 3}, {2, 3}, S::meta({2, 3}), {0});
+  t["aten::smooth_l1_loss.default"] = binary("aten::smooth_l1_loss", {2, 3}, {2, 3}, scalar, {2, 0.5});
+  t["aten::huber_loss.default"] = binary("aten::huber_loss", {2, 3}, {2, 3}, scalar, {1, 0.5});
+  t["aten::binary_cross_entropy.default"] = binary("aten::binary_cross_entropy", {2, 3}, {2, 3}, scalar);
+  t["aten::binary_cross_entropy_with_logits.default"] = [=](S& s) {
+    return one(s.call("aten::binary_cross_entropy_with_logits", {s.f32({2, 3}), s.f32({2, 3}), None{}, s.f32({3})}, scalar));
+  };
+  t["aten::kl_div.default"] = binary("aten::kl_div", {2, 3}, {2, 3}, scalar);
+  for (const std::string op : {"nll_loss", "nll_loss_nd"}) {
+    t["aten::" + op + ".default"] = [=](S& s) { return one(s.call("aten::" + op, {s.f32({2, 3}), s.tensor(kI64, {2})}, scalar)); };
+  }
+  t["aten::nll_loss2d.default"] = [=](S& s) {
+    return one(s.call("aten::nll_loss2d", {s.f32({1, 3, 2, 2}), s.tensor(kI64, {1, 2, 2})}, scalar));
+  };
+  t["aten::nll_loss_forward.default"] = [=](S& s) {
+    return items(s, s.call("aten::nll_loss_forward", {s.f32({2, 3}), s.tensor(kI64, {2}), s.f32({3}), 1, -100},
+                           std::vector<TensorMeta>{scalar, scalar}),
+                 2);
+  };
+  t["aten::nll_loss2d_forward.default"] = [=](S& s) {
+    return items(s, s.call("aten::nll_loss2d_forward", {s.f32({1, 3, 2, 2}), s.tensor(kI64, {1, 2, 2}), None{}, 0, 1},
+                           std::vector<TensorMeta>{S::meta({1, 2, 2}), scalar}),
+                 2);
+  };
+  t["aten::cross_entropy_loss.default"] = [=](S& s) {
+    return one(s.call("aten::cross_entropy_loss", {s.f32({2, 3}), s.tensor(kI64, {2})}, scalar));
+  };
+}
+
+void add_layers(std::map<std::string, SampleBuilder>& t) {
+  t["aten::rms_norm.default"] = [](S& s) { return one(s.call("aten::rms_norm", {s.f32({2, 4}), ArgumentList{4}, s.f32({4})}, S::meta({2, 4}))); };
+  t["aten::_fused_rms_norm.default"] = [](S& s) {
+    return items(s, s.call("aten::_fused_rms_norm", {s.f32({2, 4}), ArgumentList{4}, s.f32({4}), 1e-5},
+                           std::vector<TensorMeta>{S::meta({2, 4}), S::meta({2, 1})}),
+                 2);
+  };
+  t["aten::instance_norm.default"] = [](S& s) {
+    return one(s.call("aten::instance_norm", {s.f32({2, 3, 4}), s.f32({3}), s.f32({3}), None{}, None{}, true, 0.1, 1e-5, false},
+                      S::meta({2, 3, 4})));
+  };
+  t["aten::prelu.default"] = binary("aten::prelu", {2, 3, 4}, {3}, S::meta({2, 3, 4}));
+  t["aten::_prelu_kernel.default"] = binary("aten::_prelu_kernel", {2, 3}, {3}, S::meta({2, 3}));
+  t["aten::_scaled_dot_product_attention_math.default"] = [](S& s) {
+    Node* call = s.call("aten::_scaled_dot_product_attention_math", {s.f32({1, 2, 4, 8}), s.f32({1, 2, 4, 8}), s.f32({1, 2, 4, 8})},
+                        std::vector<TensorMeta>{S::meta({1, 2, 4, 8}), S::meta({1, 2, 4, 4})});
+    return items(s, call, 1);
+  };
+  t["aten::_scaled_dot_product_flash_attention_for_cpu.default"] = [](S& s) {
+    Node* call = s.call("aten::_scaled_dot_product_flash_attention_for_cpu", {s.f32({1, 2, 4, 8}), s.f32({1, 2, 4, 8}), s.f32({1, 2, 4, 8})},
+                        std::vector<TensorMeta>{S::meta({1, 2, 4, 8}), S::meta({1, 2, 4})});
+    return items(s, call, 1);
+  };
+  t["aten::_safe_softmax.default"] = unary("aten::_safe_softmax", {2, 3}, S::meta({2, 3}), {1});
+  t["aten::cosine_similarity.default"] = binary("aten::cosine_similarity", {2, 3}, {2, 3}, S::meta({2}));
+  t["aten::pairwise_distance.default"] = binary("aten::pairwise_distance", {2, 3}, {2, 3}, S::meta({2}));
+  t["aten::bilinear.default"] = [](S& s) {
+    return one(s.call("aten::bilinear", {s.f32({2, 3}), s.f32({2, 4}), s.f32({5, 3, 4}), s.f32({5})}, S::meta({2, 5})));
+  };
+  for (const std::string overload : {"default", "padding_idx"}) {
+    t["aten::embedding_bag." + overload] = [=](S& s) {
+      Node* offsets = s.call("aten::full", {ArgumentList{1}, 0}, S::meta(kI64, {1}), {{"dtype", kI64}});
+      ArgumentList args = {s.f32({4, 3}), s.tensor(kI64, {4}), offsets};
+      if (overload == "padding_idx") args.insert(args.end(), {false, 1, false, None{}, false, None{}});
+      Node* bag = s.call("aten::embedding_bag" + (overload == "default" ? std::string() : "." + overload), args,
+                         std::vector<TensorMeta>{S::meta({1, 3}), S::meta(kI64, {4}), S::meta(kI64, {1}), S::meta(kI64, {1})});
+      return items(s, bag, 1);
+    };
+  }
+  t["aten::max_pool1d_with_indices.default"] = [](S& s) {
+    return items(s, s.call("aten::max_pool1d_with_indices", {s.f32({1, 2, 8}), ArgumentList{2}},
+                           std::vector<TensorMeta>{S::meta({1, 2, 4}), S::meta(kI64, {1, 2, 4})}),
+                 2);
+  };
+  t["aten::adaptive_max_pool1d.default"] = [](S& s) {
+    return items(s, s.call("aten::adaptive_max_pool1d", {s.f32({1, 2, 8}), ArgumentList{4}},
+                           std::vector<TensorMeta>{S::meta({1, 2, 4}), S::meta(kI64, {1, 2, 4})}),
+                 2);
+  };
+  t["aten::max_pool3d.default"] = unary("aten::max_pool3d", {1, 1, 4, 4, 4}, S::meta({1, 1, 2, 2, 2}), {ArgumentList{2, 2, 2}});
+  t["aten::upsample_nearest1d.default"] = unary("aten::upsample_nearest1d", {1, 2, 4}, S::meta({1, 2, 8}), {ArgumentList{8}});
+  t["aten::upsample_nearest1d.vec"] = unary("aten::upsample_nearest1d.vec", {1, 2, 4}, S::meta({1, 2, 8}), {None{}, ArgumentList{2.0}});
+  t["aten::upsample_linear1d.default"] = unary("aten::upsample_linear1d", {1, 2, 4}, S::meta({1, 2, 8}), {ArgumentList{8}, false});
+  t["aten::upsample_linear1d.vec"] = unary("aten::upsample_linear1d.vec", {1, 2, 4}, S::meta({1, 2, 8}), {ArgumentList{8}, true, None{}});
+}
+
 }  // namespace
 
 void add_training_ir_samples(std::map<std::string, SampleBuilder>& samples) {
+  add_losses(samples);
+  add_layers(samples);
   add_elementwise(samples);
   add_reductions(samples);
   add_shapes(samples);
