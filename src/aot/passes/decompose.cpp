@@ -26,6 +26,9 @@ const passes::DecompositionTable& decompositions() {
     passes::add_shape_decompositions(t);
     passes::add_loss_decompositions(t);
     passes::add_layer_decompositions(t);
+    passes::add_conv_decompositions(t);
+    passes::add_index_decompositions(t);
+    passes::add_linalg_decompositions(t);
     return t;
   }();
   return table;

@@ -42,6 +42,14 @@ void add_loss_decompositions(DecompositionTable& table);
 /// cosine_similarity, pairwise_distance, bilinear, embedding_bag, 1-D and 3-D
 /// pools, 1-D upsampling.
 void add_layer_decompositions(DecompositionTable& table);
+/// Convolutions with string padding and torch's internal conv entry points,
+/// im2col, max_unpool, 3-D nearest and trilinear upsampling.
+void add_conv_decompositions(DecompositionTable& table);
+/// copy, sym_numel, argsort, take, index_add/index_fill, isin, the pads by mode, fftshift, and special_* compositions.
+void add_index_decompositions(DecompositionTable& table);
+/// cross, vecdot, norms, multi_dot, matrix_power, block_diag, renorm, weight
+/// norm, trapezoid, vander, cov/corrcoef, affine_grid_generator.
+void add_linalg_decompositions(DecompositionTable& table);
 /// The aliases of aliases.def, each rewritten to the op it names.
 void add_alias_decompositions(DecompositionTable& table);
 

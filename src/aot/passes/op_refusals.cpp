@@ -51,13 +51,13 @@ struct Family {
 };
 
 // In order: the first family that matches gives the reason.
-const std::array<Family, 9>& families() {
-  static const std::array<Family, 9> table = {{
+const std::array<Family, 10>& families() {
+  static const std::array<Family, 10> table = {{
       // Autograd state, optimizer steps, mixed-precision scaling, fake quantization, losses.
       {"not for inference: training only",
        [](std::string_view name, const std::vector<std::string>& words) {
          return has_part(name, {"_foreach_", "_fused_adam", "_fused_sgd", "_amp_", "retain", "requires_grad", "_fw_primal",
-                                "_make_dual", "_unpack_dual", "fake_quant", "_loss"}) ||
+                                "_make_dual", "_unpack_dual", "fake_quant", "_loss", "sobol"}) ||
                 name.ends_with("loss") || has_word(words, {"leaf", "version", "data", "nr", "grad", "gradients"});
        }},
       {"no kernel: a test op of torch's own",
@@ -65,17 +65,20 @@ const std::array<Family, 9>& families() {
       {"no kernel: another device's or library's op",
        [](std::string_view, const std::vector<std::string>& words) {
          return has_word(words, {"cudnn", "miopen", "mkldnn", "cufft", "xla", "nnpack", "fbgemm", "vulkan", "mps",
-                                 "cuda", "mkl", "cslt", "cutlass", "prepack", "prepacked", "hip", "ipu", "hpu"});
+                                 "cuda", "mkl", "cslt", "cutlass", "prepack", "prepacked", "hip", "ipu", "hpu", "saturate"});
        }},
+      // ZeroTensor (_efficientzerotensor) is such a layout too; _rowwise_prune makes a sparse embedding.
       {"no kernel: a sparse, nested or quantized tensor layout Kiln has no tensors of",
        [](std::string_view name, const std::vector<std::string>& words) {
          static const std::set<std::string_view> accessors = {"indices",     "_indices",    "crow_indices", "col_indices",
                                                               "ccol_indices", "row_indices", "values",       "_values"};
          return has_part(name, {"sparse", "nested", "to_dense", "coalesce", "quantized", "quantize_per", "qparams", "int_repr",
-                                "dequantize", "to_padded_tensor"}) ||
+                                "dequantize", "to_padded_tensor", "prune", "zerotensor"}) ||
                 accessors.count(name) > 0 || name.starts_with("q_") ||
                 has_word(words, {"smm", "sspaddmm", "bsr", "bsc", "csr", "csc", "coo"});
        }},
+      {"no kernel: a dtype Kiln has no tensors of (ComplexHalf)",
+       [](std::string_view name, const std::vector<std::string>&) { return name == "chalf"; }},
       {"no kernel: a functorch transform's op, which export traces through",
        [](std::string_view name, const std::vector<std::string>&) {
          return has_part(name, {"batch_dim", "_vmap", "_unwrap_functional", "_wrap_functional"});

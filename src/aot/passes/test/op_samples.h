@@ -46,6 +46,35 @@ using SampleBuilder = std::function<std::vector<Node*>(Sample&)>;
 
 inline std::vector<Node*> one(Node* node) { return {node}; }
 
+using Sizes = std::vector<int64_t>;
+
+// op(x) of a float tensor of `sizes`, returning `out`.
+inline SampleBuilder unary(const std::string& op, Sizes sizes, TensorMeta out, ArgumentList extra = {}) {
+  return [=](Sample& s) {
+    ArgumentList args = {s.f32(sizes)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return one(s.call(op, args, out));
+  };
+}
+
+// op(x, y) of two float tensors.
+inline SampleBuilder binary(const std::string& op, Sizes a, Sizes b, TensorMeta out, ArgumentList extra = {}) {
+  return [=](Sample& s) {
+    ArgumentList args = {s.f32(a), s.f32(b)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return one(s.call(op, args, out));
+  };
+}
+
+// The items of a call returning `metas`.
+inline std::vector<Node*> items(Sample& s, Node* call, size_t n) {
+  std::vector<Node*> values;
+  for (size_t i = 0; i < n; ++i) values.push_back(s.b.getitem(call, static_cast<int64_t>(i)));
+  return values;
+}
+
+/// The samples of decompose_conv, decompose_index and decompose_linalg.
+void add_conv_index_linalg_samples(std::map<std::string, SampleBuilder>& samples);
 
 /// Adds the samples of the training-IR ops decomposed by
 /// decompose_{elementwise,reduce,shape}.cpp and the nn additions.

@@ -7,32 +7,6 @@ namespace kiln::aot::testing {
 namespace {
 
 using S = Sample;
-using Sizes = std::vector<int64_t>;
-
-// op(x) of a float tensor of `sizes`, returning `out`.
-SampleBuilder unary(const std::string& op, Sizes sizes, TensorMeta out, ArgumentList extra = {}) {
-  return [=](S& s) {
-    ArgumentList args = {s.f32(sizes)};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return one(s.call(op, args, out));
-  };
-}
-
-// op(x, y) of two float tensors.
-SampleBuilder binary(const std::string& op, Sizes a, Sizes b, TensorMeta out, ArgumentList extra = {}) {
-  return [=](S& s) {
-    ArgumentList args = {s.f32(a), s.f32(b)};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return one(s.call(op, args, out));
-  };
-}
-
-// The items of a call returning `metas`.
-std::vector<Node*> items(S& s, Node* call, size_t n) {
-  std::vector<Node*> values;
-  for (size_t i = 0; i < n; ++i) values.push_back(s.b.getitem(call, static_cast<int64_t>(i)));
-  return values;
-}
 
 void add_elementwise(std::map<std::string, SampleBuilder>& t) {
   const TensorMeta f23 = S::meta({2, 3}), b23 = S::meta(kBool, {2, 3});
@@ -350,6 +324,7 @@ void add_layers(std::map<std::string, SampleBuilder>& t) {
 }  // namespace
 
 void add_training_ir_samples(std::map<std::string, SampleBuilder>& samples) {
+  add_conv_index_linalg_samples(samples);
   add_losses(samples);
   add_layers(samples);
   add_elementwise(samples);
