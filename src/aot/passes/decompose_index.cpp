@@ -234,6 +234,12 @@ void add_selections(DecompositionTable& t) {
 void add_special(DecompositionTable& t) {
   t["aten::exp2.default"] = [](Rewriter& r) { r.replace_with(r.op("aten::pow.Scalar", {2.0, r.arg(0)})); };
   t["aten::special_xlog1py.default"] = [](Rewriter& r) { r.replace_with(xlog1py(r, r.tensor_arg(0), r.tensor_arg(1))); };
+  t["aten::special_xlog1py.other_scalar"] = [](Rewriter& r) {
+    r.replace_with(xlog1py(r, r.tensor_arg(0), r.op("aten::full_like", {r.arg(0), r.arg(1)}, {{"dtype", r.out().dtype}})));
+  };
+  t["aten::special_xlog1py.self_scalar"] = [](Rewriter& r) {
+    r.replace_with(xlog1py(r, r.op("aten::full_like", {r.arg(1), r.arg(0)}, {{"dtype", r.out().dtype}}), r.tensor_arg(1)));
+  };
   t["aten::special_xlogy.default"] = [](Rewriter& r) {
     r.replace_with(r.call("aten::xlogy.Tensor", {r.arg(0), r.arg(1)}, r.out()));
   };

@@ -250,6 +250,32 @@ void decompose_trapezoid(Rewriter& r, bool with_x) {
   r.replace_with(r.op("aten::div.Scalar", {r.op("aten::sum.dim_IntList", {areas, ArgumentList{dim}, false}), 2.0}));
 }
 
+// cumulative_trapezoid(y, dx or x, dim): the running sum of the trapezoids.
+void decompose_cumulative_trapezoid(Rewriter& r, bool with_x) {
+  Node* y = r.tensor_arg(0);
+  const size_t rank = rank_of(y);
+  const int64_t dim = normalize_dim(r.int_arg(2), rank, "cumulative_trapezoid");
+  const int64_t n = sizes_of(r, y)[static_cast<size_t>(dim)];
+  if (n == 0) r.fail("needs a non-empty dim");
+  Node* sums = r.op("aten::add.Tensor", {r.op("aten::slice.Tensor", {y, dim, 1, n}), r.op("aten::slice.Tensor", {y, dim, 0, n - 1})});
+  Node* areas = nullptr;
+  if (with_x) {
+    Node* x = r.tensor_arg(1);
+    const int64_t xdim = rank_of(x) == 1 ? 0 : dim;
+    const int64_t m = sizes_of(r, x)[static_cast<size_t>(xdim)];
+    Node* dx = r.op("aten::sub.Tensor", {r.op("aten::slice.Tensor", {x, xdim, 1, m}), r.op("aten::slice.Tensor", {x, xdim, 0, m - 1})});
+    if (rank_of(x) == 1 && rank > 1) {
+      std::vector<int64_t> shape(rank, 1);
+      shape[static_cast<size_t>(dim)] = m - 1;
+      dx = r.op("aten::view", {dx, ints(shape)});
+    }
+    areas = r.op("aten::div.Scalar", {r.op("aten::mul.Tensor", {dx, sums}), 2.0});
+  } else {
+    areas = r.op("aten::mul.Tensor", {r.op("aten::full_like", {sums, r.arg(1)}), r.op("aten::div.Scalar", {sums, 2.0})});
+  }
+  r.replace_with(r.op("aten::cumsum", {areas, dim}));
+}
+
 // vander(x, N, increasing) and linalg_vander(x, N): powers of x along a new last dim.
 Node* vander(Rewriter& r, Node* x, int64_t n, bool increasing) {
   Node* powers = r.op("aten::arange.start_step", {int64_t{0}, n});
@@ -335,6 +361,8 @@ void add_calculus_and_statistics(DecompositionTable& t) {
     // trapz.dx(y, *, float dx, int dim): trapezoid.dx's arguments under other names.
     r.replace_with(r.call("aten::trapezoid.dx", {r.arg(0)}, r.out(), {{"dx", r.arg(1)}, {"dim", r.arg(2)}}));
   };
+  t["aten::cumulative_trapezoid.dx"] = [](Rewriter& r) { decompose_cumulative_trapezoid(r, false); };
+  t["aten::cumulative_trapezoid.x"] = [](Rewriter& r) { decompose_cumulative_trapezoid(r, true); };
   t["aten::vander.default"] = [](Rewriter& r) {
     Node* x = r.tensor_arg(0);
     const int64_t n = r.arg(1).is_none() ? sizes_of(r, x).at(0) : r.int_arg(1);

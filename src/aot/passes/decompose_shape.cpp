@@ -271,12 +271,28 @@ Node* linspace(Rewriter& r, double start, double end, int64_t steps, ScalarType 
   return r.op("aten::where.self", {first_half, from_start, from_end});
 }
 
+// The same with start or end a 0-D tensor (linspace.Tensor_Tensor, ...).
+Node* linspace(Rewriter& r, const Argument& start, const Argument& end, int64_t steps, ScalarType dtype) {
+  const ScalarType wide = dtype == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
+  const auto as_tensor = [&](const Argument& v) {
+    return v.is_node() ? r.op("aten::_to_copy", {v}, {{"dtype", wide}}) : r.op("aten::full", {ArgumentList{}, v}, {{"dtype", wide}});
+  };
+  Node* first = as_tensor(start);
+  Node* last = as_tensor(end);
+  Node* i = r.op("aten::arange.start_step", {int64_t{0}, steps}, {{"dtype", wide}});
+  Node* step = r.op("aten::div.Scalar", {r.op("aten::sub.Tensor", {last, first}), static_cast<double>(std::max<int64_t>(steps - 1, 1))});
+  Node* from_start = r.op("aten::add.Tensor", {first, r.op("aten::mul.Tensor", {i, step})});
+  Node* back = r.op("aten::sub.Tensor", {r.op("aten::full_like", {i, static_cast<double>(steps - 1)}), i});
+  Node* from_end = r.op("aten::sub.Tensor", {last, r.op("aten::mul.Tensor", {back, step})});
+  Node* first_half = r.op("aten::lt.Scalar", {i, static_cast<double>(steps / 2)});
+  return r.op("aten::where.self", {first_half, from_start, from_end});
+}
+
 void decompose_linspace(Rewriter& r, bool log) {
-  for (size_t i : {0, 1}) {
-    if (!r.arg(i).is_int() && !r.arg(i).is_double()) r.fail("needs numbers for start and end, got " + to_string(r.arg(i)));
-  }
   const ScalarType dtype = r.out().dtype;
-  Node* values = linspace(r, r.float_arg(0), r.float_arg(1), r.int_arg(2), dtype);
+  const bool numbers = !r.arg(0).is_node() && !r.arg(1).is_node();
+  Node* values = numbers ? linspace(r, r.float_arg(0), r.float_arg(1), r.int_arg(2), dtype)
+                         : linspace(r, r.arg(0), r.arg(1), r.int_arg(2), dtype);
   if (log) values = r.op("aten::pow.Scalar", {r.float_arg(3), values});
   r.replace_with(r.op("aten::_to_copy", {values}, {{"dtype", dtype}}));
 }
@@ -387,8 +403,10 @@ void add_index_and_factories(DecompositionTable& t) {
   t["aten::unsafe_split_with_sizes.default"] = [](Rewriter& r) {
     r.replace_with(r.op("aten::split_with_sizes_copy", {r.arg(0), r.arg(1), r.arg(2)}));
   };
-  t["aten::linspace.default"] = [](Rewriter& r) { decompose_linspace(r, false); };
-  t["aten::logspace.default"] = [](Rewriter& r) { decompose_linspace(r, true); };
+  for (const char* overload : {"default", "Tensor_Tensor", "Tensor_Scalar", "Scalar_Tensor"}) {
+    t[std::string("aten::linspace.") + overload] = [](Rewriter& r) { decompose_linspace(r, false); };
+    t[std::string("aten::logspace.") + overload] = [](Rewriter& r) { decompose_linspace(r, true); };
+  }
   // Unspecified values: zeros, as empty becomes.
   t["aten::empty_like.default"] = [](Rewriter& r) {
     r.replace_with(r.op("aten::full_like", {r.arg(0), int64_t{0}}, {{"dtype", r.out().dtype}}));

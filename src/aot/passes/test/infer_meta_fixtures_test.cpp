@@ -72,7 +72,7 @@ std::string test_name(const ::testing::TestParamInfo<FixtureFile>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureMetaTest, ::testing::ValuesIn(testing::fixture_files()), test_name);
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureMetaTest, ::testing::ValuesIn(testing::fixture_files_with_training_ir()), test_name);
 
 class DecomposedMetaTest : public ::testing::TestWithParam<FixtureFile> {};
 
@@ -90,7 +90,7 @@ TEST_P(DecomposedMetaTest, ReinferringChangesNothing) {
 
 std::vector<FixtureFile> training_programs() {
   std::vector<FixtureFile> result;
-  for (const FixtureFile& p : testing::fixture_files()) {
+  for (const FixtureFile& p : testing::fixture_files_with_training_ir()) {
     if (p.file == "model.pt2") result.push_back(p);
   }
   return result;

@@ -109,6 +109,8 @@ void add_index(std::map<std::string, SampleBuilder>& t) {
   t["aten::_pad_enum.default"] = unary("aten::_pad_enum", {1, 2, 4}, S::meta({1, 2, 7}), {ArgumentList{2, 1}, 1});
   t["aten::exp2.default"] = unary("aten::exp2", {2, 3}, f23);
   t["aten::special_xlog1py.default"] = binary("aten::special_xlog1py", {2, 3}, {2, 3}, f23);
+  t["aten::special_xlog1py.other_scalar"] = unary("aten::special_xlog1py.other_scalar", {2, 3}, f23, {0.5});
+  t["aten::special_xlog1py.self_scalar"] = [=](S& s) { return one(s.call("aten::special_xlog1py.self_scalar", {2.0, s.f32({2, 3})}, f23)); };
   t["aten::special_xlogy.default"] = binary("aten::special_xlogy", {2, 3}, {2, 3}, f23);
   t["aten::special_xlogy.other_scalar"] = unary("aten::special_xlogy.other_scalar", {2, 3}, f23, {2.0});
   t["aten::special_xlogy.self_scalar"] = [=](S& s) { return one(s.call("aten::special_xlogy.self_scalar", {2.0, s.f32({2, 3})}, f23)); };
@@ -151,6 +153,10 @@ void add_linalg(std::map<std::string, SampleBuilder>& t) {
   };
   t["aten::trapezoid.dx"] = [=](S& s) { return one(s.call("aten::trapezoid.dx", {s.f32({2, 5})}, S::meta({2}), {{"dx", 0.5}})); };
   t["aten::trapezoid.x"] = binary("aten::trapezoid.x", {2, 5}, {5}, S::meta({2}));
+  t["aten::cumulative_trapezoid.dx"] = [=](S& s) {
+    return one(s.call("aten::cumulative_trapezoid.dx", {s.f32({2, 5})}, S::meta({2, 4}), {{"dx", 0.5}}));
+  };
+  t["aten::cumulative_trapezoid.x"] = binary("aten::cumulative_trapezoid.x", {2, 5}, {5}, S::meta({2, 4}));
   t["aten::trapz.dx"] = [=](S& s) { return one(s.call("aten::trapz.dx", {s.f32({2, 5})}, S::meta({2}), {{"dx", 0.5}})); };
   t["aten::vander.default"] = unary("aten::vander", {4}, S::meta({4, 3}), {3});
   t["aten::linalg_vander.default"] = unary("aten::linalg_vander", {2, 3}, S::meta({2, 3, 3}));

@@ -218,6 +218,16 @@ void add_shapes(std::map<std::string, SampleBuilder>& t) {
   t["aten::logspace.default"] = [](S& s) {
     return one(s.call("aten::add.Tensor", {s.call("aten::logspace", {-1.0, 2.0, 7, 2.0}, S::meta({7})), s.f32({7})}, S::meta({7})));
   };
+  t["aten::linspace.Tensor_Tensor"] = [](S& s) {
+    return one(s.call("aten::add.Tensor", {s.call("aten::linspace.Tensor_Tensor", {s.f32({}), s.f32({}), 5}, S::meta({5})), s.f32({5})}, S::meta({5})));
+  };
+  t["aten::linspace.Tensor_Scalar"] = [](S& s) { return one(s.call("aten::linspace.Tensor_Scalar", {s.f32({}), 2.0, 5}, S::meta({5}))); };
+  t["aten::linspace.Scalar_Tensor"] = [](S& s) { return one(s.call("aten::linspace.Scalar_Tensor", {-1.0, s.f32({}), 5}, S::meta({5}))); };
+  t["aten::logspace.Tensor_Tensor"] = [](S& s) {
+    return one(s.call("aten::logspace.Tensor_Tensor", {s.f32({}), s.f32({}), 5, 2.0}, S::meta({5})));
+  };
+  t["aten::logspace.Tensor_Scalar"] = [](S& s) { return one(s.call("aten::logspace.Tensor_Scalar", {s.f32({}), 2.0, 5}, S::meta({5}))); };
+  t["aten::logspace.Scalar_Tensor"] = [](S& s) { return one(s.call("aten::logspace.Scalar_Tensor", {-1.0, s.f32({}), 5}, S::meta({5}))); };
   t["aten::empty_like.default"] = [](S& s) {
     Node* x = s.f32({2, 3});
     return one(s.call("aten::mul.Tensor", {s.call("aten::empty_like", {x}, S::meta({2, 3})), x}, S::meta({2, 3})));
