@@ -20,7 +20,7 @@ FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 
 .PHONY: all build deps demo test test-sanitize test-no-onednn test-runtime-only python-package suite fuzz clean \
-        bench-lowering size
+        bench-lowering size test-kernels-aarch64 bench-tuned
 
 # Tests that must run in each configuration (gtest cases plus other CTest
 # tests): scripts/count-tests.sh fails a run with fewer.
@@ -80,6 +80,28 @@ test-runtime-only: deps
 	cmake -S . -B $(RUNTIME_DIR) -G Ninja -DKILN_BUILD_AOT=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR)) $(CMAKE_FLAGS)
 	cmake --build $(RUNTIME_DIR) -j $(JOBS)
 	$(call run_suite,$(RUNTIME_DIR),runtime-only)
+
+# The tuned kernels (src/kernels/tuned) and their tests cross-built for
+# aarch64 and run under qemu: once on a CPU with the dot product (both NEON
+# paths tested) and once on one without (plain NEON picked and tested).
+AARCH64_DIR ?= build-aarch64
+QEMU_AARCH64 = qemu-aarch64-static -L /usr/aarch64-linux-gnu
+test-kernels-aarch64:
+	bash scripts/install-cross-aarch64.sh
+	cmake -S src/kernels/tuned/cross -B $(AARCH64_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_TOOLCHAIN_FILE=$(abspath cmake/aarch64-linux-gnu.cmake) $(filter -DKILN_WERROR%,$(CMAKE_FLAGS))
+	cmake --build $(AARCH64_DIR) -j $(JOBS)
+	KILN_TUNED_EXPECT_ISA=neon_dot $(QEMU_AARCH64) -cpu max $(AARCH64_DIR)/kernels_tuned_test --gtest_brief=1
+	KILN_TUNED_EXPECT_ISA=neon $(QEMU_AARCH64) -cpu cortex-a57 $(AARCH64_DIR)/kernels_tuned_test --gtest_brief=1
+
+# The tuned kernels' benchmark (bench/kernels/tuned_bench.cpp, a Release
+# build of its own) beside the machine's read bandwidth and FMA peak.
+BENCH_TUNED_DIR ?= build-bench-tuned
+bench-tuned:
+	cmake -S . -B $(BENCH_TUNED_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_AOT=OFF -DKILN_BUILD_TESTS=OFF \
+	  -DKILN_WITH_ONEDNN=OFF -DKILN_BUILD_BENCH=ON
+	cmake --build $(BENCH_TUNED_DIR) -j $(JOBS) --target kiln_tuned_bench
+	bash bench/kernels/run_tuned_bench.sh $(BENCH_TUNED_DIR)
 
 # The Python package as a user gets it: the wheel `pip wheel .` makes
 # (scikit-build-core and nanobind of $(PYTHON_VENV), pyproject.toml) packed
@@ -174,4 +196,5 @@ size: deps
 	JOBS=$(JOBS) bash tools/size/size.sh $(SIZE_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(NO_ONEDNN_DIR) $(RUNTIME_DIR) $(FUZZ_DIR) $(SIZE_DIR) build-wheel-*
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(NO_ONEDNN_DIR) $(RUNTIME_DIR) $(FUZZ_DIR) $(SIZE_DIR) $(AARCH64_DIR) \
+	  $(BENCH_TUNED_DIR) build-wheel-*

@@ -20,6 +20,7 @@ packages=(
   libflatbuffers-dev
   libeigen3-dev    # Eigen's FFT: the portable FFT kernels
   libpcre2-dev     # the tokenizer's pre-tokenizer patterns (Unicode classes)
+  libutf8proc-dev  # the tokenizer's Unicode normalizers (NFC, NFKC, ...)
   pkg-config
   python3-dev      # the Python package's extension (nanobind) builds on its headers
   python3-venv     # the venvs that build and test it (scripts/setup-python-test-venv.sh)

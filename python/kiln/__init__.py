@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 
 from ._errors import InputError, KilnError
 from ._kiln import (  # noqa: F401
+    ChatTemplate,
     CompareRow,
     Comparison,
     LoweredProgram,
@@ -33,6 +34,7 @@ from ._kiln import (  # noqa: F401
     ProfileTotal,
     Program,
     TensorSpec,
+    Tokenizer,
     __version__,
     compare,
     load,
@@ -43,6 +45,7 @@ from ._kiln import (  # noqa: F401
 from . import _kiln
 
 __all__ = [
+    "ChatTemplate",
     "CompareRow",
     "Comparison",
     "InputError",
@@ -56,6 +59,7 @@ __all__ = [
     "ProfileTotal",
     "Program",
     "TensorSpec",
+    "Tokenizer",
     "__version__",
     "compare",
     "load",

@@ -2,7 +2,8 @@
 // (module.cpp calls them in order), and the conversions they share between
 // Python values and Kiln's.
 //
-// Every Kiln error is an aot::AotError in C++ and kiln.KilnError in Python,
+// Every Kiln error is a kiln::HostError in C++ (aot::AotError, the llm
+// library's errors, ...) and kiln.KilnError in Python,
 // with the message the CLI prints; errors in what the caller passed (an
 // input of the wrong dtype or shape, an unknown option) are
 // kiln.InputError, a subclass of KilnError and ValueError (TypeError for a
@@ -38,6 +39,7 @@ void bind_errors(nb::module_& m);
 void bind_runtime(nb::module_& m);
 void bind_lower(nb::module_& m);
 void bind_devtools(nb::module_& m);
+void bind_llm(nb::module_& m);
 
 /// Kiln's dtype for a DLPack dtype; throws InputError naming `what` for one
 /// Kiln has no tensors of.

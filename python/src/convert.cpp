@@ -7,6 +7,7 @@
 
 #include "aot/ir/error.h"
 #include "bindings.h"
+#include "host/host_error.h"
 
 namespace kiln::python {
 
@@ -186,7 +187,7 @@ void bind_errors(nb::module_& m) {
       std::rethrow_exception(error);
     } catch (const InputError& input) {
       PyErr_SetString(g_input_error, input.message.c_str());
-    } catch (const aot::AotError& kiln) {
+    } catch (const HostError& kiln) {
       PyErr_SetString(g_kiln_error, kiln.what());
     }
   });

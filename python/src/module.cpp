@@ -9,4 +9,5 @@ NB_MODULE(_kiln, m) {
   kiln::python::bind_runtime(m);
   kiln::python::bind_lower(m);
   kiln::python::bind_devtools(m);
+  kiln::python::bind_llm(m);
 }

@@ -88,7 +88,6 @@ class RuntimeSession {
   RuntimeSession(const RuntimeSession&) = delete;
   RuntimeSession& operator=(const RuntimeSession&) = delete;
 
-  const LoadedProgram& loaded_program() const { return *program_; }
   const char* method_name() const;
   runtime::MethodMeta method_meta() const;
   size_t planned_bytes() const;

@@ -42,9 +42,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "host/host_error.h"
 
 namespace kiln::llm {
 
@@ -59,9 +60,9 @@ struct Template;
 ///   tokenizer_config.json (chat_template):1:184: unknown filter 'shout'
 /// A template's `raise_exception('...')` reads "the template raised an
 /// exception: ...".
-class ChatTemplateError : public std::runtime_error {
+class ChatTemplateError : public HostError {
  public:
-  using std::runtime_error::runtime_error;
+  using HostError::HostError;
 };
 
 /// One message of a conversation.

@@ -7,18 +7,19 @@
 #include <cstdint>
 #include <random>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "host/host_error.h"
 
 namespace kiln::llm {
 
 /// A bad argument, a bad program or a failed call; the message names what
 /// was wrong.
-class LlmError : public std::runtime_error {
+class LlmError : public HostError {
  public:
-  using std::runtime_error::runtime_error;
+  using HostError::HostError;
 };
 
 struct SamplingOptions {

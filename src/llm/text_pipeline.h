@@ -84,7 +84,7 @@ class PreTokenizer {
 };
 
 /// The `normalizer` of tokenizer.json; nullptr for null. Throws
-/// TokenizerError for a type Kiln does not implement.
+/// TokenizerError for a type Kiln does not implement. (normalizers.cpp)
 std::unique_ptr<Normalizer> make_normalizer(const JsonField& field);
 /// The `pre_tokenizer` of tokenizer.json; nullptr for null.
 std::unique_ptr<PreTokenizer> make_pre_tokenizer(const JsonField& field);

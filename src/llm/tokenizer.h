@@ -1,15 +1,15 @@
 // Hugging Face's tokenizer.json, read and run in C++: text to ids and ids to
 // text exactly as the Python `tokenizers` package gives them, for byte-level
-// BPE tokenizers (GPT-2, SmolLM2, Llama 3, DeepSeek, StarCoder, Falcon;
-// Qwen's too, once its NFC normalizer is taken out: see below) and the
-// sentencepiece-style BPE ones with byte fallback (Llama 2, Mistral 7B, Phi-3).
+// BPE tokenizers (GPT-2, SmolLM2, Llama 3, Qwen 2 and 3, DeepSeek, StarCoder,
+// Falcon) and the sentencepiece-style BPE ones with byte fallback (Llama 2,
+// Mistral, Phi-3, Gemma).
 //
 // What a file may use; anything else is refused when it is read, by name:
 //   model           BPE: vocab, merges ("a b" or [a, b]), byte_fallback,
 //                   unk_token, fuse_unk, ignore_merges,
 //                   continuing_subword_prefix, end_of_word_suffix
-//   normalizer      Sequence, Prepend, Replace, Strip, ByteLevel; not the
-//                   Unicode normalizations (NFC, NFKC, ...): Kiln has no tables
+//   normalizer      Sequence, Prepend, Replace, Strip, ByteLevel, NFC, NFD,
+//                   NFKC, NFKD, Lowercase
 //   pre_tokenizer   Sequence, Split, ByteLevel, Digits, Metaspace
 //   post_processor  TemplateProcessing, ByteLevel, RobertaProcessing,
 //                   BertProcessing, Sequence
@@ -20,9 +20,11 @@
 //                   normalized and special as tokenizers reads them
 // `truncation` and `padding` are ignored: they shape training batches.
 //
-// Patterns run on PCRE2; where its Unicode tables (Unicode 14 in Debian 12)
-// differ from tokenizers' Oniguruma, characters assigned since may split
-// differently.
+// Unicode data comes from libraries whose tables are newer than tokenizers'
+// (Unicode 12 for its normalization forms): patterns run on PCRE2 (Unicode
+// 14 in Debian 12) instead of Oniguruma, the normalizers on utf8proc
+// (Unicode 15). Text with characters assigned since may split or normalize
+// differently; other text gives the same ids.
 #pragma once
 
 #include <cstdint>
@@ -30,19 +32,20 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "host/host_error.h"
 
 namespace kiln::llm {
 
 /// A tokenizer file Kiln cannot read or use, or a request it cannot serve
 /// (text that is not UTF-8, an id outside the vocabulary). The message names
 /// the file, where in it, and what was wrong.
-class TokenizerError : public std::runtime_error {
+class TokenizerError : public HostError {
  public:
-  using std::runtime_error::runtime_error;
+  using HostError::HostError;
 };
 
 /// An entry of tokenizer.json's `added_tokens`.

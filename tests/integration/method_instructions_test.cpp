@@ -148,7 +148,9 @@ TEST(MethodKernels, EveryMissingKernelIsLoggedBeforeOperatorMissing) {
   LogCapture log;
   EXPECT_EQ(load_method(*program, memory).error(), Error::OperatorMissing);
   EXPECT_THAT(log.text(), HasSubstr("no kernel registered for 'test::no_conv.out' (key v1/6;0,1,2,3|6;0,1,2,3|"));
-  EXPECT_THAT(log.text(), HasSubstr("no kernel registered for 'test::no_relu.out' (key v1/6;0,1,2,3|6;0,1,2,3|6;0,1,2,3)"));
+  EXPECT_THAT(log.text(), HasSubstr("no kernel registered for 'test::no_relu.out' (key v1/6;0,1,2,3|6;0,1,2,3|6;0,1,2,3; "
+                                    "no kernel of that name)"));
+  EXPECT_THAT(log.text(), HasSubstr("instruction 0 calls 'test::no_conv.out', which has no kernel"));
   EXPECT_THAT(log.text(), HasSubstr("2 kernel calls have no registered kernel"));
 }
 

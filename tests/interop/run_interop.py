@@ -5,7 +5,7 @@ runs and that Kiln's runtime runs the files ExecuTorch writes.
 For every program in tests/fixtures/manifest.json (model.pt2 and model.core.pt2), torchvision's
 ResNet-18, MobileNetV2 and a small VisionTransformer (random weights, exported into a temporary
 directory), a model whose buffer is a shift register and one whose buffer accumulates (run twice):
-  Kiln half:  `kiln lower X.pt2 -o X.pte` (portable kernels only, timed), the file loaded and run
+  Kiln half:  `kiln lower X.pt2 --no-kiln-ops -o X.pte` (portable kernels only, ATen ops only, timed), the file loaded and run
               with executorch.runtime, its outputs compared with PyTorch's, its size and its
               memory-planned bytes (non_const_buffer_sizes read with ExecuTorch's deserializer).
   ET half:    ExecuTorch's own to_edge(...).to_executorch() of the same program (timed), the same
@@ -349,7 +349,7 @@ def kiln_half(worker, kiln, subject, mutated, workdir, repeat, options):
     output = workdir / f"{subject.name}.kiln.pte"
     seconds = float("inf")
     for _ in range(repeat):
-        code, stdout, stderr, took = run_kiln(kiln, ["lower", str(subject.pt2), "-o", str(output)])
+        code, stdout, stderr, took = run_kiln(kiln, ["lower", str(subject.pt2), "--no-kiln-ops", "-o", str(output)])
         seconds = min(seconds, took)
         if code != 0:
             break

@@ -93,7 +93,7 @@ def kiln_pte(kiln, workdir):
     out = workdir / "kiln.pte"
     subprocess.run([str(kiln), "lower", str(workdir / "forward.pt2"), "--method",
                     f"decode={workdir / 'decode.pt2'}", "--constant-methods", str(workdir / "extra.json"),
-                    "-o", str(out)], check=True, capture_output=True, text=True)
+                    "--no-kiln-ops", "-o", str(out)], check=True, capture_output=True, text=True)
     return out
 
 

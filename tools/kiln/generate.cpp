@@ -170,16 +170,13 @@ void print_stats(const llm::LanguageModel& model, const llm::GenerationResult& r
 // chat_template.jinja beside it).
 struct TokenizerConfig {
   std::string path;
-  std::optional<int64_t> eos_id;
+  llm::SpecialTokens tokens;
 };
 
-TokenizerConfig read_tokenizer_config(const std::string& tokenizer_path, const llm::Tokenizer& tokenizer) {
+TokenizerConfig read_tokenizer_config(const std::string& tokenizer_path) {
   TokenizerConfig config;
   config.path = (std::filesystem::path(tokenizer_path).parent_path() / "tokenizer_config.json").string();
-  const llm::SpecialTokens tokens = llm::read_special_tokens(config.path);
-  if (tokens.eos_token) {
-    if (auto id = tokenizer.token_id(*tokens.eos_token)) config.eos_id = *id;
-  }
+  config.tokens = llm::read_special_tokens(config.path);
   return config;
 }
 
@@ -191,86 +188,72 @@ std::string chat_prompt(const TokenizerConfig& config, const std::string& prompt
   return chat.chat_template.render({{"user", prompt}}, chat.context);
 }
 
-int report(const std::exception& error) {
-  std::fflush(stdout);
-  std::cerr << "kiln generate: error: " << error.what() << "\n";
-  return 1;
-}
-
 }  // namespace
 
 int run_generate(Args args) {
   GenerateOptions options = parse(args);
-  try {
-    // The tokenizer first: a bad file is refused before the model loads.
-    std::optional<llm::Tokenizer> tokenizer;
-    TokenizerConfig config;
-    if (!options.tokenizer_path.empty()) {
-      tokenizer = llm::Tokenizer::from_file(options.tokenizer_path);
-      config = read_tokenizer_config(options.tokenizer_path, *tokenizer);
-    }
+  // The tokenizer first: a bad file is refused before the model loads.
+  std::optional<llm::Tokenizer> tokenizer;
+  TokenizerConfig config;
+  if (!options.tokenizer_path.empty()) {
+    tokenizer = llm::Tokenizer::from_file(options.tokenizer_path);
+    config = read_tokenizer_config(options.tokenizer_path);
+  }
 
-    runtime::set_backend_threads(options.threads);
-    llm::LanguageModel model(options.model_path);
-    if (options.max_context) model.set_max_context(*options.max_context);
-    std::vector<std::string> notes;
-    if (model.info().constant_methods.empty()) notes.push_back("the program has no constant methods (get_eos_ids, get_max_seq_len, ...)");
-    if (model.info().eos_ids.empty() && config.eos_id) {
-      model.set_eos_ids({*config.eos_id});
-      notes.push_back("EOS id " + std::to_string(*config.eos_id) + " from " + config.path);
-    }
-    if (!model.info().max_context) notes.push_back("the cache's length is unknown (--max-context sets it)");
-    const llm::ModelInfo& info = model.info();
-    if (tokenizer && info.vocab_size && static_cast<int64_t>(tokenizer->vocab_size()) > *info.vocab_size) {
-      throw llm::LlmError(options.tokenizer_path + " has " + std::to_string(tokenizer->vocab_size()) +
-                          " tokens; the model's vocabulary has " + std::to_string(*info.vocab_size) +
-                          ": they do not belong together");
-    }
+  runtime::set_backend_threads(options.threads);
+  llm::LanguageModel model(options.model_path);
+  if (options.max_context) model.set_max_context(*options.max_context);
+  std::vector<std::string> notes;
+  if (model.info().constant_methods.empty()) notes.push_back("the program has no constant methods (get_eos_ids, get_max_seq_len, ...)");
+  llm::EosIds eos = llm::choose_eos_ids(model.info().eos_ids, tokenizer ? &*tokenizer : nullptr, config.path,
+                                        config.tokens);
+  model.set_eos_ids(std::move(eos.ids));
+  if (options.generation.stop_at_eos) notes.insert(notes.end(), eos.notes.begin(), eos.notes.end());
+  if (!model.info().max_context) notes.push_back("the cache's length is unknown (--max-context sets it)");
+  const llm::ModelInfo& info = model.info();
+  if (tokenizer && info.vocab_size && static_cast<int64_t>(tokenizer->vocab_size()) > *info.vocab_size) {
+    throw llm::LlmError(options.tokenizer_path + " has " + std::to_string(tokenizer->vocab_size()) +
+                        " tokens; the model's vocabulary has " + std::to_string(*info.vocab_size) +
+                        ": they do not belong together");
+  }
 
-    std::vector<int64_t> prompt;
-    if (options.prompt_ids) {
-      prompt = parse_ids(*options.prompt_ids);
+  std::vector<int64_t> prompt;
+  if (options.prompt_ids) {
+    prompt = parse_ids(*options.prompt_ids);
+  } else {
+    const std::string text = options.chat ? chat_prompt(config, *options.prompt) : *options.prompt;
+    // Plain text gets what the tokenizer's post-processor adds (a BOS or
+    // not), as `tokenizer.encode` does in Python; a chat template writes
+    // its own special tokens.
+    for (int32_t id : tokenizer->encode(text, /*add_special_tokens=*/!options.chat)) prompt.push_back(id);
+  }
+
+  for (const std::string& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+  std::fprintf(stderr, "%s: %zu prompt tokens, %s, cache %s, %d thread%s\n", options.model_path.c_str(), prompt.size(),
+               options.generation.sampling.temperature == 0.0 ? "greedy" : "sampling",
+               info.max_context ? (std::to_string(*info.max_context) + " positions").c_str() : "of unknown length",
+               options.threads, options.threads == 1 ? "" : "s");
+
+  std::optional<llm::TokenStream> stream;
+  if (tokenizer && !options.print_ids) stream.emplace(*tokenizer, /*skip_special_tokens=*/true);
+  bool first = true;
+  const llm::GenerationResult result = llm::generate(model, prompt, options.generation, [&](int64_t token) {
+    if (stream) {
+      const bool eos = std::find(info.eos_ids.begin(), info.eos_ids.end(), token) != info.eos_ids.end();
+      if (!eos) std::fputs(stream->push(static_cast<int32_t>(token)).c_str(), stdout);
     } else {
-      const std::string text = options.chat ? chat_prompt(config, *options.prompt) : *options.prompt;
-      // Plain text gets what the tokenizer's post-processor adds (a BOS or
-      // not), as `tokenizer.encode` does in Python; a chat template writes
-      // its own special tokens.
-      for (int32_t id : tokenizer->encode(text, /*add_special_tokens=*/!options.chat)) prompt.push_back(id);
+      std::printf("%s%lld", first ? "" : ",", static_cast<long long>(token));
     }
-
-    for (const std::string& note : notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-    std::fprintf(stderr, "%s: %zu prompt tokens, %s, cache %s, %d thread%s\n", options.model_path.c_str(), prompt.size(),
-                 options.generation.sampling.temperature == 0.0 ? "greedy" : "sampling",
-                 info.max_context ? (std::to_string(*info.max_context) + " positions").c_str() : "of unknown length",
-                 options.threads, options.threads == 1 ? "" : "s");
-
-    std::optional<llm::TokenStream> stream;
-    if (tokenizer && !options.print_ids) stream.emplace(*tokenizer, /*skip_special_tokens=*/true);
-    bool first = true;
-    const llm::GenerationResult result = llm::generate(model, prompt, options.generation, [&](int64_t token) {
-      if (stream) {
-        const bool eos = std::find(info.eos_ids.begin(), info.eos_ids.end(), token) != info.eos_ids.end();
-        if (!eos) std::fputs(stream->push(static_cast<int32_t>(token)).c_str(), stdout);
-      } else {
-        std::printf("%s%lld", first ? "" : ",", static_cast<long long>(token));
-      }
-      first = false;
-      std::fflush(stdout);
-    });
-    if (stream) std::fputs(stream->finish().c_str(), stdout);
-    std::printf("\n");
+    first = false;
     std::fflush(stdout);
-    print_stats(model, result);
-    if (result.stop == llm::StopReason::ContextFull) {
-      std::fprintf(stderr, "kiln generate: the cache is full (%lld positions): generation stops there\n",
-                   static_cast<long long>(*info.max_context));
-    }
-  } catch (const llm::LlmError& error) {
-    return report(error);
-  } catch (const llm::TokenizerError& error) {
-    return report(error);
-  } catch (const llm::ChatTemplateError& error) {
-    return report(error);
+  });
+  if (stream) std::fputs(stream->finish().c_str(), stdout);
+  std::printf("\n");
+  std::fflush(stdout);
+  print_stats(model, result);
+  if (result.stop == llm::StopReason::ContextFull) {
+    std::fprintf(stderr, "kiln generate: the cache is full (%lld positions): generation stops there\n",
+                 static_cast<long long>(*info.max_context));
   }
   return 0;
 }

@@ -70,6 +70,13 @@ Options:
   --print-memory           print the memory plan: per arena its size, the peak
                            live bytes and the plan's efficiency
   --model NAME             the program to lower when the archive holds several
+  --no-kiln-ops            keep to ATen's ops: no fusion of attention, RMS norm, rotary
+                           embedding and linears on packed weights into Kiln's own ops
+                           (kiln::sdpa, kiln::linear, ...), which only Kiln's kernels run
+                           (for a .pte that ExecuTorch's runtime must run)
+  --quantize-activations   the linears of weight-only quantized programs quantize their
+                           activations to int8 per block of 32, as llama.cpp does: faster,
+                           further from PyTorch's numerics
   --no-plan-inputs         leave user inputs unplanned (the caller supplies their memory)
   --no-plan-outputs        leave user outputs unplanned
   --alignment N            alignment of planned tensors in bytes (default 16)
@@ -108,6 +115,8 @@ struct LowerOptions {
   bool print = false;
   bool print_memory = false;
   bool help = false;
+  bool kiln_ops = true;
+  bool quantize_activations = false;
   aot::ExecutorchBackendConfig config;
 };
 
@@ -148,6 +157,10 @@ LowerOptions parse_lower_options(Args& args) {
       options.print_memory = true;
     } else if (arg == "--model") {
       options.model = args.value(arg);
+    } else if (arg == "--no-kiln-ops") {
+      options.kiln_ops = false;
+    } else if (arg == "--quantize-activations") {
+      options.quantize_activations = true;
     } else if (arg == "--no-plan-inputs") {
       planning.plan_inputs = false;
     } else if (arg == "--no-plan-outputs") {
@@ -171,6 +184,9 @@ LowerOptions parse_lower_options(Args& args) {
   if (options.path.empty()) throw UsageError("'kiln lower' needs a .pt2 file");
   if (options.backend_list.empty() && options.output.empty() && !options.print_memory) {
     throw UsageError("'kiln lower' needs --backend NAME[,NAME...], -o FILE.pte or --print-memory");
+  }
+  if (options.quantize_activations && !options.kiln_ops) {
+    throw UsageError("--quantize-activations chooses how Kiln's own linears run: it cannot go with --no-kiln-ops");
   }
   if (!options.debug_record.empty() && options.output.empty()) {
     throw UsageError("--debug-record describes a .pte program: give -o FILE.pte too");
@@ -239,6 +255,8 @@ int run_lower(Args args) {
   lower_options.delegate_only = options.output.empty() && !options.print_memory;
   lower_options.debug_record = !options.debug_record.empty();
   lower_options.config = options.config;
+  lower_options.fuse_kiln_ops = options.kiln_ops;
+  lower_options.quantize_activations = options.quantize_activations;
   aot::MethodSources sources{options.path, options.model, options.methods, options.constant_methods};
   aot::ProgramMethods methods = aot::load_program_methods(sources);
   const aot::ConstantMethods constant_methods = methods.constants;

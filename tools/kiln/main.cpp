@@ -1,12 +1,13 @@
 // kiln: the command-line tool. Thin by design: it parses flags and calls the
 // libraries; every error is printed with what was wrong and exits non-zero.
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <new>
 #include <string>
 #include <vector>
 
-#include "aot/ir/error.h"
+#include "host/host_error.h"
 #include "cli.h"
 
 namespace {
@@ -79,7 +80,10 @@ int main(int argc, char** argv) {
   } catch (const kiln::cli::UsageError& error) {
     std::cerr << "kiln: " << error.what() << "\nRun 'kiln help' for usage.\n";
     return 2;
-  } catch (const kiln::aot::AotError& error) {
+  } catch (const kiln::HostError& error) {
+    // After what the command printed (generate streams its text).
+    std::cout.flush();
+    std::fflush(stdout);
     std::cerr << "kiln " << command << ": error: " << error.what() << "\n";
     return 1;
   } catch (const std::bad_alloc&) {

@@ -19,20 +19,27 @@ With --tokenizer-dir, renders a real model's template instead: the directory's
 tokenizer as transformers loads it (tokenizer_config.json, chat_template.jinja
 when there is one), `apply_chat_template(messages, tokenize=False,
 add_generation_prompt=...)` for the same conversations, written to --out with
-the config's path for ChatTemplateExternalTest:
+the config's path (relative to --out's folder, which --copy-config copies the
+config and the template into) for ChatTemplateModelTest:
 
   {"tokenizer_config": path, "cases": [{"conversation", "messages",
    "add_generation_prompt", "expected" | "error"}, ...]}
 
+tests/fixtures/chat_templates/smollm2 is SmolLM2-135M-Instruct's (the
+tokenizer tools/llm/export.py --model smollm2 writes), made with
+  .venv/bin/python tools/llm/chat_template_cases.py --tokenizer-dir build/llm/smollm2 \
+      --out tests/fixtures/chat_templates/smollm2/cases.json --copy-config
+
 Run with the virtual environment that scripts/setup-venv.sh makes:
   .venv/bin/python tools/llm/chat_template_cases.py
   .venv/bin/python tools/llm/chat_template_cases.py --tokenizer-dir DIR --out /tmp/cases.json
-  KILN_CHAT_TEMPLATE_CASES=/tmp/cases.json build/tests/llm_test --gtest_filter='ChatTemplateExternal*'
+  KILN_CHAT_TEMPLATE_CASES=/tmp/cases.json build/tests/llm_test --gtest_filter='ChatTemplateModelTest.*'
 """
 
 import argparse
 import json
 import pathlib
+import shutil
 
 import jinja2
 import transformers
@@ -88,7 +95,7 @@ def render(template, messages, add_generation_prompt, variables):
     return rendered[0]
 
 
-def render_model_cases(tokenizer_dir):
+def render_model_cases(tokenizer_dir, out, copy_config):
     tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_dir)
     cases = []
     for conversation, messages in CONVERSATIONS.items():
@@ -100,7 +107,15 @@ def render_model_cases(tokenizer_dir):
             except jinja2.TemplateError as error:
                 case["error"] = str(error)
             cases.append(case)
-    return {"tokenizer_config": str((tokenizer_dir / "tokenizer_config.json").resolve()), "cases": cases}
+    config = (tokenizer_dir / "tokenizer_config.json").resolve()
+    if copy_config:
+        # The config and its template beside the cases, named relative to them:
+        # a fixture the repository can hold (the tokenizer itself is not needed).
+        for name in ("tokenizer_config.json", "chat_template.jinja"):
+            if (tokenizer_dir / name).exists():
+                shutil.copyfile(tokenizer_dir / name, out.parent / name)
+        return {"tokenizer_config": "tokenizer_config.json", "cases": cases}
+    return {"tokenizer_config": str(config), "cases": cases}
 
 
 def main():
@@ -108,10 +123,13 @@ def main():
     parser.add_argument("--out", type=pathlib.Path, default=FIXTURES / "cases.json")
     parser.add_argument("--tokenizer-dir", type=pathlib.Path,
                         help="render this model's template with apply_chat_template instead of the fixtures")
+    parser.add_argument("--copy-config", action="store_true",
+                        help="with --tokenizer-dir: copy tokenizer_config.json and chat_template.jinja beside --out")
     args = parser.parse_args()
 
     if args.tokenizer_dir is not None:
-        document = render_model_cases(args.tokenizer_dir)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        document = render_model_cases(args.tokenizer_dir, args.out, args.copy_config)
         args.out.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {len(document['cases'])} cases to {args.out}")
         return

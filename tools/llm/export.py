@@ -125,7 +125,7 @@ def exportable(model, max_cache_len, all_logits):
     return TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=max_cache_len)
 
 
-def export(wrapper, max_prompt_len):
+def export(wrapper, max_prompt_len, strict=True):
     seq = torch.export.Dim("seq", min=1, max=max_prompt_len)
     input_ids = torch.zeros((1, 2), dtype=torch.long)
     cache_position = torch.arange(2, dtype=torch.long)
@@ -134,7 +134,7 @@ def export(wrapper, max_prompt_len):
         args=(),
         kwargs={"input_ids": input_ids, "cache_position": cache_position},
         dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}},
-        strict=True,
+        strict=strict,
     )
 
 
@@ -177,6 +177,9 @@ def main():
     parser.add_argument("--reference-prompt", action="append", default=[],
                         help="a prompt (text, or comma-separated ids) whose greedy continuation to record")
     parser.add_argument("--reference-tokens", type=int, default=64, help="greedy tokens to record per prompt")
+    parser.add_argument("--non-strict", action="store_true",
+                        help="export non-strict (torch.export's default): the cache's plain tensor attributes are "
+                             "lifted as constants the program writes")
     args = parser.parse_args()
 
     tiny = args.model.startswith("tiny-")
@@ -215,7 +218,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     wrapper = exportable(model, max_cache_len, args.all_logits)
     with torch.no_grad():
-        ep = export(wrapper, max_prompt_len)
+        ep = export(wrapper, max_prompt_len, strict=not args.non_strict)
     torch.export.save(ep, os.path.join(args.out, "model.pt2"),
                       extra_files={"kiln/constant_methods.json": json.dumps(metadata)})
     with open(os.path.join(args.out, "metadata.json"), "w") as f:
@@ -242,7 +245,8 @@ def main():
                 ids = tokenizer.encode(prompt)  # as the tokenizer's post-processor says (a BOS or not)
             else:
                 raise SystemExit(f"prompt '{prompt}' is text, and {args.model} has no tokenizer: give ids")
-            fresh = export(exportable(model, max_cache_len, args.all_logits), max_prompt_len) if reference else ep
+            fresh = (export(exportable(model, max_cache_len, args.all_logits), max_prompt_len, strict=not args.non_strict)
+                     if reference else ep)
             reference.append({"prompt": prompt, "prompt_ids": ids,
                               "greedy_ids": greedy(fresh, ids, args.reference_tokens, max_cache_len, max_prompt_len, eos_ids)})
     with open(os.path.join(args.out, "reference.json"), "w") as f:

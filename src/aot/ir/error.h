@@ -1,15 +1,16 @@
-// The one exception type of the ahead-of-time side. Its message says what was
-// wrong and where: the node, the op, the input or the file entry.
+// The one exception type of the ahead-of-time side, a HostError. Its message
+// says what was wrong and where: the node, the op, the input or the file entry.
 #pragma once
 
-#include <stdexcept>
 #include <string>
+
+#include "host/host_error.h"
 
 namespace kiln::aot {
 
-class AotError : public std::runtime_error {
+class AotError : public HostError {
  public:
-  explicit AotError(const std::string& message) : std::runtime_error(message) {}
+  explicit AotError(const std::string& message) : HostError(message) {}
 };
 
 }  // namespace kiln::aot

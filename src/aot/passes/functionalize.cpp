@@ -1,7 +1,8 @@
 // Functionalization: walks the graph in order, replaces each in-place call by
 // its functional op and remembers it as the current value of the mutated base;
 // later uses of the base (or of an earlier in-place result) read that value,
-// and each mutated buffer or user input gets a mutation output.
+// and each mutated buffer or user input gets a mutation output (a mutated
+// lifted constant becomes a non-persistent buffer first: program state).
 #include <map>
 #include <set>
 
@@ -149,8 +150,17 @@ void add_mutation_outputs(ExportedProgram& program, const std::map<Node*, Node*>
   for (size_t i = 0; i < placeholders.size(); ++i) {
     auto it = current.find(placeholders[i]);
     if (it == current.end()) continue;
-    const InputSpec& input = signature.input_specs.at(i);
+    InputSpec& input = signature.input_specs.at(i);
     const ArgumentSpec arg = ArgumentSpec::tensor(it->second->name());
+    if (input.kind == InputKind::ConstantTensor) {
+      // A non-strict export lifts a plain tensor attribute that forward
+      // writes (transformers' static cache: its length, and its keys and
+      // values) as a constant; torch's module() keeps the write between
+      // calls. It is program state: a non-persistent buffer, whose value the
+      // constants hold already.
+      input.kind = InputKind::Buffer;
+      input.persistent = false;
+    }
     if (input.kind == InputKind::Buffer) {
       specs.push_back({OutputKind::BufferMutation, arg, input.target});
     } else if (input.kind == InputKind::UserInput) {

@@ -7,6 +7,7 @@
 #include "aot/ir/error.h"
 #include "aot/passes/debug_handles.h"
 #include "aot/passes/decompose.h"
+#include "aot/passes/fuse_ops.h"
 #include "aot/pipeline/fold_constants.h"
 #include "runtime/kernel/operator_registry.h"
 
@@ -94,8 +95,13 @@ LoweredMethod delegate_method(std::string name, ExportedProgram program, const L
   // The record maps handles to the nodes as imported, before decomposition
   // renames and replaces them.
   if (source_nodes != nullptr) *source_nodes = devtools::source_nodes(program);
+  // The fusions that fit the training IR (attention, before decomposition
+  // spells it out), then those that read core ATen.
+  const KilnOpsOptions kiln_ops{options.quantize_activations};
+  if (options.fuse_kiln_ops) fuse_kiln_ops(program, kiln_ops);
   to_core_aten(program);
   if (options.fold_constants) aot::fold_constants(program);
+  if (options.fuse_kiln_ops) fuse_kiln_ops(program, kiln_ops);
   std::vector<ToBackendReport> reports;
   ExportedProgram delegated =
       options.backends.empty() ? program.copy_of_verified() : delegate(program, options, reports);

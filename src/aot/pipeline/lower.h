@@ -44,6 +44,15 @@ struct LowerOptions {
   /// Compute the nodes that read only weights and constants at lowering
   /// (fold_constants.h).
   bool fold_constants = true;
+  /// Fuse the patterns of a transformer's layers into Kiln's own ops
+  /// (attention, RMS norm, rotary embedding, linears on packed weights:
+  /// aot/passes/fuse_ops.h), which Kiln's kernels run. Off for a .pte that ExecuTorch's runtime, which has
+  /// no kernels for them, must run.
+  bool fuse_kiln_ops = true;
+  /// With fuse_kiln_ops: the linears of weight-only quantized programs
+  /// quantize their activations too (int8 per block of 32, as llama.cpp
+  /// does): faster, further from PyTorch's numerics.
+  bool quantize_activations = false;
   /// Also build the debug record of the .pte.
   bool debug_record = false;
   /// Memory planning and serialization settings.

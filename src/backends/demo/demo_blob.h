@@ -4,7 +4,8 @@
 //
 // Layout (all fields little-endian; u32 unless noted):
 //   "KDM1"                      magic
-//   version                     1
+//   version                     2
+//   checksum                    FNV-1a (32 bits) of every byte after this field
 //   num_values, num_inputs, num_constants, num_instructions, num_outputs
 //   numel[num_values]           element count of each value
 //   constants[num_constants]    { value, key_length, key bytes padded to 4 }
@@ -18,7 +19,10 @@
 // one instruction, before any instruction reads it. Binary instructions read
 // a and b (same element count); scalar instructions read a and `scalar`; add
 // and sub take alpha in `scalar` (a + alpha * b). debug_id is the delegate
-// debug identifier of the instruction (-1 for none).
+// debug identifier of the instruction (-1 for none). The checksum refuses
+// any change of a byte that would otherwise still parse (an opcode for
+// another of its arity, a scalar, an output's index) and compute something
+// else.
 #pragma once
 
 #include <cmath>
@@ -49,7 +53,8 @@ enum class OpCode : uint32_t {
 };
 
 inline constexpr char kMagic[4] = {'K', 'D', 'M', '1'};
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
+inline constexpr size_t kHeaderSize = 32;
 inline constexpr size_t kInstructionSize = 24;
 inline constexpr uint32_t kNoValue = 0xffffffffu;
 
@@ -97,6 +102,14 @@ class DemoProgram {
   Instruction instruction(uint32_t i) const;
   uint32_t output(uint32_t i) const { return read_u32(outputs_ + 4 * i); }
 
+  /// FNV-1a of `size` bytes: the header's checksum over the bytes after
+  /// it. Any one changed byte changes it (each step is a bijection).
+  static uint32_t checksum(const uint8_t* data, size_t size) {
+    uint32_t hash = 2166136261u;
+    for (size_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 16777619u;
+    return hash;
+  }
+
   static uint32_t read_u32(const uint8_t* p) {
     return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
            static_cast<uint32_t>(p[3]) << 24;
@@ -143,21 +156,24 @@ inline bool DemoProgram::parse(const uint8_t* data, size_t size, DemoProgram* ou
     *error = message;
     return false;
   };
-  if (data == nullptr || size < 32) return fail("demo blob: shorter than its header");
+  if (data == nullptr || size < kHeaderSize) return fail("demo blob: shorter than its header");
   if (std::memcmp(data, kMagic, 4) != 0) return fail("demo blob: bad magic (expected KDM1)");
   if (read_u32(data + 4) != kVersion) return fail("demo blob: unsupported version");
+  if (read_u32(data + 8) != checksum(data + 12, size - 12)) {
+    return fail("demo blob: checksum mismatch (the blob is corrupted)");
+  }
   DemoProgram p;
-  p.num_values_ = read_u32(data + 8);
-  p.num_inputs_ = read_u32(data + 12);
-  p.num_constants_ = read_u32(data + 16);
-  p.num_instructions_ = read_u32(data + 20);
-  p.num_outputs_ = read_u32(data + 24);
+  p.num_values_ = read_u32(data + 12);
+  p.num_inputs_ = read_u32(data + 16);
+  p.num_constants_ = read_u32(data + 20);
+  p.num_instructions_ = read_u32(data + 24);
+  p.num_outputs_ = read_u32(data + 28);
   // 4 leading bytes per value keep the counts below from overflowing.
-  if (p.num_values_ > (size - 28) / 4) return fail("demo blob: value table past the end");
+  if (p.num_values_ > (size - kHeaderSize) / 4) return fail("demo blob: value table past the end");
   if (static_cast<uint64_t>(p.num_inputs_) + p.num_constants_ > p.num_values_) {
     return fail("demo blob: more inputs and constants than values");
   }
-  size_t offset = 28;
+  size_t offset = kHeaderSize;
   p.numels_ = data + offset;
   offset += 4 * static_cast<size_t>(p.num_values_);
   p.constants_ = data + offset;

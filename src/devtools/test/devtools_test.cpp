@@ -264,15 +264,18 @@ class FaultyDemoBackend final : public backends::demo::DemoBackend {
       std::memcpy(&value, blob.data() + offset, 4);
       return value;
     };
-    const uint32_t num_values = u32(8), num_constants = u32(16), num_instructions = u32(20);
+    const uint32_t num_values = u32(12), num_constants = u32(20), num_instructions = u32(24);
     EXPECT_EQ(num_constants, 0u) << "the fault is placed for a blob without constants";
-    const size_t first = 28 + 4 * size_t{num_values};
+    const size_t first = backends::demo::kHeaderSize + 4 * size_t{num_values};
     for (uint32_t i = 0; i < num_instructions; ++i) {
       const size_t at = first + i * backends::demo::kInstructionSize;
       if (u32(at) != static_cast<uint32_t>(backends::demo::OpCode::kTan)) continue;
       const auto cos = static_cast<uint32_t>(backends::demo::OpCode::kCos);
       std::memcpy(blob.data() + at, &cos, 4);
     }
+    // Sealed again, so that the runtime takes the fault for the blob's own.
+    const uint32_t sum = backends::demo::DemoProgram::checksum(blob.data() + 12, blob.size() - 12);
+    std::memcpy(blob.data() + 8, &sum, 4);
     return result;
   }
 };

@@ -616,4 +616,22 @@ void quantized_add_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void quantized_mixed_mm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void quantized_mixed_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
+// ---- Kiln's own ops (src/aot/ir/op_table/kiln_ops.def), float32, contiguous ----
+
+/// kiln::sdpa.out: softmax(q k^T * scale + mask) v per head, grouped-query
+/// heads reading their key/value head in place; keys past a row's last
+/// allowed one (the mask's, or the diagonal with is_causal) are never read;
+/// softmax computed online; a row that attends to nothing gives zeros.
+void kiln_sdpa_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// kiln::rms_norm.out: weight * (x * rsqrt(mean(x^2) + eps)) over the last
+/// dim, the mean of squares summed in double.
+void kiln_rms_norm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// kiln::rotary_embedding.out: x * cos + rotate_half(x) * sin, cos and sin
+/// broadcast to x along all but its last dim.
+void kiln_rotary_embedding_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// kiln::linear.out: input [..., K] times weights packed by
+/// kernels::tuned::pack_linear (f32, q8 or q4; float or int8 activations),
+/// plus bias; split over the kernel threads (runtime/kernel/thread_pool.h).
+void kiln_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
 }  // namespace kiln::kernels::portable

@@ -251,6 +251,12 @@ const PortableKernel kPortableKernels[] = {
     {{"quantized_decomposed::mixed_mm.out", quantized_mixed_mm_out}, dtype_set({ScalarType::Float, ScalarType::Half})},
     {{"quantized_decomposed::mixed_linear.out", quantized_mixed_linear_out},
      dtype_set({ScalarType::Float, ScalarType::Half})},
+
+    // ---- Kiln's own ops (kiln_ops.def; llm_ops.cpp) ----
+    {{"kiln::sdpa.out", kiln_sdpa_out}, dtype_set({ScalarType::Float})},
+    {{"kiln::rms_norm.out", kiln_rms_norm_out}, dtype_set({ScalarType::Float})},
+    {{"kiln::rotary_embedding.out", kiln_rotary_embedding_out}, dtype_set({ScalarType::Float})},
+    {{"kiln::linear.out", kiln_linear_out}, dtype_set({ScalarType::Float})},
 };
 
 }  // namespace

@@ -3,8 +3,10 @@
 // tools/llm/chat_template_cases.py) must match byte for byte; the language
 // tests pin each construct to what jinja2 printed for it; templates that are
 // broken or refuse a conversation get errors naming the place and the
-// reason. ChatTemplateExternalTest checks a real model's template against the
-// cases tools/llm/chat_template_cases.py --tokenizer-dir writes for it.
+// reason. ChatTemplateModelTest checks a real model's config and template
+// against the cases tools/llm/chat_template_cases.py --tokenizer-dir writes
+// for it: SmolLM2's (tests/fixtures/chat_templates/smollm2) always, any
+// other model's when KILN_CHAT_TEMPLATE_CASES names its cases.
 #include "llm/chat_template.h"
 
 #include <gmock/gmock.h>
@@ -125,17 +127,33 @@ TEST(ChatTemplateTest, MatchesTransformersOnTheFixtureCases) {
   });
 }
 
-TEST(ChatTemplateExternalTest, MatchesTransformersOnTheGivenCases) {
-  const char* path = std::getenv("KILN_CHAT_TEMPLATE_CASES");
-  if (path == nullptr)
-    GTEST_SKIP() << "set KILN_CHAT_TEMPLATE_CASES (tools/llm/chat_template_cases.py --tokenizer-dir writes it)";
-  const Json document = Json::parse(read_text(path));
-  const ChatConfig config = read_chat_config(document.at("tokenizer_config").get<std::string>());
+// The cases tools/llm/chat_template_cases.py --tokenizer-dir wrote for a
+// model: its tokenizer_config.json (named relative to the cases) read as
+// kiln generate --chat reads it, each conversation rendered as
+// apply_chat_template rendered it.
+void check_model_cases(const std::filesystem::path& cases_path) {
+  const Json document = Json::parse(read_text(cases_path));
+  const ChatConfig config =
+      read_chat_config(cases_path.parent_path() / document.at("tokenizer_config").get<std::string>());
+  ASSERT_FALSE(document.at("cases").empty());
   expect_cases(document.at("cases"), [&](const Json& entry) {
     ChatContext context = config.context;
     context.add_generation_prompt = entry.at("add_generation_prompt").get<bool>();
     return config.chat_template.render_json(entry.at("messages"), context);
   });
+}
+
+// A real model's: SmolLM2-135M-Instruct's config and template.
+TEST(ChatTemplateModelTest, MatchesTransformersOnSmolLM2sTemplate) { check_model_cases(kFixtureDir / "smollm2/cases.json"); }
+
+// Any other model's, from the cases file KILN_CHAT_TEMPLATE_CASES names.
+TEST(ChatTemplateModelTest, MatchesTransformersOnTheGivenCases) {
+  const char* path = std::getenv("KILN_CHAT_TEMPLATE_CASES");
+  if (path == nullptr) {
+    GTEST_SKIP() << "checks a model of your choice: set KILN_CHAT_TEMPLATE_CASES to the cases "
+                    "tools/llm/chat_template_cases.py --tokenizer-dir writes";
+  }
+  check_model_cases(path);
 }
 
 // The structs API gives what the JSON one gives.

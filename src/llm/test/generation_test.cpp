@@ -1,7 +1,9 @@
 // A language model end to end: the tiny random-weight Llama of
 // tests/fixtures/llm/tiny_llama (tools/llm/export.py: transformers' export
 // recipe, a static KV cache in mutable buffers, seq dynamic up to 32, cache 64)
-// lowered as `kiln lower` does, then generated from greedily on Kiln's runtime.
+// lowered as `kiln lower` does, then generated from greedily on Kiln's runtime;
+// and the same model exported non-strict (tiny_llama_nonstrict: the cache's
+// tensors are lifted constants the program writes, program state).
 // Its tokens must equal PyTorch's (reference.json: the exported program's own
 // greedy continuation), through a prompt longer than one call takes (run in
 // two calls) and up to the cache's end.
@@ -14,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aot/delegate/lowered_backend_module.h"
 #include "aot/import/pt2_reader.h"
 #include "aot/pipeline/lower.h"
 #include "aot/pipeline/program_methods.h"
@@ -26,15 +29,16 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kFixture = std::string(KILN_SOURCE_DIR) + "/tests/fixtures/llm/tiny_llama/";
+const std::string kFixtures = std::string(KILN_SOURCE_DIR) + "/tests/fixtures/llm/";
+const std::string kFixture = kFixtures + "tiny_llama/";
 
 struct Reference {
   std::vector<int64_t> prompt;
   std::vector<int64_t> greedy;
 };
 
-std::vector<Reference> references() {
-  std::ifstream file(kFixture + "reference.json");
+std::vector<Reference> references(const std::string& fixture = kFixture) {
+  std::ifstream file(fixture + "reference.json");
   const nlohmann::json json = nlohmann::json::parse(file);
   std::vector<Reference> out;
   for (const auto& entry : json) out.push_back({entry["prompt_ids"], entry["greedy_ids"]});
@@ -43,27 +47,73 @@ std::vector<Reference> references() {
 
 // The fixture lowered as `kiln lower` does: with the constant methods its
 // archive carries (kiln/constant_methods.json), and `extra` besides.
-std::string lowered(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {}) {
+aot::LoweredProgram lower_fixture(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {},
+                                  const std::string& fixture = kFixture) {
   aot::LowerOptions options;
   options.backends = backends;
   aot::MethodSources sources;
-  sources.path = kFixture + "model.pt2";
+  sources.path = fixture + "model.pt2";
   aot::ProgramMethods methods = aot::load_program_methods(sources);
   for (const auto& [name, value] : extra) methods.constants[name] = value;
-  const aot::LoweredProgram program = aot::lower(std::move(methods), options);
+  return aot::lower(std::move(methods), options);
+}
+
+// `program` as a .pte file.
+std::string pte_file(const aot::LoweredProgram& program, const std::vector<std::string>& backends) {
   return runtime::testing::write_temp_file(program.buffer(), backends.empty() ? "tiny_llama" : backends[0]);
 }
 
-class GenerationTest : public ::testing::TestWithParam<std::vector<std::string>> {};
+std::string lowered(const std::vector<std::string>& backends, const aot::ConstantMethods& extra = {}) {
+  return pte_file(lower_fixture(backends, extra), backends);
+}
+
+// The matrix products of `program`'s graph (as core ATen spells them) that
+// the lowering did not make Kiln's own linears.
+size_t matmuls_in(const aot::ExportedProgram& program) {
+  size_t count = 0;
+  for (const aot::Node* node : program.graph()) {
+    if (!node->is_call_function()) continue;
+    const std::string op = node->target().substr(0, node->target().find('.'));
+    count += op == "aten::mm" || op == "aten::addmm" || op == "aten::bmm" || op == "aten::matmul" ? 1 : 0;
+  }
+  return count;
+}
+
+struct GenerationCase {
+  std::string fixture;  ///< a directory of tests/fixtures/llm
+  std::vector<std::string> backends;
+};
+
+class GenerationTest : public ::testing::TestWithParam<GenerationCase> {};
 
 TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
-  LanguageModel model(lowered(GetParam()));
+  const std::string fixture = kFixtures + GetParam().fixture + "/";
+  const std::vector<std::string>& backends = GetParam().backends;
+  const aot::LoweredProgram program = lower_fixture(backends, {}, fixture);
+  if (!backends.empty()) {
+    // The backend really runs the model: its delegate calls are in the
+    // program, and every matmul that did not become Kiln's own linear (the
+    // projection to the vocabulary, of one row) went into one of them.
+    const auto modules = aot::get_lowered_backend_modules(program.delegated);
+    ASSERT_FALSE(modules.empty()) << "nothing was delegated to " << backends[0];
+    size_t delegated = 0;
+    for (const auto& module : modules) {
+      EXPECT_EQ(module->backend_id(), backends[0]);
+      delegated += matmuls_in(module->original_module());
+    }
+    EXPECT_GT(delegated, 0u);
+    EXPECT_EQ(delegated, matmuls_in(program.edge));
+    EXPECT_EQ(matmuls_in(program.delegated), 0u) << "a matmul stayed on the portable kernels";
+  }
+  LanguageModel model(pte_file(program, backends));
   EXPECT_EQ(model.info().max_context, 64);  // get_max_seq_len
   EXPECT_EQ(model.info().eos_ids, std::vector<int64_t>{2});
   EXPECT_EQ(model.info().bos_id, 1);
   EXPECT_EQ(model.info().max_tokens_per_call, 32);
   EXPECT_EQ(model.info().vocab_size, 256);
-  for (const Reference& reference : references()) {
+  const std::vector<Reference> expected = references(fixture);
+  ASSERT_EQ(expected.size(), 2u);
+  for (const Reference& reference : expected) {
     GenerationOptions options;
     options.max_new_tokens = 64;
     options.stop_at_eos = false;
@@ -74,14 +124,20 @@ TEST_P(GenerationTest, GreedyTokensEqualPyTorchsToTheCachesEnd) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, GenerationTest,
-                         ::testing::Values(std::vector<std::string>{}
+std::vector<GenerationCase> generation_cases() {
+  std::vector<GenerationCase> cases;
+  for (const char* fixture : {"tiny_llama", "tiny_llama_nonstrict"}) {
+    cases.push_back({fixture, {}});
 #ifdef KILN_WITH_ONEDNN_TEST
-                                           ,
-                                           std::vector<std::string>{"OneDnnBackend"}
+    cases.push_back({fixture, {"OneDnnBackend"}});
 #endif
-                                           ),
-                         [](const auto& info) { return info.param.empty() ? std::string("Portable") : info.param[0]; });
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GenerationTest, ::testing::ValuesIn(generation_cases()), [](const auto& info) {
+  return info.param.fixture + "_" + (info.param.backends.empty() ? std::string("Portable") : info.param.backends[0]);
+});
 
 // ExecuTorch writes a list constant as one output per item; several EOS ids
 // all stop generation.

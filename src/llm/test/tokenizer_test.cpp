@@ -272,9 +272,8 @@ TEST(TokenizerTest, WhatKilnDoesNotImplementIsRefusedByName) {
   EXPECT_THAT(load_error(patched("/pre_tokenizer/pretokenizers/1", {{"type", "UnicodeScripts"}})),
               HasSubstr("tokenizer.json: pre_tokenizer.pretokenizers[1]: pre-tokenizer 'UnicodeScripts' is not "
                         "supported"));
-  EXPECT_THAT(load_error(patched("/normalizer", {{"type", "NFC"}})),
-              HasSubstr("tokenizer.json: normalizer: normalizer 'NFC' is not supported: Kiln has no Unicode "
-                        "normalization tables"));
+  EXPECT_THAT(load_error(patched("/normalizer", {{"type", "Precompiled"}, {"precompiled_charsmap", "AA=="}})),
+              HasSubstr("tokenizer.json: normalizer: normalizer 'Precompiled' is not supported (Kiln implements "));
   EXPECT_THAT(load_error(patched("/decoder", {{"type", "WordPiece"}, {"prefix", "##"}})),
               HasSubstr("tokenizer.json: decoder: decoder 'WordPiece' is not supported"));
   EXPECT_THAT(load_error(patched("/post_processor", {{"type", "Mystery"}})),

@@ -163,8 +163,9 @@ BackendInterface* get_backend_class(const char* name);
 size_t get_num_registered_backends();
 
 /// Tells every registered backend how many threads it may use
-/// (BackendInterface::set_num_threads): what an app or `kiln run --threads`
-/// calls before loading a method, whichever backends are linked in.
+/// (BackendInterface::set_num_threads), and sizes the kernels' thread pool
+/// to match (runtime/kernel/thread_pool.h): what an app or `kiln run
+/// --threads` calls before loading a method, whichever backends are linked in.
 void set_backend_threads(int num_threads);
 /// The name of registered backend `index`; InvalidArgument when out of range.
 Result<const char*> get_backend_name(size_t index);

@@ -1,6 +1,7 @@
 #include <cstring>
 
 #include "runtime/backend/backend_interface.h"
+#include "runtime/kernel/thread_pool.h"
 #include "runtime/core/log.h"
 
 namespace kiln::runtime {
@@ -35,6 +36,7 @@ BackendInterface* get_backend_class(const char* name) {
 size_t get_num_registered_backends() { return num_registered_backends; }
 
 void set_backend_threads(int num_threads) {
+  set_kernel_threads(num_threads);
   for (size_t i = 0; i < num_registered_backends; ++i) registered_backends[i].backend->set_num_threads(num_threads);
 }
 

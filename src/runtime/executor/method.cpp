@@ -6,7 +6,8 @@
 // sizes; every value is parsed (method_values.cpp); delegates are initialised;
 // each instruction's EValue* argument array is built with every index checked,
 // each kernel resolved by name and dtype/dim-order key (every missing kernel
-// logged before OperatorMissing is returned), and its planned tensors checked
+// logged, by the registry and with its instruction, before OperatorMissing
+// is returned), and its planned tensors checked
 // not to overlap in part (argument_overlap.cpp). execute touches only what
 // load built and the temp allocator.
 #include "runtime/executor/method.h"
@@ -283,9 +284,8 @@ Error Method::resolve_kernel(const fb::KernelCall* call, size_t instruction, Ins
     out->kernel = kernel.get();
     return Error::Ok;
   }
-  char key[kMaxKernelKeyLength];
-  if (make_kernel_key(key_metas, key, sizeof key) != Error::Ok) std::snprintf(key, sizeof key, "(too long)");
-  KILN_LOG(Error, "Method::load: instruction %zu: no kernel registered for '%s' (key %s)", instruction, name, key);
+  KILN_LOG(Error, "Method::load: instruction %zu calls '%s', which has no kernel (the line above says why)",
+           instruction, name);
   ++*missing;
   return Error::Ok;
 }

@@ -95,12 +95,13 @@ Result<OpFunction> get_op_function_from_registry(const char* name) {
 }
 
 Result<OpFunction> get_op_function_from_registry(const char* name, Span<const TensorMeta> metas) {
-  if (name == nullptr) return Error::OperatorMissing;
+  KILN_CHECK_OR_LOG_RETURN(name != nullptr, OperatorMissing, "operator registry: no operator name to look up");
   char key[kMaxKernelKeyLength];
-  // A key too long for the buffer can match no registered key: only the
-  // fallback remains.
+  // A key too long for the buffer (make_kernel_key logs it) can match no
+  // registered key: only the fallback remains.
   const bool has_key = !metas.empty() && make_kernel_key(metas, key, sizeof key) == Error::Ok;
   OpFunction fallback = nullptr;
+  size_t keyed = 0;
   for (size_t i = 0; i < num_registered_kernels; ++i) {
     const Kernel& kernel = registered_kernels[i];
     if (std::strcmp(kernel.name, name) != 0) continue;
@@ -108,10 +109,20 @@ Result<OpFunction> get_op_function_from_registry(const char* name, Span<const Te
       fallback = kernel.op;
     } else if (has_key && std::strcmp(kernel.key, key) == 0) {
       return kernel.op;
+    } else {
+      ++keyed;
     }
   }
-  if (fallback == nullptr) return Error::OperatorMissing;
-  return fallback;
+  if (fallback != nullptr) return fallback;
+  if (keyed == 0) {
+    KILN_LOG(Error, "operator registry: no kernel registered for '%s' (%s%s; no kernel of that name)", name,
+             has_key ? "key " : "no key", has_key ? key : "");
+  } else {
+    KILN_LOG(Error, "operator registry: no kernel registered for '%s' (%s%s; %zu kernel%s of that name under other "
+             "keys, no fallback)", name, has_key ? "key " : "no key", has_key ? key : "", keyed,
+             keyed == 1 ? "" : "s");
+  }
+  return Error::OperatorMissing;
 }
 
 bool registry_has_op_function(const char* name) {

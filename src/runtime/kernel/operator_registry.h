@@ -48,10 +48,12 @@ constexpr size_t kMaxRegisteredKernels = 2000;
 /// RegistrationExceedingMaxKernels if the table would overflow.
 [[nodiscard]] Error register_kernels(Span<const Kernel> kernels);
 
-/// The fallback kernel registered under `name`, or OperatorMissing.
+/// The fallback kernel registered under `name`, or OperatorMissing (logged,
+/// naming the operator).
 Result<OpFunction> get_op_function_from_registry(const char* name);
 /// The kernel for `name` whose key matches `metas`, else its fallback, else
-/// OperatorMissing.
+/// OperatorMissing (logged, naming the operator, the key and the kernels of
+/// that name under other keys).
 Result<OpFunction> get_op_function_from_registry(const char* name, Span<const TensorMeta> metas);
 bool registry_has_op_function(const char* name);
 

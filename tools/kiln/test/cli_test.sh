@@ -471,6 +471,11 @@ expect "generate refuses an id outside the vocabulary" 1 "prompt token id 256 is
   generate "$scratch/tiny_llama.pte" --prompt-ids 1,256
 expect "generate refuses a file that is no tokenizer" 1 "kiln generate: error:" -- \
   generate "$scratch/tiny_llama.pte" --prompt "hi" --tokenizer "$fixtures/manifest.json"
+# A Qwen-style tokenizer in the model's 256 ids (tools/llm/tokenizer_cases.py): its NFC normalizer makes
+# the decomposed "e\u0301" one character, so both spellings of "Café" take 5 tokens, as in tokenizers.
+expect "generate encodes with a Qwen-style tokenizer (NFC)" 0 "11 prompt tokens" -- \
+  generate "$scratch/tiny_llama.pte" --tokenizer "$fixtures/tokenizer/qwen_tiny.json" \
+  --prompt "$(printf 'Cafe\xcc\x81 Caf\xc3\xa9')" --max-new-tokens 8
 expect "generate refuses a program that is no language model" 1 "is not a language model's (token ids [1, seq], cache positions [seq]) -> logits" -- \
   generate "$pte/add.pte" --prompt-ids 1
 expect "generate reads the cache's length from the program" 0 "cache 64 positions" -- \
@@ -481,6 +486,32 @@ if [ -n "$expected_ids" ]; then
 fi
 expect "generate stops at the cache's end and says so" 0 "the cache is full (64 positions)" -- \
   generate "$scratch/tiny_llama.pte" --prompt-ids 1,17,42,99,7 --print-ids --max-new-tokens 100 --ignore-eos
+
+# Where the EOS ids come from when the program names none (its get_eos_ids
+# emptied here), each fallback said on standard error: a tokenizer of four
+# tokens (the tiny model's ids past them are printed as ids), with no
+# tokenizer_config.json beside it, one whose eos_token it lacks, one whose
+# eos_token it has.
+printf '{"get_eos_ids": []}' > "$scratch/no_eos.json"
+"$kiln" lower "$llm/model.pt2" -o "$scratch/no_eos.pte" --constant-methods "$scratch/no_eos.json" > /dev/null
+for dir in bare lacking having; do
+  mkdir -p "$scratch/$dir"
+  printf '%s' '{"model": {"type": "BPE", "vocab": {"<s>": 0, "</s>": 1, "h": 2, "i": 3}, "merges": []}}' \
+    > "$scratch/$dir/tokenizer.json"
+done
+printf '{"eos_token": "<eos>"}' > "$scratch/lacking/tokenizer_config.json"
+printf '{"eos_token": {"content": "</s>"}}' > "$scratch/having/tokenizer_config.json"
+expect "generate says that no EOS id is known" 0 "note: no EOS id is known: generation stops only at the token limit" -- \
+  generate "$scratch/no_eos.pte" --prompt-ids 1,17 --print-ids --max-new-tokens 2
+expect "generate says that there is no tokenizer_config.json" 0 \
+  "note: the program names no EOS ids (get_eos_ids), and there is no $scratch/bare/tokenizer_config.json to take the EOS token from" -- \
+  generate "$scratch/no_eos.pte" --tokenizer "$scratch/bare/tokenizer.json" --prompt hi --print-ids --max-new-tokens 2
+expect "generate says that the EOS token is not in the vocabulary" 0 \
+  "the eos_token '<eos>' of $scratch/lacking/tokenizer_config.json is not in the vocabulary of $scratch/lacking/tokenizer.json" -- \
+  generate "$scratch/no_eos.pte" --tokenizer "$scratch/lacking/tokenizer.json" --prompt hi --print-ids --max-new-tokens 2
+expect "generate takes the EOS id from tokenizer_config.json and says so" 0 \
+  "note: EOS id 1 ('</s>') from $scratch/having/tokenizer_config.json" -- \
+  generate "$scratch/no_eos.pte" --tokenizer "$scratch/having/tokenizer.json" --prompt hi --print-ids --max-new-tokens 2
 
 # docs/ops.md is the output of 'kiln ops --markdown' (with every backend), committed.
 if [ "$onednn" = OFF ]; then

@@ -218,6 +218,7 @@ const meta::RuleTable& rules() {
     meta::add_nn_rules(t);
     meta::add_factory_rules(t);
     meta::add_quantized_rules(t);
+    meta::add_kiln_rules(t);
     meta::add_complex_rules(t);
     return t;
   }();

@@ -105,6 +105,8 @@ void add_shape_rules(RuleTable& table);
 void add_nn_rules(RuleTable& table);
 void add_factory_rules(RuleTable& table);
 void add_quantized_rules(RuleTable& table);
+/// Kiln's own ops (kiln_ops.def).
+void add_kiln_rules(RuleTable& table);
 /// After add_elementwise_rules: it extends abs to complex tensors.
 void add_complex_rules(RuleTable& table);
 

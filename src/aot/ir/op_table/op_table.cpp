@@ -23,6 +23,7 @@ struct OpRow {
 constexpr OpRow kOpRows[] = {
 #define KILN_OP(tags, functional, out) {tags, functional, out},
 #include "aot/ir/op_table/ops.def"
+#include "aot/ir/op_table/kiln_ops.def"
 #undef KILN_OP
 };
 

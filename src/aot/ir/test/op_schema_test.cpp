@@ -449,6 +449,7 @@ const std::vector<Row>& rows() {
   static const std::vector<Row> table = {
 #define KILN_OP(tags, functional, out) {tags, functional, out},
 #include "aot/ir/op_table/ops.def"
+#include "aot/ir/op_table/kiln_ops.def"
 #undef KILN_OP
   };
   return table;

@@ -710,6 +710,35 @@ TEST(DecomposeTest, CopyIntoABufferBecomesABufferMutation) {
   EXPECT_EQ(program.named_buffers().at(0).second.to_doubles(), (std::vector<double>{1, 2, 3}));
 }
 
+// A non-strict export lifts a plain tensor attribute that forward writes as
+// a constant: it becomes program state, a non-persistent buffer kept between
+// calls, as torch's module() keeps it.
+TEST(DecomposeTest, AWrittenLiftedConstantBecomesANonPersistentBuffer) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3}));
+  Node* count = b.constant("count", HostTensor::from_vector<float>({1}, {5}));
+  Node* added = call_with_meta(b, "aten::add_.Tensor", {count, 1}, f32({1}));
+  b.output({b.call("aten::mul.Tensor", {x, added})});
+  ExportedProgram program = decomposed(std::move(b));
+  const InputSpec& spec = program.graph_signature().input_specs.at(0);
+  EXPECT_EQ(spec.kind, InputKind::Buffer);
+  EXPECT_EQ(spec.target, "count");
+  EXPECT_EQ(spec.persistent, std::optional<bool>(false));
+  const auto& outputs = program.graph_signature().output_specs;
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].kind, OutputKind::BufferMutation);
+  EXPECT_EQ(outputs[0].target, "count");
+
+  HostTensor xv = HostTensor::from_vector<float>({3}, {1, 2, 3});
+  for (double expected_count : {6.0, 7.0}) {
+    const PyTree result = call_program(program, PyTree::tuple({PyTree::make_leaf(xv)}));
+    const auto flat = tree_flatten(result);
+    EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(),
+              (std::vector<double>{expected_count, 2 * expected_count, 3 * expected_count}));
+    EXPECT_EQ(program.named_buffers().at(0).second.to_doubles(), std::vector<double>{expected_count});
+  }
+}
+
 // softmax(q k^T / sqrt(E) + mask) v, computed directly, for [B, L, E] inputs.
 std::vector<double> reference_attention(const HostTensor& q, const HostTensor& k, const HostTensor& v,
                                         const std::vector<bool>& allowed) {

@@ -112,7 +112,12 @@ class BlobWriter {
     bytes_.insert(bytes_.end(), s.begin(), s.end());
     while (bytes_.size() % 4 != 0) bytes_.push_back(0);
   }
-  std::vector<uint8_t> take() { return std::move(bytes_); }
+  /// The bytes, with the u32 at `at` set to the checksum of those after it.
+  std::vector<uint8_t> take_with_checksum_at(size_t at) {
+    const uint32_t sum = DemoProgram::checksum(bytes_.data() + at + 4, bytes_.size() - at - 4);
+    for (int k = 0; k < 4; ++k) bytes_[at + static_cast<size_t>(k)] = static_cast<uint8_t>(sum >> (8 * k));
+    return std::move(bytes_);
+  }
 
  private:
   std::vector<uint8_t> bytes_;
@@ -131,6 +136,7 @@ std::vector<uint8_t> encode(const Encoded& blob) {
   BlobWriter writer;
   writer.text(std::string(kMagic, 4));
   writer.u32(kVersion);
+  writer.u32(0);  // the checksum, once the rest is written
   for (size_t count : {blob.numels.size(), static_cast<size_t>(blob.num_inputs), blob.constants.size(),
                        blob.instructions.size(), blob.outputs.size()}) {
     writer.u32(static_cast<uint32_t>(count));
@@ -150,7 +156,7 @@ std::vector<uint8_t> encode(const Encoded& blob) {
     writer.u32(static_cast<uint32_t>(in.debug_id));
   }
   for (uint32_t output : blob.outputs) writer.u32(output);
-  return writer.take();
+  return writer.take_with_checksum_at(8);
 }
 
 // One instruction for `node`, reading the values `value_of` gives its inputs.

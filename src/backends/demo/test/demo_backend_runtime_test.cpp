@@ -145,6 +145,52 @@ TEST(DemoBackendRuntimeTest, RefusesABlobItCannotParseWithTheParsersReason) {
   EXPECT_EQ(f.allocator.used_size(), 0u);
 }
 
+// Every blob with one byte changed (to 0, 1, 0x7f or 0xff) either fails
+// init or execute, with a log line of DemoBackend's saying why, or computes
+// what the blob computed before: none computes something else silently.
+TEST(DemoBackendRuntimeTest, EveryOneByteCorruptionIsRefusedOrChangesNothing) {
+  Fixture f;
+  StoreNamedData named_data(f.module.named_data_store_output());
+  const HostTensor x = ramp({2, 3}, -1.5f, 0.7f);
+  const auto expected = run_demo_blob(f.module.processed_bytes(), f.module.named_data_store_output(), {x});
+  const std::vector<uint8_t>& blob = f.module.processed_bytes();
+  size_t refused = 0;
+  for (size_t at = 0; at < blob.size(); ++at) {
+    for (const uint8_t value : {uint8_t{0}, uint8_t{1}, uint8_t{0x7f}, uint8_t{0xff}}) {
+      if (blob[at] == value) continue;
+      SCOPED_TRACE("byte " + std::to_string(at) + " set to " + std::to_string(value));
+      std::vector<uint8_t> bad = blob;
+      bad[at] = value;
+      FreeableBuffer processed(bad.data(), bad.size(), nullptr);
+      MemoryAllocator allocator(static_cast<uint32_t>(f.arena.size()), f.arena.data());
+      BackendInitContext init_context(&allocator, "forward", &named_data);
+      LogCapture log;
+      Result<DelegateHandle*> handle = f.backend.init(init_context, &processed, {});
+      if (!handle.ok()) {
+        EXPECT_THAT(log.text(), HasSubstr("DemoBackend: "));
+        ++refused;
+        continue;
+      }
+      FloatTensor input(values_of(x));
+      FloatTensor out0(std::vector<float>(6, -99.0f));
+      FloatTensor out1(std::vector<float>(6, -99.0f));
+      EValue* args[] = {&input.value, &out0.value, &out1.value};
+      BackendExecutionContext context(nullptr, "forward");
+      const Error error = f.backend.execute(context, *handle, args);
+      f.backend.destroy(*handle);
+      if (error != Error::Ok) {
+        EXPECT_THAT(log.text(), HasSubstr("DemoBackend: "));
+        ++refused;
+        continue;
+      }
+      EXPECT_EQ(out0.data, values_of(expected[0]));
+      EXPECT_EQ(out1.data, values_of(expected[1]));
+    }
+  }
+  EXPECT_GT(refused, 0u);
+  EXPECT_EQ(named_data.outstanding(), 0);
+}
+
 TEST(DemoBackendRuntimeTest, NamesAMissingConstant) {
   Fixture f;
   const aot::NamedDataStoreOutput nothing;

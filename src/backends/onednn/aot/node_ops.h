@@ -17,11 +17,11 @@
 #pragma once
 
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "aot/ir/node.h"
+#include "host/host_error.h"
 #include "backends/onednn/onednn_graph_generated.h"
 
 namespace kiln::backends::onednn {
@@ -29,9 +29,10 @@ namespace kiln::backends::onednn {
 namespace fb = ::kiln::onednn;
 
 /// What a node is refused with: the reason, for `kiln lower --explain`.
-class Refusal : public std::runtime_error {
+/// A HostError, caught inside the partitioner.
+class Refusal : public HostError {
  public:
-  explicit Refusal(const std::string& reason) : std::runtime_error(reason) {}
+  explicit Refusal(const std::string& reason) : HostError(reason) {}
 };
 
 /// A node as one oneDNN operation.

@@ -72,6 +72,11 @@ Error GraphBuilder::no_room(const char* what) {
   return Error::DelegateMemoryAllocationFailed;
 }
 
+Error GraphBuilder::too_many_arguments(uint32_t count) {
+  return refuse("the step has %u arguments; a step takes at most %u (kMaxStepArgs, less one for the scratchpad)",
+                count, kMaxStepArgs - 1);
+}
+
 Error GraphBuilder::check(dnnl_status_t status, const char* call) {
   if (status == dnnl_success) return Error::Ok;
   (void)refuse("%s failed: %s", call, status_name(status));  // its log line; the code follows oneDNN's status
@@ -423,6 +428,7 @@ void GraphBuilder::note_use(uint32_t memory) {
 
 Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t num_args, int32_t fill_memory,
                              float fill_value) {
+  if (num_args > kMaxStepArgs - 1) return too_many_arguments(num_args);
   Step* step = compiled_->steps.push();
   if (step == nullptr) return no_room("a step");
   step->pd = pd->release();
@@ -437,7 +443,7 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
   step->row_dots = Step::RowDots{-1, -1, -1, -1, 0, 0};
   step->dst_scale_memory = -1;
   step->dst_zero_point_memory = -1;
-  for (uint32_t i = 0; i < num_args && i < kMaxStepArgs - 1; ++i) {
+  for (uint32_t i = 0; i < num_args; ++i) {
     step->args[step->num_args++] = args[i];
     note_use(args[i].memory);
   }

@@ -119,6 +119,8 @@ class GraphBuilder {
   /// Logs the formatted reason and returns DelegateInvalidCompatibility.
   runtime::Error refuse(const char* format, ...) __attribute__((format(printf, 2, 3)));
   runtime::Error no_room(const char* what);
+  /// Refuses a step of `count` arguments, more than its table holds.
+  runtime::Error too_many_arguments(uint32_t count);
 
   // ---- memory descriptors
   /// Row-major `type` of `rank` dims (rank 0 becomes [1]).
@@ -194,7 +196,9 @@ class GraphBuilder {
 
   // ---- steps
   /// Adds a step running `pd` (ownership taken) with `args`, plus a
-  /// scratchpad argument when the primitive needs one.
+  /// scratchpad argument when the primitive needs one. More than
+  /// kMaxStepArgs - 1 arguments (the last slot is the scratchpad's) are
+  /// refused (too_many_arguments), the step not added.
   runtime::Error add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t num_args, int32_t fill_memory = -1,
                           float fill_value = 0);
   /// Primitive attributes: user scratchpad and the operation's post-ops

@@ -119,7 +119,7 @@ Error build_layer_norm(GraphBuilder& b, const fb::LayerNorm* ln) {
   KILN_ASSIGN_OR_RETURN(const uint32_t dst_view, b.view(dst_m, dst.get()));
   args.add(DNNL_ARG_DST, dst_view);
   for (uint32_t i = 0; i < num_post; ++i) args.add(post_args[i].arg, post_args[i].memory);
-  return b.add_step(&pd, args.items, args.size);
+  return add_step(b, &pd, args);
 }
 
 }  // namespace kiln::backends::onednn

@@ -220,7 +220,7 @@ struct Quantization {
     KILN_ASSIGN_OR_RETURN(const uint32_t result, b.temporary_buffer(chosen));
     args.add(DNNL_ARG_DST, result);
     for (uint32_t i = 0; i < num_post; ++i) args.add(post_args[i].arg, post_args[i].memory);
-    KILN_TRY(b.add_step(pd, args.items, args.size));
+    KILN_TRY(add_step(b, pd, args));
     MemoryDesc layout;
     KILN_TRY(b.channels_last_desc_of(out, &layout));
     KILN_ASSIGN_OR_RETURN(const uint32_t dst, b.define_output(out, layout.get()));
@@ -454,7 +454,7 @@ Error build_runtime_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   args.add(DNNL_ARG_WEIGHTS, weights_m);
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
   args.add(DNNL_ARG_DST, dst_m);
-  KILN_TRY(b.add_step(&pd, args.items, args.size));
+  KILN_TRY(add_step(b, &pd, args));
   // One row at run time is one row of dot products with (N, K) weights the
   // call passes (Step::RowDots): every dimension but the rows and N is 1.
   bool one_row = !w_constant && matmul->transpose_b() && rank_of_value(b, w) == 2 && num_post == 0 &&

@@ -64,14 +64,6 @@ inline bool result_type(const Tensor& a, const Tensor& b, ScalarType* out) {
   return result_type(operands, out);
 }
 
-/// The dtype of `tensor op number` for a Scalar EValue: the number only raises
-/// the category, taking the default dtype of its kind (Long, Float) when it does.
-inline ScalarType with_number(ScalarType tensor, const EValue& number) {
-  if (number.isDouble() && !is_floating_or_half(tensor)) return ScalarType::Float;
-  if (number.isInt() && tensor == ScalarType::Bool) return ScalarType::Long;
-  return tensor;
-}
-
 /// PyTorch's canCast (runtime/core/result_type.h).
 using runtime::can_cast;
 

@@ -214,6 +214,25 @@ TEST(KernelKeyTest, AKeyedKernelWithoutFallbackMatchesOnlyItsKey) {
   EXPECT_TRUE(registry_has_op_function("test::only_keyed.out"));
 }
 
+// A miss is logged where it happens, naming the operator and the key asked
+// for, and whether the name has kernels under other keys.
+TEST(KernelKeyTest, AMissingKernelIsLoggedWithItsNameAndKey) {
+  const Kernel kernels[] = {{"test::logged_keyed.out", noop, "v1/6;0"}};
+  ASSERT_EQ(register_kernels(kernels), Error::Ok);
+  const DimOrderType dims[] = {0};
+  const TensorMeta ints[] = {{ScalarType::Int, dims}};
+  testing::LogCapture log;
+  EXPECT_EQ(get_op_function_from_registry("test::logged_never.out").error(), Error::OperatorMissing);
+  EXPECT_TRUE(log.contains("no kernel registered for 'test::logged_never.out' (no key; no kernel of that name)"))
+      << log.text();
+  EXPECT_EQ(get_op_function_from_registry("test::logged_keyed.out", ints).error(), Error::OperatorMissing);
+  EXPECT_TRUE(log.contains("no kernel registered for 'test::logged_keyed.out' (key v1/3;0; 1 kernel of that name "
+                           "under other keys, no fallback)"))
+      << log.text();
+  EXPECT_EQ(get_op_function_from_registry(nullptr).error(), Error::OperatorMissing);
+  EXPECT_TRUE(log.contains("no operator name to look up")) << log.text();
+}
+
 TEST(KernelKeyTest, DuplicatesAreTheSameNameAndTheSameKey) {
   const size_t before = get_num_registered_kernels();
   const Kernel kernels[] = {{"test::dup_key.out", noop, "v1/6;0"}, {"test::dup_key.out", noop, "v1/4;0"},

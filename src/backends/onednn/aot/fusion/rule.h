@@ -26,8 +26,10 @@
 // reader than the fusion (the value it removes is read nowhere else). The
 // driver applies a match only if none of its nodes is taken already.
 //
-// Adding a pattern to a family touches its file and a test; a new family
-// also adds a line to the table (rule.cpp) and its declaration below.
+// Adding a pattern to a family touches its file and a case of
+// fusion_rules_test.cpp (which checks that every rule of the table makes a
+// group in some case); a new family also adds a line to the table (rule.cpp)
+// and its declaration below.
 #pragma once
 
 #include <functional>

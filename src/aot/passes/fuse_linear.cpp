@@ -1,0 +1,357 @@
+// fuse_linear: a linear layer whose weights are constants becomes
+// kiln::linear on the weights packed for Kiln's tuned kernels
+// (kernels/tuned/linear.h), the packed bytes a new lifted constant, the
+// weights it replaced dropped. On the training IR, the forms torchao writes
+// (quantize_ + unwrap_tensor_subclass) and a float linear of run-time rows:
+//   float     linear(x, W, b), x with a dynamic dim (a language model's
+//             sequence: oneDNN cannot pack weights for run-time rows), W read
+//             by that linear alone (a tied embedding would be stored twice);
+//   int8 weight-only (Int8WeightOnlyConfig)
+//             mul(mm(x2, to(t(Wq), f32)), flatten(to(s, f32))): q8, one scale per row;
+//   int4 / int8 weight-only (IntxWeightOnlyConfig)
+//             linear(x, dequantize_affine(Wq, [1, G], s, z, int8, lo, hi), b):
+//             q4 for [-8, 7], q8 for [-128, 127], a zero point per group kept
+//             only if one is not 0;
+//   8da4w / 8da8w (Int8DynamicActivationIntxWeightConfig)
+//             the same weights, x read through choose_qparams_affine (per
+//             token, ASYMMETRIC, int8), quantize_affine and dequantize_affine:
+//             activations 'int8_per_token', torchao's numerics.
+// Weight-only forms keep float activations (PyTorch's numerics) unless
+// `quantize_activations` asks for llama.cpp's: int8 per block of 32.
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "aot/ir/error.h"
+#include "aot/passes/fuse_ops.h"
+#include "aot/passes/lowering.h"
+#include "aot/passes/pattern.h"
+#include "aot/passes/provenance.h"
+#include "kernels/tuned/linear.h"
+
+namespace kiln::aot {
+namespace {
+
+using passes::call_args;
+using passes::node_of;
+namespace tuned = kernels::tuned;
+
+bool is_float(const Node* node) {
+  const auto* meta = node != nullptr ? std::get_if<TensorMeta>(&node->meta.val) : nullptr;
+  return meta != nullptr && meta->dtype == ScalarType::Float;
+}
+
+// The tensor a placeholder of a parameter or lifted constant holds, or null.
+const HostTensor* weight_of(const ExportedProgram& program, const Node* node) {
+  if (node == nullptr || !node->is_placeholder()) return nullptr;
+  const auto placeholders = program.graph().placeholders();
+  const auto& specs = program.graph_signature().input_specs;
+  for (size_t i = 0; i < placeholders.size() && i < specs.size(); ++i) {
+    if (placeholders[i] != node) continue;
+    if (specs[i].kind != InputKind::Parameter && specs[i].kind != InputKind::ConstantTensor) return nullptr;
+    return program.find_lifted_tensor(specs[i]);
+  }
+  return nullptr;
+}
+
+bool is_int_list(const Argument& arg, const std::vector<int64_t>& values) {
+  if (!arg.is_list() || arg.list().size() != values.size()) return false;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!arg.list()[i].is_int() || arg.list()[i].to_int() != values[i]) return false;
+  }
+  return true;
+}
+
+// Weights as the tuned kernels take them: [n, k] values, scales [n, groups].
+struct Weights {
+  tuned::LinearDesc desc;
+  HostTensor values;  ///< float32 (f32) or int8
+  std::vector<float> scales;
+  std::vector<int8_t> zero_points;  ///< empty: none
+  std::vector<Node*> sources;       ///< the nodes they came from (placeholders last)
+};
+
+std::vector<float> floats_of(const HostTensor& t) {
+  std::vector<float> out;
+  for (double v : t.to_doubles()) out.push_back(static_cast<float>(v));
+  return out;
+}
+
+// dequantize_affine(Wq, [1, G], s, z, int8, lo, hi[, float32]) of constants.
+std::optional<Weights> affine_weights(const ExportedProgram& program, Node* node) {
+  const auto args = call_args(node, "torchao::dequantize_affine.default");
+  if (!args || !is_float(node)) return std::nullopt;
+  Node* qn = node_of(args->at(0));
+  Node* sn = node_of(args->at(2));
+  Node* zn = node_of(args->at(3));
+  const HostTensor* q = weight_of(program, qn);
+  const HostTensor* s = weight_of(program, sn);
+  const HostTensor* z = zn != nullptr ? weight_of(program, zn) : nullptr;
+  if (q == nullptr || s == nullptr || (zn != nullptr && z == nullptr) || q->dtype() != ScalarType::Char ||
+      q->rank() != 2 || !args->at(5).is_int() || !args->at(6).is_int()) {
+    return std::nullopt;
+  }
+  const int64_t n = q->sizes()[0], k = q->sizes()[1];
+  const int64_t lo = args->at(5).to_int(), hi = args->at(6).to_int();
+  Weights w;
+  if (lo == -8 && hi == 7) w.desc.format = tuned::WeightFormat::kQ4;
+  else if (lo == -128 && hi == 127) w.desc.format = tuned::WeightFormat::kQ8;
+  else return std::nullopt;
+  if (!args->at(1).is_list() || args->at(1).list().size() != 2 || !is_int_list(ArgumentList{args->at(1).list()[0]}, {1}) ||
+      !args->at(1).list()[1].is_int()) {
+    return std::nullopt;
+  }
+  const int64_t group = args->at(1).list()[1].to_int();
+  if (group <= 0 || k % group != 0) return std::nullopt;
+  const int64_t groups = k / group;
+  if (s->numel() != n * groups || (s->dtype() != ScalarType::Float && s->dtype() != ScalarType::BFloat16 &&
+                                   s->dtype() != ScalarType::Half)) {
+    return std::nullopt;
+  }
+  w.desc.n = n;
+  w.desc.k = k;
+  w.desc.group_size = group;
+  w.values = q->is_contiguous() ? *q : q->clone();
+  w.scales = floats_of(*s);
+  if (z != nullptr) {
+    if (z->numel() != n * groups) return std::nullopt;
+    bool any = false;
+    for (double v : z->to_doubles()) {
+      if (v < lo || v > hi || v != std::floor(v)) return std::nullopt;
+      w.zero_points.push_back(static_cast<int8_t>(v));
+      any = any || v != 0;
+    }
+    if (!any) w.zero_points.clear();
+  }
+  w.desc.zero_points = !w.zero_points.empty();
+  w.sources = {node, qn, sn};
+  if (zn != nullptr) w.sources.push_back(zn);
+  return w;
+}
+
+// A float weight [n, k] read by `user` alone.
+std::optional<Weights> float_weights(const ExportedProgram& program, Node* node, const Node* user) {
+  const HostTensor* t = weight_of(program, node);
+  if (t == nullptr || t->dtype() != ScalarType::Float || t->rank() != 2 || !passes::only_read_by(node, user)) {
+    return std::nullopt;
+  }
+  Weights w;
+  w.desc.n = t->sizes()[0];
+  w.desc.k = t->sizes()[1];
+  w.desc.format = tuned::WeightFormat::kF32;
+  w.values = t->is_contiguous() ? *t : t->clone();
+  w.sources = {node};
+  return w;
+}
+
+bool has_dynamic_dim(const Node* node) {
+  const auto* meta = std::get_if<TensorMeta>(&node->meta.val);
+  return meta != nullptr && !meta->is_static();
+}
+
+// x read through torchao's per-token dynamic quantization:
+// dequantize_affine(quantize_affine(x, B, s, z, int8, -128, 127), B, s, z, ...)
+// with (s, z) = choose_qparams_affine(x, ASYMMETRIC, B, int8, -128, 127, eps, ...),
+// B = [1, ..., 1, K]: x, the eps, and the nodes.
+struct DynamicActivations {
+  Node* input = nullptr;
+  std::optional<double> eps;
+  std::vector<Node*> nodes;
+};
+
+std::optional<DynamicActivations> per_token_activations(Node* dq) {
+  const auto d = call_args(dq, "torchao::dequantize_affine.default");
+  if (!d) return std::nullopt;
+  Node* q = node_of(d->at(0));
+  const auto qa = call_args(q, "torchao::quantize_affine.default");
+  if (!qa || !passes::only_read_by(q, dq)) return std::nullopt;
+  Node* x = node_of(qa->at(0));
+  Node* scale = node_of(qa->at(2));
+  Node* zero = node_of(qa->at(3));
+  if (!is_float(x) || node_of(d->at(2)) != scale || node_of(d->at(3)) != zero) return std::nullopt;
+  const TensorMeta& xm = x->meta.tensor();
+  const auto k = xm.rank() > 0 ? xm.sizes.back().constant_value() : std::nullopt;
+  if (!k) return std::nullopt;
+  std::vector<int64_t> block(xm.rank(), 1);
+  block.back() = *k;
+  for (const auto* args : {&*d, &*qa}) {
+    if (!is_int_list(args->at(1), block) || !args->at(5).is_int() || args->at(5).to_int() != -128 ||
+        !args->at(6).is_int() || args->at(6).to_int() != 127) {
+      return std::nullopt;
+    }
+  }
+  // scale = getitem(cq, 0), zero point = getitem(cq, 1), cq read by them alone.
+  if (scale == nullptr || zero == nullptr || scale->args().size() != 2 || zero->args().size() != 2) return std::nullopt;
+  Node* cq = node_of(scale->args()[0]);
+  const auto c = call_args(cq, "torchao::choose_qparams_affine.default");
+  if (!c || node_of(zero->args()[0]) != cq || !scale->args()[1].is_int() || scale->args()[1].to_int() != 0 ||
+      !zero->args()[1].is_int() || zero->args()[1].to_int() != 1 || node_of(c->at(0)) != x) {
+    return std::nullopt;
+  }
+  if (!c->at(1).is_string() || c->at(1).to_string() != "ASYMMETRIC" || !is_int_list(c->at(2), block) ||
+      !c->at(4).is_int() || c->at(4).to_int() != -128 || !c->at(5).is_int() || c->at(5).to_int() != 127) {
+    return std::nullopt;
+  }
+  for (Node* item : {scale, zero}) {
+    for (const Node* reader : passes::readers(item)) {
+      if (reader != q && reader != dq) return std::nullopt;
+    }
+  }
+  DynamicActivations a;
+  a.input = x;
+  if (c->at(6).is_double()) a.eps = c->at(6).to_double();
+  else if (!c->at(6).is_none()) return std::nullopt;
+  a.nodes = {dq, q, scale, zero, cq};
+  return a;
+}
+
+struct Linear {
+  Node* anchor = nullptr;  ///< replaced by the fused call
+  Node* input = nullptr;
+  Argument bias = None{};
+  Weights weights;
+  std::string activations = "float";
+  double eps = tuned::kTorchaoActivationEps;
+  std::vector<Node*> pattern;
+};
+
+// linear(x, W, b) with W a float weight or dequantize_affine of one.
+std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node) {
+  const auto args = call_args(node, "aten::linear.default");
+  if (!args || !is_float(node)) return std::nullopt;
+  Node* x = node_of(args->at(0));
+  Node* w = node_of(args->at(1));
+  if (x == nullptr || w == nullptr || !is_float(x)) return std::nullopt;
+  if (!args->at(2).is_none() && !weight_of(program, node_of(args->at(2)))) return std::nullopt;
+  Linear linear;
+  linear.anchor = node;
+  linear.input = x;
+  linear.bias = args->at(2);
+  std::optional<Weights> weights = affine_weights(program, w);
+  if (weights) {
+    if (!passes::only_read_by(w, node)) return std::nullopt;
+    if (std::optional<DynamicActivations> act = per_token_activations(x)) {
+      if (!passes::only_read_by(x, node)) return std::nullopt;
+      linear.input = act->input;
+      linear.activations = "int8_per_token";
+      if (act->eps) linear.eps = *act->eps;
+      linear.pattern = act->nodes;
+    }
+  } else {
+    if (!has_dynamic_dim(x)) return std::nullopt;
+    weights = float_weights(program, w, node);
+    if (!weights) return std::nullopt;
+  }
+  linear.weights = std::move(*weights);
+  for (Node* source : linear.weights.sources) linear.pattern.push_back(source);
+  return linear;
+}
+
+// mul(mm(x2, to(t(Wq), f32)), flatten(to(s, f32))): Int8WeightOnlyConfig's form.
+std::optional<Linear> match_int8_weight_only(const ExportedProgram& program, Node* node) {
+  const auto mul = call_args(node, "aten::mul.Tensor");
+  if (!mul || !is_float(node)) return std::nullopt;
+  Node* mm = node_of(mul->at(0));
+  Node* flatten = node_of(mul->at(1));
+  const auto product = call_args(mm, "aten::mm.default");
+  const auto flat = call_args(flatten, "aten::flatten.using_ints");
+  if (!product || !flat || !passes::only_read_by(mm, node) || !passes::only_read_by(flatten, node)) return std::nullopt;
+  Node* x = node_of(product->at(0));
+  Node* to_w = node_of(product->at(1));
+  const auto cast_w = call_args(to_w, "aten::to.dtype");
+  if (x == nullptr || !is_float(x) || !cast_w || !passes::only_read_by(to_w, mm)) return std::nullopt;
+  Node* t = node_of(cast_w->at(0));
+  const auto transposed = call_args(t, "aten::t.default");
+  if (!transposed || !passes::only_read_by(t, to_w)) return std::nullopt;
+  Node* qn = node_of(transposed->at(0));
+  Node* to_s = node_of(flat->at(0));
+  const auto cast_s = call_args(to_s, "aten::to.dtype");
+  if (!cast_s || !passes::only_read_by(to_s, flatten)) return std::nullopt;
+  Node* sn = node_of(cast_s->at(0));
+  const HostTensor* q = weight_of(program, qn);
+  const HostTensor* s = weight_of(program, sn);
+  if (q == nullptr || s == nullptr || q->dtype() != ScalarType::Char || q->rank() != 2 || s->numel() != q->sizes()[0] ||
+      !passes::only_read_by(qn, t) || !passes::only_read_by(sn, to_s)) {
+    return std::nullopt;
+  }
+  Linear linear;
+  linear.anchor = node;
+  linear.input = x;
+  linear.weights.desc.n = q->sizes()[0];
+  linear.weights.desc.k = q->sizes()[1];
+  linear.weights.desc.format = tuned::WeightFormat::kQ8;
+  linear.weights.desc.group_size = q->sizes()[1];
+  linear.weights.values = q->is_contiguous() ? *q : q->clone();
+  linear.weights.scales = floats_of(*s);
+  linear.pattern = {mm, flatten, to_w, t, to_s, qn, sn};
+  return linear;
+}
+
+// Drops `node`, a placeholder of a weight nothing reads any more, with its
+// input spec and its tensor.
+void drop_weight(ExportedProgram& program, Node* node) {
+  const auto placeholders = program.graph().placeholders();
+  auto& specs = program.graph_signature().input_specs;
+  for (size_t i = 0; i < placeholders.size() && i < specs.size(); ++i) {
+    if (placeholders[i] != node) continue;
+    const InputSpec spec = specs[i];
+    if (spec.in_state_dict()) program.state_dict().erase(spec.target);
+    else program.constants().erase(spec.target);
+    specs.erase(specs.begin() + static_cast<std::ptrdiff_t>(i));
+    program.graph().erase_node(node);
+    return;
+  }
+}
+
+const char* format_name(tuned::WeightFormat format) {
+  return format == tuned::WeightFormat::kF32 ? "f32" : format == tuned::WeightFormat::kQ8 ? "q8" : "q4";
+}
+
+Node* rewrite(ExportedProgram& program, Linear& linear, bool quantize_activations) {
+  Weights& w = linear.weights;
+  if (linear.activations == "float" && quantize_activations && w.desc.format != tuned::WeightFormat::kF32) {
+    linear.activations = "int8_block32";
+  }
+  const std::string where = passes::describe_node(*linear.anchor);
+  if (tuned::check_linear(w.desc) != runtime::Error::Ok) {
+    throw AotError(where + ": its weights do not fit Kiln's packed linear (the log says why)");
+  }
+  HostTensor packed = HostTensor::zeros(ScalarType::Byte, {static_cast<int64_t>(tuned::packed_linear_bytes(w.desc))});
+  const runtime::Error packing = tuned::pack_linear(
+      w.desc, w.values.data(), w.scales.empty() ? nullptr : w.scales.data(),
+      w.zero_points.empty() ? nullptr : w.zero_points.data(),
+      runtime::Span<uint8_t>(packed.data<uint8_t>(), static_cast<size_t>(packed.numel())));
+  if (packing != runtime::Error::Ok) throw AotError(where + ": packing its weights failed (the log says why)");
+  const std::string base = linear.anchor->name() + "_packed";
+  TensorMeta meta(ScalarType::Byte, {SymExpr::constant(packed.numel())});
+  Node* weight = lift_constant(program, base, base, meta, std::move(packed), *linear.anchor);
+  passes::Rewriter r(*linear.anchor);
+  Node* fused = r.call("kiln::linear",
+                       {linear.input, weight, linear.bias, w.desc.n, std::string(format_name(w.desc.format)),
+                        w.desc.group_size, w.desc.zero_points, linear.activations, linear.eps},
+                       r.out());
+  r.replace_with(fused);
+  std::vector<Node*> placeholders;
+  std::vector<Node*> calls;
+  for (Node* node : linear.pattern) (node->is_placeholder() ? placeholders : calls).push_back(node);
+  passes::erase_unused(program.graph(), calls);
+  for (Node* node : placeholders) {
+    if (node->users().empty()) drop_weight(program, node);
+  }
+  return fused;
+}
+
+}  // namespace
+
+bool fuse_linear(ExportedProgram& program, bool quantize_activations) {
+  const auto match = [&](Node* node) -> std::optional<Linear> {
+    if (std::optional<Linear> linear = match_linear_op(program, node)) return linear;
+    return match_int8_weight_only(program, node);
+  };
+  const bool changed = passes::rewrite_each_match<Linear>(
+      program, match, [&](Linear& linear) { return rewrite(program, linear, quantize_activations); });
+  if (changed) update_signature_from_graph(program);
+  return changed;
+}
+
+}  // namespace kiln::aot

@@ -1,0 +1,47 @@
+// The fusions into Kiln's own ops (src/aot/ir/op_table/kiln_ops.def): the
+// patterns a transformer's layers repeat, each made one kernel call, so that a
+// language model's step runs a few calls per layer instead of dozens, and its
+// attention reads the KV cache in place. Each pass is one fusion in its own
+// file; a pattern that does not match exactly stays as it is.
+#pragma once
+
+#include "aot/ir/exported_program.h"
+
+namespace kiln::aot {
+
+/// aten::scaled_dot_product_attention (the training IR's op; dropout 0) as
+/// kiln::sdpa. A key or value that repeats its heads for grouped-query
+/// attention (transformers' repeat_kv: unsqueeze, expand, reshape) is read
+/// in place instead; enable_gqa's is too. Runs before decomposition.
+/// (fuse_attention.cpp)
+bool fuse_attention(ExportedProgram& program);
+
+/// x * rsqrt(mean(x ** 2, -1, keepdim) + eps), times a weight of x's last
+/// dim or not, as kiln::rms_norm. Core ATen. (fuse_rms_norm.cpp)
+bool fuse_rms_norm(ExportedProgram& program);
+
+/// x * cos + cat(-x[..., E/2:], x[..., :E/2]) * sin as kiln::rotary_embedding.
+/// Core ATen. (fuse_rotary_embedding.cpp)
+bool fuse_rotary_embedding(ExportedProgram& program);
+
+/// A linear layer on constant weights as kiln::linear on those weights
+/// packed for Kiln's tuned kernels (the packed bytes a lifted constant, the
+/// weights they replace dropped): torchao's int8 and int4 weight-only and
+/// dynamic-activation forms, and a float linear of run-time rows (a
+/// language model's sequence) whose weight nothing else reads. Weight-only
+/// forms keep float activations unless `quantize_activations`, which
+/// quantizes them per block of 32, as llama.cpp does. Runs on the training
+/// IR. (fuse_linear.cpp)
+bool fuse_linear(ExportedProgram& program, bool quantize_activations = false);
+
+/// Which fusions fuse_kiln_ops runs.
+struct KilnOpsOptions {
+  /// Weight-only linears quantize their activations (see fuse_linear).
+  bool quantize_activations = false;
+};
+
+/// The fusions above that fit `program`'s dialect: fuse_attention and
+/// fuse_linear on the training IR, the others on core ATen.
+bool fuse_kiln_ops(ExportedProgram& program, const KilnOpsOptions& options = {});
+
+}  // namespace kiln::aot

@@ -1,0 +1,201 @@
+// The fusions into Kiln's own ops (fuse_ops.h): each pattern on a small built
+// graph becomes its one op and computes what the pattern computed (the
+// interpreter runs both, on the portable kernels); a pattern that differs
+// stays as it is; the tiny Llama fixture's layers fuse whole.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "aot/import/pt2_reader.h"
+#include "aot/interpreter/interpreter.h"
+#include "aot/ir/graph_builder.h"
+#include "aot/passes/decompose.h"
+#include "aot/passes/fuse_ops.h"
+#include "aot/passes/test/decompose_testing.h"
+
+namespace kiln::aot {
+namespace {
+
+using testing::ramp;
+
+// How many calls of each op the program makes ("kiln::rms_norm.default": 2).
+std::map<std::string, int> op_counts(const ExportedProgram& program) {
+  std::map<std::string, int> counts;
+  for (const Node* node : program.graph()) {
+    if (node->is_call_function()) ++counts[node->target()];
+  }
+  return counts;
+}
+
+// The program's one output on `inputs`.
+std::vector<double> run(ExportedProgram& program, const std::vector<HostTensor>& inputs) {
+  std::vector<PyTree> leaves;
+  for (const HostTensor& input : inputs) leaves.push_back(PyTree::make_leaf(input));
+  const PyTree result = call_program(program, PyTree::tuple(leaves));
+  return std::get<HostTensor>(tree_flatten(result).first.at(0)).to_doubles();
+}
+
+void expect_close(const std::vector<double>& actual, const std::vector<double>& expected, double tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], tolerance) << "element " << i;
+}
+
+// transformers' LlamaRMSNorm in core ATen: weight * (x * rsqrt(mean(x ** 2) + eps)).
+ExportedProgram rms_norm_program(bool with_weight, double exponent = 2) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3, 8}));
+  Node* pow = b.call("aten::pow.Tensor_Scalar", {x, exponent});
+  Node* mean = b.call("aten::mean.dim", {pow, ArgumentList{-1}, true});
+  Node* add = b.call("aten::add.Tensor", {mean, 1e-6});
+  Node* rsqrt = b.call("aten::rsqrt", {add});
+  Node* normalized = b.call("aten::mul.Tensor", {x, rsqrt});
+  if (with_weight) {
+    Node* weight = b.parameter("norm.weight", ramp({8}, 0.3f));
+    normalized = b.call("aten::mul.Tensor", {weight, normalized});
+  }
+  b.output({normalized});
+  return std::move(b).build();
+}
+
+TEST(FuseRmsNormTest, ThePatternWithItsWeightIsOneCall) {
+  ExportedProgram program = rms_norm_program(true);
+  const HostTensor x = ramp({2, 3, 8}, 0.7f);
+  const std::vector<double> expected = run(program, {x});
+  EXPECT_TRUE(fuse_rms_norm(program));
+  const auto counts = op_counts(program);
+  EXPECT_EQ(counts, (std::map<std::string, int>{{"kiln::rms_norm.default", 1}})) << program.to_string();
+  EXPECT_THAT(program.to_string(), ::testing::HasSubstr("kiln.rms_norm.default(x, p_norm_weight, 1e-06)"));
+  expect_close(run(program, {x}), expected, 1e-6);
+}
+
+TEST(FuseRmsNormTest, WithoutAWeight) {
+  ExportedProgram program = rms_norm_program(false);
+  const HostTensor x = ramp({2, 3, 8}, 0.7f);
+  const std::vector<double> expected = run(program, {x});
+  EXPECT_TRUE(fuse_rms_norm(program));
+  EXPECT_EQ(op_counts(program), (std::map<std::string, int>{{"kiln::rms_norm.default", 1}}));
+  expect_close(run(program, {x}), expected, 1e-6);
+}
+
+TEST(FuseRmsNormTest, OtherNormsStayAsTheyAre) {
+  for (double exponent : {3.0, 1.0}) {
+    ExportedProgram program = rms_norm_program(true, exponent);
+    const std::string before = program.to_string();
+    EXPECT_FALSE(fuse_rms_norm(program));
+    EXPECT_EQ(program.to_string(), before);
+  }
+}
+
+// x * cos + cat(-x[..., 4:], x[..., :4]) * sin over a [1, 2, 3, 8] input (or,
+// `swapped`, cat(-x[..., :4], x[..., 4:]): another rotation).
+ExportedProgram rotary_program(bool swapped = false) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 2, 3, 8}));
+  Node* cos = b.input("cos", f32({1, 1, 3, 8}));
+  Node* sin = b.input("sin", f32({1, 1, 3, 8}));
+  Node* straight = b.call("aten::mul.Tensor", {x, cos});
+  Node* low = b.call("aten::slice.Tensor", {x, 3, 0, 4, 1});
+  Node* high = b.call("aten::slice.Tensor", {x, 3, 4, std::numeric_limits<int64_t>::max(), 1});
+  if (swapped) std::swap(low, high);
+  Node* neg = b.call("aten::neg", {high});
+  Node* rotated = b.call("aten::cat", {ArgumentList{neg, low}, -1});
+  Node* turned = b.call("aten::mul.Tensor", {rotated, sin});
+  b.output({b.call("aten::add.Tensor", {straight, turned})});
+  return std::move(b).build();
+}
+
+TEST(FuseRotaryEmbeddingTest, TheHalfRotationIsOneCall) {
+  ExportedProgram program = rotary_program();
+  const std::vector<HostTensor> inputs = {ramp({1, 2, 3, 8}, 0.5f), ramp({1, 1, 3, 8}, 0.2f), ramp({1, 1, 3, 8}, 0.3f)};
+  const std::vector<double> expected = run(program, inputs);
+  EXPECT_TRUE(fuse_rotary_embedding(program));
+  EXPECT_EQ(op_counts(program), (std::map<std::string, int>{{"kiln::rotary_embedding.default", 1}}));
+  expect_close(run(program, inputs), expected, 1e-6);
+}
+
+TEST(FuseRotaryEmbeddingTest, AnotherSplitStaysAsItIs) {
+  ExportedProgram program = rotary_program(true);
+  EXPECT_FALSE(fuse_rotary_embedding(program));
+}
+
+// scaled_dot_product_attention with keys and values repeated for 2 query
+// heads per key head, as transformers' repeat_kv writes it, and a bool mask.
+ExportedProgram attention_program() {
+  GraphBuilder b;
+  Node* q = b.input("q", f32({1, 4, 3, 8}));
+  Node* k = b.input("k", f32({1, 2, 5, 8}));
+  Node* v = b.input("v", f32({1, 2, 5, 8}));
+  TensorMeta mask_meta = f32({1, 1, 3, 5});
+  mask_meta.dtype = ScalarType::Bool;
+  Node* mask = b.input("mask", mask_meta);
+  auto repeat = [&](Node* x) {
+    Node* u = b.call("aten::unsqueeze", {x, 2});
+    Node* e = b.call("aten::expand", {u, ArgumentList{1, 2, 2, 5, 8}});
+    return b.call("aten::reshape", {e, ArgumentList{1, 4, 5, 8}});
+  };
+  b.output({b.call("aten::scaled_dot_product_attention", {q, repeat(k), repeat(v), mask})});
+  ExportedProgram program = std::move(b).build();
+  program.set_dialect(kTrainingDialect);
+  return program;
+}
+
+HostTensor causal_mask() {
+  HostTensor mask = HostTensor::zeros(ScalarType::Bool, {1, 1, 3, 5});
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j <= i + 1; ++j) mask.data<bool>()[i * 5 + j] = true;
+  }
+  return mask;
+}
+
+TEST(FuseAttentionTest, RepeatedKeyHeadsAreReadInPlace) {
+  ExportedProgram program = attention_program();
+  const std::vector<HostTensor> inputs = {ramp({1, 4, 3, 8}, 0.3f), ramp({1, 2, 5, 8}, 0.2f), ramp({1, 2, 5, 8}, 0.4f),
+                                          causal_mask()};
+  ExportedProgram reference = transform(program, {decompose_to_core_aten()});
+  const std::vector<double> expected = run(reference, inputs);
+  EXPECT_TRUE(fuse_attention(program));
+  EXPECT_EQ(op_counts(program), (std::map<std::string, int>{{"kiln::sdpa.default", 1}})) << program.to_string();
+  EXPECT_THAT(program.to_string(), ::testing::HasSubstr("kiln.sdpa.default(q, k, v, mask, False, 0.35355"));
+  ExportedProgram fused = transform(program, {decompose_to_core_aten()});
+  expect_close(run(fused, inputs), expected, 1e-6);
+}
+
+// A row the mask hides entirely gives zeros (torch's safe softmax).
+TEST(FuseAttentionTest, AHiddenRowIsZeros) {
+  ExportedProgram program = attention_program();
+  EXPECT_TRUE(fuse_attention(program));
+  ExportedProgram fused = transform(program, {decompose_to_core_aten()});
+  HostTensor mask = causal_mask();
+  for (int j = 0; j < 5; ++j) mask.data<bool>()[5 + j] = false;  // row 1
+  const std::vector<double> out = run(fused, {ramp({1, 4, 3, 8}, 0.3f), ramp({1, 2, 5, 8}, 0.2f), ramp({1, 2, 5, 8}, 0.4f), mask});
+  for (int h = 0; h < 4; ++h) {
+    for (int e = 0; e < 8; ++e) EXPECT_EQ(out[(h * 3 + 1) * 8 + e], 0.0);
+  }
+}
+
+// The tiny Llama of the LLM tests: every layer's norms, rotations and
+// attention fuse, and nothing of their patterns is left.
+TEST(FuseKilnOpsTest, TheTinyLlamasLayersFuseWhole) {
+  ExportedProgram program = load_pt2(std::string(KILN_SOURCE_DIR) + "/tests/fixtures/llm/tiny_llama/model.pt2");
+  EXPECT_TRUE(fuse_kiln_ops(program));
+  decompose_to_core_aten(program);
+  EXPECT_TRUE(fuse_kiln_ops(program));
+  const auto counts = op_counts(program);
+  EXPECT_EQ(counts.at("kiln::sdpa.default"), 2);
+  EXPECT_EQ(counts.at("kiln::rms_norm.default"), 5);  // two per layer, and the final norm
+  EXPECT_EQ(counts.at("kiln::rotary_embedding.default"), 4);
+  for (const char* gone : {"aten::rsqrt.default", "aten::pow.Tensor_Scalar", "aten::neg.default", "aten::bmm.default",
+                           "aten::_softmax.default"}) {
+    EXPECT_EQ(counts.count(gone), 0u) << gone << " is left:\n" << program.to_string();
+  }
+  for (const Node* node : program.graph()) {
+    if (node->target() != "kiln::rms_norm.default") continue;
+    EXPECT_TRUE(node->args().at(1).is_node()) << node->format() << ": its weight was not taken in\n" << program.to_string();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::aot
