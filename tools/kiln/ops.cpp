@@ -27,9 +27,11 @@ runs or not: its functional name, whether it is core ATen or a view copy, its
 out variant, the dtypes the portable kernel takes, and how it runs (the
 backends with a kernel for it; a view op runs as its copy; ops of
 torch.export's training IR and in-place ops are decomposed or functionalized
-first; "not yet" for an op nothing runs, "not for inference" for gradients
-and random sampling: lowering refuses both, naming every node that calls
-one). The op table (src/aot/ir/op_table/ops.def) knows every ATen
+first; "not yet" for an op nothing runs yet, and for an op Kiln refuses by
+design the reason: "not for inference: training only" for gradients, random
+sampling and losses, "no kernel: a LAPACK-class factorization", another
+device's op, a sparse or quantized layout, ...; lowering refuses all of
+them, naming every node that calls one). The op table (src/aot/ir/op_table/ops.def) knows every ATen
 op of the torch it was generated from.
 
 Options:
@@ -85,6 +87,7 @@ struct OpRow {
   std::string out_variant;  // "" when the op has none
   std::string dtypes;       // of the portable kernel: "f32 f64"; "" when there is none
   std::string runs_on;      // "portable", "portable (as aten::view_copy)", "lowered by decompositions", ...
+  bool runs = false;        // op_support is not kNone
 };
 
 // The dtypes in the order people read them: floats, integers, bool, the rest.
@@ -129,6 +132,7 @@ std::vector<OpRow> op_rows(bool all) {
     row.op = op.name + (op.overload.empty() ? "" : "." + op.overload);
     row.kind = op.is_core ? "yes" : op.is_view_copy ? "view copy" : "no";
     row.out_variant = op.out_variant;
+    row.runs = support != aot::OpSupport::kNone;
     if (!op.out_variant.empty()) {
       if (const auto* kernel = portable_kernel(op.out_variant)) row.dtypes = dtype_list(kernel->dtypes);
     }
@@ -149,7 +153,11 @@ std::vector<OpRow> op_rows(bool all) {
                                                                 : "lowered by decompositions";
         break;
       case aot::OpSupport::kGraphAssert: row.runs_on = "dropped by lowering (remove_graph_asserts)"; break;
-      case aot::OpSupport::kNone: row.runs_on = aot::is_training_only(op) ? "not for inference" : "not yet"; break;
+      case aot::OpSupport::kNone: {
+        const std::string reason = aot::refusal_reason(op);
+        row.runs_on = reason.empty() ? "not yet" : reason;
+        break;
+      }
     }
     rows.push_back(std::move(row));
   }
@@ -157,16 +165,18 @@ std::vector<OpRow> op_rows(bool all) {
 }
 
 std::string summary(const std::vector<OpRow>& rows) {
-  size_t core = 0, runs = 0, portable = 0, core_gaps = 0, functional = 0;
+  size_t core = 0, runs = 0, portable = 0, core_gaps = 0, functional = 0, refused = 0;
   for (const aot::OpSchema& op : aot::all_op_schemas()) functional += !op.is_out_variant();
   for (const OpRow& row : rows) {
     core += row.kind == "yes";
-    runs += row.runs_on != "not yet" && row.runs_on != "not for inference";
+    runs += row.runs;
+    refused += !row.runs && row.runs_on != "not yet";
     portable += !row.dtypes.empty();
     core_gaps += row.kind == "yes" && row.runs_on == "not yet";
   }
   return std::to_string(rows.size()) + " of the table's " + std::to_string(functional) + " ops: " +
          std::to_string(runs) + " run (" + std::to_string(portable) + " on a portable kernel of their own), " +
+         std::to_string(refused) + " are refused by design, " +
          std::to_string(core) + " are core ATen, of which " + std::to_string(core_gaps) + " do not run yet.";
 }
 
@@ -189,9 +199,12 @@ rest of the table too: the ops that neither run nor are core.
 - **runs on**: the backends with a kernel for the op (a delegate backend may
   still refuse a node of it for its dtypes or shapes). A view op runs as its
   copy; training-IR ops are lowered to core ATen by decompositions first, and
-  in-place ops are functionalized. `not yet`: nothing runs it (`not for
-  inference`: a gradient or random sampling); lowering and `kiln run` refuse a
-  program calling it, naming every such node.
+  in-place ops are functionalized. `not yet`: nothing runs it yet; an op Kiln
+  refuses by design shows the reason instead (`not for inference: training
+  only`, `no kernel: a LAPACK-class factorization`, another device's op, a
+  sparse or quantized layout, a query torch.export evaluates while tracing,
+  ...); lowering and `kiln run` refuse a program calling either, naming every
+  such node and the reason.
 
 )";
 

@@ -1,11 +1,13 @@
 // Decomposition to core ATen: after functionalizing in-place ops, visits each
 // call in graph order and, if its op has a rule in the decomposition table,
-// builds the core-ATen nodes for it just before it, then erases it.
+// builds the replacement nodes just before it, then erases it; sweeps again
+// while the new nodes have rules of their own.
 #include "aot/passes/decompose.h"
 
 #include <string>
 #include <vector>
 
+#include "aot/ir/error.h"
 #include "aot/passes/decompositions.h"
 
 namespace kiln::aot {
@@ -18,6 +20,15 @@ const passes::DecompositionTable& decompositions() {
     passes::add_pool_decompositions(t);
     passes::add_tensor_decompositions(t);
     passes::add_spectral_decompositions(t);
+    passes::add_alias_decompositions(t);
+    passes::add_elementwise_decompositions(t);
+    passes::add_reduce_decompositions(t);
+    passes::add_shape_decompositions(t);
+    passes::add_loss_decompositions(t);
+    passes::add_layer_decompositions(t);
+    passes::add_conv_decompositions(t);
+    passes::add_index_decompositions(t);
+    passes::add_linalg_decompositions(t);
     return t;
   }();
   return table;
@@ -30,12 +41,15 @@ bool has_decomposition(const std::string& target) {
   return decompositions().count(name) > 0 || passes::is_inplace(name);
 }
 
-bool decompose_to_core_aten(ExportedProgram& program) {
-  bool changed = functionalize_inplace_ops(program);
-  // By name: a rule may erase nodes after its own (the getitems of a tuple
-  // it replaces item by item).
+namespace {
+
+// One sweep over the graph: each call with a rule is rewritten. By name: a
+// rule may erase nodes after its own (the getitems of a tuple it replaces
+// item by item).
+bool decompose_once(ExportedProgram& program) {
   std::vector<std::string> names;
   for (const Node* node : program.graph()) names.push_back(node->name());
+  bool changed = false;
   for (const std::string& name : names) {
     Node* node = program.graph().find_node(name);
     if (node == nullptr || !node->is_call_function()) continue;
@@ -44,6 +58,22 @@ bool decompose_to_core_aten(ExportedProgram& program) {
     passes::Rewriter rewriter(*node);
     rule->second(rewriter);
     changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool decompose_to_core_aten(ExportedProgram& program) {
+  bool changed = functionalize_inplace_ops(program);
+  // A rule may build ops that have rules of their own (log_sigmoid builds
+  // softplus): sweeps until none is left. Rules only ever move towards core
+  // ops, so a few sweeps end it; a cycle would be a bug in the rules.
+  constexpr int kMaxSweeps = 8;
+  int sweeps = 0;
+  while (decompose_once(program)) {
+    changed = true;
+    if (++sweeps == kMaxSweeps) throw AotError("decompose_to_core_aten: the rules still rewrite after " + std::to_string(kMaxSweeps) + " sweeps (a cycle)");
   }
   if (changed) update_signature_from_graph(program);
   program.set_dialect(kAtenDialect);

@@ -49,10 +49,10 @@ void decompose_squeeze(Rewriter& r) {
 
 void decompose_contiguous(Rewriter& r) { r.replace_with(r.call("aten::clone", {r.arg(0)}, r.out())); }
 
-// pad(self, pad, mode, value): only constant padding has a core op.
 // pad(self, pad, mode, value): constant padding is constant_pad_nd; reflect
 // and replicate padding of the last 1, 2 or 3 dims (pad holding 2, 4 or 6
-// entries) are reflection_padNd and replication_padNd.
+// entries) are reflection_padNd and replication_padNd; circular padding is
+// _pad_circular.
 void decompose_pad(Rewriter& r) {
   const std::string mode = r.arg(2).is_string() ? r.arg(2).to_string() : "";
   if (mode == "constant") {
@@ -60,8 +60,13 @@ void decompose_pad(Rewriter& r) {
     r.replace_with(r.op("aten::constant_pad_nd", {r.arg(0), r.arg(1), value}));
     return;
   }
+  if (mode == "circular") {
+    // _pad_circular has a rule of its own (decompose_index.cpp), not a meta rule.
+    r.replace_with(r.call("aten::_pad_circular", {r.arg(0), r.arg(1)}, r.out()));
+    return;
+  }
   if (mode != "reflect" && mode != "replicate") {
-    r.fail("padding mode '" + mode + "' does not decompose (constant, reflect and replicate padding do)");
+    r.fail("padding mode '" + mode + "' does not decompose (constant, reflect, replicate and circular padding do)");
   }
   const size_t entries = r.arg(1).is_list() ? r.arg(1).list().size() : 0;
   if (entries != 2 && entries != 4 && entries != 6) {

@@ -8,6 +8,7 @@
 
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
+#include "aot/ir/op_table/infer_meta.h"
 #include "aot/ir/op_table/op_schema.h"
 #include "aot/ir/op_table/schema_binding.h"
 #include "aot/passes/decompose.h"
@@ -49,11 +50,16 @@ Node* functional_value(Rewriter& r, const std::string& target) {
       args.push_back(r.arg(i));
     }
   }
-  Node* value = r.op(schema.qualified_name(), std::move(args), std::move(kwargs));
-  // self keeps its sizes, but for the ops that change them (resize_,
-  // squeeze_, t_, ...), whose call the export gave the new sizes.
   const TensorMeta& self = r.tensor_arg(0)->meta.tensor();
   const bool has_meta = std::holds_alternative<TensorMeta>(r.node().meta.val);
+  // A functional op without a meta rule is one with a decomposition
+  // (addcmul, lerp, ...): it leaves its result in self, so it takes self's
+  // meta, and its decomposition then checks that its value fits.
+  Node* value = has_meta_rule(schema.qualified_name())
+                    ? r.op(schema.qualified_name(), std::move(args), std::move(kwargs))
+                    : r.call(schema.qualified_name(), std::move(args), has_meta ? r.out() : self, std::move(kwargs));
+  // self keeps its sizes, but for the ops that change them (resize_,
+  // squeeze_, t_, ...), whose call the export gave the new sizes.
   if (value->meta.tensor().sizes != (has_meta ? r.out() : self).sizes) {
     r.fail("the result " + value->meta.tensor().to_string() + " does not fit self " + self.to_string());
   }

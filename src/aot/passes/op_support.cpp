@@ -30,6 +30,10 @@ OpSupport op_support(const OpSchema& schema, const KernelQuery& has_kernel) {
   if (const OpSchema* twin = view_copy_twin(schema); twin != nullptr && kernel_for(*twin, has_kernel)) {
     return OpSupport::kViewCopy;
   }
+  // An alias runs as the op it names, or not at all.
+  if (const OpSchema* target = alias_target(schema)) {
+    return op_support(*target, has_kernel) == OpSupport::kNone ? OpSupport::kNone : OpSupport::kDecomposition;
+  }
   if (has_decomposition(name)) return OpSupport::kDecomposition;
   return OpSupport::kNone;
 }
@@ -65,8 +69,8 @@ void check_ops_supported(const ExportedProgram& program, const KernelQuery& has_
     const std::vector<std::string> near = close_op_names(schema->qualified_name(), [&](const OpSchema& other) {
       return !other.is_out_variant() && related(other) && op_support(other, has_kernel) != OpSupport::kNone;
     });
-    if (is_training_only(*schema)) {
-      line += " (not for inference: training only)";
+    if (const std::string reason = refusal_reason(*schema); !reason.empty()) {
+      line += " (" + reason + ")";
     } else if (!near.empty()) {
       line += " (nearest that runs: " + near.front() + ")";
     }

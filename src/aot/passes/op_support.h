@@ -33,12 +33,23 @@ OpSupport op_support(const OpSchema& schema, const KernelQuery& has_kernel);
 /// in training mode as native_dropout, ...). Lowering refuses it as such.
 bool is_training_only(const OpSchema& schema);
 
+/// Why Kiln refuses `schema` by design, as `kiln ops` and lowering print it:
+/// "not for inference: training only", "no kernel: a LAPACK-class
+/// factorization", ... (rules over the op's name family and schema,
+/// op_refusals.cpp); "" for an op no rule refuses. Meaningful for an op whose
+/// op_support is kNone: a rule may name an op that has a kernel anyway.
+std::string refusal_reason(const OpSchema& schema);
+/// The same by qualified name, also for namespaces outside the op table
+/// (quantized::, mkldnn::, _test::, inductor::, _native_aot::).
+std::string refusal_reason(const std::string& qualified_name);
+
 /// Throws AotError listing every call node of `program` (its own graph; a
 /// delegate's nodes are its backend's business) whose op is kNone, as
 ///   "2 nodes call ops <kernels> cannot run (no kernel and no decomposition):
 ///     foo: aten::as_strided.default (nearest that runs: aten::as_strided_copy.default)
 ///     bar: aten::nonzero.default
 ///     baz: aten::native_dropout.default (not for inference: training only)"
+/// (a refused op carries its refusal_reason).
 /// `kernels` names the library ("the portable kernels").
 void check_ops_supported(const ExportedProgram& program, const KernelQuery& has_kernel, const std::string& kernels);
 

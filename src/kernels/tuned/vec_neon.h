@@ -4,6 +4,10 @@
 // offset): q8 bytes as they are, q4 nibbles sign-extended by shifts.
 #pragma once
 
+// Only Arm targets have these registers: elsewhere (an installed copy of this
+// header included alone on x86) it declares nothing.
+#if defined(__aarch64__) || defined(__ARM_NEON)
+
 #include <arm_neon.h>
 
 #include <cstdint>
@@ -106,3 +110,5 @@ struct VecNeon {
 };
 
 }  // namespace kiln::kernels::tuned::detail
+
+#endif  // defined(__aarch64__) || defined(__ARM_NEON)

@@ -355,6 +355,7 @@ expect "ops stray argument" 2 "unexpected argument 'relu' for 'kiln ops'" -- ops
 expect "ops lists an op with its out variant" 0 "aten::add.out" -- ops
 expect "ops lists view ops as their copies" 0 "as aten::view_copy: portable" -- ops
 expect "ops lists training-IR ops as decomposed" 0 "lowered by decompositions" -- ops
+expect "ops --all names why an op is refused" 0 "no kernel: a LAPACK-class factorization" -- ops --all
 expect "ops markdown is a table" 0 "| op | core | out variant | portable dtypes | runs on |" -- ops --markdown
 # The devtools: debug record, Kiln trace, profile, compare
 crt="$fixtures/conv_relu_tan"

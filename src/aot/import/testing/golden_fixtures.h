@@ -25,12 +25,23 @@ namespace kiln::aot::testing {
 
 inline const std::string kFixtures = KILN_SOURCE_DIR "/tests/fixtures/";
 
+inline nlohmann::json read_fixture_manifest(const std::string& path) {
+  std::ifstream file(kFixtures + path);
+  if (!file.good()) throw std::runtime_error("cannot read " + kFixtures + path);
+  return nlohmann::json::parse(file);
+}
+
 inline const nlohmann::json& fixture_manifest() {
-  static const nlohmann::json parsed = [] {
-    std::ifstream file(kFixtures + "manifest.json");
-    if (!file.good()) throw std::runtime_error("cannot read " + kFixtures + "manifest.json");
-    return nlohmann::json::parse(file);
-  }();
+  static const nlohmann::json parsed = read_fixture_manifest("manifest.json");
+  return parsed;
+}
+
+/// The fixtures of the training IR alone (tests/fixtures/training_ir/, named
+/// "training_ir/<name>"): programs as torch.export.export leaves them, whose
+/// ops only Kiln's decompositions lower. The decomposition tests read them;
+/// the suites that run a fixture's core program do not.
+inline const nlohmann::json& training_ir_manifest() {
+  static const nlohmann::json parsed = read_fixture_manifest("training_ir/manifest.json");
   return parsed;
 }
 
@@ -59,14 +70,23 @@ struct FixtureFile {
 };
 inline void PrintTo(const FixtureFile& f, std::ostream* out) { *out << f.fixture << "/" << f.file; }
 
-/// Every program file of every fixture of the manifest, in its order.
-inline std::vector<FixtureFile> fixture_files() {
+inline std::vector<FixtureFile> files_of(const nlohmann::json& manifest) {
   std::vector<FixtureFile> files;
-  for (const auto& fixture : fixture_manifest().at("fixtures")) {
+  for (const auto& fixture : manifest.at("fixtures")) {
     for (const auto& [file, ops] : fixture.at("programs").items()) {
       files.push_back({fixture.at("name"), file, manifest_cases(fixture)});
     }
   }
+  return files;
+}
+
+/// Every program file of every fixture of the manifest, in its order.
+inline std::vector<FixtureFile> fixture_files() { return files_of(fixture_manifest()); }
+
+/// fixture_files(), then the training-IR fixtures' programs.
+inline std::vector<FixtureFile> fixture_files_with_training_ir() {
+  std::vector<FixtureFile> files = fixture_files();
+  for (FixtureFile& file : files_of(training_ir_manifest())) files.push_back(std::move(file));
   return files;
 }
 

@@ -241,15 +241,22 @@ void infer_getitem(Node& node) {
 
 // The rule of `schema`, or of its functional op when it is an in-place op
 // (with `functional` set to that op); null if neither has one.
+// An alias (arccos) takes the rule of the op it names (acos).
+const meta::Rule* own_rule(const OpSchema& schema) {
+  if (auto rule = rules().find(schema.qualified_name()); rule != rules().end()) return &rule->second;
+  const OpSchema* target = alias_target(schema);
+  return target == nullptr ? nullptr : own_rule(*target);
+}
+
 const meta::Rule* find_rule(const OpSchema& schema, const OpSchema** functional) {
   *functional = nullptr;
-  if (auto rule = rules().find(schema.qualified_name()); rule != rules().end()) return &rule->second;
+  if (const meta::Rule* rule = own_rule(schema)) return rule;
   const OpSchema* of = functional_of_inplace(schema);
   if (of == nullptr) return nullptr;
-  auto rule = rules().find(of->qualified_name());
-  if (rule == rules().end()) return nullptr;
+  const meta::Rule* rule = own_rule(*of);
+  if (rule == nullptr) return nullptr;
   *functional = of;
-  return &rule->second;
+  return rule;
 }
 
 // An in-place op leaves its functional op's result in self: the functional

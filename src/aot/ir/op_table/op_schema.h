@@ -148,6 +148,10 @@ const OpSchema* view_copy_twin(const OpSchema& schema);
 /// but for self's write annotation (and name: dropout's is `input`), and one
 /// result. nullptr for other ops.
 const OpSchema* functional_of_inplace(const OpSchema& schema);
+/// The op torch documents `schema` as an alias of ("Alias for :func:`torch.acos`":
+/// aten::acos.default for aten::arccos.default), with the same arguments and
+/// returns (aliases.def, generated from torch). nullptr for other ops.
+const OpSchema* alias_target(const OpSchema& schema);
 /// Every schema of the table, functional ops and out variants, in ops.def order
 /// (each row's functional op, then its out variant).
 std::span<const OpSchema> all_op_schemas();

@@ -151,3 +151,17 @@ const OpSchema& get_op_schema(std::string_view qualified_name) {
 std::span<const OpSchema> all_op_schemas() { return op_table().schemas; }
 
 }  // namespace kiln::aot
+
+namespace kiln::aot {
+
+const OpSchema* alias_target(const OpSchema& schema) {
+  static const std::unordered_map<std::string, std::string> aliases = {
+#define KILN_ALIAS(from, to) {from, to},
+#include "aot/ir/op_table/aliases.def"
+#undef KILN_ALIAS
+  };
+  const auto it = aliases.find(schema.qualified_name());
+  return it == aliases.end() ? nullptr : &get_op_schema(it->second);
+}
+
+}  // namespace kiln::aot

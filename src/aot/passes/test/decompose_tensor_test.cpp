@@ -47,12 +47,20 @@ TEST(DecomposePadTest, ReflectAndReplicatePaddingBecomeTheirPadOps) {
   expect_values_near(outputs.at(1), {0, 0, 1, 2, 3, 3, 0, 0, 1, 2, 3, 3, 4, 4, 5, 6, 7, 7});
 }
 
+TEST(DecomposePadTest, CircularPaddingWrapsAround) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4}));
+  b.output({call_with_meta(b, "aten::pad", {x, ArgumentList{2, 1}, "circular"}, f32({1, 7}))});
+  ExportedProgram program = decomposed(std::move(b));
+  const auto outputs = run(program, {HostTensor::from_vector<float>({1, 4}, {0, 1, 2, 3})});
+  expect_values_near(outputs.at(0), {2, 3, 0, 1, 2, 3, 0});
+}
+
 TEST(DecomposePadTest, OtherModesAndPadLengthsAreAnErrorNamingTheNode) {
-  GraphBuilder circular;
-  Node* x = circular.input("x", f32({2, 3}));
-  circular.output({circular.call("aten::pad", {x, ArgumentList{1, 1}, "circular"})});
-  expect_decomposition_fails(std::move(circular),
-                             "node 'pad' (aten::pad.default): padding mode 'circular' does not decompose");
+  GraphBuilder other;
+  Node* x = other.input("x", f32({2, 3}));
+  other.output({call_with_meta(other, "aten::pad", {x, ArgumentList{1, 1}, "mirror"}, f32({2, 5}))});
+  expect_decomposition_fails(std::move(other), "node 'pad' (aten::pad.default): padding mode 'mirror' does not decompose");
   GraphBuilder four_dims;
   Node* y = four_dims.input("y", f32({1, 2, 3, 4, 5}));
   four_dims.output({call_with_meta(four_dims, "aten::pad", {y, ArgumentList{1, 1, 1, 1, 1, 1, 1, 1}, "reflect"},

@@ -47,9 +47,11 @@ void PrintTo(const Fixture& f, std::ostream* out) { *out << f.name; }
 
 std::vector<Fixture> training_ir_fixtures() {
   std::vector<Fixture> result;
-  for (const auto& fixture : manifest().at("fixtures")) {
-    if (!fixture.at("programs").contains("model.pt2")) continue;
-    result.push_back({fixture.at("name"), testing::manifest_cases(fixture)});
+  for (const nlohmann::json* list : {&manifest(), &testing::training_ir_manifest()}) {
+    for (const auto& fixture : list->at("fixtures")) {
+      if (!fixture.at("programs").contains("model.pt2")) continue;
+      result.push_back({fixture.at("name"), testing::manifest_cases(fixture)});
+    }
   }
   return result;
 }
@@ -115,7 +117,13 @@ TEST_P(TrainingIrFixtureTest, EveryDecomposedNodeCarriesItsSourceOpsHandle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, TrainingIrFixtureTest, ::testing::ValuesIn(training_ir_fixtures()),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto& info) {
+                           std::string name = info.param.name;  // "training_ir/ops": a gtest name has no '/'
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 // The mutation outputs match the ones torch's run_decompositions() adds.
 TEST(DecomposeFixtureTest, MutationOutputsMatchTheCoreProgram) {

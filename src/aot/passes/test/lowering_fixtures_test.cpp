@@ -64,7 +64,7 @@ TEST_P(LoweredFixtureTest, RunsAsPyTorchDid) {
   for (const std::string& name : GetParam().cases) expect_case_matches_pytorch(program, GetParam().fixture, name);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, LoweredFixtureTest, ::testing::ValuesIn(testing::fixture_files()),
+INSTANTIATE_TEST_SUITE_P(Fixtures, LoweredFixtureTest, ::testing::ValuesIn(testing::fixture_files_with_training_ir()),
                          [](const auto& info) { return info.param.test_name(); });
 
 }  // namespace

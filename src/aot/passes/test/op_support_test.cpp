@@ -8,6 +8,7 @@
 #include "aot/ir/graph_builder.h"
 #include "aot/ir/testing/aot_testing.h"
 #include "aot/passes/op_support.h"
+#include "aot/passes/test/decompose_testing.h"
 
 namespace kiln::aot {
 namespace {
@@ -80,6 +81,14 @@ TEST(CheckOpsSupported, NamesEveryNodeThatCannotRunAtOnce) {
   GraphBuilder ok;
   ok.output({ok.call("aten::relu", {ok.input("x", f32({2}))})});
   EXPECT_NO_THROW(check_ops_supported(std::move(ok).build(), test_kernels, "the test kernels"));
+}
+
+TEST(CheckOpsSupported, GivesTheReasonOfAnOpRefusedByDesign) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({3, 3}));
+  b.output({testing::call_with_meta(b, "aten::det", {x}, f32({}))});
+  const std::string message = error_of([&] { check_ops_supported(std::move(b).build(), test_kernels, "the test kernels"); });
+  EXPECT_THAT(message, HasSubstr("\n  det: aten::det.default (no kernel: a LAPACK-class factorization)"));
 }
 
 }  // namespace
