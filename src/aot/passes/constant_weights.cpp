@@ -74,6 +74,8 @@ std::optional<AffineWeights> affine_weights(const ExportedProgram& program, Node
 }
 
 void drop_weight(ExportedProgram& program, Node* node) {
+  if (!readers(node).empty()) return;
+  for (Node* check : std::vector<Node*>(node->users())) program.graph().erase_node(check);
   const auto placeholders = program.graph().placeholders();
   auto& specs = program.graph_signature().input_specs;
   for (size_t i = 0; i < placeholders.size() && i < specs.size(); ++i) {

@@ -36,8 +36,8 @@ struct AffineWeights {
 /// `node` as AffineWeights, or nothing if it is not one.
 std::optional<AffineWeights> affine_weights(const ExportedProgram& program, Node* node);
 
-/// Drops `node`, the placeholder of a weight nothing reads any more, with its
-/// input spec and its tensor.
+/// Drops `node`, the placeholder of a weight, with its input spec, its tensor
+/// and the graph asserts on it, when nothing else reads it any more.
 void drop_weight(ExportedProgram& program, Node* node);
 
 }  // namespace kiln::aot::passes

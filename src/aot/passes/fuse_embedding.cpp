@@ -77,9 +77,7 @@ Node* rewrite(ExportedProgram& program, Lookup& lookup) {
                        {weight, scale_node, zero_points, lo, hi, lookup.indices}, r.out());
   r.replace_with(fused);
   passes::erase_unused(program.graph(), {t.nodes.front()});
-  for (size_t i = 1; i < t.nodes.size(); ++i) {
-    if (t.nodes[i]->users().empty()) passes::drop_weight(program, t.nodes[i]);
-  }
+  for (size_t i = 1; i < t.nodes.size(); ++i) passes::drop_weight(program, t.nodes[i]);
   return fused;
 }
 

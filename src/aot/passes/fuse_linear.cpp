@@ -196,6 +196,26 @@ std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node
   return linear;
 }
 
+// reshape(x, [-1, K]) before a 2-D product and the reshape of its result
+// back to x's leading dims: kiln::linear takes x as it is and gives the
+// result its shape, so both go.
+void absorb_flattening(Linear& linear, int64_t n) {
+  const auto flat = call_args(linear.input, "aten::reshape.default");
+  if (!flat || !passes::only_read_by(linear.input, linear.pattern.front())) return;
+  Node* x = node_of(flat->at(0));
+  const std::vector<Node*> readers = passes::readers(linear.anchor);
+  if (x == nullptr || !is_float(x) || readers.size() != 1) return;
+  Node* restore = readers.front();
+  if (!call_args(restore, "aten::reshape.default")) return;
+  std::vector<SymExpr> sizes = x->meta.tensor().sizes;
+  sizes.back() = SymExpr::constant(n);
+  if (!(restore->meta.tensor().sizes == sizes)) return;
+  linear.pattern.push_back(linear.input);
+  linear.pattern.push_back(linear.anchor);
+  linear.input = x;
+  linear.anchor = restore;
+}
+
 // mul(mm(x2, to(t(Wq), f32)), flatten(to(s, f32))): Int8WeightOnlyConfig's form.
 std::optional<Linear> match_int8_weight_only(const ExportedProgram& program, Node* node) {
   const auto mul = call_args(node, "aten::mul.Tensor");
@@ -226,13 +246,14 @@ std::optional<Linear> match_int8_weight_only(const ExportedProgram& program, Nod
   Linear linear;
   linear.anchor = node;
   linear.input = x;
+  linear.pattern = {mm, flatten, to_w, t, to_s, qn, sn};
+  absorb_flattening(linear, q->sizes()[0]);
   linear.weights.desc.n = q->sizes()[0];
   linear.weights.desc.k = q->sizes()[1];
   linear.weights.desc.format = tuned::WeightFormat::kQ8;
   linear.weights.desc.group_size = q->sizes()[1];
   linear.weights.values = q->is_contiguous() ? *q : q->clone();
   for (double v : s->to_doubles()) linear.weights.scales.push_back(static_cast<float>(v));
-  linear.pattern = {mm, flatten, to_w, t, to_s, qn, sn};
   return linear;
 }
 
@@ -276,9 +297,7 @@ Node* rewrite(ExportedProgram& program, Linear& linear, bool quantize_activation
   std::vector<Node*> calls;
   for (Node* node : linear.pattern) (node->is_placeholder() ? placeholders : calls).push_back(node);
   passes::erase_unused(program.graph(), calls);
-  for (Node* node : placeholders) {
-    if (node->users().empty()) drop_weight(program, node);
-  }
+  for (Node* node : placeholders) drop_weight(program, node);
   return fused;
 }
 
