@@ -28,8 +28,7 @@ bool is_int_list(const Argument& arg, const std::vector<int64_t>& values) {
 
 std::optional<AffineWeights> affine_weights(const ExportedProgram& program, Node* node) {
   const auto args = call_args(node, "torchao::dequantize_affine.default");
-  const auto* meta = node != nullptr ? std::get_if<TensorMeta>(&node->meta.val) : nullptr;
-  if (!args || meta == nullptr || meta->dtype != ScalarType::Float) return std::nullopt;
+  if (!args || !is_float(node)) return std::nullopt;
   Node* qn = node_of(args->at(0));
   Node* sn = node_of(args->at(2));
   Node* zn = node_of(args->at(3));

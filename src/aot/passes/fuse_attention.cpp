@@ -18,12 +18,8 @@ namespace kiln::aot {
 namespace {
 
 using passes::call_args;
+using passes::is_float;
 using passes::node_of;
-
-bool is_float(const Node* node) {
-  const auto* meta = node != nullptr ? std::get_if<TensorMeta>(&node->meta.val) : nullptr;
-  return meta != nullptr && meta->dtype == ScalarType::Float;
-}
 
 // `node` as repeat_kv(x) with its nodes, or `node` itself with none.
 Node* unrepeated(Node* node, std::vector<Node*>& pattern) {

@@ -38,16 +38,12 @@ namespace {
 
 using passes::AffineWeights;
 using passes::call_args;
+using passes::is_float;
 using passes::drop_weight;
 using passes::is_int_list;
 using passes::node_of;
 using passes::weight_of;
 namespace tuned = kernels::tuned;
-
-bool is_float(const Node* node) {
-  const auto* meta = node != nullptr ? std::get_if<TensorMeta>(&node->meta.val) : nullptr;
-  return meta != nullptr && meta->dtype == ScalarType::Float;
-}
 
 // Weights as the tuned kernels take them: [n, k] values, scales [n, groups].
 struct Weights {

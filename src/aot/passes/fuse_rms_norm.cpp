@@ -14,13 +14,9 @@ namespace kiln::aot {
 namespace {
 
 using passes::call_args;
+using passes::is_float;
 using passes::node_of;
 using passes::only_read_by;
-
-bool is_float(const Node* node) {
-  const auto* meta = node != nullptr ? std::get_if<TensorMeta>(&node->meta.val) : nullptr;
-  return meta != nullptr && meta->dtype == ScalarType::Float;
-}
 
 // x ** 2, as pow(x, 2) or x * x: x, or null.
 Node* squared(Node* node) {

@@ -24,6 +24,12 @@ inline std::optional<std::vector<Argument>> call_args(const Node* node, const st
   return bind_node_arguments(*node);
 }
 
+/// True if `node` is a float32 tensor.
+inline bool is_float(const Node* node) {
+  const auto* meta = node != nullptr ? std::get_if<TensorMeta>(&node->meta.val) : nullptr;
+  return meta != nullptr && meta->dtype == ScalarType::Float;
+}
+
 /// The node an argument names, or null.
 inline Node* node_of(const Argument& arg) { return arg.is_node() ? arg.node() : nullptr; }
 
