@@ -239,3 +239,38 @@ TEST(EliminateCommonSubexpressionsTest, TheTinyLlamasLayersShareWhatTheyRecomput
 
 }  // namespace
 }  // namespace kiln::aot
+
+namespace kiln::aot {
+namespace {
+
+// A float linear whose weight another op reads too (an embedding table tied
+// to the projection to the vocabulary) reads that weight in place; one of
+// static rows on a weight of its own stays for the backends.
+TEST(FuseLinearTest, ATiedWeightIsReadInPlaceAndAnOwnStaticOneStays) {
+  GraphBuilder b;
+  TensorMeta ids_meta = f32({2});
+  ids_meta.dtype = ScalarType::Long;
+  Node* ids = b.input("ids", ids_meta);
+  Node* x = b.input("x", f32({1, 8}));
+  Node* table = b.parameter("table", ramp({16, 8}, 0.2f));
+  Node* own = b.parameter("own", ramp({4, 8}, 0.3f));
+  Node* looked_up = b.call("aten::embedding", {table, ids});
+  Node* logits = b.call("aten::linear", {x, table});
+  Node* other = b.call("aten::linear", {x, own});
+  b.output({looked_up, logits, other});
+  ExportedProgram program = std::move(b).build();
+  program.set_dialect(kTrainingDialect);
+  EXPECT_TRUE(fuse_linear(program));
+  const auto counts = op_counts(program);
+  EXPECT_EQ(counts.at("kiln::linear.default"), 1);
+  EXPECT_EQ(counts.at("aten::linear.default"), 1);
+  for (const Node* node : program.graph()) {
+    if (node->target() != "kiln::linear.default") continue;
+    EXPECT_EQ(node->args().at(1).node()->name(), "p_table") << node->format();
+    EXPECT_EQ(to_string(node->args().at(4)), "'f32_rows'") << node->format();
+  }
+  EXPECT_EQ(program.state_dict().size(), 2u);  // nothing packed, nothing dropped
+}
+
+}  // namespace
+}  // namespace kiln::aot
