@@ -63,6 +63,8 @@ def main():
     for directory, form in dirs:
         with open(os.path.join(directory, "reference.json")) as f:
             references = json.load(f)
+        # export.py records the torchao form it quantized with.
+        form = form or next((r.get("quantize") for r in references if r.get("quantize")), None)
         variants = [(backend, False) for backend in args.backends.split(",")]
         if args.quantize_activations and form in ("int8wo", "int4wo"):
             variants += [(backend, True) for backend in args.backends.split(",")]

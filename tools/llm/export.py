@@ -321,7 +321,7 @@ def main():
                 raise SystemExit(f"prompt '{prompt}' is text, and {args.model} has no tokenizer: give ids")
             fresh = (export(exportable(model, max_cache_len, args.all_logits), max_prompt_len, strict=not args.non_strict)
                      if reference else ep)
-            reference.append({"prompt": prompt, "prompt_ids": ids,
+            reference.append({"prompt": prompt, "prompt_ids": ids, "quantize": args.quantize,
                               "greedy_ids": greedy(fresh, ids, args.reference_tokens, max_cache_len, max_prompt_len, eos_ids)})
     with open(os.path.join(args.out, "reference.json"), "w") as f:
         json.dump(reference, f, indent=1)
