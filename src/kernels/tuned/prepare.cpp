@@ -101,18 +101,40 @@ float clampf(float v, float lo, float hi) {
 // torchao's float32 steps: scale = (max(x, 0) - min(x, 0)) / 255, at least
 // eps; z = clamp(-128 - round(min / scale)); q = clamp(round(x * (1 / scale))
 // + z).
-void quantize_per_token(const float* x, int64_t k, float eps, int8_t* q, float* scale, int32_t* zero) {
+// Sixteen lanes of minima and maxima, one per vector lane, so that the
+// compiler vectorizes the scan (a single running min is a chain it keeps
+// scalar); each clone compiled for its ISA (x86-64; aarch64's baseline has NEON).
+#if defined(__x86_64__) && !defined(__clang__)
+#define KILN_PREPARE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define KILN_PREPARE_CLONES
+#endif
+
+KILN_PREPARE_CLONES void quantize_per_token(const float* x, int64_t k, float eps, int8_t* q, float* scale,
+                                            int32_t* zero) {
+  constexpr int64_t kLanes = 16;
+  float lows[kLanes] = {}, highs[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= k; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) {
+      // std::min's and std::max's choices, NaN included (it is passed over).
+      lows[j] = x[i + j] < lows[j] ? x[i + j] : lows[j];
+      highs[j] = highs[j] < x[i + j] ? x[i + j] : highs[j];
+    }
+  }
   float lo = 0.0f, hi = 0.0f;
-  for (int64_t i = 0; i < k; ++i) {
+  for (; i < k; ++i) {
     lo = std::min(lo, x[i]);
     hi = std::max(hi, x[i]);
+  }
+  for (int64_t j = 0; j < kLanes; ++j) {
+    lo = std::min(lo, lows[j]);
+    hi = std::max(hi, highs[j]);
   }
   const float s = std::max((hi - lo) / 255.0f, eps);
   const float z = clampf(-128.0f - round_even(lo / s), -128.0f, 127.0f);
   const float inverse = 1.0f / s;
-  for (int64_t i = 0; i < k; ++i) {
-    q[i] = static_cast<int8_t>(clampf(round_even(x[i] * inverse) + z, -128.0f, 127.0f));
-  }
+  for (i = 0; i < k; ++i) q[i] = static_cast<int8_t>(clampf(round_even(x[i] * inverse) + z, -128.0f, 127.0f));
   *scale = s;
   *zero = static_cast<int32_t>(z);
 }
