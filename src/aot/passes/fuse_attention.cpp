@@ -108,7 +108,8 @@ bool fuse_kiln_ops(ExportedProgram& program, const KilnOpsOptions& options) {
   }
   const bool norms = fuse_rms_norm(program);
   const bool rotations = fuse_rotary_embedding(program);
-  return norms || rotations;
+  const bool gates = fuse_gated_activation(program);
+  return norms || rotations || gates;
 }
 
 }  // namespace kiln::aot

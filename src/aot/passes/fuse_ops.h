@@ -34,6 +34,11 @@ bool fuse_rotary_embedding(ExportedProgram& program);
 /// IR. (fuse_linear.cpp)
 bool fuse_linear(ExportedProgram& program, bool quantize_activations = false);
 
+/// activation(gate) * up, the activation silu (x * sigmoid(x), as
+/// decomposition writes it) or gelu (exact or tanh), as one
+/// kiln::gated_activation. Core ATen. (fuse_gated_activation.cpp)
+bool fuse_gated_activation(ExportedProgram& program);
+
 /// An embedding of a table torchao quantized (dequantize_affine of int8 or
 /// int4 weights) as ExecuTorch's quantized lookup (embedding_byte or
 /// embedding_4bit), which dequantizes only the rows it reads. Runs on the

@@ -659,5 +659,8 @@ void kiln_rotary_embedding_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// kernels::tuned::pack_linear (f32, q8 or q4; float or int8 activations),
 /// plus bias; split over the kernel threads (runtime/kernel/thread_pool.h).
 void kiln_linear_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// kiln::gated_activation.out: activation(gate) * up, the activation 'silu',
+/// 'gelu' or 'gelu_tanh', computed as the unfused ops compute it.
+void kiln_gated_activation_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 }  // namespace kiln::kernels::portable

@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string_view>
 
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/kernel_args.h"
+#include "kernels/portable/util/vector_math.h"
 
 namespace kiln::kernels::portable {
 
@@ -25,17 +27,12 @@ namespace {
 // of one query row lives on the stack, so the kernel needs no scratch.
 constexpr int64_t kMaxValueSize = 1024;
 
-#define KILN_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 // Sixteen partial sums, one per vector lane, added up as a tree: the
 // compiler vectorizes both without reassociating a single sum (the library
 // keeps strict float math). kE > 0: the length known when compiling.
-// Inlined into each ISA's clone of its caller (target_clones compiles only
-// the clone itself for the ISA: a function it calls is the baseline's).
-#define KILN_INLINE inline __attribute__((always_inline))
-
 template <int64_t kE>
-KILN_INLINE float dot(const float* a, const float* b, int64_t n) {
+KILN_VECTOR_MATH_INLINE float dot(const float* a, const float* b, int64_t n) {
   constexpr int64_t kLanes = 16;
   if constexpr (kE > 0) n = kE;
   float partial[kLanes] = {};
@@ -52,30 +49,10 @@ KILN_INLINE float dot(const float* a, const float* b, int64_t n) {
   return partial[0];
 }
 
-// exp(x[t] - top) for t < n, in place, x[t] <= top; -inf gives 0. Cody-Waite
-// reduction to r in [-ln2/2, ln2/2] and a degree-6 polynomial (about 2 ulp),
-// branch-free so that the loop vectorizes: the one exp per key would
-// otherwise cost more than its dot product.
-KILN_INLINE void exp_shifted(float* x, int64_t n, float top) {
-  for (int64_t t = 0; t < n; ++t) {
-    const float v = x[t] - top;
-    const bool hidden = !(v >= -87.0f);  // -inf, or past float's range: 0
-    const float c = hidden ? -87.0f : v;
-    const float k = std::floor(c * 1.44269504088896341f + 0.5f);
-    const float r = (c - k * 0.693145751953125f) - k * 1.428606765330187e-06f;
-    float p = 1.0f / 5040;
-    p = p * r + 1.0f / 720;
-    p = p * r + 1.0f / 120;
-    p = p * r + 1.0f / 24;
-    p = p * r + 1.0f / 6;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    const int32_t bits = (static_cast<int32_t>(k) + 127) << 23;
-    float scale;
-    std::memcpy(&scale, &bits, sizeof scale);
-    x[t] = hidden ? 0.0f : p * scale;
-  }
+// exp(x[t] - top) for t < n, in place (x[t] <= top; -inf gives 0), with
+// vector_math.h's exp: the loop vectorizes in each ISA's clone of the caller.
+KILN_VECTOR_MATH_INLINE void exp_shifted(float* x, int64_t n, float top) {
+  for (int64_t t = 0; t < n; ++t) x[t] = util::exp_f32(x[t] - top);
 }
 
 // Keys are scored, exponentiated and summed this many at a time.
@@ -89,7 +66,7 @@ constexpr int64_t kKeyBlock = 64;
 // compiling (64 and 128 are most models'), so the compiler keeps the row's
 // sums in registers.
 template <int64_t kE, int64_t kEv>
-KILN_INLINE void attend_row(const float* q, const float* k, const float* v, int64_t last, int64_t e, int64_t ev,
+KILN_VECTOR_MATH_INLINE void attend_row(const float* q, const float* k, const float* v, int64_t last, int64_t e, int64_t ev,
                        float scale, const bool* allowed, const float* bias, float* out) {
   constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   if constexpr (kE > 0) e = kE;
@@ -114,7 +91,7 @@ KILN_INLINE void attend_row(const float* q, const float* k, const float* v, int6
     if (block_top == kMinusInf) continue;
     if (block_top > top) {
       if (top != kMinusInf) {
-        const float shrink = std::exp(top - block_top);
+        const float shrink = util::exp_f32(top - block_top);
         total *= shrink;
         for (int64_t i = 0; i < ev; ++i) acc[i] *= shrink;
       }
@@ -139,7 +116,7 @@ typedef float Float16 __attribute__((vector_size(64)));
 // one, so the ABI GCC warns about never applies.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
-KILN_INLINE Float16 load16(const float* p) {
+KILN_VECTOR_MATH_INLINE Float16 load16(const float* p) {
   Float16 v;
   std::memcpy(&v, p, sizeof v);
   return v;
@@ -149,7 +126,7 @@ typedef float Float8 __attribute__((vector_size(32)));
 typedef float Float4 __attribute__((vector_size(16)));
 
 // The lanes added as a tree of halves (shuffles, not a loop through memory).
-KILN_INLINE float sum16(Float16 v) {
+KILN_VECTOR_MATH_INLINE float sum16(Float16 v) {
   const Float8 a = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
                    __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
   const Float4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) + __builtin_shufflevector(a, a, 4, 5, 6, 7);
@@ -159,7 +136,7 @@ KILN_INLINE float sum16(Float16 v) {
 // attend_row for head sizes kE and kEv that are multiples of 16: the query,
 // and the row's weighted sum of values, held in registers.
 template <int kE, int kEv>
-KILN_INLINE void attend_row_fixed(const float* q, const float* k, const float* v, int64_t last, float scale,
+KILN_VECTOR_MATH_INLINE void attend_row_fixed(const float* q, const float* k, const float* v, int64_t last, float scale,
                                   const bool* allowed, const float* bias, float* out) {
   constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   Float16 qv[kE / 16];
@@ -188,7 +165,7 @@ KILN_INLINE void attend_row_fixed(const float* q, const float* k, const float* v
     if (block_top == kMinusInf) continue;
     if (block_top > top) {
       if (top != kMinusInf) {
-        const float shrink = std::exp(top - block_top);
+        const float shrink = util::exp_f32(top - block_top);
         total *= shrink;
 #pragma GCC unroll 16
         for (int c = 0; c < kEv / 16; ++c) acc[c] *= shrink;
@@ -488,6 +465,63 @@ void kiln_rotary_embedding_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       index[d] = 0;
     }
   }
+}
+
+namespace {
+
+// activation(gate) * up with vector_math.h's functions: the same operations,
+// in the same order, as the unfused ops (silu as x * sigmoid(x), gelu's
+// kernel), so the fusion changes no bit.
+template <typename Activation>
+KILN_VECTOR_MATH_INLINE void gate_rows(const float* gate, const float* up, float* out, int64_t n, Activation f) {
+  for (int64_t i = 0; i < n; ++i) out[i] = f(gate[i]) * up[i];
+}
+
+KILN_VECTOR_CLONES void gate_silu(const float* gate, const float* up, float* out, int64_t n) {
+  gate_rows(gate, up, out, n, [](float x) KILN_INLINE_LAMBDA { return x * util::sigmoid_f32(x); });
+}
+
+KILN_VECTOR_CLONES void gate_gelu(const float* gate, const float* up, float* out, int64_t n) {
+  gate_rows(gate, up, out, n, [](float x) KILN_INLINE_LAMBDA { return util::gelu_f32(x); });
+}
+
+KILN_VECTOR_CLONES void gate_gelu_tanh(const float* gate, const float* up, float* out, int64_t n) {
+  gate_rows(gate, up, out, n, [](float x) KILN_INLINE_LAMBDA { return util::gelu_tanh_f32(x); });
+}
+
+}  // namespace
+
+// kiln::gated_activation.out(gate, up, activation, *, out).
+void kiln_gated_activation_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "kiln::gated_activation.out", args);
+  Tensor gate, up, out;
+  Span<const char> activation;
+  if (!a.check_count(4) || !a.tensor(0, "gate", &gate) || !a.tensor(1, "up", &up) ||
+      !a.string(2, "activation", &activation) || !a.tensor(3, "out", &out)) {
+    return;
+  }
+  for (const auto& [t, name] : {std::pair{&gate, "gate"}, {&up, "up"}, {&out, "out"}}) {
+    if (!a.check_dtype(*t, name, ScalarType::Float) || !a.check_contiguous(*t, name)) return;
+  }
+  if (gate.dim() != up.dim() || gate.numel() != up.numel()) {
+    a.fail(runtime::Error::InvalidArgument, "'gate' and 'up' differ in shape");
+    return;
+  }
+  for (ssize_t d = 0; d < gate.dim(); ++d) {
+    if (gate.size(d) != up.size(d)) {
+      a.fail(runtime::Error::InvalidArgument, "'gate' and 'up' differ in dim %zd", d);
+      return;
+    }
+  }
+  const std::string_view name(activation.data(), activation.size());
+  void (*kernel)(const float*, const float*, float*, int64_t) =
+      name == "silu" ? gate_silu : name == "gelu" ? gate_gelu : name == "gelu_tanh" ? gate_gelu_tanh : nullptr;
+  if (kernel == nullptr) {
+    a.fail(runtime::Error::InvalidArgument, "'activation' must be 'silu', 'gelu' or 'gelu_tanh'");
+    return;
+  }
+  if (!a.resize_out(out, "out", gate.sizes())) return;
+  kernel(gate.const_data_ptr<float>(), up.const_data_ptr<float>(), out.mutable_data_ptr<float>(), gate.numel());
 }
 
 }  // namespace kiln::kernels::portable

@@ -261,6 +261,7 @@ const PortableKernel kPortableKernels[] = {
     {{"kiln::rms_norm.out", kiln_rms_norm_out}, dtype_set({ScalarType::Float})},
     {{"kiln::rotary_embedding.out", kiln_rotary_embedding_out}, dtype_set({ScalarType::Float})},
     {{"kiln::linear.out", kiln_linear_out}, dtype_set({ScalarType::Float})},
+    {{"kiln::gated_activation.out", kiln_gated_activation_out}, dtype_set({ScalarType::Float})},
 };
 
 }  // namespace

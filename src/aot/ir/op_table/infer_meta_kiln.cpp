@@ -93,9 +93,23 @@ ValueMeta linear(const Call& call) {
   return TensorMeta(ScalarType::Float, sizes);
 }
 
+ValueMeta gated_activation(const Call& call) {
+  expect_float(call, 0);
+  expect_float(call, 1);
+  if (!(call.tensor(0).sizes == call.tensor(1).sizes)) {
+    call.fail("gate " + call.tensor(0).to_string() + " and up " + call.tensor(1).to_string() + " differ in shape");
+  }
+  const std::optional<std::string> activation = call.optional_string(2);
+  if (activation != std::string("silu") && activation != std::string("gelu") && activation != std::string("gelu_tanh")) {
+    call.fail("activation must be 'silu', 'gelu' or 'gelu_tanh'");
+  }
+  return TensorMeta(ScalarType::Float, call.tensor(0).sizes);
+}
+
 }  // namespace
 
 void add_kiln_rules(RuleTable& t) {
+  t["kiln::gated_activation.default"] = gated_activation;
   t["kiln::linear.default"] = linear;
   t["kiln::sdpa.default"] = sdpa;
   t["kiln::rms_norm.default"] = rms_norm;

@@ -188,8 +188,9 @@ TEST(FuseKilnOpsTest, TheTinyLlamasLayersFuseWhole) {
   EXPECT_EQ(counts.at("kiln::sdpa.default"), 2);
   EXPECT_EQ(counts.at("kiln::rms_norm.default"), 5);  // two per layer, and the final norm
   EXPECT_EQ(counts.at("kiln::rotary_embedding.default"), 4);
+  EXPECT_EQ(counts.at("kiln::gated_activation.default"), 2);
   for (const char* gone : {"aten::rsqrt.default", "aten::pow.Tensor_Scalar", "aten::neg.default", "aten::bmm.default",
-                           "aten::_softmax.default"}) {
+                           "aten::_softmax.default", "aten::sigmoid.default"}) {
     EXPECT_EQ(counts.count(gone), 0u) << gone << " is left:\n" << program.to_string();
   }
   for (const Node* node : program.graph()) {
@@ -270,6 +271,35 @@ TEST(FuseLinearTest, ATiedWeightIsReadInPlaceAndAnOwnStaticOneStays) {
     EXPECT_EQ(to_string(node->args().at(4)), "'f32_rows'") << node->format();
   }
   EXPECT_EQ(program.state_dict().size(), 2u);  // nothing packed, nothing dropped
+}
+
+}  // namespace
+}  // namespace kiln::aot
+
+namespace kiln::aot {
+namespace {
+
+// silu(a) * b and gelu(a) * b, each one call computing the same bits.
+TEST(FuseGatedActivationTest, SiluAndGeluGatesAreOneCall) {
+  for (const char* activation : {"silu", "gelu", "gelu_tanh"}) {
+    SCOPED_TRACE(activation);
+    GraphBuilder b;
+    Node* a = b.input("a", f32({2, 24}));
+    Node* up = b.input("up", f32({2, 24}));
+    Node* gated = nullptr;
+    if (std::string(activation) == "silu") {
+      gated = b.call("aten::mul.Tensor", {a, b.call("aten::sigmoid", {a})});
+    } else {
+      gated = b.call("aten::gelu", {a}, {{"approximate", std::string(activation) == "gelu" ? "none" : "tanh"}});
+    }
+    b.output({b.call("aten::mul.Tensor", {up, gated})});
+    ExportedProgram program = std::move(b).build();
+    const std::vector<HostTensor> inputs = {ramp({2, 24}, 0.9f), ramp({2, 24}, 0.4f)};
+    const std::vector<double> expected = run(program, inputs);
+    EXPECT_TRUE(fuse_gated_activation(program));
+    EXPECT_EQ(op_counts(program), (std::map<std::string, int>{{"kiln::gated_activation.default", 1}}));
+    EXPECT_EQ(run(program, inputs), expected);
+  }
 }
 
 }  // namespace

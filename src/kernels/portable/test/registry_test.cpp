@@ -210,6 +210,7 @@ constexpr const char* kKernelNames[] = {
     "kiln::rms_norm.out",
     "kiln::rotary_embedding.out",
     "kiln::linear.out",
+    "kiln::gated_activation.out",
     "quantized_decomposed::choose_qparams_per_token_asymmetric.out",
     "quantized_decomposed::quantize_per_token.out",
     "quantized_decomposed::dequantize_per_token.out",
