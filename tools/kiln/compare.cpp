@@ -44,7 +44,7 @@ Options:
   --inputs FILE        the .npz holding the user inputs (default: ones, for
                        inputs of static shape)
   --model NAME         the program in the .pt2 when it holds several
-  --threads N          threads of the oneDNN backend, 1 to 256 (default 1)
+  --threads N          threads of the oneDNN backend and of Kiln's own linears, 1 to 256 (default 1)
   --top N              rows to print, 0 for all (default 25)
   --threshold DB       the SNR below which an op's numbers count as changed (default 60)
 )";

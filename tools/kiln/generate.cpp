@@ -58,7 +58,8 @@ Options:
   --top-p P             sample among the likeliest tokens whose probabilities
                         add up to P, in (0, 1] (default 1: all)
   --seed S              the sampler's seed (default 0): the same seed, the same text
-  --threads N           the backends' threads, 1 to 256 (default 1)
+  --threads N           threads for the backends and Kiln's own kernels (the
+                        linears), 1 to 256 (default 1)
   --max-context N       positions the cache holds, for a program that does not
                         say (its get_max_seq_len)
   --ignore-eos          go on past an end-of-sequence id (for benchmarks)

@@ -45,7 +45,7 @@ Options:
   --inputs FILE        the .npz holding the inputs (default: ones at the planned shapes)
   --iterations N       traced runs, 1 to 100000 (default 10)
   --warmup N           untraced runs before those, 0 to 100000 (default 2)
-  --threads N          threads of the oneDNN backend, 1 to 256 (default 1)
+  --threads N          threads of the oneDNN backend and of Kiln's own linears, 1 to 256 (default 1)
   --top N              rows to print, 0 for all (default 25)
   --module-depth N     module path levels the per-module totals keep, 1 to 64 (default 1)
 )";

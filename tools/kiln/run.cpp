@@ -69,8 +69,9 @@ Options:
                     call to call
   --warmup N        (.pte) untimed calls before those, 0 to 100000 (default 0)
   --threads N       (.pte) threads the oneDNN backend (OneDnnBackend) runs its
-                    delegates on, 1 to 256 (default 1); the portable kernels
-                    always run on one thread
+                    delegates on and Kiln's own linears (kiln::linear) split
+                    over, 1 to 256 (default 1); the other portable kernels run
+                    on one thread
   --json            (.pte) also print the timings as one line of JSON, the
                     last line printed: load_ms, program_load_ms,
                     method_load_ms, first_ms (the first call, warm-up or
