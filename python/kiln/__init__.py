@@ -100,6 +100,8 @@ def lower(
     plan_outputs: bool = True,
     compile_specs: Mapping[str, Mapping[str, str | bytes]] | None = None,
     constant_methods: Mapping[str, Any] | None = None,
+    kiln_ops: bool = True,
+    quantize_activations: bool = False,
 ) -> LoweredProgram:
     """Lowers a program to a ``.pte``, as ``kiln lower`` does.
 
@@ -119,6 +121,13 @@ def lower(
     compile_specs: per backend id, ``{key: str or bytes}`` for its preprocess.
     constant_methods: extra constant methods (name -> int, float, bool, str
         or a list of them), beside those the ``.pt2`` carries.
+    kiln_ops: fuse a transformer's attention, norms, rotary embeddings,
+        gated activations and linears on constant weights into Kiln's own
+        ops, which Kiln's kernels run (``kiln lower`` does by default);
+        ``False`` keeps ATen's ops, for ExecuTorch's runtime.
+    quantize_activations: the linears of weight-only quantized programs
+        quantize their activations to int8 per block of 32, as llama.cpp
+        does: faster, further from PyTorch's numerics.
 
     Raises KilnError naming the node, the op and the reason when a step
     cannot go on (the message ``kiln lower`` prints).
@@ -134,4 +143,6 @@ def lower(
         plan_outputs,
         dict(compile_specs or {}),
         constant_json,
+        kiln_ops,
+        quantize_activations,
     )

@@ -115,11 +115,17 @@ std::map<std::string, std::vector<aot::CompileSpec>> compile_specs_of(const nb::
 
 LoweredProgram lower(nb::handle source, const std::vector<std::string>& backends, const std::string& model,
                      bool debug_record, bool fold_constants, bool plan_inputs, bool plan_outputs,
-                     const nb::dict& compile_specs, const std::optional<std::string>& constant_methods_json) {
+                     const nb::dict& compile_specs, const std::optional<std::string>& constant_methods_json,
+                     bool kiln_ops, bool quantize_activations) {
+  if (quantize_activations && !kiln_ops) {
+    throw InputError{"quantize_activations chooses how Kiln's own linears run: it cannot go with kiln_ops=False"};
+  }
   aot::LowerOptions options;
   options.backends = backends;
   options.debug_record = debug_record;
   options.fold_constants = fold_constants;
+  options.fuse_kiln_ops = kiln_ops;
+  options.quantize_activations = quantize_activations;
   options.config.memory_planning.plan_inputs = plan_inputs;
   options.config.memory_planning.plan_outputs = plan_outputs;
   options.compile_specs = compile_specs_of(compile_specs);
@@ -195,7 +201,7 @@ void bind_lower(nb::module_& m) {
           "the op nodes left on the portable kernels");
 
   m.def("_lower", &lower, "source"_a, "backends"_a, "model"_a, "debug_record"_a, "fold_constants"_a, "plan_inputs"_a,
-        "plan_outputs"_a, "compile_specs"_a, "constant_methods_json"_a);
+        "plan_outputs"_a, "compile_specs"_a, "constant_methods_json"_a, "kiln_ops"_a, "quantize_activations"_a);
   m.def("registered_backends", &aot::registered_backend_ids, "The ids of the backends kiln.lower can use.");
 }
 

@@ -86,6 +86,21 @@ def test_the_same_bytes_as_kiln_lower(tmp_path, kiln_tool):
     assert kiln.lower(path).buffer == (tmp_path / "cli.pte").read_bytes()
 
 
+def test_kiln_ops_are_chosen_as_kiln_lower_chooses_them(tmp_path, kiln_tool):
+    import subprocess
+
+    path = FIXTURES / "llm" / "tiny_llama_int4wo" / "model.pt2"
+    for flags, options in [([], {}), (["--no-kiln-ops"], {"kiln_ops": False}),
+                           (["--quantize-activations"], {"quantize_activations": True})]:
+        subprocess.run([kiln_tool, "lower", str(path), "-o", str(tmp_path / "cli.pte")] + flags, check=True,
+                       capture_output=True)
+        assert kiln.lower(path, **options).buffer == (tmp_path / "cli.pte").read_bytes(), flags
+    assert "kiln::linear" in kiln.lower(path).explain() or b"kiln::linear" in kiln.lower(path).buffer
+    assert b"kiln::linear" not in kiln.lower(path, kiln_ops=False).buffer
+    with pytest.raises(kiln.InputError, match="cannot go with kiln_ops=False"):
+        kiln.lower(path, kiln_ops=False, quantize_activations=True)
+
+
 def test_constant_methods_are_written_beside_forward():
     lowered = kiln.lower(FIXTURES / "mlp" / "model.pt2", constant_methods={"get_answer": 42, "get_ids": [1, 2]})
     program = kiln.load(lowered.buffer)
