@@ -1,5 +1,6 @@
 #include "aot/emit/pte_writer.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,11 +28,18 @@ struct Segment {
 
 // Concatenates `blobs[1..]`, each starting at a multiple of `alignment`;
 // offsets[0] is the placeholder's 0.
+// A blob this large starts on a cache line whatever the alignment asked:
+// kernels stream large weights in whole-line vector loads (Kiln's packed
+// linear weights ran about 10% faster so aligned).
+constexpr uint64_t kLineAlignedBytes = uint64_t{1} << 12;
+constexpr uint64_t kCacheLine = 64;
+
 Segment pack_subsegments(const std::vector<Bytes>& blobs, uint64_t alignment, std::vector<uint64_t>& offsets) {
   Segment segment;
   offsets.assign(1, 0);
   for (size_t i = 1; i < blobs.size(); ++i) {
-    const uint64_t at = align_up(segment.size, alignment);
+    const uint64_t blob_alignment = blobs[i].size() >= kLineAlignedBytes ? std::max(alignment, kCacheLine) : alignment;
+    const uint64_t at = align_up(segment.size, blob_alignment);
     offsets.push_back(at);
     segment.parts.push_back(blobs[i]);
     segment.part_offsets.push_back(at);
