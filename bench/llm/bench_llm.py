@@ -415,6 +415,7 @@ def main():
     repeat = 1 if args.quick else args.repeat
     os.makedirs(args.work, exist_ok=True)
     header = (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), load_average(), repeat)
+    kiln_built = os.path.getmtime(args.kiln)
 
     tokenizer = os.path.join(args.model_dir, "tokenizer.json")
     prompt_ids = bench_prompt.prompt_ids(tokenizer, PROMPT_TOKENS)
@@ -429,6 +430,9 @@ def main():
     # elsewhere only ever lowers it.
     for threads, rate in measure_bandwidth(args.work, thread_counts, passes).items():
         bandwidth[threads] = max(rate, bandwidth.get(threads, 0))
+    if os.path.getmtime(args.kiln) != kiln_built:
+        args.errors.append(f"{args.kiln} was rebuilt during the run: Kiln's rows mix two builds (copy the tool "
+                           "and pass the copy as KILN)")
 
     text = report(args, header, bandwidth, bounds, rows)
     print(text)
