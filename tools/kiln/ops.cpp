@@ -27,11 +27,11 @@ runs or not: its functional name, whether it is core ATen or a view copy, its
 out variant, the dtypes the portable kernel takes, and how it runs (the
 backends with a kernel for it; a view op runs as its copy; ops of
 torch.export's training IR and in-place ops are decomposed or functionalized
-first; "not yet" for an op nothing runs yet, and for an op Kiln refuses by
-design the reason: "not for inference: training only" for gradients, random
-sampling and losses, "no kernel: a LAPACK-class factorization", another
-device's op, a sparse or quantized layout, ...; lowering refuses all of
-them, naming every node that calls one). The op table (src/aot/ir/op_table/ops.def) knows every ATen
+first; "not yet" for an op nothing runs yet, and for an op Kiln refuses the
+reason: "not for inference: training only" for gradients, random sampling
+and losses, "no kernel: a LAPACK-class factorization", another device's op,
+a sparse or quantized layout, ..., or "no kernel yet: ..." for one that waits
+for a kernel; lowering refuses all of them, naming every node that calls one). The op table (src/aot/ir/op_table/ops.def) knows every ATen
 op of the torch it was generated from.
 
 Options:
@@ -176,7 +176,7 @@ std::string summary(const std::vector<OpRow>& rows) {
   }
   return std::to_string(rows.size()) + " of the table's " + std::to_string(functional) + " ops: " +
          std::to_string(runs) + " run (" + std::to_string(portable) + " on a portable kernel of their own), " +
-         std::to_string(refused) + " are refused by design, " +
+         std::to_string(refused) + " are refused with a reason, " +
          std::to_string(core) + " are core ATen, of which " + std::to_string(core_gaps) + " do not run yet.";
 }
 
@@ -200,11 +200,14 @@ rest of the table too: the ops that neither run nor are core.
   still refuse a node of it for its dtypes or shapes). A view op runs as its
   copy; training-IR ops are lowered to core ATen by decompositions first, and
   in-place ops are functionalized. `not yet`: nothing runs it yet; an op Kiln
-  refuses by design shows the reason instead (`not for inference: training
+  refuses shows the reason instead, by design (`not for inference: training
   only`, `no kernel: a LAPACK-class factorization`, another device's op, a
   sparse or quantized layout, a query torch.export evaluates while tracing,
-  ...); lowering and `kiln run` refuse a program calling either, naming every
-  such node and the reason.
+  ...) or for now (`no kernel yet: a 3-D transposed convolution`,
+  antialiased resampling, special functions, `no data-dependent sizes yet`);
+  lowering and `kiln run` refuse a program calling either, naming every such
+  node and the reason. Every op torch.export's training IR can carry runs or
+  has such a reason (`training_ir_ops_test`).
 
 )";
 

@@ -18,6 +18,9 @@ const passes::DecompositionTable& decompositions() {
     passes::DecompositionTable t;
     passes::add_nn_decompositions(t);
     passes::add_pool_decompositions(t);
+    passes::add_resample_decompositions(t);
+    passes::add_special_decompositions(t);
+    passes::add_quantile_decompositions(t);
     passes::add_tensor_decompositions(t);
     passes::add_spectral_decompositions(t);
     passes::add_alias_decompositions(t);

@@ -135,6 +135,28 @@ void decompose_upsample_3d(Rewriter& r, bool linear, const Argument& output_size
   r.replace_with(resize_3d(r, linear, sizes, factors, align));
 }
 
+// upsample_trilinear3d.default(self, output_size, align_corners, scales_d,
+// scales_h, scales_w): scales set the sampling step without align_corners, so
+// given, they must be all three and give output_size; the .vec form takes them.
+void decompose_trilinear_3d(Rewriter& r) {
+  const bool align = r.bool_arg(2);
+  size_t given = 0;
+  for (size_t i = 3; i < 6; ++i) given += r.arg(i).is_none() ? 0 : 1;
+  if (align || given == 0) {
+    decompose_upsample_3d(r, true, r.arg(1), None{}, r.arg(2));
+    return;
+  }
+  if (given != 3) r.fail("scales for some of the three dims but not all do not decompose");
+  const std::vector<int64_t> in = sizes_of(r, r.tensor_arg(0)), out = int_list(r.arg(1), 3);
+  for (size_t i = 0; i < 3; ++i) {
+    if (in.size() != 5 || static_cast<int64_t>(static_cast<double>(in[2 + i]) * r.float_arg(3 + i)) != out[i]) {
+      r.fail("scales " + to_string(r.arg(3)) + ", " + to_string(r.arg(4)) + ", " + to_string(r.arg(5)) +
+             " do not give output_size " + to_string(r.arg(1)));
+    }
+  }
+  decompose_upsample_3d(r, true, None{}, ArgumentList{r.arg(3), r.arg(4), r.arg(5)}, r.arg(2));
+}
+
 }  // namespace
 
 void add_conv_decompositions(DecompositionTable& t) {
@@ -157,6 +179,7 @@ void add_conv_decompositions(DecompositionTable& t) {
   t["aten::upsample_nearest3d.default"] = [](Rewriter& r) { decompose_upsample_3d(r, false, r.arg(1), None{}, None{}); };
   t["aten::upsample_nearest3d.vec"] = [](Rewriter& r) { decompose_upsample_3d(r, false, r.arg(1), r.arg(2), None{}); };
   t["aten::upsample_trilinear3d.vec"] = [](Rewriter& r) { decompose_upsample_3d(r, true, r.arg(1), r.arg(3), r.arg(2)); };
+  t["aten::upsample_trilinear3d.default"] = decompose_trilinear_3d;
 }
 
 }  // namespace kiln::aot::passes

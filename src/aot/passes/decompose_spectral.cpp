@@ -3,8 +3,10 @@
 // _fft_c2r, as torch's own decompositions do: each transformed dim is first
 // cut (slice) or zero-padded (constant_pad_nd) to the signal length asked for,
 // and `norm` becomes c10's fft_norm_mode (0 none, 1 by sqrt(n), 2 by n).
-// Also stft (frames by unfold, windowed, one _fft_r2c) and hann_window
-// (0.5 - 0.5 cos(2 pi k / N), as ATen computes it).
+// Also stft (frames by unfold, windowed, one _fft_r2c; centred, the signal
+// padded first), istft (one _fft_c2r, windowed frames overlap-added by
+// col2im) and hann_window (0.5 - 0.5 cos(2 pi k / N), as ATen computes it).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -136,6 +138,15 @@ void decompose_hann_window(Rewriter& r, bool periodic, const Argument& dtype) {
   r.replace_with(r.op("aten::add.Tensor", {scaled, 0.5}));
 }
 
+// The window of a frame of n_fft samples: `window` (None: ones of
+// win_length) centred and zero-padded to n_fft, as stft and istft place it.
+Node* frame_window(Rewriter& r, const Argument& window, int64_t n_fft, int64_t win_length, ScalarType dtype) {
+  Node* w = window.is_none() ? r.op("aten::full", {ArgumentList{Argument(win_length)}, 1.0}, {{"dtype", dtype}}) : window.node();
+  if (win_length == n_fft) return w;
+  const int64_t left = (n_fft - win_length) / 2;
+  return r.op("aten::constant_pad_nd", {w, ArgumentList{Argument(left), Argument(n_fft - win_length - left)}, 0.0});
+}
+
 // stft(self, n_fft, hop_length, win_length, window, normalized, onesided,
 // return_complex, align_to_window) of a [L] or [B, L] signal: frames of n_fft
 // samples hop_length apart (unfold), times the window (centred and
@@ -159,12 +170,7 @@ void decompose_stft(Rewriter& r) {
   if (input.rank() == 1) signal = r.op("aten::unsqueeze", {signal, int64_t{0}});
   Node* frames = r.op("aten::unfold", {signal, int64_t{-1}, n_fft, hop});
   if (!r.arg(4).is_none()) {
-    Node* window = r.tensor_arg(4);
-    if (win_length < n_fft) {
-      const int64_t left = (n_fft - win_length) / 2;
-      window = r.op("aten::constant_pad_nd", {window, ArgumentList{Argument(left), Argument(n_fft - win_length - left)}, 0.0});
-    }
-    frames = r.op("aten::mul.Tensor", {frames, window});
+    frames = r.op("aten::mul.Tensor", {frames, frame_window(r, r.arg(4), n_fft, win_length, input.dtype)});
   }
   const bool onesided = r.arg(6).is_none() ? true : r.bool_arg(6);
   const int64_t norm = r.bool_arg(5) ? 1 : 0;
@@ -175,12 +181,96 @@ void decompose_stft(Rewriter& r) {
   r.replace_with(return_complex ? spectrum : r.op("aten::view_as_real", {spectrum}));
 }
 
+// stft.center(self, n_fft, hop_length, win_length, window, center, pad_mode,
+// normalized, onesided, return_complex, align_to_window): with center, the
+// signal padded by n_fft / 2 at both ends in pad_mode, then stft.
+void decompose_stft_center(Rewriter& r) {
+  Node* signal = r.tensor_arg(0);
+  if (r.bool_arg(5)) {
+    const TensorMeta& input = signal->meta.tensor();
+    if (input.rank() != 1 && input.rank() != 2) r.fail("takes a [L] or [B, L] signal, got " + input.to_string());
+    const int64_t half = r.int_arg(1) / 2;
+    const std::string mode = r.arg(6).to_string();
+    Node* rows = input.rank() == 1 ? r.op("aten::unsqueeze", {signal, int64_t{0}}) : signal;
+    const ArgumentList pad = {half, half};
+    if (mode == "reflect") rows = r.op("aten::reflection_pad1d", {rows, pad});
+    else if (mode == "replicate") rows = r.op("aten::replication_pad1d", {rows, pad});
+    else if (mode == "constant") rows = r.op("aten::constant_pad_nd", {rows, pad, 0.0});
+    else r.fail("pad_mode must be \"reflect\", \"replicate\" or \"constant\", got " + to_string(r.arg(6)));
+    signal = input.rank() == 1 ? r.op("aten::squeeze.dims", {rows, ArgumentList{int64_t{0}}}) : rows;
+  }
+  r.replace_with(r.op("aten::stft", {signal, r.arg(1), r.arg(2), r.arg(3), r.arg(4), r.arg(7), r.arg(8), r.arg(9), r.arg(10)}));
+}
+
+// Frames [B, n_fft, frames] added up hop samples apart: [B, n_fft + hop * (frames - 1)].
+Node* overlap_add(Rewriter& r, Node* frames, int64_t n_fft, int64_t hop) {
+  const std::vector<SymExpr>& sizes = frames->meta.tensor().sizes;
+  const int64_t count = *sizes[2].constant_value(), length = n_fft + hop * (count - 1);
+  Node* folded = r.op("aten::col2im", {frames, ArgumentList{int64_t{1}, length}, ArgumentList{int64_t{1}, n_fft},
+                                       ArgumentList{int64_t{1}, int64_t{1}}, ArgumentList{int64_t{0}, int64_t{0}},
+                                       ArgumentList{int64_t{1}, hop}});
+  return r.op("aten::view", {folded, ArgumentList{r.sym_int(sizes[0], {frames}), length}});
+}
+
+// istft(self, n_fft, hop_length, win_length, window, center, normalized,
+// onesided, length, return_complex) of a one-sided [bins, frames] or [B,
+// bins, frames] spectrum: each frame's inverse real FFT (_fft_c2r), times the
+// window, overlap-added (col2im), divided by the overlap-added squared window,
+// cut to the signal (less n_fft / 2 at both ends when centred, or `length`
+// samples, zero-padded past the frames' end).
+void decompose_istft(Rewriter& r) {
+  Node* spectrum = r.tensor_arg(0);
+  const TensorMeta& input = spectrum->meta.tensor();
+  if ((input.rank() != 2 && input.rank() != 3) || !input.is_static()) {
+    r.fail("takes a static [bins, frames] or [B, bins, frames] spectrum, got " + input.to_string());
+  }
+  if (input.dtype != ScalarType::ComplexFloat && input.dtype != ScalarType::ComplexDouble) {
+    r.fail("takes a complex spectrum, got " + input.to_string());
+  }
+  if (!r.arg(7).is_none() && !r.bool_arg(7)) r.fail("a two-sided spectrum needs a complex-to-complex FFT (Kiln's FFTs are real)");
+  if (r.bool_arg(9)) r.fail("return_complex=True needs a complex-to-complex FFT (Kiln's FFTs are real)");
+  const int64_t n_fft = r.int_arg(1);
+  const int64_t hop = r.arg(2).is_none() ? n_fft / 4 : r.int_arg(2);
+  const int64_t win_length = r.arg(3).is_none() ? n_fft : r.int_arg(3);
+  if (n_fft <= 0 || hop <= 0 || win_length <= 0 || win_length > n_fft) {
+    r.fail("needs n_fft > 0, hop_length > 0 and 0 < win_length <= n_fft, got " + std::to_string(n_fft) + ", " +
+           std::to_string(hop) + " and " + std::to_string(win_length));
+  }
+  if (input.rank() == 2) spectrum = r.op("aten::unsqueeze", {spectrum, int64_t{0}});
+  const std::vector<int64_t> sizes = spectrum->meta.tensor().static_sizes();
+  if (sizes[1] != n_fft / 2 + 1) {
+    r.fail("a one-sided spectrum of n_fft " + std::to_string(n_fft) + " has " + std::to_string(n_fft / 2 + 1) + " bins, got " +
+           input.to_string());
+  }
+  const ScalarType real = r.out().dtype;
+  Node* frames = r.op("aten::_fft_c2r", {r.op("aten::permute", {spectrum, ArgumentList{int64_t{0}, int64_t{2}, int64_t{1}}}),
+                                         ArgumentList{int64_t{2}}, int64_t{r.bool_arg(6) ? 1 : 2}, n_fft});
+  Node* window = frame_window(r, r.arg(4), n_fft, win_length, real);
+  frames = r.op("aten::mul.Tensor", {frames, window});
+  Node* signal = overlap_add(r, r.op("aten::permute", {frames, ArgumentList{int64_t{0}, int64_t{2}, int64_t{1}}}), n_fft, hop);
+  Node* squares = r.op("aten::view", {r.op("aten::mul.Tensor", {window, window}), ArgumentList{int64_t{1}, n_fft, int64_t{1}}});
+  squares = r.op("aten::expand", {squares, ArgumentList{int64_t{1}, n_fft, sizes[2]}});
+  Node* envelope = overlap_add(r, squares, n_fft, hop);
+  const int64_t total = n_fft + hop * (sizes[2] - 1);
+  const int64_t start = r.bool_arg(5) ? n_fft / 2 : 0;
+  const int64_t end = r.arg(8).is_none() ? (r.bool_arg(5) ? total - n_fft / 2 : total) : std::min(start + r.int_arg(8), total);
+  const auto cut = [&](Node* x) { return r.op("aten::slice.Tensor", {x, int64_t{1}, start, end}); };
+  // torch refuses an envelope below 1e-11 where it divides, a check of values: there the quotient is inf or NaN.
+  signal = r.op("aten::div.Tensor", {cut(signal), cut(envelope)});
+  if (!r.arg(8).is_none() && start + r.int_arg(8) > total) {
+    signal = r.op("aten::constant_pad_nd", {signal, ArgumentList{int64_t{0}, start + r.int_arg(8) - total}, 0.0});
+  }
+  r.replace_with(input.rank() == 2 ? r.op("aten::squeeze.dims", {signal, ArgumentList{int64_t{0}}}) : signal);
+}
+
 }  // namespace
 
 void add_spectral_decompositions(DecompositionTable& t) {
   t["aten::hann_window.default"] = [](Rewriter& r) { decompose_hann_window(r, true, r.arg(1)); };
   t["aten::hann_window.periodic"] = [](Rewriter& r) { decompose_hann_window(r, r.bool_arg(1), r.arg(2)); };
   t["aten::stft.default"] = decompose_stft;
+  t["aten::stft.center"] = decompose_stft_center;
+  t["aten::istft.default"] = decompose_istft;
   t["aten::fft_rfft.default"] = [](Rewriter& r) { real_to_complex(r, one_dim(r, false), r.arg(3)); };
   t["aten::fft_irfft.default"] = [](Rewriter& r) { complex_to_real(r, one_dim(r, true), r.arg(3)); };
   for (const char* op : {"aten::fft_rfft2.default", "aten::fft_rfftn.default"}) {

@@ -1,10 +1,10 @@
 // Decompositions of the tensor-manipulating ops: reshapes become view,
 // transposes permute, padding constant_pad_nd (or reflection_padNd and
-// replication_padNd for those modes), dtype conversions
-// _to_copy (or nothing when the dtype is already right), chunk and split
-// split_with_sizes_copy, stack unsqueeze + cat, and the factory variants
-// full_like and arange.start_step; empty as zeros, and the layout queries
-// (sym_stride, ...) as the ints they are for Kiln's dense tensors.
+// replication_padNd for those modes), dtype conversions _to_copy (or nothing
+// when the dtype is already right), chunk and split split_with_sizes_copy,
+// stack unsqueeze + cat, _chunk_cat pad + view + cat, and the factory
+// variants full_like and arange.start_step; empty as zeros, and the layout
+// queries (sym_stride, ...) as the ints they are for Kiln's dense tensors.
 #include <algorithm>
 #include <optional>
 
@@ -127,6 +127,37 @@ void decompose_split(Rewriter& r) {
     sizes.emplace_back(*size);
   }
   r.replace_with(r.op("aten::split_with_sizes_copy", {r.arg(0), std::move(sizes), static_cast<int64_t>(dim)}));
+}
+
+// _chunk_cat(tensors, dim, num_chunks): each tensor zero-padded along dim to
+// a multiple of num_chunks and viewed as [..., num_chunks, rest] (dims from
+// dim on flattened into the chunks), then all cat along dim + 1.
+void decompose_chunk_cat(Rewriter& r) {
+  if (!r.arg(0).is_list() || r.arg(0).list().empty()) r.fail("expects a non-empty list of tensors");
+  const int64_t chunks = r.int_arg(2);
+  if (chunks < 1) r.fail("num_chunks must be at least 1, got " + std::to_string(chunks));
+  const size_t rank = r.arg(0).list()[0].node()->meta.tensor().rank();
+  const auto dim = static_cast<size_t>(normalize_dim(r.int_arg(1), rank, "node '" + r.node().name() + "'"));
+  ArgumentList parts;
+  for (const Argument& tensor : r.arg(0).list()) {
+    const TensorMeta& meta = tensor.node()->meta.tensor();
+    if (!meta.is_static() || meta.rank() <= dim) {
+      r.fail("needs static tensors of rank " + std::to_string(dim + 1) + " or more, got " + meta.to_string());
+    }
+    const std::vector<int64_t> sizes = meta.static_sizes();
+    const int64_t padded = (sizes[dim] + chunks - 1) / chunks * chunks;
+    Node* part = tensor.node();
+    if (padded != sizes[dim]) {
+      ArgumentList pad(2 * (meta.rank() - dim), Argument(int64_t{0}));
+      pad.back() = padded - sizes[dim];
+      part = r.op("aten::constant_pad_nd", {part, std::move(pad), 0.0});
+    }
+    ArgumentList view(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(dim));
+    view.emplace_back(chunks);
+    view.emplace_back(int64_t{-1});
+    parts.emplace_back(r.op("aten::view", {part, std::move(view)}));
+  }
+  r.replace_with(r.op("aten::cat", {std::move(parts), static_cast<int64_t>(dim + 1)}));
 }
 
 // stack(tensors, dim): each tensor unsqueezed at dim, then cat along it.
@@ -346,6 +377,7 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::chunk.default"] = decompose_split;
   t["aten::split.Tensor"] = decompose_split;
   t["aten::stack.default"] = decompose_stack;
+  t["aten::_chunk_cat.default"] = decompose_chunk_cat;
   t["aten::zeros_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 0); };
   t["aten::ones_like.default"] = [](Rewriter& r) { decompose_fill_like(r, 1); };
   t["aten::fill.Scalar"] = decompose_fill;

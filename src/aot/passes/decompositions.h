@@ -20,10 +20,17 @@ using DecompositionTable = std::map<std::string, Decomposition>;
 void add_nn_decompositions(DecompositionTable& table);
 /// Pools and upsampling.
 void add_pool_decompositions(DecompositionTable& table);
-/// Views, padding, dtype conversions, chunk/split/stack, factories.
+/// Nearest-exact (1-D, 2-D, 3-D) and bicubic resampling.
+void add_resample_decompositions(DecompositionTable& table);
+/// Special functions on the erf, erfc and lgamma kernels: gammaln, ndtr,
+/// log_ndtr, mvlgamma.
+void add_special_decompositions(DecompositionTable& table);
+/// quantile and nanquantile through sort and gather.
+void add_quantile_decompositions(DecompositionTable& table);
+/// Views, padding, dtype conversions, chunk/split/stack/_chunk_cat, factories.
 void add_tensor_decompositions(DecompositionTable& table);
-/// The real FFTs (fft_rfft, fft_irfft and their 2-D and n-D forms), stft and
-/// hann_window.
+/// The real FFTs (fft_rfft, fft_irfft and their 2-D and n-D forms), stft (also
+/// centred), istft and hann_window.
 void add_spectral_decompositions(DecompositionTable& table);
 
 /// Elementwise compositions: addcmul, lerp, logaddexp, xlogy, the shrinks,

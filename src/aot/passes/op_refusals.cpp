@@ -1,6 +1,7 @@
-// Why Kiln refuses an op by design: rules over the op's name family or its
-// schema, each with the reason `kiln ops` and lowering print. The first rule
-// that matches names the op; an op no rule matches is a gap, not a refusal.
+// Why Kiln refuses an op: by design, or until it has a kernel ("no kernel
+// yet"). Rules over the op's name family or its schema, each with the reason
+// `kiln ops` and lowering print. The first rule that matches names the op; an
+// op no rule matches is a gap, not a refusal.
 #include <algorithm>
 #include <array>
 #include <set>
@@ -51,8 +52,8 @@ struct Family {
 };
 
 // In order: the first family that matches gives the reason.
-const std::array<Family, 10>& families() {
-  static const std::array<Family, 10> table = {{
+const std::array<Family, 15>& families() {
+  static const std::array<Family, 15> table = {{
       // Autograd state, optimizer steps, mixed-precision scaling, fake quantization, losses.
       {"not for inference: training only",
        [](std::string_view name, const std::vector<std::string>& words) {
@@ -104,6 +105,26 @@ const std::array<Family, 10>& families() {
          return has_part(name, {"plan_cache", "_available", "get_device", "is_distributed", "is_inference", "_has_compatible",
                                 "_debug_has", "_to_cpu", "_propagate"});
        }},
+      // torch.onnx.operators' shape_as_tensor and reshape_from_tensor_shape.
+      {"no kernel: ONNX tracing's helpers that hold sizes in tensors, which torch.export cannot trace",
+       [](std::string_view name, const std::vector<std::string>&) {
+         return name == "_shape_as_tensor" || name == "_reshape_from_tensor";
+       }},
+      {"no kernel yet: antialiased resampling (interpolate with antialias=True)",
+       [](std::string_view, const std::vector<std::string>& words) { return has_word(words, {"aa"}); }},
+      {"no kernel yet: a 3-D transposed convolution",
+       [](std::string_view, const std::vector<std::string>& words) { return has_word(words, {"transpose3d"}); }},
+      // The special functions that are compositions of erf, erfc and lgamma
+      // decompose; these need kernels of their own.
+      {"no kernel yet: a special function (digamma, polygamma, erfinv, the incomplete gammas, Bessel functions, "
+       "orthogonal polynomials, ...)",
+       [](std::string_view name, const std::vector<std::string>& words) {
+         return name.starts_with("special_") || has_word(words, {"digamma", "polygamma", "erfinv", "i0", "igamma", "igammac"});
+       }},
+      {"no kernel yet: a statistics or combinatorics routine (histograms, gradient, combinations, cartesian_prod)",
+       [](std::string_view, const std::vector<std::string>& words) {
+         return has_word(words, {"histc", "histogram", "histogramdd", "gradient", "combinations", "cartesian"});
+       }},
   }};
   return table;
 }
@@ -118,6 +139,24 @@ bool is_tracing_query(const OpSchema& schema) {
     return r.type.kind == K::Bool || r.type.kind == K::Int || r.type.kind == K::ScalarType || r.type.kind == K::Float ||
            r.type.kind == K::Layout || r.type.kind == K::Device || r.type.kind == K::String;
   });
+}
+
+// Ops whose output sizes, or scalar result, come from a tensor's values:
+// nonzero's other forms, item, unique, bincount, repeat_interleave by a
+// tensor of repeats. Export gives each an unbacked size and runtime asserts
+// on it, which Kiln's importer and lowering do not carry yet.
+bool reads_sizes_from_values(const OpSchema& schema) {
+  static const std::set<std::string_view> names = {
+      "argwhere", "nonzero_numpy", "masked_select", "bincount", "_unique", "_unique2", "unique_consecutive",
+      "unique_dim", "unique_dim_consecutive", "item", "_local_scalar_dense"};
+  const std::string_view name = bare_name(schema.qualified_name());
+  if (names.count(name) > 0) return true;
+  const auto is_tensor = [](const SchemaArgument& a) { return a.type.kind == SchemaType::Kind::Tensor; };
+  // where(condition): the indices of its true elements.
+  if (name == "where") return schema.arguments.size() == 1;
+  if (name != "repeat_interleave") return false;
+  return std::any_of(schema.arguments.begin(), schema.arguments.end(),
+                     [&](const SchemaArgument& a) { return a.name == "repeats" && is_tensor(a); });
 }
 
 // Namespaces the op table does not hold.
@@ -148,6 +187,10 @@ std::string refusal_reason(const OpSchema& schema) {
   const std::string qualified = schema.qualified_name();
   if (const OpSchema* target = alias_target(schema)) return refusal_reason(*target);
   if (std::string reason = name_reason(qualified); !reason.empty()) return reason;
+  if (reads_sizes_from_values(schema)) {
+    return "no data-dependent sizes yet: a size or scalar read from a tensor's values (nonzero's forms, item, unique, "
+           "repeat_interleave by a tensor), which Kiln's importer and lowering do not carry yet";
+  }
   if (is_tracing_query(schema)) return "no kernel: a query of tensor properties torch.export evaluates while tracing";
   return "";
 }

@@ -33,11 +33,13 @@ OpSupport op_support(const OpSchema& schema, const KernelQuery& has_kernel);
 /// in training mode as native_dropout, ...). Lowering refuses it as such.
 bool is_training_only(const OpSchema& schema);
 
-/// Why Kiln refuses `schema` by design, as `kiln ops` and lowering print it:
-/// "not for inference: training only", "no kernel: a LAPACK-class
-/// factorization", ... (rules over the op's name family and schema,
-/// op_refusals.cpp); "" for an op no rule refuses. Meaningful for an op whose
-/// op_support is kNone: a rule may name an op that has a kernel anyway.
+/// Why Kiln refuses `schema`, as `kiln ops` and lowering print it: by design
+/// ("not for inference: training only", "no kernel: a LAPACK-class
+/// factorization", ...) or for now ("no kernel yet: a 3-D transposed
+/// convolution", "no data-dependent sizes yet: ..."); rules over the op's name
+/// family and schema (op_refusals.cpp). "" for an op no rule refuses.
+/// Meaningful for an op whose op_support is kNone: a rule may name an op that
+/// has a kernel anyway.
 std::string refusal_reason(const OpSchema& schema);
 /// The same by qualified name, also for namespaces outside the op table
 /// (quantized::, mkldnn::, _test::, inductor::, _native_aot::).

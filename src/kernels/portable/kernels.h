@@ -143,9 +143,10 @@ void sign_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// Floating ops: a Float, Double, Half or BFloat16 self gives out of the same
 /// dtype; Bool, Int or Long self is converted to float and gives a Float out.
 /// aten::exp.out, log.out, log1p.out, sqrt.out, rsqrt.out (1 / sqrt),
-/// reciprocal.out, erf.out, sigmoid.out (1 / (1 + exp(-x))), tanh.out,
-/// sin.out, cos.out, tan.out. IEEE results at the edges: log(0) = -inf,
-/// sqrt(-1) = NaN, reciprocal(0) = inf, rsqrt(-0) = -inf.
+/// reciprocal.out, erf.out, erfc.out, lgamma.out (log |gamma(x)|), sigmoid.out
+/// (1 / (1 + exp(-x))), tanh.out, sin.out, cos.out, tan.out. IEEE results at
+/// the edges: log(0) = -inf, sqrt(-1) = NaN, reciprocal(0) = inf, rsqrt(-0) =
+/// -inf, lgamma of 0 and of the negative integers inf.
 void exp_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void log_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void log1p_out(KernelRuntimeContext& ctx, Span<EValue*> args);
@@ -153,6 +154,8 @@ void sqrt_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void rsqrt_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void reciprocal_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void erf_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void erfc_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void lgamma_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void sigmoid_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void tanh_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void sin_out(KernelRuntimeContext& ctx, Span<EValue*> args);

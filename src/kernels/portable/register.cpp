@@ -86,6 +86,8 @@ const PortableKernel kPortableKernels[] = {
     {{"aten::rsqrt.out", rsqrt_out}, kRealOrBool | kHalfs},
     {{"aten::reciprocal.out", reciprocal_out}, kRealOrBool | kHalfs},
     {{"aten::erf.out", erf_out}, kRealOrBool | kHalfs},
+    {{"aten::erfc.out", erfc_out}, kRealOrBool | kHalfs},
+    {{"aten::lgamma.out", lgamma_out}, kRealOrBool | kHalfs},
     {{"aten::sigmoid.out", sigmoid_out}, kRealOrBool | kHalfs},
     {{"aten::tanh.out", tanh_out}, kRealOrBool | kHalfs},
     {{"aten::sin.out", sin_out}, kRealOrBool | kHalfs},

@@ -1,6 +1,6 @@
 // Unary math: neg, abs, sign, floor, ceil, round, trunc, relu (same dtype)
 // and exp, expm1, log, log1p, log2, log10, sqrt, rsqrt, reciprocal, erf,
-// sigmoid, tanh, the trigonometric and hyperbolic functions and their
+// erfc, lgamma, sigmoid, tanh, the trigonometric and hyperbolic functions and their
 // inverses (floating). exp, erf, sigmoid and tanh of dense Float tensors take the
 // vectorised approximations of util/vector_math.h.
 #include <cmath>
@@ -126,6 +126,15 @@ void erf_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   util::floating_unary_kernel(
       ctx, args, "aten::erf.out", [](auto x) { return std::erf(x); },
       [](float x) KILN_INLINE_LAMBDA { return util::erf_f32(x); });
+}
+
+// erfc of its own, not 1 - erf: the tail (erfc(5) = 1.5e-12) would cancel to 0.
+void erfc_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::erfc.out", [](auto x) { return std::erfc(x); });
+}
+
+void lgamma_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  util::floating_unary_kernel(ctx, args, "aten::lgamma.out", [](auto x) { return std::lgamma(x); });
 }
 
 void sigmoid_out(KernelRuntimeContext& ctx, Span<EValue*> args) {

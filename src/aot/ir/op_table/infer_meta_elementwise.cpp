@@ -150,8 +150,8 @@ void add_elementwise_rules(RuleTable& t) {
     t[std::string("aten::") + op + ".default"] = same_as_self;
   }
   for (const char* op : {"sin", "cos", "tan", "tanh", "sigmoid", "exp", "log", "log1p", "sqrt", "rsqrt",
-                         "reciprocal", "erf", "mish", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-                         "atanh", "expm1", "log2", "log10"}) {
+                         "reciprocal", "erf", "erfc", "lgamma", "mish", "asin", "acos", "atan", "sinh", "cosh",
+                         "asinh", "acosh", "atanh", "expm1", "log2", "log10"}) {
     t[std::string("aten::") + op + ".default"] = to_floating;
   }
   t["aten::neg.default"] = [](const Call& c) { return not_bool(c, "negation"); };

@@ -75,6 +75,9 @@ inline std::vector<Node*> items(Sample& s, Node* call, size_t n) {
 
 /// The samples of decompose_conv, decompose_index and decompose_linalg.
 void add_conv_index_linalg_samples(std::map<std::string, SampleBuilder>& samples);
+/// The samples of decompose_resample, decompose_special and
+/// decompose_quantile, and of _chunk_cat, the centred stft and istft.
+void add_resample_special_samples(std::map<std::string, SampleBuilder>& samples);
 
 /// Adds the samples of the training-IR ops decomposed by
 /// decompose_{elementwise,reduce,shape}.cpp and the nn additions.

@@ -335,6 +335,7 @@ void add_layers(std::map<std::string, SampleBuilder>& t) {
 
 void add_training_ir_samples(std::map<std::string, SampleBuilder>& samples) {
   add_conv_index_linalg_samples(samples);
+  add_resample_special_samples(samples);
   add_losses(samples);
   add_layers(samples);
   add_elementwise(samples);

@@ -277,6 +277,23 @@ TEST(Erf, KnownValues) {
   EXPECT_TRUE(close_values(run_double("aten::erf.out", {1.0, 2.0}), {0.8427007929497149, 0.9953222650189527}, 1e-15));
 }
 
+// erfc keeps its tail (1 - erf(5) would be 0 in float) and runs from 2 to 0.
+TEST(Erfc, KnownValuesAndTail) {
+  EXPECT_TRUE(close_values(run_float("aten::erfc.out", {0.0f, 1.0f, -1.0f, kInf, -kInf, kNaN}),
+                           {1.0f, 0.15729921f, 1.8427008f, 0.0f, 2.0f, kNaN}, 2e-7));
+  const std::vector<float> tail = run_float("aten::erfc.out", {5.0f});
+  EXPECT_NEAR(tail.at(0) / 1.5374597944280349e-12, 1.0, 1e-6);
+  EXPECT_TRUE(close_values(run_double("aten::erfc.out", {1.0, 10.0}), {0.15729920705028513, 2.088487583762545e-45}, 1e-15));
+}
+
+// lgamma: log |gamma(x)|, also of negative non-integers; poles give inf.
+TEST(Lgamma, KnownValuesAndPoles) {
+  EXPECT_TRUE(close_values(run_float("aten::lgamma.out", {1.0f, 0.5f, -0.5f, 10.0f, kNaN}),
+                           {0.0f, 0.57236493f, 1.2655121f, 12.801827f, kNaN}, 2e-7));
+  EXPECT_TRUE(same_values(run_float("aten::lgamma.out", {0.0f, -2.0f, kInf, -kInf}), {kInf, kInf, kInf, kInf}));
+  EXPECT_TRUE(close_values(run_double("aten::lgamma.out", {0.5, 10.0}), {0.5723649429247001, 12.801827480081469}, 1e-15));
+}
+
 TEST(Sigmoid, KnownValuesAndTails) {
   const float log3 = std::log(3.0f);
   EXPECT_TRUE(close_values(run_float("aten::sigmoid.out", {0.0f, log3, -log3, kInf, -kInf, kNaN, 100.0f}),
