@@ -149,7 +149,8 @@ bool reads_sizes_from_values(const OpSchema& schema) {
   static const std::set<std::string_view> names = {
       "argwhere", "nonzero_numpy", "masked_select", "bincount", "_unique", "_unique2", "unique_consecutive",
       "unique_dim", "unique_dim_consecutive", "item", "_local_scalar_dense"};
-  const std::string_view name = bare_name(schema.qualified_name());
+  const std::string qualified = schema.qualified_name();
+  const std::string_view name = bare_name(qualified);
   if (names.count(name) > 0) return true;
   const auto is_tensor = [](const SchemaArgument& a) { return a.type.kind == SchemaType::Kind::Tensor; };
   // where(condition): the indices of its true elements.

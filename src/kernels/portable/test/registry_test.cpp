@@ -75,6 +75,8 @@ constexpr const char* kKernelNames[] = {
     "aten::rsqrt.out",
     "aten::reciprocal.out",
     "aten::erf.out",
+    "aten::erfc.out",
+    "aten::lgamma.out",
     "aten::sigmoid.out",
     "aten::tanh.out",
     "aten::silu.out",
