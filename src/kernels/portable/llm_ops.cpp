@@ -13,6 +13,7 @@
 #include "kernels/portable/kernels.h"
 #include "kernels/portable/util/kernel_args.h"
 #include "kernels/portable/util/vector_math.h"
+#include "runtime/kernel/thread_pool.h"
 
 namespace kiln::kernels::portable {
 
@@ -237,6 +238,50 @@ bool broadcast_strides(const Tensor& mask, const int64_t* sizes, size_t rank, in
   return true;
 }
 
+// The rows of one kiln::sdpa call, shared by the tasks of parallel_for:
+// row r is (batch b, query i, head h) with r = (b * len + i) * heads + h.
+struct SdpaRows {
+  const float *q, *k, *v;
+  float* out;
+  const bool* allowed;
+  const float* bias;
+  int64_t mask_strides[4];
+  int64_t heads, kv_heads, len, keys, e, ev, rows, rows_per_task;
+  float scale;
+  bool is_causal;
+};
+
+// Multiply-adds below which another thread costs more than it saves.
+constexpr int64_t kMinTaskWork = int64_t{1} << 14;
+
+void run_sdpa_rows(void* context, int64_t task) {
+  const SdpaRows& s = *static_cast<const SdpaRows*>(context);
+  const int64_t group = s.heads / s.kv_heads;
+  const int64_t end = std::min(s.rows, (task + 1) * s.rows_per_task);
+  int64_t shared_bi = -1, shared_last = -1;  // the heads' last key when they share the mask row
+  for (int64_t r = task * s.rows_per_task; r < end; ++r) {
+    const int64_t h = r % s.heads, bi = r / s.heads;
+    const int64_t b = bi / s.len, i = bi % s.len;
+    const int64_t mask_row = b * s.mask_strides[0] + h * s.mask_strides[1] + i * s.mask_strides[2];
+    const bool* row_allowed = s.allowed != nullptr ? s.allowed + mask_row : nullptr;
+    const float* row_bias = s.bias != nullptr ? s.bias + mask_row : nullptr;
+    // The last key the row may attend to: the keys past it are never read.
+    int64_t last;
+    if (bi == shared_bi) {
+      last = shared_last;
+    } else {
+      last = s.is_causal ? std::min(i, s.keys - 1) : s.keys - 1;
+      if (row_allowed != nullptr) last = last_allowed(row_allowed, last);
+      else if (row_bias != nullptr) last = last_finite(row_bias, last);
+      if (s.mask_strides[1] == 0) shared_bi = bi, shared_last = last;
+    }
+    const int64_t kv = b * s.kv_heads + h / group;
+    const int64_t row = (b * s.heads + h) * s.len + i;
+    attend(s.q + row * s.e, s.k + kv * s.keys * s.e, s.v + kv * s.keys * s.ev, last, s.e, s.ev, s.scale, row_allowed,
+           row_bias, s.out + row * s.ev);
+  }
+}
+
 }  // namespace
 
 // kiln::sdpa.out(query, key, value, attn_mask, is_causal, scale, *, out).
@@ -325,34 +370,32 @@ void kiln_sdpa_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
     else bias = mask->const_data_ptr<float>();
   }
 
-  const float* qd = q.const_data_ptr<float>();
-  const float* kd = k.const_data_ptr<float>();
-  const float* vd = v.const_data_ptr<float>();
-  float* od = out.mutable_data_ptr<float>();
-  const int64_t group = heads / kv_heads;
-  const float fscale = static_cast<float>(scale);
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t i = 0; i < len; ++i) {
-      int64_t shared_last = -2;  // the heads' last key when they share the mask row
-      for (int64_t h = 0; h < heads; ++h) {
-        const int64_t mask_row = b * mask_strides[0] + h * mask_strides[1] + i * mask_strides[2];
-        const bool* row_allowed = allowed != nullptr ? allowed + mask_row : nullptr;
-        const float* row_bias = bias != nullptr ? bias + mask_row : nullptr;
-        // The last key the row may attend to: the keys past it are never read.
-        int64_t last = shared_last;
-        if (last == -2) {
-          last = is_causal ? std::min(i, keys - 1) : keys - 1;
-          if (row_allowed != nullptr) last = last_allowed(row_allowed, last);
-          else if (row_bias != nullptr) last = last_finite(row_bias, last);
-          if (mask_strides[1] == 0) shared_last = last;
-        }
-        const int64_t kv = b * kv_heads + h / group;
-        const int64_t row = (b * heads + h) * len + i;
-        attend(qd + row * e, kd + kv * keys * e, vd + kv * keys * ev, last, e, ev, fscale, row_allowed, row_bias,
-                   od + row * ev);
-      }
-    }
-  }
+  SdpaRows job;
+  job.q = q.const_data_ptr<float>();
+  job.k = k.const_data_ptr<float>();
+  job.v = v.const_data_ptr<float>();
+  job.out = out.mutable_data_ptr<float>();
+  job.allowed = allowed;
+  job.bias = bias;
+  std::copy(std::begin(mask_strides), std::end(mask_strides), job.mask_strides);
+  job.heads = heads;
+  job.kv_heads = kv_heads;
+  job.len = len;
+  job.keys = keys;
+  job.e = e;
+  job.ev = ev;
+  job.scale = static_cast<float>(scale);
+  job.is_causal = is_causal;
+  // Tasks of at least kMinTaskWork multiply-adds, about eight per thread: a
+  // decode step has only a few rows (one per head), and a thread that finishes
+  // first takes the next one.
+  const int64_t rows = batch * len * heads;
+  const int64_t row_work = std::max<int64_t>(1, keys * (e + ev));
+  const int64_t by_work = std::max<int64_t>(1, kMinTaskWork / row_work);
+  const int64_t slots = 8 * runtime::kernel_threads();
+  job.rows_per_task = std::max(by_work, (rows + slots - 1) / slots);
+  job.rows = rows;
+  runtime::parallel_for((rows + job.rows_per_task - 1) / job.rows_per_task, run_sdpa_rows, &job);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/portable/test/kernel_test_util.h"
+#include "runtime/kernel/thread_pool.h"
 
 namespace kiln::kernels::portable {
 namespace {
@@ -159,6 +160,39 @@ TEST(KilnSdpa, LongRowsOfTheCommonHeadSizes) {
     ASSERT_EQ(ctx.failure_state(), runtime::Error::Ok);
     expect_near(out.values<float>(), reference_attention(q, k, v, bias, heads, kv_heads, len, keys, e, 0.2), 1e-5);
   }
+}
+
+// The rows (batch, query, head) split over threads: each row is computed by
+// the same code whichever thread takes it, so the bits do not change; tasks
+// start inside a query's heads, which share its mask row.
+TEST(KilnSdpa, ThreadsSplitTheRowsAndChangeNoBit) {
+  constexpr int heads = 9, kv_heads = 3, len = 2, keys = 300, e = 64;
+  const std::vector<float> q = pattern(heads * len * e, 0.05f), k = pattern(kv_heads * keys * e, 0.04f, 0.1f),
+                           v = pattern(kv_heads * keys * e, 0.13f, -0.2f);
+  std::vector<uint8_t> allowed(len * keys);
+  std::vector<float> bias(len * keys);
+  for (int i = 0; i < len; ++i) {
+    for (int j = 0; j < keys; ++j) {
+      allowed[i * keys + j] = j <= 200 + 50 * i;
+      bias[i * keys + j] = allowed[i * keys + j] ? 0.0f : -kInf;
+    }
+  }
+  TestTensor tq = make_tensor<float>({1, heads, len, e}, q), tk = make_tensor<float>({1, kv_heads, keys, e}, k),
+             tv = make_tensor<float>({1, kv_heads, keys, e}, v);
+  TestTensor mask(runtime::ScalarType::Bool, {1, 1, len, keys});
+  mask.set(allowed);
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 4}) {
+    runtime::set_kernel_threads(threads);
+    TestTensor out = zeros<float>({1, heads, len, e});
+    const auto ctx = KernelCall().tensor(tq).tensor(tk).tensor(tv).tensor(mask).scalar(false).scalar(0.125).tensor(out).run("kiln::sdpa.out");
+    runtime::set_kernel_threads(1);
+    ASSERT_EQ(ctx.failure_state(), runtime::Error::Ok) << threads << " threads";
+    results.push_back(out.values<float>());
+  }
+  expect_near(results[0], reference_attention(q, k, v, bias, heads, kv_heads, len, keys, e, 0.125), 1e-5);
+  EXPECT_EQ(results[1], results[0]);
+  EXPECT_EQ(results[2], results[0]);
 }
 
 TEST(KilnSdpa, RefusesHeadsThatDoNotGroup) {
