@@ -18,7 +18,8 @@
 # llama.cpp's tools built from the sources in PyPI's llama-cpp-python sdist,
 # the GGUF and ExecuTorch files: all under build/ (not kept by git).
 # Options: --threads 1,2  --skip-executorch  --skip-llamacpp  --quick
-# --repeat N  --kiln-model FORM=DIR.
+# --repeat N  --kiln-model FORM=DIR  --no-contention (the 4-bit rows are run
+# again beside a busy process unless it is given).
 #
 # Environment: VENV (default .venv), KILN (default build/bin/kiln),
 # LLM_DIR (the exported float model), WORK (default build/bench-llm),

@@ -11,6 +11,7 @@ import json
 import os
 import platform
 import re
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -277,6 +278,46 @@ def measure_rows(args, thread_counts, repeat, artefacts, prompt_ids, prompt_text
             for tool, form, threads in keys}
 
 
+# Beside a competing process: the 4-bit rows again while another process
+# keeps one CPU busy (a shared machine, a phone running something else).
+CONTENTION_ROWS = (("kiln", "8da4w"), ("kiln", "int4wo"), ("llama.cpp", "Q4_0"))
+
+
+def measure_contention(args, thread_counts, artefacts, prompt_ids, rows):
+    """{(tool, form, threads): decode tok/s} with a busy loop on one CPU."""
+    files, _ = artefacts
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        result = {}
+        for threads in thread_counts:
+            for tool, form in CONTENTION_ROWS:
+                path = files.get(tool, {}).get(form)
+                if not path:
+                    continue
+                log(f"beside a busy process: {tool} {form}, {threads} thread(s)")
+                if tool == "kiln":
+                    run_ = run_kiln(args, path, threads, prompt_ids)
+                else:
+                    run_ = run_llama_bench(args, path, threads, 3)
+                result[(tool, form, threads)] = run_.get("decode")
+        return result
+    finally:
+        busy.kill()
+        busy.wait()
+
+
+def contention_lines(contended, rows):
+    if not contended:
+        return []
+    lines = ["", "Beside a competing process (a busy loop on one CPU), decode tok/s, and the same row's share of its "
+             "rate on the quiet machine:", "", "| tool | form | threads | decode tok/s | of quiet |", "|---|---|---|---:|---:|"]
+    for (tool, form, threads), decode in contended.items():
+        quiet = rows.get((tool, form, threads), {}).get("decode")
+        share = f"{100 * decode / quiet:.0f}%" if decode and quiet else "n/a"
+        lines.append(f"| {tool} | {form} | {threads} | {fmt(decode)} | {share} |")
+    return lines
+
+
 # --- the table --------------------------------------------------------------------
 
 def fmt(value, digits=1):
@@ -349,7 +390,7 @@ def cpu_name():
     return platform.processor()
 
 
-def report(args, header, bandwidth, bounds, rows):
+def report(args, header, bandwidth, bounds, rows, contended):
     started, load_before, repeat = header
     thread_counts = sorted({threads for _, _, threads in rows})
     skipped = [name for name, flag in (("ExecuTorch", args.skip_executorch), ("llama.cpp", args.skip_llamacpp)) if flag]
@@ -365,6 +406,7 @@ def report(args, header, bandwidth, bounds, rows):
         + ", ".join(f"{t} thread{'s' if t > 1 else ''} {bandwidth[t]:.1f} GB/s" for t in sorted(bandwidth)),
         "",
     ] + bound_lines(bounds, bandwidth, thread_counts) + [""] + table(rows, bounds, bandwidth)
+    lines += contention_lines(contended, rows)
     if args.errors:
         lines += ["", "Could not measure:", ""] + [f"- {e}" for e in args.errors]
     lines += ["", "Columns, forms and how each tool is measured: bench/README.md, section \"LLM generation\"."]
@@ -377,6 +419,8 @@ def parse_args():
     parser.add_argument("--skip-executorch", action="store_true")
     parser.add_argument("--skip-llamacpp", action="store_true")
     parser.add_argument("--quick", action="store_true", help="one run per row, 3 bandwidth passes: to try the harness")
+    parser.add_argument("--no-contention", action="store_true",
+                        help="skip the 4-bit rows run again beside a busy process")
     parser.add_argument("--repeat", type=int, default=3, help="runs per row; the best is kept (default 3)")
     parser.add_argument("--kiln", required=True)
     parser.add_argument("--kiln-model", action="append", default=[],
@@ -426,6 +470,7 @@ def main():
     bandwidth = measure_bandwidth(args.work, thread_counts, passes)
     bounds = bandwidth_bounds(args)
     rows = measure_rows(args, thread_counts, repeat, artefacts, prompt_ids, prompt_text)
+    contended = {} if args.no_contention else measure_contention(args, thread_counts, artefacts, prompt_ids, rows)
     # Measured again at the end, the better of the two kept: load from
     # elsewhere only ever lowers it.
     for threads, rate in measure_bandwidth(args.work, thread_counts, passes).items():
@@ -434,7 +479,7 @@ def main():
         args.errors.append(f"{args.kiln} was rebuilt during the run: Kiln's rows mix two builds (copy the tool "
                            "and pass the copy as KILN)")
 
-    text = report(args, header, bandwidth, bounds, rows)
+    text = report(args, header, bandwidth, bounds, rows, contended)
     print(text)
     os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, "w") as f:
@@ -444,6 +489,8 @@ def main():
                    "pytorch_ids": artefacts[1],
                    "rows": [{"tool": k[0], "form": k[1], "weights": bits_of(k[0], k[1]), "threads": k[2], **v}
                             for k, v in rows.items()],
+                   "contended_decode": [{"tool": k[0], "form": k[1], "threads": k[2], "decode": v}
+                                        for k, v in contended.items()],
                    "errors": args.errors}, f, indent=1)
     log(f"wrote {args.output} and {os.path.join(args.work, 'results.json')}")
 
