@@ -4,8 +4,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "command_line.h"
 #include "aot/emit/pte_text.h"
+#include "command_line.h"
 
 namespace kiln::cli {
 
