@@ -1,4 +1,4 @@
-#include "aot/pipeline/compare_program.h"
+#include "devtools/compare_program.h"
 
 #include <map>
 
@@ -9,15 +9,16 @@
 #include "aot/pipeline/lower.h"
 #include "aot/pipeline/reference_call.h"
 #include "devtools/profile_session.h"
-#include "devtools/trace_recorder.h"
 
-namespace kiln::aot {
+namespace kiln::devtools {
 
 namespace {
 
+using aot::AotError;
+using aot::HostTensor;
+
 // Throws unless the reference numbers its nodes as the record does.
-void check_reference(const devtools::DebugRecord& record, const std::map<int64_t, devtools::SourceNode>& nodes,
-                     const std::string& label) {
+void check_reference(const DebugRecord& record, const std::map<int64_t, SourceNode>& nodes, const std::string& label) {
   for (const auto& [handle, node] : record.nodes) {
     const auto it = nodes.find(handle);
     if (it == nodes.end() || it->second.name != node.name || it->second.op != node.op) {
@@ -31,16 +32,15 @@ void check_reference(const devtools::DebugRecord& record, const std::map<int64_t
 
 // Each source op's result on the reference interpreter: the last node
 // carrying its handle (a decomposed op's last piece is the op's result).
-std::map<int64_t, devtools::ReferenceOutput> reference_outputs(ExportedProgram& reference,
-                                                              const std::vector<Value>& leaves) {
-  std::map<int64_t, devtools::ReferenceOutput> expected;
+std::map<int64_t, ReferenceOutput> reference_outputs(ExportedProgram& reference, const std::vector<Value>& leaves) {
+  std::map<int64_t, ReferenceOutput> expected;
   size_t order = 0;
-  call_with_leaves(reference, leaves, [&](const Node& node, const std::vector<Value>& values) {
+  aot::call_with_leaves(reference, leaves, [&](const aot::Node& node, const std::vector<Value>& values) {
     ++order;
-    if (!node.meta.debug_handle || is_call_of(node, ExecKind::Alloc) || values.empty()) return;
+    if (!node.meta.debug_handle || aot::is_call_of(node, aot::ExecKind::Alloc) || values.empty()) return;
     if (const auto* tensor = std::get_if<HostTensor>(&values.front())) {
-      devtools::ReferenceOutput& output = expected[*node.meta.debug_handle] = {order, tensor->clone()};
-      if (const std::optional<TensorQParams> grid = constant_tensor_qparams(node)) {
+      ReferenceOutput& output = expected[*node.meta.debug_handle] = {order, tensor->clone()};
+      if (const std::optional<aot::TensorQParams> grid = aot::constant_tensor_qparams(node)) {
         output.scale = grid->scale;
         output.zero_point = grid->zero_point;
       }
@@ -50,14 +50,32 @@ std::map<int64_t, devtools::ReferenceOutput> reference_outputs(ExportedProgram& 
 }
 
 // The run, every intermediate output logged.
-devtools::TraceRecorder run_logged(devtools::RuntimeSession& session) {
-  devtools::TraceRecorder run(/*keep_outputs=*/true);
+TraceRecorder run_logged(RuntimeSession& session) {
+  TraceRecorder run(/*keep_outputs=*/true);
   {
-    devtools::ScopedEventTracer traced(session, run);
+    ScopedEventTracer traced(session, run);
     session.execute();
   }
   run.end_run();
   return run;
+}
+
+/// The reference numbered as lowering numbered it and checked against the
+/// record; its user inputs (`inputs`, or ones) as tensors for the runtime.
+std::vector<Value> prepare_reference(const DebugRecord& record, ExportedProgram& reference,
+                                     const std::string& reference_label, std::optional<std::vector<Value>>& inputs,
+                                     std::vector<HostTensor>* runtime_inputs) {
+  aot::generate_debug_handles(reference);  // as lower numbered it
+  check_reference(record, source_nodes(reference), reference_label);
+  std::vector<Value> leaves = inputs ? std::move(*inputs) : ones_user_inputs(reference);
+  // Copies: the reference call writes a mutated user input back into its tensor.
+  for (const Value& leaf : leaves) {
+    const auto* tensor = std::get_if<HostTensor>(&leaf);
+    if (tensor == nullptr) throw AotError("'kiln compare' passes tensor inputs only; an input is a number");
+    if (runtime_inputs != nullptr) runtime_inputs->push_back(tensor->clone());
+  }
+  aot::to_core_aten(reference);
+  return leaves;
 }
 
 }  // namespace
@@ -67,37 +85,40 @@ std::vector<Value> ones_user_inputs(const ExportedProgram& program) {
   const auto placeholders = program.graph().placeholders();
   const auto& specs = program.graph_signature().input_specs;
   for (size_t i = 0; i < specs.size(); ++i) {
-    if (specs[i].kind != InputKind::UserInput) continue;
-    const Node* node = placeholders.at(i);
-    const auto* meta = std::get_if<TensorMeta>(&node->meta.val);
+    if (specs[i].kind != aot::InputKind::UserInput) continue;
+    const aot::Node* node = placeholders.at(i);
+    const auto* meta = std::get_if<aot::TensorMeta>(&node->meta.val);
     if (meta == nullptr) throw AotError("input '" + node->name() + "' is not a tensor; pass the inputs with --inputs");
     if (!meta->is_static()) {
       throw AotError("input '" + node->name() + "' has a dynamic size; pass the inputs with --inputs");
     }
-    leaves.emplace_back(devtools::ones(meta->dtype, meta->static_sizes()));
+    leaves.emplace_back(ones(meta->dtype, meta->static_sizes()));
   }
   return leaves;
 }
 
-devtools::Comparison compare_program(const devtools::DebugRecord& record, devtools::RuntimeSession& session,
-                                     ExportedProgram reference, const std::string& reference_label,
-                                     std::optional<std::vector<Value>> inputs) {
-  devtools::check_session_method(session, record);
-  generate_debug_handles(reference);  // as lower numbered it
-  check_reference(record, devtools::source_nodes(reference), reference_label);
-  const std::vector<Value> leaves = inputs ? std::move(*inputs) : ones_user_inputs(reference);
-  // Copies: the reference call writes a mutated user input back into its tensor.
+Comparison compare_program(const DebugRecord& record, RuntimeSession& session, ExportedProgram reference,
+                           const std::string& reference_label, std::optional<std::vector<Value>> inputs) {
+  check_session_method(session, record);
   std::vector<HostTensor> runtime_inputs;
-  for (const Value& leaf : leaves) {
-    const auto* tensor = std::get_if<HostTensor>(&leaf);
-    if (tensor == nullptr) throw AotError("'kiln compare' passes tensor inputs only; an input is a number");
-    runtime_inputs.push_back(tensor->clone());
-  }
-  to_core_aten(reference);
-  const std::map<int64_t, devtools::ReferenceOutput> expected = reference_outputs(reference, leaves);
+  const std::vector<Value> leaves = prepare_reference(record, reference, reference_label, inputs, &runtime_inputs);
+  const std::map<int64_t, ReferenceOutput> expected = reference_outputs(reference, leaves);
   session.set_inputs(std::move(runtime_inputs));
-  const devtools::TraceRecorder run = run_logged(session);
-  return devtools::compare_outputs(record, run, expected);
+  const TraceRecorder run = run_logged(session);
+  return compare_outputs(record, run, expected);
 }
 
-}  // namespace kiln::aot
+Comparison compare_recorded_run(const DebugRecord& record, const TraceRecorder& run, ExportedProgram reference,
+                                const std::string& reference_label, std::optional<std::vector<Value>> inputs) {
+  bool logged = false;
+  for (const auto& e : run.instructions()) logged = logged || (e.run == 0 && e.output.defined());
+  for (const auto& e : run.delegate_events()) logged = logged || (e.run == 0 && e.output.defined());
+  if (!logged) {
+    throw AotError("the recorded run logged no output to compare (record it with 'kiln run MODEL.pte --etdump FILE "
+                   "--debug-buffer FILE', and pass both)");
+  }
+  const std::vector<Value> leaves = prepare_reference(record, reference, reference_label, inputs, nullptr);
+  return compare_outputs(record, run, reference_outputs(reference, leaves));
+}
+
+}  // namespace kiln::devtools
