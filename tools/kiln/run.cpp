@@ -27,6 +27,7 @@ namespace {
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
        kiln run MODEL.pte [--method NAME] [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N]
                           [--warmup N] [--threads N] [--json] [--chrome-trace TRACE.json] [--trace RUN.kdump]
+                          [--etdump RUN.etdp [--debug-buffer RUN.bin]]
 
 A .pt2 (a program saved by torch.export.save) runs through Kiln's reference
 interpreter (the portable kernels); a program in the training IR (what
@@ -87,6 +88,16 @@ Options:
   --trace FILE      (.pte) write the timed calls' events as a Kiln trace (JSON,
                     docs/devtools.md), which 'kiln profile --trace' attributes
                     to the user's ops with the program's debug record
+  --etdump FILE     (.pte) write the timed calls' events in ExecuTorch's ETDump
+                    format (one run per call: each kernel and delegate call,
+                    each backend op under its delegate debug identifier), which
+                    ExecuTorch's Inspector opens and 'kiln profile --etdump'
+                    attributes with the debug record; not with --trace or
+                    --chrome-trace (a method reports to one tracer)
+  --debug-buffer FILE  (.pte, with --etdump) also log every kernel call's output
+                    and each tensor a backend shows; their bytes go to FILE,
+                    which the ETDump's tensors point into ('kiln compare
+                    --etdump' reads both)
 )";
 
 enum class FileKind { Pt2, Pte };
@@ -151,6 +162,7 @@ int run_run(Args args) {
   bool json = false;
   std::string chrome_trace;
   std::string trace;
+  EtdumpRequest etdump;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
@@ -176,6 +188,10 @@ int run_run(Args args) {
       chrome_trace = args.value(arg);
     } else if (arg == "--trace") {
       trace = args.value(arg);
+    } else if (arg == "--etdump") {
+      etdump.etdump_path = args.value(arg);
+    } else if (arg == "--debug-buffer") {
+      etdump.debug_buffer_path = args.value(arg);
     } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
       path = arg;
     } else {
@@ -183,6 +199,13 @@ int run_run(Args args) {
     }
   }
   if (path.empty()) throw UsageError("'kiln run' needs a .pt2 or .pte file");
+  if (!etdump.debug_buffer_path.empty() && !etdump.requested()) {
+    throw UsageError("--debug-buffer goes with --etdump FILE (the ETDump's tensors point into it)");
+  }
+  if (etdump.requested() && (!trace.empty() || !chrome_trace.empty())) {
+    throw UsageError(std::string("--etdump and ") + (!trace.empty() ? "--trace" : "--chrome-trace") +
+                     " cannot be given together: a method reports its events to one tracer");
+  }
 
   if (file_kind(path) == FileKind::Pte) {
     if (!model.empty()) throw UsageError("--model applies to .pt2 archives; " + path + " is a .pte program");
@@ -197,16 +220,18 @@ int run_run(Args args) {
     options.chrome_trace_path = chrome_trace;
     options.trace_path = trace;
     options.method = method;
+    options.etdump = etdump;
     return run_pte(options);
   }
   if (iterations >= 0 || warmup >= 0 || threads >= 0 || json || !chrome_trace.empty() || !trace.empty() ||
-      !method.empty()) {
+      !method.empty() || etdump.requested()) {
     throw UsageError(std::string(!method.empty()   ? "--method"
                                  : iterations >= 0 ? "--iterations"
                                  : warmup >= 0     ? "--warmup"
                                  : threads >= 0    ? "--threads"
                                  : json            ? "--json"
                                  : !trace.empty()  ? "--trace"
+                                 : etdump.requested() ? "--etdump"
                                                    : "--chrome-trace") +
                      " applies to .pte programs (Kiln's runtime); " + path + " is a .pt2 archive");
   }
