@@ -168,6 +168,7 @@ fuzz: deps $(BUILD_DIR)/build.ninja
 	cp tests/fixtures/fuzz/*.npy $(FUZZ_DIR)/seeds/npz/
 	cp tests/fixtures/fuzz/kdbg_*.kdbg $(FUZZ_DIR)/seeds/kdbg/
 	cp tests/fixtures/fuzz/kdump_*.kdump $(FUZZ_DIR)/seeds/kdump/
+	cp tests/fixtures/fuzz/etdump_*.etdp $(FUZZ_DIR)/seeds/etdp/
 	cp tests/fixtures/pte/*.pte tests/fixtures/fuzz/*.pte $(FUZZ_DIR)/seeds/pte/
 	for f in tests/fixtures/*/*.pt2; do \
 	  name=$$(echo $${f%.pt2} | tr / _); cp $$f $(FUZZ_DIR)/seeds/pt2/$$name.pt2; \

@@ -277,7 +277,7 @@ void check_trace_matches(const TraceRecorder& trace, const std::string& trace_la
                          const std::string& record_label) {
   if (trace.program().known() && trace.program() != record.program) {
     throw AotError(trace_label + " was recorded from another program than the debug record " + record_label +
-                   " describes: the trace's program has " + describe(trace.program()) + ", the record's " +
+                   " describes: it ran a .pte of " + describe(trace.program()) + ", the record is of one of " +
                    describe(record.program));
   }
   if (!trace.method().empty() && trace.program().known() && trace.method() != record.method) {

@@ -39,6 +39,9 @@ void write_all(const std::string& path, const std::vector<uint8_t>& bytes) {
 
 std::unique_ptr<runtime::EtdumpRecorder> make_etdump_recorder(const EtdumpRequest& request,
                                                               const std::string& pte_path) {
+  // The files are made now, so that a path that cannot be written is named before the run.
+  write_all(request.etdump_path, {});
+  if (!request.debug_buffer_path.empty()) write_all(request.debug_buffer_path, {});
   auto recorder = std::make_unique<runtime::EtdumpRecorder>(/*log_outputs=*/!request.debug_buffer_path.empty());
   const std::vector<uint8_t> pte = read_all(pte_path);
   recorder->set_program_tag(runtime::program_tag(pte.data(), pte.size()));

@@ -110,7 +110,9 @@ TEST(ReadEtdump, GivesTheEventsAndOutputsARunRecordedHereHas) {
     EXPECT_EQ(std::tie(got.run, got.instruction, got.delegate, got.debug_id),
               std::tie(want.run, want.instruction, want.delegate, want.debug_id));
     ASSERT_EQ(got.output.defined(), want.output.defined()) << want.debug_id;
-    if (want.output.defined()) EXPECT_EQ(got.output.to_doubles(), want.output.to_doubles()) << want.debug_id;
+    if (want.output.defined()) {
+      EXPECT_EQ(got.output.to_doubles(), want.output.to_doubles()) << want.debug_id;
+    }
   }
 }
 
