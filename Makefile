@@ -137,7 +137,7 @@ suite:
 # for FUZZ_SECONDS, one after the other: the .pt2 reader, the zip reader, the
 # .npz reader of `kiln run --inputs`, the runtime's Program/Method load +
 # execute, OneDnnBackend's blob reader and graph builder, and the devtools'
-# debug record (.kdbg) and Kiln trace (.kdump) readers. Seeds: the fixtures'
+# debug record (.kdbg), Kiln trace (.kdump) and ETDump (.etdp) readers. Seeds: the fixtures'
 # .pt2 and .npz files, ExecuTorch's .pte fixtures, the .pte files `kiln lower`
 # writes for every .pt2 fixture (portable, and delegated to DemoBackend), the
 # blobs, records and traces of tests/fixtures/fuzz/seeds
@@ -146,7 +146,7 @@ suite:
 # $(FUZZ_DIR)/corpus/<target>, crashes land in $(FUZZ_DIR)/findings/<target>/,
 # the output in $(FUZZ_DIR)/<target>.log. `make fuzz FUZZ_TARGETS=npz_fuzz`
 # runs one. The test build replays every target's seeds and findings.
-FUZZ_TARGETS ?= pt2_fuzz zip_archive_fuzz npz_fuzz pte_fuzz onednn_blob_fuzz debug_record_fuzz kiln_trace_fuzz
+FUZZ_TARGETS ?= pt2_fuzz zip_archive_fuzz npz_fuzz pte_fuzz onednn_blob_fuzz debug_record_fuzz kiln_trace_fuzz etdump_fuzz
 FUZZ_FLAGS ?= -max_len=262144 -rss_limit_mb=4096 -timeout=20
 FUZZ_SEEDS_pt2_fuzz = pt2
 FUZZ_SEEDS_zip_archive_fuzz = pt2 npz
@@ -155,6 +155,7 @@ FUZZ_SEEDS_pte_fuzz = pte
 FUZZ_SEEDS_onednn_blob_fuzz = onednn
 FUZZ_SEEDS_debug_record_fuzz = kdbg
 FUZZ_SEEDS_kiln_trace_fuzz = kdump
+FUZZ_SEEDS_etdump_fuzz = etdp
 
 fuzz: deps $(BUILD_DIR)/build.ninja
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON -DKILN_BUILD_TESTS=OFF -DKILN_DEPS_PREFIX=$(abspath $(DEPS_DIR))
@@ -162,11 +163,12 @@ fuzz: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln
 	rm -rf $(FUZZ_DIR)/seeds
 	mkdir -p $(FUZZ_DIR)/seeds/pt2 $(FUZZ_DIR)/seeds/npz $(FUZZ_DIR)/seeds/pte
-	cp -r tests/fixtures/fuzz/seeds/onednn tests/fixtures/fuzz/seeds/kdbg tests/fixtures/fuzz/seeds/kdump $(FUZZ_DIR)/seeds/
+	cp -r tests/fixtures/fuzz/seeds/onednn tests/fixtures/fuzz/seeds/kdbg tests/fixtures/fuzz/seeds/kdump tests/fixtures/fuzz/seeds/etdp $(FUZZ_DIR)/seeds/
 	for f in tests/fixtures/*/*.npz; do cp $$f $(FUZZ_DIR)/seeds/npz/$$(echo $$f | tr / _); done
 	cp tests/fixtures/fuzz/*.npy $(FUZZ_DIR)/seeds/npz/
 	cp tests/fixtures/fuzz/kdbg_*.kdbg $(FUZZ_DIR)/seeds/kdbg/
 	cp tests/fixtures/fuzz/kdump_*.kdump $(FUZZ_DIR)/seeds/kdump/
+	cp tests/fixtures/fuzz/etdump_*.etdp $(FUZZ_DIR)/seeds/etdp/
 	cp tests/fixtures/pte/*.pte tests/fixtures/fuzz/*.pte $(FUZZ_DIR)/seeds/pte/
 	for f in tests/fixtures/*/*.pt2; do \
 	  name=$$(echo $${f%.pt2} | tr / _); cp $$f $(FUZZ_DIR)/seeds/pt2/$$name.pt2; \

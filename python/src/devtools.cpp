@@ -1,6 +1,6 @@
 // kiln.profile and kiln.compare: `kiln profile` and `kiln compare` in the
 // process, through the same library calls (devtools::profile_session,
-// aot::compare_program), on a .pte given as a path, its bytes or a
+// devtools::compare_program), on a .pte given as a path, its bytes or a
 // kiln.LoweredProgram, and its debug record as a path, JSON bytes or the
 // lowered program's own. The record is checked against the .pte's bytes
 // before anything runs, with the tool's message.
@@ -24,7 +24,7 @@
 #include "aot/import/pt2_reader.h"
 #include "aot/import/zip_archive.h"
 #include "aot/ir/error.h"
-#include "aot/pipeline/compare_program.h"
+#include "devtools/compare_program.h"
 #include "aot/pipeline/reference_call.h"
 #include "bindings.h"
 #include "devtools/compare.h"
@@ -273,7 +273,7 @@ devtools::Comparison compare(nb::handle program, nb::handle debug_record, nb::ha
   std::optional<std::vector<aot::Value>> leaves = std::move(given).order(reference_program);
   runtime::set_backend_threads(threads);
   const std::unique_ptr<devtools::RuntimeSession> session = recorded.session();
-  return aot::compare_program(recorded.record, *session, std::move(reference_program), source.label,
+  return devtools::compare_program(recorded.record, *session, std::move(reference_program), source.label,
                               std::move(leaves));
 }
 

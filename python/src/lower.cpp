@@ -57,16 +57,16 @@ class LoweredProgram {
   }
 
   void save(const std::filesystem::path& path, const std::optional<std::filesystem::path>& debug_record) const {
-    if (debug_record && !lowered_.debug_record) {
+    if (debug_record && !lowered_.source_nodes) {
       throw InputError{"this program was lowered without its debug record: pass debug_record=True to kiln.lower"};
     }
     aot::pte::write_file_atomically(path.string(), lowered_.buffer());
-    if (debug_record) devtools::write_debug_record(debug_record->string(), *lowered_.debug_record);
+    if (debug_record) devtools::write_debug_record(debug_record->string(), devtools::make_debug_record(lowered_));
   }
 
   std::optional<nb::bytes> debug_record() const {
-    if (!lowered_.debug_record) return std::nullopt;
-    const std::string json = devtools::to_json(*lowered_.debug_record);
+    if (!lowered_.source_nodes) return std::nullopt;
+    const std::string json = devtools::to_json(devtools::make_debug_record(lowered_));
     return nb::bytes(json.data(), json.size());
   }
 

@@ -14,18 +14,9 @@ namespace kiln::devtools {
 
 using nlohmann::json;
 
-std::string SourceNode::module_path() const { return module_stack.empty() ? "" : module_stack.back().path; }
-
 const SourceNode* DebugRecord::node(int64_t handle) const {
   const auto it = nodes.find(handle);
   return it == nodes.end() ? nullptr : &it->second;
-}
-
-std::string short_op_name(const std::string& target) {
-  std::string name = target;
-  if (const auto colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
-  if (const auto dot = name.find('.'); dot != std::string::npos) name = name.substr(0, dot);
-  return name;
 }
 
 namespace {
@@ -84,16 +75,6 @@ void DebugRecord::check_matches(std::span<const uint8_t> pte, const std::string&
   }
 }
 
-std::map<int64_t, SourceNode> source_nodes(const aot::ExportedProgram& source) {
-  std::map<int64_t, SourceNode> nodes;
-  for (const aot::Node* node : source.graph()) {
-    if (!node->is_call_function() || !node->meta.debug_handle) continue;
-    const int64_t handle = *node->meta.debug_handle;
-    nodes[handle] = {handle, node->name(), node->target(), node->meta.nn_module_stack, node->meta.stack_trace};
-  }
-  return nodes;
-}
-
 DebugRecord make_debug_record(std::map<int64_t, SourceNode> nodes, const aot::EmitterOutput& emitted,
                               std::span<const uint8_t> pte, const std::string& method) {
   DebugRecord record;
@@ -108,6 +89,13 @@ DebugRecord make_debug_record(std::map<int64_t, SourceNode> nodes, const aot::Em
   return record;
 }
 
+DebugRecord make_debug_record(const aot::LoweredProgram& lowered) {
+  if (!lowered.source_nodes || !lowered.executorch) {
+    throw aot::AotError("the program was lowered without what its debug record needs (LowerOptions::debug_record)");
+  }
+  return make_debug_record(*lowered.source_nodes, lowered.executorch->emitted, lowered.executorch->buffer,
+                           lowered.method_name);
+}
 
 std::string to_json(const DebugRecord& record) {
   json instructions = json::array();

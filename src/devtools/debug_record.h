@@ -22,21 +22,16 @@
 
 #include "aot/emit/emitter.h"
 #include "aot/ir/exported_program.h"
+#include "aot/passes/debug_handles.h"
+#include "aot/pipeline/lower.h"
 #include "devtools/program_id.h"
 
 namespace kiln::devtools {
 
-/// One node of the user's program, as imported.
-struct SourceNode {
-  int64_t handle = 0;
-  std::string name;  ///< the node's name in the .pt2 graph ("conv2d_1")
-  std::string op;    ///< its target ("aten::conv2d.default")
-  std::vector<aot::ModuleStackEntry> module_stack;  ///< outermost first
-  std::string stack_trace;
-
-  /// The innermost module's path ("layer1.0.conv1"), or "" at top level.
-  std::string module_path() const;
-};
+/// One node of the user's program, as imported (aot/passes/debug_handles.h).
+using aot::SourceNode;
+using aot::short_op_name;
+using aot::source_nodes;
 
 struct DelegateRecord {
   std::string backend_id;
@@ -72,17 +67,14 @@ SourceGroup describe_group(const DebugRecord& record, const std::vector<int64_t>
 /// A " + " list that fits `width`: whole, or its first item and "+ N more".
 std::string shorten_list(const std::string& list, size_t width);
 
-/// "aten::convolution.default" -> "convolution".
-std::string short_op_name(const std::string& target);
-
-/// The nodes of `source` (call_function nodes with a handle), as imported.
-std::map<int64_t, SourceNode> source_nodes(const aot::ExportedProgram& source);
-
 /// The record of a lowering: `nodes` from source_nodes of the program before
 /// any pass, `emitted` and `pte` from to_executorch; it describes program
 /// method `method` of the .pte (AotError if the .pte has none of that name).
 DebugRecord make_debug_record(std::map<int64_t, SourceNode> nodes, const aot::EmitterOutput& emitted,
                               std::span<const uint8_t> pte, const std::string& method = "forward");
+/// The record of `lowered` (lowered with LowerOptions::debug_record, which
+/// keeps its source nodes); throws AotError if it was lowered without.
+DebugRecord make_debug_record(const aot::LoweredProgram& lowered);
 
 std::string to_json(const DebugRecord& record);
 /// Parses a record; throws AotError naming `label` and what is wrong.

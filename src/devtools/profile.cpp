@@ -153,15 +153,18 @@ Profile attribute(const DebugRecord& record, const TraceRecorder& trace, size_t 
     auto& per_run = delegate_runs[index];
     if (per_run.empty()) per_run.assign(runs, 0.0);
     per_run[e.run] += time;
-    delegate_backend[index] = e.name;
+    // The record names the backend (an ETDump's delegate call is "DELEGATE_CALL").
+    const auto delegate = record.delegates.find(e.instruction);
+    const std::string& backend = delegate != record.delegates.end() ? delegate->second.backend_id : e.name;
+    delegate_backend[index] = backend;
     if (traced_calls.count({e.run, e.instruction}) == 0 && has_handles) {
       // The backend logged nothing: the whole call goes to every op it took.
-      attribution.add_handles(handles->second, e.run, time, e.name);
+      attribution.add_handles(handles->second, e.run, time, backend);
     } else {
       const double outside = std::max(0.0, time - inside[{e.run, e.instruction}]);
       attribution.add_other("delegate:" + std::to_string(index),
-                            "delegate " + std::to_string(index) + " (" + e.name + "): outside its ops", "", e.run,
-                            outside, e.name);
+                            "delegate " + std::to_string(index) + " (" + backend + "): outside its ops", "", e.run,
+                            outside, backend);
     }
   }
 

@@ -53,6 +53,15 @@ class TraceRecorder final : public runtime::EventTracer {
   /// The .pte the events come from, written into a Kiln trace (unknown by default).
   void set_program(ProgramId program) { program_ = program; }
   const ProgramId& program() const { return program_; }
+  /// The method the events come from, when the trace says ("" otherwise).
+  void set_method(std::string method) { method_ = std::move(method); }
+  const std::string& method() const { return method_; }
+
+  /// For readers of traces written elsewhere (read_etdump): the events as
+  /// read, and the number of runs they span.
+  Instruction& add_instruction(Instruction event) { return instructions_.emplace_back(std::move(event)); }
+  DelegateEvent& add_delegate_event(DelegateEvent event) { return delegate_events_.emplace_back(std::move(event)); }
+  void set_runs(size_t runs) { run_ = runs; }
 
   const std::vector<Instruction>& instructions() const { return instructions_; }
   const std::vector<DelegateEvent>& delegate_events() const { return delegate_events_; }
@@ -70,6 +79,7 @@ class TraceRecorder final : public runtime::EventTracer {
   bool keep_outputs_ = false;
   size_t run_ = 0;
   ProgramId program_;
+  std::string method_;
   std::vector<Instruction> instructions_;
   std::vector<DelegateEvent> delegate_events_;
 };

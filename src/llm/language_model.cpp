@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "runtime/core/scalar_type.h"
+#include "runtime/executor/method.h"
 #include "runtime/module/module.h"
 
 namespace kiln::llm {
@@ -99,6 +100,10 @@ void LanguageModel::read_constant_methods() {
       info_.vocab_size = ints[0];
     }
   }
+}
+
+void LanguageModel::set_event_tracer(runtime::EventTracer* tracer) {
+  if (runtime::Method* method = module_->method("forward")) method->set_event_tracer(tracer);
 }
 
 std::span<const float> LanguageModel::forward(std::span<const int64_t> ids, int64_t start) {

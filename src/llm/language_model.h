@@ -18,6 +18,7 @@
 
 namespace kiln::runtime {
 class Module;
+class EventTracer;
 }
 
 namespace kiln::llm {
@@ -53,6 +54,9 @@ class LanguageModel {
   /// The ids that end generation, for a program that does not say.
   void set_eos_ids(std::vector<int64_t> ids) { info_.eos_ids = std::move(ids); }
   double load_ms() const { return load_ms_; }
+  /// Reports every following call of `forward` to `tracer` (null: off); the
+  /// tracer must outlive those calls.
+  void set_event_tracer(runtime::EventTracer* tracer);
 
   /// Runs `ids` at positions `start`, `start` + 1, ..., in calls of at most
   /// max_tokens_per_call, and returns the logits of the last position (valid

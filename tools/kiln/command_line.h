@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "etdump_output.h"
 #include "host/host_error.h"
 
 // 1 when the tool is built with the compiler (KILN_BUILD_AOT=ON), 0 in the
@@ -71,6 +72,7 @@ struct RunFlags {
   std::string path, inputs_path, output_path, model, method, chrome_trace, trace;
   int64_t iterations = -1, warmup = -1, threads = -1;
   bool json = false;
+  EtdumpRequest etdump;  ///< --etdump / --debug-buffer
 };
 /// kiln run on a .pt2 (run_pt2.cpp: the reference interpreter, so the compiler).
 int run_pt2_file(const RunFlags& flags);

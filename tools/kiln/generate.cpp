@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "command_line.h"
+#include "etdump_output.h"
 #include "llm/generate.h"
 #include "llm/language_model.h"
 #include "llm/chat_template.h"
@@ -25,6 +27,7 @@ namespace {
 constexpr const char* kGenerateUsage = R"(Usage: kiln generate MODEL.pte (--prompt-ids IDS | --tokenizer tokenizer.json --prompt TEXT)
                      [--chat] [--max-new-tokens N] [--temperature T] [--top-p P] [--top-k K]
                      [--seed S] [--threads N] [--print-ids] [--max-context N] [--ignore-eos]
+                     [--etdump RUN.etdp]
 
 Runs a decoder-only language model lowered from transformers' export recipe
 (tools/llm/export.py; see docs/llm.md): its method 'forward' takes token ids
@@ -64,6 +67,9 @@ Options:
   --max-context N       positions the cache holds, for a program that does not
                         say (its get_max_seq_len)
   --ignore-eos          go on past an end-of-sequence id (for benchmarks)
+  --etdump FILE         write every call's events (prefill and decode, one run
+                        each) in ExecuTorch's ETDump format, for ExecuTorch's
+                        Inspector or 'kiln profile --etdump'
 )";
 
 struct GenerateOptions {
@@ -76,6 +82,7 @@ struct GenerateOptions {
   int threads = 1;
   std::optional<int64_t> max_context;
   llm::GenerationOptions generation;
+  EtdumpRequest etdump;
 };
 
 double parse_number(const std::string& flag, const std::string& text) {
@@ -134,6 +141,8 @@ GenerateOptions parse(Args& args) {
       options.generation.stop_at_eos = false;
     } else if (arg == "--max-context") {
       options.max_context = parse_integer(arg, args.value(arg), 1, INT32_MAX);
+    } else if (arg == "--etdump") {
+      options.etdump.etdump_path = args.value(arg);
     } else if (!arg.empty() && arg[0] == '-') {
       args.unknown(arg);
     } else if (options.model_path.empty()) {
@@ -236,6 +245,12 @@ int run_generate(Args args) {
                info.max_context ? (std::to_string(*info.max_context) + " positions").c_str() : "of unknown length",
                options.threads, options.threads == 1 ? "" : "s");
 
+  std::unique_ptr<runtime::EtdumpRecorder> etdump;
+  if (options.etdump.requested()) {
+    etdump = make_etdump_recorder(options.etdump, options.model_path);
+    model.set_event_tracer(etdump.get());
+  }
+
   std::optional<llm::TokenStream> stream;
   if (tokenizer && !options.print_ids) stream.emplace(*tokenizer, /*skip_special_tokens=*/true);
   bool first = true;
@@ -253,6 +268,10 @@ int run_generate(Args args) {
   std::printf("\n");
   std::fflush(stdout);
   print_stats(model, result);
+  if (etdump) {
+    model.set_event_tracer(nullptr);
+    write_etdump(options.etdump, *etdump);
+  }
   if (result.stop == llm::StopReason::ContextFull) {
     std::fprintf(stderr, "kiln generate: the cache is full (%lld positions): generation stops there\n",
                  static_cast<long long>(*info.max_context));

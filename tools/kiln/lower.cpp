@@ -269,8 +269,8 @@ int run_lower(Args args) {
     aot::pte::write_file_atomically(options.output, result.buffer);
     std::printf("Wrote %s\n", options.output.c_str());
   }
-  if (lowered.debug_record) {
-    const devtools::DebugRecord& record = *lowered.debug_record;
+  if (lowered.source_nodes) {
+    const devtools::DebugRecord record = devtools::make_debug_record(lowered);
     devtools::write_debug_record(options.debug_record, record);
     std::printf("Wrote %s: %zu instructions and %zu delegates mapped to %zu source ops\n", options.debug_record.c_str(),
                 record.instructions.size(), record.delegates.size(), record.nodes.size());

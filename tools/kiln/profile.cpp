@@ -1,7 +1,8 @@
 // kiln profile: where a .pte program's time goes, per source op of the
-// user's program. Runs the program traced (or reads a trace `kiln run
-// --trace` wrote) and attributes each event through the debug record that
-// `kiln lower --debug-record` wrote with it (devtools/profile_session.h).
+// user's program. Runs the program traced (or reads an ETDump or a trace
+// `kiln run --etdump` / `--trace` wrote) and attributes each event through
+// the debug record that `kiln lower --debug-record` wrote with it
+// (devtools/profile_session.h, devtools/etdump_trace.h).
 #include <cstdio>
 #include <iostream>
 
@@ -10,6 +11,7 @@
 #include "cli.h"
 #include "devtools/debug_record.h"
 #include "devtools/debug_record_for.h"
+#include "devtools/etdump_trace.h"
 #include "devtools/profile.h"
 #include "devtools/profile_session.h"
 #include "devtools/trace_recorder.h"
@@ -21,6 +23,7 @@ namespace {
 
 constexpr const char* kProfileUsage = R"(Usage: kiln profile MODEL.pte --debug-record MODEL.kdbg [--inputs INPUTS.npz]
                     [--iterations N] [--warmup N] [--threads N] [--top N] [--module-depth N]
+       kiln profile --etdump RUN.etdp --debug-record MODEL.kdbg [--top N] [--module-depth N]
        kiln profile --trace RUN.kdump --debug-record MODEL.kdbg [--top N] [--module-depth N]
 
 Runs MODEL.pte on Kiln's runtime with the event tracer on and prints where
@@ -36,11 +39,17 @@ per run, calls per run, its debug handles, the source ops' names and ops,
 their module path and where they ran. Then the time per delegate call and
 per module.
 
-With --trace, the events come from a trace 'kiln run MODEL.pte --trace'
-wrote (on this machine or another) instead of a run here.
+With --etdump, the events come from an ETDump that 'kiln run MODEL.pte
+--etdump' or 'kiln generate --etdump' wrote (on a device, or anywhere else),
+or that ExecuTorch's runtime wrote running the same .pte, instead of a run
+here; with --trace, from a Kiln trace 'kiln run MODEL.pte --trace' wrote.
+Either must come from the program the debug record describes: an ETDump of
+Kiln's names its program (size and hash), and one of another program is
+refused.
 
 Options:
   --debug-record FILE  the debug record written with the .pte (required)
+  --etdump FILE        attribute this ETDump instead of running the program
   --trace FILE         attribute this Kiln trace instead of running the program
   --inputs FILE        the .npz holding the inputs (default: ones at the planned shapes)
   --iterations N       traced runs, 1 to 100000 (default 10)
@@ -51,7 +60,7 @@ Options:
 )";
 
 struct ProfileOptions {
-  std::string path, record, trace, inputs;
+  std::string path, record, trace, etdump, inputs;
   int iterations = 10, warmup = 2, threads = 1;
   size_t top = 25, module_depth = 1;
   bool help = false;
@@ -69,6 +78,8 @@ ProfileOptions parse_profile_options(Args& args) {
       options.record = args.value(arg);
     } else if (arg == "--trace") {
       options.trace = args.value(arg);
+    } else if (arg == "--etdump") {
+      options.etdump = args.value(arg);
     } else if (arg == "--inputs") {
       options.inputs = args.value(arg);
       timing_flags = true;
@@ -95,12 +106,12 @@ ProfileOptions parse_profile_options(Args& args) {
     throw UsageError("'kiln profile' needs --debug-record FILE (write it with 'kiln lower ... -o MODEL.pte "
                      "--debug-record FILE')");
   }
-  if (options.trace.empty() && options.path.empty()) throw UsageError("'kiln profile' needs a .pte file or --trace FILE");
-  if (!options.trace.empty() && !options.path.empty()) {
-    throw UsageError("'kiln profile' takes a .pte to run or --trace FILE, not both");
-  }
-  if (!options.trace.empty() && timing_flags) {
-    throw UsageError("--inputs, --iterations, --warmup and --threads apply to a run; --trace reads one that is done");
+  const int sources = !options.path.empty() + !options.trace.empty() + !options.etdump.empty();
+  if (sources == 0) throw UsageError("'kiln profile' needs a .pte file, --etdump FILE or --trace FILE");
+  if (sources > 1) throw UsageError("'kiln profile' takes one of a .pte to run, --etdump FILE and --trace FILE");
+  if (options.path.empty() && timing_flags) {
+    throw UsageError(std::string("--inputs, --iterations, --warmup and --threads apply to a run; ") +
+                     (options.trace.empty() ? "--etdump" : "--trace") + " reads one that is done");
   }
   return options;
 }
@@ -113,7 +124,7 @@ int run_profile(Args args) {
     std::cout << kProfileUsage;
     return 0;
   }
-  if (options.trace.empty()) {
+  if (options.trace.empty() && options.etdump.empty()) {
     const devtools::DebugRecord record = devtools::read_debug_record_for(options.record, options.path);
     runtime::set_backend_threads(options.threads);
     std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path, record.method);
@@ -126,14 +137,17 @@ int run_profile(Args args) {
     return 0;
   }
   const devtools::DebugRecord record = devtools::read_debug_record(options.record);
+  const std::string& source = options.etdump.empty() ? options.trace : options.etdump;
   const devtools::TraceRecorder trace =
-      devtools::TraceRecorder::parse_kiln_trace(read_file(options.trace, "trace"), options.trace);
-  if (trace.program().known() && trace.program() != record.program) {
-    throw aot::AotError("the trace " + options.trace + " was recorded from another program than the debug record " +
-                        options.record + " describes (" + std::to_string(trace.program().bytes) + " bytes, not " +
-                        std::to_string(record.program.bytes) + ")");
+      options.etdump.empty()
+          ? devtools::TraceRecorder::parse_kiln_trace(read_file(options.trace, "trace"), options.trace)
+          : devtools::read_etdump_file(options.etdump);
+  devtools::check_trace_matches(trace, source, record, options.record);
+  if (!trace.program().known()) {
+    std::fprintf(stderr, "note: %s does not name its program; its delegate calls match the debug record's\n",
+                 source.c_str());
   }
-  std::printf("trace: %s\n", options.trace.c_str());
+  std::printf("%s: %s\n", options.etdump.empty() ? "trace" : "ETDump", source.c_str());
   if (trace.instructions().empty()) throw aot::AotError("the trace holds no events");
   const devtools::Profile profile = devtools::attribute(record, trace, options.module_depth);
   std::printf("%s", devtools::format_profile(profile, options.top).c_str());

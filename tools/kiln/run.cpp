@@ -19,6 +19,7 @@ namespace {
 constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
        kiln run MODEL.pte [--method NAME] [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N]
                           [--warmup N] [--threads N] [--json] [--chrome-trace TRACE.json] [--trace RUN.kdump]
+                          [--etdump RUN.etdp [--debug-buffer RUN.bin]]
 
 A .pt2 (a program saved by torch.export.save) runs through Kiln's reference
 interpreter (the portable kernels); a program in the training IR (what
@@ -79,6 +80,16 @@ Options:
   --trace FILE      (.pte) write the timed calls' events as a Kiln trace (JSON,
                     docs/devtools.md), which 'kiln profile --trace' attributes
                     to the user's ops with the program's debug record
+  --etdump FILE     (.pte) write the timed calls' events in ExecuTorch's ETDump
+                    format (one run per call: each kernel and delegate call,
+                    each backend op under its delegate debug identifier), which
+                    ExecuTorch's Inspector opens and 'kiln profile --etdump'
+                    attributes with the debug record; not with --trace or
+                    --chrome-trace (a method reports to one tracer)
+  --debug-buffer FILE  (.pte, with --etdump) also log every kernel call's output
+                    and each tensor a backend shows; their bytes go to FILE,
+                    which the ETDump's tensors point into ('kiln compare
+                    --etdump' reads both)
 )";
 
 enum class FileKind { Pt2, Pte };
@@ -136,6 +147,10 @@ int run_run(Args args) {
       flags.chrome_trace = args.value(arg);
     } else if (arg == "--trace") {
       flags.trace = args.value(arg);
+    } else if (arg == "--etdump") {
+      flags.etdump.etdump_path = args.value(arg);
+    } else if (arg == "--debug-buffer") {
+      flags.etdump.debug_buffer_path = args.value(arg);
     } else if (flags.path.empty() && (arg.empty() || arg[0] != '-')) {
       flags.path = arg;
     } else {
@@ -144,19 +159,27 @@ int run_run(Args args) {
   }
   const std::string& path = flags.path;
   if (path.empty()) throw UsageError("'kiln run' needs a .pt2 or .pte file");
+  if (!flags.etdump.debug_buffer_path.empty() && !flags.etdump.requested()) {
+    throw UsageError("--debug-buffer goes with --etdump FILE (the ETDump's tensors point into it)");
+  }
+  if (flags.etdump.requested() && (!flags.trace.empty() || !flags.chrome_trace.empty())) {
+    throw UsageError(std::string("--etdump and ") + (!flags.trace.empty() ? "--trace" : "--chrome-trace") +
+                     " cannot be given together: a method reports its events to one tracer");
+  }
 
   if (file_kind(path) == FileKind::Pte) {
     if (!flags.model.empty()) throw UsageError("--model applies to .pt2 archives; " + path + " is a .pte program");
     return run_pte_file(flags);
   }
   if (flags.iterations >= 0 || flags.warmup >= 0 || flags.threads >= 0 || flags.json || !flags.chrome_trace.empty() ||
-      !flags.trace.empty() || !flags.method.empty()) {
+      !flags.trace.empty() || !flags.method.empty() || flags.etdump.requested()) {
     throw UsageError(std::string(!flags.method.empty()   ? "--method"
                                  : flags.iterations >= 0 ? "--iterations"
                                  : flags.warmup >= 0     ? "--warmup"
                                  : flags.threads >= 0    ? "--threads"
                                  : flags.json            ? "--json"
                                  : !flags.trace.empty()  ? "--trace"
+                                 : flags.etdump.requested() ? "--etdump"
                                                          : "--chrome-trace") +
                      " applies to .pte programs (Kiln's runtime); " + path + " is a .pt2 archive");
   }

@@ -108,6 +108,7 @@ int run_pte_file(const RunFlags& flags) {
   options.chrome_trace_path = flags.chrome_trace;
   options.trace_path = flags.trace;
   options.method = flags.method;
+  options.etdump = flags.etdump;
   return run_pte(options);
 }
 
@@ -132,8 +133,11 @@ int run_pte(const PteRunOptions& options) {
   double first_ms = 0;  // the first call, warm-up or not: with load_ms, the time to a first result
   devtools::TraceRecorder recorder;
   const bool tracing = !options.chrome_trace_path.empty() || !options.trace_path.empty();
+  std::unique_ptr<runtime::EtdumpRecorder> etdump;
+  if (options.etdump.requested()) etdump = make_etdump_recorder(options.etdump, options.path);
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
     if (i == options.warmup && tracing) session->set_event_tracer(&recorder);
+    if (i == options.warmup && etdump) session->set_event_tracer(etdump.get());
     const double took = session->execute();
     if (i == 0) first_ms = took;
     if (i >= options.warmup) times.push_back(took);
@@ -172,6 +176,7 @@ int run_pte(const PteRunOptions& options) {
                 options.trace_path.c_str(), recorder.runs(), recorder.instructions().size(),
                 recorder.delegate_events().size());
   }
+  if (etdump) write_etdump(options.etdump, *etdump);
   if (options.json) print_json_times(*session, summary, first_ms, options.warmup, start_rss_kb);
   return 0;
 }

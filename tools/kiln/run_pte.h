@@ -10,6 +10,7 @@
 #include "aot/ir/host_tensor.h"
 #include "aot/ir/value.h"
 #include "devtools/runtime_session.h"
+#include "etdump_output.h"
 
 namespace kiln::cli {
 
@@ -24,6 +25,7 @@ struct PteRunOptions {
   std::string chrome_trace_path;  ///< empty: no trace; else the timed calls' events as a Chrome trace
   std::string trace_path;         ///< empty: no trace; else the timed calls' events as a Kiln trace
   std::string method;             ///< empty: 'forward', else the program's first method
+  EtdumpRequest etdump;           ///< the timed calls' events as an ETDump, when requested
 };
 
 using devtools::ones;

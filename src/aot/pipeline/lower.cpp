@@ -91,11 +91,11 @@ auto for_method(const std::string& name, bool several, Step&& step) {
 // Steps 1 to 3 of one program method; `source_nodes`, if given, gets the
 // nodes as imported (for the debug record).
 LoweredMethod delegate_method(std::string name, ExportedProgram program, const LowerOptions& options,
-                              std::map<int64_t, devtools::SourceNode>* source_nodes) {
+                              std::map<int64_t, SourceNode>* source_nodes) {
   generate_debug_handles(program);
   // The record maps handles to the nodes as imported, before decomposition
   // renames and replaces them.
-  if (source_nodes != nullptr) *source_nodes = devtools::source_nodes(program);
+  if (source_nodes != nullptr) *source_nodes = aot::source_nodes(program);
   // The fusions that fit the training IR (attention, before decomposition
   // spells it out), then those that read core ATen.
   const KilnOpsOptions kiln_ops{options.quantize_activations};
@@ -120,7 +120,7 @@ LoweredProgram lower(ProgramMethods methods, const LowerOptions& options) {
   check_method_names(methods);
   const bool several = methods.programs.size() > 1;
 
-  std::map<int64_t, devtools::SourceNode> source_nodes;
+  std::map<int64_t, SourceNode> source_nodes;
   std::vector<LoweredMethod> others;
   std::optional<LoweredMethod> first;
   for (auto& entry : methods.programs) {
@@ -149,10 +149,7 @@ LoweredProgram lower(ProgramMethods methods, const LowerOptions& options) {
                [&] { check_ops_supported(*method.program, has_kernel, options.kernels_name); });
   }
   lowered.executorch = to_executorch(programs, methods.constants, options.config);
-  if (options.debug_record) {
-    lowered.debug_record = devtools::make_debug_record(std::move(source_nodes), lowered.executorch->emitted,
-                                                       lowered.executorch->buffer, main);
-  }
+  if (options.debug_record) lowered.source_nodes = std::move(source_nodes);
   return lowered;
 }
 

@@ -12,8 +12,8 @@
 //   4. the check that the kernels the .pte will run on have every op left
 //      off the delegates (every missing node named at once);
 //   5. to_executorch: the lowering passes, memory planning, emission and
-//      serialization; and, on request, the debug record that maps the .pte
-//      back to the nodes of step 1.
+//      serialization; and, on request, the nodes of step 1, which the
+//      devtools' debug record maps the .pte back to.
 // A .pte may hold several methods (ProgramMethods, ExecuTorch's to_edge({name:
 // program, ...}, constant_methods={...})): each program method goes through
 // steps 1 to 4 on its own and gets its own memory plan in step 5; constant
@@ -28,7 +28,7 @@
 #include "aot/delegate/backend_api.h"
 #include "aot/emit/to_executorch.h"
 #include "aot/passes/op_support.h"
-#include "devtools/debug_record.h"
+#include "aot/passes/debug_handles.h"
 
 namespace kiln::aot {
 
@@ -53,7 +53,8 @@ struct LowerOptions {
   /// quantize their activations too (int8 per block of 32, as llama.cpp
   /// does): faster, further from PyTorch's numerics.
   bool quantize_activations = false;
-  /// Also build the debug record of the .pte.
+  /// Also keep what the .pte's debug record needs: the main method's nodes
+  /// as imported (LoweredProgram::source_nodes; devtools::make_debug_record).
   bool debug_record = false;
   /// Memory planning and serialization settings.
   ExecutorchBackendConfig config;
@@ -92,8 +93,9 @@ struct LoweredProgram {
   std::vector<ToBackendReport> reports;
   /// Every stage of to_executorch, the .pte bytes last; empty with delegate_only.
   std::optional<ExecutorchProgram> executorch;
-  /// With LowerOptions::debug_record.
-  std::optional<devtools::DebugRecord> debug_record;
+  /// With LowerOptions::debug_record: the main method's nodes as imported,
+  /// by debug handle, which devtools::make_debug_record maps the .pte to.
+  std::optional<std::map<int64_t, SourceNode>> source_nodes;
   /// The method name of the program that edge, delegated and reports describe.
   std::string method_name = "forward";
   /// The other program methods, by name.

@@ -6,7 +6,7 @@
 #include "aot/ir/error.h"
 #include "aot/ir/exec_kind.h"
 #include "aot/ir/module_attribute.h"
-#include "devtools/debug_record.h"
+#include "aot/passes/debug_handles.h"
 
 namespace kiln::aot {
 
@@ -26,7 +26,7 @@ DelegateSummary summarize(const LoweredSubmodule& submodule) {
   summary.backend_id = module.backend_id();
   for (const Node* node : delegated.graph()) {
     if (!is_op(*node)) continue;
-    ++summary.op_counts[devtools::short_op_name(node->target())];
+    ++summary.op_counts[short_op_name(node->target())];
     ++summary.ops;
   }
   summary.inputs = submodule.call_node->args().size() - 1;  // the first argument is the module

@@ -53,6 +53,9 @@ struct DelegateEvent {
 class EventTracer {
  public:
   virtual ~EventTracer() = default;
+  /// A method starts an execute (`name`: the method's): the events up to the
+  /// next call belong to this run (ExecuTorch's event block).
+  virtual void create_event_block(const char* name) { (void)name; }
   virtual void log_instruction(const InstructionEvent& event) = 0;
   virtual void log_delegate_event(const DelegateEvent& event) = 0;
   /// Whether the tracer keeps intermediate outputs: a backend whose tensors

@@ -47,6 +47,7 @@ Error Method::execute() {
       return Error::InvalidState;
     }
   }
+  if (event_tracer_ != nullptr) event_tracer_->create_event_block(plan_->name() == nullptr ? "" : plan_->name()->c_str());
   for (size_t c = 0; c < num_chains_; ++c) KILN_TRY(execute_chain(c));
   return Error::Ok;
 }

@@ -390,6 +390,45 @@ expect "profile --trace takes no run flags" 2 "--inputs, --iterations, --warmup 
   profile --trace "$scratch/dv.kdump" --debug-record "$scratch/dv.kdbg" --iterations 3
 expect "profile refuses a trace that is not one" 1 "is not a Kiln trace" -- \
   profile --trace "$scratch/dv.kdbg" --debug-record "$scratch/dv.kdbg"
+# ETDump: written by run, read by profile and compare without running the program again.
+expect "run --etdump writes an ETDump" 0 "wrote $scratch/dv.etdp: ETDump, 3 runs, 21 events" -- \
+  run "$scratch/dv.pte" --iterations 3 --etdump "$scratch/dv.etdp"
+expect "profile reads an ETDump" 0 "3 runs:" -- profile --etdump "$scratch/dv.etdp" --debug-record "$scratch/dv.kdbg"
+expect "profile attributes an ETDump's backend ops" 0 "DemoBackend" -- \
+  profile --etdump "$scratch/dv.etdp" --debug-record "$scratch/dv.kdbg"
+"$kiln" run "$scratch/mlp.pte" --etdump "$scratch/mlp.etdp" > /dev/null 2>&1
+expect "profile refuses an ETDump of another program" 1 "mlp.etdp was recorded from another program than the debug record" -- \
+  profile --etdump "$scratch/mlp.etdp" --debug-record "$scratch/dv.kdbg"
+expect "profile refuses a file that is no ETDump" 1 "dv.kdump is not an ETDump: identifier" -- \
+  profile --etdump "$scratch/dv.kdump" --debug-record "$scratch/dv.kdbg"
+head -c 100 "$scratch/dv.etdp" > "$scratch/cut.etdp"
+expect "profile refuses a truncated ETDump" 1 "cut.etdp is truncated: its size prefix says" -- \
+  profile --etdump "$scratch/cut.etdp" --debug-record "$scratch/dv.kdbg"
+expect "profile --etdump takes no run flags" 2 "--etdump reads one that is done" -- \
+  profile --etdump "$scratch/dv.etdp" --debug-record "$scratch/dv.kdbg" --warmup 1
+expect "profile takes one source of events" 2 "takes one of a .pte to run, --etdump FILE and --trace FILE" -- \
+  profile "$scratch/dv.pte" --etdump "$scratch/dv.etdp" --debug-record "$scratch/dv.kdbg"
+expect "run --debug-buffer needs --etdump" 2 "--debug-buffer goes with --etdump FILE" -- \
+  run "$scratch/dv.pte" --debug-buffer "$scratch/dv.bin"
+expect "run --etdump and --trace exclude each other" 2 "--etdump and --trace cannot be given together" -- \
+  run "$scratch/dv.pte" --etdump "$scratch/x.etdp" --trace "$scratch/x.kdump"
+expect "run --etdump applies to .pte programs" 2 "--etdump applies to .pte programs" -- \
+  run "$crt/model.pt2" --inputs "$crt/case0.inputs.npz" --etdump "$scratch/x.etdp"
+expect "run --etdump to a file it cannot write" 1 "cannot write '$scratch/no/such/dir.etdp'" -- \
+  run "$scratch/dv.pte" --etdump "$scratch/no/such/dir.etdp"
+expect "run --etdump --debug-buffer logs the outputs" 0 "dv.bin: " -- \
+  run "$scratch/dv.pte" --inputs "$crt/case0.inputs.npz" --etdump "$scratch/dvo.etdp" --debug-buffer "$scratch/dv.bin"
+expect "compare reads an ETDump and its debug buffer" 0 "Every compared op is above 60.0 dB." -- \
+  compare --etdump "$scratch/dvo.etdp" --debug-buffer "$scratch/dv.bin" --debug-record "$scratch/dv.kdbg" \
+  --reference "$crt/model.pt2" --inputs "$crt/case0.inputs.npz"
+expect "compare --etdump needs the debug buffer" 2 "--etdump needs --debug-buffer FILE" -- \
+  compare --etdump "$scratch/dvo.etdp" --debug-record "$scratch/dv.kdbg" --reference "$crt/model.pt2"
+expect "compare refuses an ETDump without outputs" 1 "the recorded run logged no output to compare" -- \
+  compare --etdump "$scratch/dv.etdp" --debug-buffer "$scratch/dv.bin" --debug-record "$scratch/dv.kdbg" \
+  --reference "$crt/model.pt2"
+expect "compare refuses an ETDump of another program" 1 "was recorded from another program" -- \
+  compare --etdump "$scratch/mlp.etdp" --debug-buffer "$scratch/dv.bin" --debug-record "$scratch/dv.kdbg" \
+  --reference "$crt/model.pt2"
 expect "compare help" 0 "Usage: kiln compare MODEL.pte --debug-record MODEL.kdbg --reference MODEL.pt2" -- compare --help
 expect "compare finds every op exact on DemoBackend" 0 "Every compared op is above 60.0 dB." -- \
   compare "$scratch/dv.pte" --debug-record "$scratch/dv.kdbg" --reference "$crt/model.pt2" --inputs "$crt/case0.inputs.npz"
@@ -494,6 +533,12 @@ if [ -n "$expected_ids" ]; then
 fi
 expect "generate stops at the cache's end and says so" 0 "the cache is full (64 positions)" -- \
   generate "$scratch/tiny_llama.pte" --prompt-ids 1,17,42,99,7 --print-ids --max-new-tokens 100 --ignore-eos
+"$kiln" lower "$llm/model.pt2" -o "$scratch/tiny_llama_dr.pte" --debug-record "$scratch/tiny_llama.kdbg" > /dev/null
+expect "generate --etdump writes one run per call" 0 "wrote $scratch/gen.etdp: ETDump, 3 runs" -- \
+  generate "$scratch/tiny_llama_dr.pte" --prompt-ids 1,17,42,99,7 --print-ids --max-new-tokens 3 --ignore-eos \
+  --etdump "$scratch/gen.etdp"
+expect "profile reads generate's ETDump" 0 "3 runs:" -- \
+  profile --etdump "$scratch/gen.etdp" --debug-record "$scratch/tiny_llama.kdbg"
 
 # Where the EOS ids come from when the program names none (its get_eos_ids
 # emptied here), each fallback said on standard error: a tokenizer of four

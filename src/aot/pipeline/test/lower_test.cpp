@@ -132,17 +132,20 @@ TEST(Lower, DelegateOnlyStopsBeforeThePte) {
   EXPECT_THAT(error_of([&] { lower(fixture("mlp", "model.core.pt2"), options); }), HasSubstr("delegate_only"));
 }
 
-TEST(Lower, TheDebugRecordNamesTheNodesAsImported) {
+TEST(Lower, KeepsTheNodesAsImportedForTheDebugRecord) {
   LowerOptions options;
   options.debug_record = true;
   const LoweredProgram lowered = lower(fixture("mlp", "model.pt2"), options);
-  ASSERT_TRUE(lowered.debug_record.has_value());
+  ASSERT_TRUE(lowered.source_nodes.has_value());
   std::vector<std::string> ops;
-  for (const auto& [handle, node] : lowered.debug_record->nodes) ops.push_back(node.op);
+  for (const auto& [handle, node] : *lowered.source_nodes) {
+    EXPECT_EQ(handle, node.handle);
+    ops.push_back(node.op);
+  }
   // The training IR's linear, before decomposition made it addmm and permute.
   EXPECT_THAT(ops, ::testing::Contains("aten::linear.default"));
-  EXPECT_FALSE(lowered.debug_record->instructions.empty());
-  EXPECT_FALSE(lower(fixture("mlp", "model.pt2")).debug_record.has_value());
+  EXPECT_FALSE(lowered.executorch->emitted.debug_maps_of("forward").debug_handle_map.empty());
+  EXPECT_FALSE(lower(fixture("mlp", "model.pt2")).source_nodes.has_value());
 }
 
 TEST(Lower, ToEdgeGivesHandlesAndCoreAten) {

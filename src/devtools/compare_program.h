@@ -9,9 +9,10 @@
 //      is kept: the last node carrying its handle, with a quantize or
 //      dequantize op's grid;
 //   3. the .pte runs once on its RuntimeSession with every intermediate
-//      output logged, and devtools::compare_outputs compares the two.
-// It lives above the devtools (which the interpreter and to_core_aten are not
-// below) and calls no backend: the session ran whatever the .pte delegates.
+//      output logged (or a run recorded elsewhere is read: an ETDump with its
+//      debug buffer), and compare_outputs compares the two.
+// The devtools sit above the compiler: this calls the interpreter and
+// to_core_aten, and no backend (the session ran whatever the .pte delegates).
 #pragma once
 
 #include <optional>
@@ -23,8 +24,12 @@
 #include "devtools/compare.h"
 #include "devtools/debug_record.h"
 #include "devtools/runtime_session.h"
+#include "devtools/trace_recorder.h"
 
-namespace kiln::aot {
+namespace kiln::devtools {
+
+using aot::ExportedProgram;
+using aot::Value;
 
 /// Ones for each user input of `program`, in flattened order. Throws
 /// AotError naming the first input that is not a tensor or has a dynamic
@@ -38,8 +43,16 @@ std::vector<Value> ones_user_inputs(const ExportedProgram& program);
 /// session's inputs are replaced with copies of those. Throws AotError when
 /// the reference is another program, an input is not a tensor (the runtime's
 /// inputs are tensors here), or a run fails.
-devtools::Comparison compare_program(const devtools::DebugRecord& record, devtools::RuntimeSession& session,
-                                     ExportedProgram reference, const std::string& reference_label,
-                                     std::optional<std::vector<Value>> inputs = std::nullopt);
+Comparison compare_program(const DebugRecord& record, RuntimeSession& session, ExportedProgram reference,
+                           const std::string& reference_label, std::optional<std::vector<Value>> inputs = std::nullopt);
 
-}  // namespace kiln::aot
+/// Compares a run recorded elsewhere (`run`: its first run, with the outputs
+/// logged, e.g. read_etdump with its debug buffer) with `reference` on
+/// `inputs` (or ones_user_inputs), as compare_program does without running
+/// the .pte. Throws AotError as compare_program does, and when `run` logged
+/// no output.
+Comparison compare_recorded_run(const DebugRecord& record, const TraceRecorder& run, ExportedProgram reference,
+                                const std::string& reference_label,
+                                std::optional<std::vector<Value>> inputs = std::nullopt);
+
+}  // namespace kiln::devtools

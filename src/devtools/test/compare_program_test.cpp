@@ -2,7 +2,7 @@
 // its debug record, run on a RuntimeSession and compared with the .pt2 it
 // came from, as `kiln compare` does; the user's inputs ordered from an .npz's
 // names and called on the reference interpreter as flattened leaves.
-#include "aot/pipeline/compare_program.h"
+#include "devtools/compare_program.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -26,6 +26,8 @@ namespace kiln::aot {
 namespace {
 
 using ::testing::HasSubstr;
+using devtools::compare_program;
+using devtools::ones_user_inputs;
 
 std::string compare_fixture_path(const std::string& file) { return std::string(KILN_SOURCE_DIR) + "/tests/fixtures/" + file; }
 
@@ -33,13 +35,16 @@ std::string compare_fixture_path(const std::string& file) { return std::string(K
 struct ComparedProgram {
   LoweredProgram program;
   std::unique_ptr<devtools::RuntimeSession> session;
+  devtools::DebugRecord record;
 };
 
 std::unique_ptr<ComparedProgram> lower_for_compare(const std::string& file, const std::vector<std::string>& backends = {}) {
   LowerOptions options;
   options.backends = backends;
   options.debug_record = true;
-  auto lowered = std::make_unique<ComparedProgram>(ComparedProgram{lower(load_pt2(compare_fixture_path(file)), options), nullptr});
+  auto lowered =
+      std::make_unique<ComparedProgram>(ComparedProgram{lower(load_pt2(compare_fixture_path(file)), options), nullptr, {}});
+  lowered->record = devtools::make_debug_record(lowered->program);
   const std::vector<uint8_t>& pte = lowered->program.buffer();
   lowered->session = devtools::RuntimeSession::from_bytes(pte.data(), pte.size(), file);
   return lowered;
@@ -56,7 +61,7 @@ devtools::Comparison compare_with_source(const std::string& name, const std::str
   ExportedProgram reference = load_pt2(compare_fixture_path(name + "/" + file));
   std::optional<std::vector<Value>> inputs;
   if (case_inputs_given) inputs = fixture_case_inputs(name, reference);
-  return compare_program(*lowered->program.debug_record, *lowered->session, std::move(reference), file,
+  return compare_program(lowered->record, *lowered->session, std::move(reference), file,
                          std::move(inputs));
 }
 
@@ -100,7 +105,7 @@ TEST(CompareProgram, TheRunSeesTheInputsTheReferenceSaw) {
 TEST(CompareProgram, RefusesAnotherReferenceNamingIt) {
   const auto lowered = lower_for_compare("conv_relu_tan/model.pt2");
   const std::string error = testing::error_of([&] {
-    compare_program(*lowered->program.debug_record, *lowered->session, load_pt2(compare_fixture_path("mlp/model.pt2")),
+    compare_program(lowered->record, *lowered->session, load_pt2(compare_fixture_path("mlp/model.pt2")),
                     "mlp.pt2");
   });
   EXPECT_THAT(error, HasSubstr("mlp.pt2 is not the program the debug record was lowered from: handle 1 is"));
@@ -109,7 +114,7 @@ TEST(CompareProgram, RefusesAnotherReferenceNamingIt) {
 TEST(CompareProgram, RefusesANumberForAnInput) {
   const auto lowered = lower_for_compare("mlp/model.pt2");
   EXPECT_THAT(testing::error_of([&] {
-                compare_program(*lowered->program.debug_record, *lowered->session,
+                compare_program(lowered->record, *lowered->session,
                                 load_pt2(compare_fixture_path("mlp/model.pt2")), "mlp.pt2", std::vector<Value>{int64_t{3}});
               }),
               HasSubstr("passes tensor inputs only; an input is a number"));
