@@ -4,6 +4,8 @@
 # kiln_aot_library(NAME [UNTRUSTED_INPUT] SOURCES... DEPS ...): C++20,
 #   exceptions on. UNTRUSTED_INPUT: it reads files a user hands over, so the
 #   sanitizer build instruments it (see KILN_SANITIZE below).
+# kiln_host_library(NAME [UNTRUSTED_INPUT] SOURCES... DEPS ...): the same, for
+#   host code that builds without the compiler too (KILN_BUILD_AOT=OFF).
 # kiln_test_support(NAME [INSTRUMENTED] SOURCES... DEPS ...): test helpers compiled
 #   once for the tests that link NAME, linked whole (a helper that registers a
 #   test backend at start-up is kept).
@@ -112,6 +114,18 @@ function(kiln_runtime_library name)
   target_compile_options(${name} PRIVATE -fno-exceptions -fno-rtti)
   # An app's code reads the headers as C++17 at least (clang 14 defaults to C++14).
   target_compile_features(${name} PUBLIC cxx_std_17)
+endfunction()
+
+# A host library that builds in every tree, the runtime-only one included
+# (src/llm: the device's kiln links it): C++20 with exceptions as the
+# compiler's libraries, without their precompiled header (which reads the IR).
+# UNTRUSTED_INPUT as for kiln_aot_library.
+function(kiln_host_library name)
+  cmake_parse_arguments(ARG "UNTRUSTED_INPUT" "" "" ${ARGN})
+  kiln_library_(${name} 20 ${ARG_UNPARSED_ARGUMENTS})
+  if(ARG_UNTRUSTED_INPUT)
+    kiln_sanitize_(${name})
+  endif()
 endfunction()
 
 # The AOT libraries share one precompiled header (src/aot/aot_pch.h): the

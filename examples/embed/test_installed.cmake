@@ -6,14 +6,15 @@
 #      linking every kiln:: target: each header compiles from the package alone;
 #   3. this example configured on its own (find_package(Kiln CONFIG REQUIRED)
 #      from that prefix), built, and run on add.pte;
-#   4. with oneDNN, and the kiln tool installed, a program the installed kiln
+#   4. with oneDNN, and the kiln tool installed with the compiler (not the
+#      runtime-only build's, which cannot lower), a program the installed kiln
 #      lowers to OneDnnBackend, run by the installed example: the package's
 #      kiln::onednn_backend registers the backend and finds oneDNN.
 # Everything is written under BUILD_DIR.
 #
 #   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DGENERATOR=... -DMAKE_PROGRAM=...
 #         -DCXX_COMPILER=... [-DBUILD_TYPE=...] [-DCCACHE=...] [-DWERROR=ON]
-#         [-DSANITIZE=ON] [-DWITH_ONEDNN=ON] -P test_installed.cmake
+#         [-DSANITIZE=ON] [-DWITH_ONEDNN=ON] [-DWITH_COMPILER=ON] -P test_installed.cmake
 set(prefix ${BUILD_DIR}/install-test)
 set(work ${BUILD_DIR}/install-test-apps)
 
@@ -97,7 +98,7 @@ endif()
 message("the installed example on add.pte: ${out}")
 
 # Step 4.
-if(WITH_ONEDNN AND EXISTS ${prefix}/bin/kiln)
+if(WITH_ONEDNN AND WITH_COMPILER AND EXISTS ${prefix}/bin/kiln)
   run(${prefix}/bin/kiln lower ${SOURCE_DIR}/tests/fixtures/mlp/model.pt2 --backend OneDnnBackend
       -o ${work}/mlp.onednn.pte)
   if(NOT out MATCHES "OneDnnBackend")

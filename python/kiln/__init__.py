@@ -21,6 +21,7 @@ import os
 from typing import Any, Mapping, Sequence
 
 from ._errors import InputError, KilnError
+from ._llm import LanguageModel
 from ._kiln import (  # noqa: F401
     ChatTemplate,
     CompareRow,
@@ -50,6 +51,7 @@ __all__ = [
     "Comparison",
     "InputError",
     "KilnError",
+    "LanguageModel",
     "LoweredProgram",
     "MemoryPlan",
     "Method",

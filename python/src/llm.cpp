@@ -1,7 +1,11 @@
 // kiln.Tokenizer and kiln.ChatTemplate: src/llm's tokenizer.json reader and
-// chat template interpreter, the text side of a language model runner. What
-// they refuse raises kiln.KilnError, as every Kiln error does (bindings.h).
+// chat template interpreter, the text side of a language model runner; and
+// kiln.LanguageModel's engine, src/llm's LanguageModel with a Conversation
+// that keeps its KV cache across turns (python/kiln/_llm.py streams it).
+// What they refuse raises kiln.KilnError, as every Kiln error does
+// (bindings.h).
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/function.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -15,7 +19,10 @@
 #include <vector>
 
 #include "bindings.h"
+#include "runtime/backend/backend_interface.h"
 #include "llm/chat_template.h"
+#include "llm/generate.h"
+#include "llm/language_model.h"
 #include "llm/tokenizer.h"
 
 namespace kiln::python {
@@ -45,6 +52,44 @@ std::string render(const llm::ChatTemplate& chat_template, const std::vector<Mes
   context.bos_token = std::move(bos_token);
   context.eos_token = std::move(eos_token);
   return chat_template.render(chat_messages(messages), context);
+}
+
+/// A model and the one conversation it runs (kiln.LanguageModel): the
+/// conversation holds a reference to the model, so neither moves.
+struct ChatModel {
+  explicit ChatModel(const std::string& path) : model(path), conversation(model) {}
+  ChatModel(const ChatModel&) = delete;
+  ChatModel& operator=(const ChatModel&) = delete;
+
+  llm::LanguageModel model;
+  llm::Conversation conversation;
+};
+
+/// Conversation::add_turn with the sampling options as arguments; `on_token`
+/// is called with each id (the GIL taken for it, released otherwise). An
+/// exception it raises stops the turn and leaves the conversation as it was.
+std::vector<int64_t> add_turn(ChatModel& chat, const std::vector<int64_t>& ids, int64_t max_new_tokens,
+                              double temperature, int64_t top_k, double top_p, uint64_t seed, bool stop_at_eos,
+                              const std::function<void(int64_t)>& on_token) {
+  llm::GenerationOptions options;
+  options.max_new_tokens = max_new_tokens;
+  options.sampling.temperature = temperature;
+  options.sampling.top_k = top_k;
+  options.sampling.top_p = top_p;
+  options.sampling.seed = seed;
+  options.stop_at_eos = stop_at_eos;
+  try {
+    llm::Sampler check(options.sampling);
+  } catch (const llm::LlmError& error) {
+    throw InputError{error.what()};
+  }
+  nb::gil_scoped_release release;
+  const llm::GenerationResult result = chat.conversation.add_turn(ids, options, [&](int64_t token) {
+    if (!on_token) return;
+    nb::gil_scoped_acquire acquire;
+    on_token(token);
+  });
+  return result.tokens;
 }
 
 }  // namespace
@@ -80,6 +125,27 @@ void bind_llm(nb::module_& m) {
            "The prompt text for `messages` (dicts with 'role' and 'content'). Raises KilnError when the template "
            "fails or refuses the conversation.")
       .def_prop_ro("source", &llm::ChatTemplate::source, "The template's Jinja source.");
+
+  nb::class_<ChatModel>(m, "_LanguageModel", "The engine of kiln.LanguageModel (python/kiln/_llm.py).")
+      .def(
+          "__init__",
+          [](ChatModel* self, const std::filesystem::path& path, int threads) {
+            if (threads < 1 || threads > 256) {
+              throw InputError{"threads must be 1 to 256, got " + std::to_string(threads)};
+            }
+            runtime::set_backend_threads(threads);
+            new (self) ChatModel(path.string());
+          },
+          "path"_a, "threads"_a = 1)
+      .def("add_turn", &add_turn, "ids"_a, "max_new_tokens"_a, "temperature"_a, "top_k"_a, "top_p"_a, "seed"_a,
+           "stop_at_eos"_a, "on_token"_a = nb::none())
+      .def("reset", [](ChatModel& chat) { chat.conversation.reset(); })
+      .def_prop_ro("tokens", [](const ChatModel& chat) { return chat.conversation.tokens(); })
+      .def_prop_ro("position", [](const ChatModel& chat) { return chat.conversation.position(); })
+      .def_prop_ro("bos_id", [](const ChatModel& chat) { return chat.model.info().bos_id; })
+      .def_prop_ro("eos_ids", [](const ChatModel& chat) { return chat.model.info().eos_ids; })
+      .def_prop_ro("max_context", [](const ChatModel& chat) { return chat.model.info().max_context; })
+      .def_prop_ro("vocab_size", [](const ChatModel& chat) { return chat.model.info().vocab_size; });
 }
 
 }  // namespace kiln::python

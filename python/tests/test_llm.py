@@ -60,3 +60,50 @@ def test_a_message_without_a_role_is_an_input_error():
     template = kiln.ChatTemplate.parse("{{ messages | length }}")
     with pytest.raises(kiln.InputError, match="message 0 needs a 'role' and a 'content'"):
         template.render([{"content": "Hi"}])
+
+
+LLAMA = FIXTURES / "llm" / "tiny_llama"
+
+
+def test_a_language_model_streams_pytorchs_greedy_ids():
+    reference = json.loads((LLAMA / "reference.json").read_text())[0]
+    model = kiln.LanguageModel(LLAMA / "model.pte")
+    assert (model.bos_id, model.eos_ids, model.max_context, model.vocab_size) == (1, [2], 64, 256)
+    stream = model.generate(reference["prompt_ids"], max_new_tokens=6, stop_at_eos=False)
+    assert next(stream) == reference["greedy_ids"][0]
+    assert list(stream) == reference["greedy_ids"][1:6]
+    assert model.position == 10
+    assert model.tokens == reference["prompt_ids"] + reference["greedy_ids"][:6]
+
+
+def test_a_language_model_keeps_its_cache_across_turns():
+    model = kiln.LanguageModel(LLAMA / "model.pte")
+    list(model.generate([1, 17, 42, 99, 7], max_new_tokens=6, stop_at_eos=False))
+    reply = list(model.generate([33, 12, 250, 9], max_new_tokens=5, stop_at_eos=False))
+    assert model.position == 19
+    fresh = kiln.LanguageModel(LLAMA / "model.pte")
+    conversation = model.tokens[: -len(reply)]
+    assert list(fresh.generate(conversation, max_new_tokens=5, stop_at_eos=False)) == reply
+    model.reset()
+    assert model.position == 0 and model.tokens == []
+
+
+def test_leaving_a_turn_early_leaves_the_conversation_as_it_was():
+    model = kiln.LanguageModel(LLAMA / "model.pte")
+    stream = model.generate([1, 17, 42, 99, 7], max_new_tokens=20)
+    next(stream)
+    stream.close()
+    assert model.position == 0 and model.tokens == []
+
+
+def test_a_language_model_refuses_bad_input_by_name():
+    with pytest.raises(kiln.KilnError, match=r"is not a language model's \(token ids \[1, seq\], cache positions"):
+        kiln.LanguageModel(FIXTURES / "pte" / "add.pte")
+    model = kiln.LanguageModel(LLAMA / "model.pte")
+    with pytest.raises(kiln.KilnError, match=r"prompt token id 256 is outside the vocabulary \(0 to 255\)"):
+        list(model.generate([1, 256]))
+    with pytest.raises(kiln.InputError, match=r"top-p 0\.000000 must be in \(0, 1\]"):
+        list(model.generate([1], top_p=0))
+    with pytest.raises(kiln.KilnError, match="the prompt has 65 tokens; the model's cache holds 64"):
+        list(model.generate([3] * 65))
+    assert model.position == 0

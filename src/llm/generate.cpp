@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 
 namespace kiln::llm {
 namespace {
@@ -25,32 +26,42 @@ const char* to_string(StopReason reason) {
   return "?";
 }
 
-GenerationResult generate(LanguageModel& model, std::span<const int64_t> prompt, const GenerationOptions& options,
-                          const std::function<void(int64_t)>& on_token) {
-  const ModelInfo& info = model.info();
-  if (prompt.empty()) throw LlmError("the prompt has no tokens");
+GenerationResult Conversation::add_turn(std::span<const int64_t> turn, const GenerationOptions& options,
+                                        const std::function<void(int64_t)>& on_token) {
+  const ModelInfo& info = model_.info();
+  const std::string what = tokens_.empty() ? "prompt" : "turn";
+  if (turn.empty()) throw LlmError("the " + what + " has no tokens");
   if (options.max_new_tokens < 0) throw LlmError("max new tokens must be 0 or more");
-  for (int64_t id : prompt) {
+  for (int64_t id : turn) {
     if (id < 0 || (info.vocab_size && id >= *info.vocab_size)) {
-      throw LlmError("prompt token id " + std::to_string(id) + " is outside the vocabulary (0 to " +
+      throw LlmError(what + " token id " + std::to_string(id) + " is outside the vocabulary (0 to " +
                      std::to_string(info.vocab_size.value_or(0) - 1) + ")");
     }
   }
-  const auto prompt_length = static_cast<int64_t>(prompt.size());
-  if (info.max_context && prompt_length > *info.max_context) {
-    throw LlmError("the prompt has " + std::to_string(prompt_length) + " tokens; the model's cache holds " +
-                   std::to_string(*info.max_context));
+  // What the cache has not seen yet: the last turn's final token (chosen,
+  // never run) or a turn that generated nothing, then this turn.
+  std::vector<int64_t> unseen(tokens_.begin() + position_, tokens_.end());
+  unseen.insert(unseen.end(), turn.begin(), turn.end());
+  const int64_t total = position_ + static_cast<int64_t>(unseen.size());
+  if (info.max_context && total > *info.max_context) {
+    throw LlmError((position_ == 0 ? "the prompt has " + std::to_string(total) + " tokens"
+                                   : "the conversation would hold " + std::to_string(total) + " tokens with this turn's " +
+                                         std::to_string(turn.size())) +
+                   "; the model's cache holds " + std::to_string(*info.max_context));
   }
 
   Sampler sampler(options.sampling);
   GenerationResult result;
-  result.prompt_tokens = prompt_length;
-  if (options.max_new_tokens == 0) return result;
+  result.prompt_tokens = static_cast<int64_t>(unseen.size());
+  if (options.max_new_tokens == 0) {
+    tokens_.insert(tokens_.end(), turn.begin(), turn.end());
+    return result;
+  }
 
   const auto start = Clock::now();
-  std::span<const float> logits = model.forward(prompt, 0);
+  std::span<const float> logits = model_.forward(unseen, position_);
   result.prefill_ms = ms_since(start);
-  int64_t position = prompt_length;
+  int64_t position = total;
   const auto decode_start = Clock::now();
   while (true) {
     const int64_t token = sampler.sample(logits);
@@ -72,7 +83,7 @@ GenerationResult generate(LanguageModel& model, std::span<const int64_t> prompt,
     }
     const int64_t next[1] = {token};
     try {
-      logits = model.forward(next, position);
+      logits = model_.forward(next, position);
     } catch (const LlmError& error) {
       if (info.max_context) throw;
       throw LlmError(std::string(error.what()) + " (the program does not say how many positions its cache holds: " +
@@ -82,7 +93,21 @@ GenerationResult generate(LanguageModel& model, std::span<const int64_t> prompt,
     ++result.decode_calls;
   }
   result.decode_ms = result.decode_calls > 0 ? ms_since(decode_start) - (result.first_token_ms - result.prefill_ms) : 0;
+  tokens_.insert(tokens_.end(), turn.begin(), turn.end());
+  tokens_.insert(tokens_.end(), result.tokens.begin(), result.tokens.end());
+  position_ = position;
   return result;
+}
+
+void Conversation::reset() {
+  tokens_.clear();
+  position_ = 0;
+}
+
+GenerationResult generate(LanguageModel& model, std::span<const int64_t> prompt, const GenerationOptions& options,
+                          const std::function<void(int64_t)>& on_token) {
+  Conversation conversation(model);
+  return conversation.add_turn(prompt, options, on_token);
 }
 
 int64_t peak_rss_kib() {

@@ -1,11 +1,10 @@
-#include "cli.h"
+// Flag parsing and the errors every command shares (command_line.h).
+#include "command_line.h"
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-
-#include "aot/ir/error.h"
 
 namespace kiln::cli {
 
@@ -21,10 +20,15 @@ void Args::unknown(const std::string& arg) const {
 
 std::string read_file(const std::string& path, const std::string& what) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw aot::AotError("cannot open the " + what + " " + path + " (" + std::strerror(errno) + ")");
+  if (!file) throw HostError("cannot open the " + what + " " + path + " (" + std::strerror(errno) + ")");
   std::ostringstream text;
   text << file.rdbuf();
   return text.str();
+}
+
+void needs_full_build(const std::string& what) {
+  throw HostError(what + " needs the compiler, and this kiln is the runtime-only (device) build: build Kiln with "
+                  "KILN_BUILD_AOT=ON (the default; `make`) for it");
 }
 
 int64_t parse_integer(const std::string& flag, const std::string& text, int64_t min, int64_t max) {

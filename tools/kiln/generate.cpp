@@ -3,6 +3,7 @@
 // turns text into ids and back, and prints.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
+#include "command_line.h"
 #include "llm/generate.h"
 #include "llm/language_model.h"
 #include "llm/chat_template.h"

@@ -1,13 +1,11 @@
 // kiln inspect: a .pt2 program as text — graph, signature, range constraints,
-// and what its weights and constants are; or a .pte program (pte_text.h).
-#include <cstdio>
-#include <iostream>
+// and what its weights and constants are (inspect_pt2.cpp, with the
+// compiler's importer); or a .pte program (pte_text.h), in both builds.
 #include <fstream>
-#include <map>
+#include <iostream>
 
 #include "aot/emit/pte_text.h"
-#include "aot/import/pt2_reader.h"
-#include "cli.h"
+#include "command_line.h"
 
 namespace kiln::cli {
 
@@ -41,28 +39,11 @@ bool is_pte_file(const std::string& path) {
          aot::pte::looks_like_pte({reinterpret_cast<const uint8_t*>(head), sizeof head});
 }
 
-std::string human_bytes(size_t bytes) {
-  char text[32];
-  if (bytes >= (1u << 20)) std::snprintf(text, sizeof text, "%.1f MiB", bytes / 1048576.0);
-  else if (bytes >= 1024) std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
-  else std::snprintf(text, sizeof text, "%zu B", bytes);
-  return text;
-}
-
-void print_tensors(const char* title, const std::vector<std::pair<std::string, aot::HostTensor>>& tensors,
-                   const std::map<std::string, std::string>& kinds) {
-  size_t total = 0;
-  std::map<const aot::Storage*, std::string> first_user;
-  for (const auto& [name, tensor] : tensors) total += tensor.nbytes();
-  std::printf("%s: %zu tensors, %s\n", title, tensors.size(), human_bytes(total).c_str());
-  for (const auto& [name, tensor] : tensors) {
-    std::string note;
-    auto [it, inserted] = first_user.emplace(tensor.storage().get(), name);
-    if (!inserted) note = "  (shares storage with " + it->second + ")";
-    auto kind = kinds.find(name);
-    std::printf("    %-40s %-22s %-16s%s\n", name.c_str(), tensor.describe().c_str(),
-                kind == kinds.end() ? "" : kind->second.c_str(), note.c_str());
-  }
+bool is_zip_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[4] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head && std::string(head, sizeof head) == "PK\x03\x04";
 }
 
 }  // namespace
@@ -75,6 +56,7 @@ int run_inspect(Args args) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
       std::cout << kInspectUsage;
+      if (!kWithCompiler) std::cout << "\nThis kiln is the runtime-only (device) build: it reads .pte programs; a .pt2\nneeds the full build (KILN_BUILD_AOT=ON).\n";
       return 0;
     } else if (arg == "--model") {
       model = args.value(arg);
@@ -87,37 +69,14 @@ int run_inspect(Args args) {
     }
   }
   if (path.empty()) throw UsageError("'kiln inspect' needs a .pt2 or .pte file");
-  if (is_pte_file(path)) {
+  // Without the compiler, everything but a zip archive (a .pt2) is read as a
+  // .pte, so that a missing or foreign file is named as such.
+  if (is_pte_file(path) || (!kWithCompiler && !is_zip_file(path))) {
     std::cout << aot::pte::describe_pte(aot::pte::read_pte_file(path), max_values);
     return 0;
   }
-
-  const aot::ExportedProgram program = aot::load_pt2(path, model);
-  std::cout << program.to_string() << "\n";
-  std::printf("Dialect: %s\n", program.dialect().c_str());
-
-  std::map<std::string, std::string> kinds;
-  std::vector<std::pair<std::string, aot::HostTensor>> weights;
-  std::vector<std::pair<std::string, aot::HostTensor>> constants;
-  for (const aot::InputSpec& spec : program.graph_signature().input_specs) {
-    if (spec.kind == aot::InputKind::Parameter) {
-      kinds[spec.target] = "parameter";
-    } else if (spec.kind == aot::InputKind::Buffer) {
-      kinds[spec.target] = spec.persistent.value_or(true) ? "buffer" : "buffer (non-persistent)";
-    } else if (spec.kind == aot::InputKind::ConstantTensor) {
-      kinds[spec.target] = "constant";
-    }
-  }
-  for (const auto& [name, tensor] : program.state_dict()) weights.emplace_back(name, tensor);
-  size_t objects = 0;
-  for (const auto& [name, constant] : program.constants()) {
-    if (const auto* tensor = std::get_if<aot::HostTensor>(&constant)) constants.emplace_back(name, *tensor);
-    else ++objects;
-  }
-  print_tensors("Weights", weights, kinds);
-  print_tensors("Constants", constants, kinds);
-  if (objects > 0) std::printf("Custom objects: %zu (kept opaque)\n", objects);
-  return 0;
+  return inspect_pt2_file(path, model);
 }
 
 }  // namespace kiln::cli
+

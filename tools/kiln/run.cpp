@@ -1,24 +1,16 @@
 // kiln run: a .pt2 program on inputs from an .npz, through the reference
-// interpreter, or a .pte program on Kiln's runtime (run_pte.cpp); prints the
-// outputs and optionally saves them as an .npz. Which one is picked from the
-// file's first bytes (a zip archive or a .pte identifier), else its extension.
-#include <algorithm>
+// interpreter (run_pt2.cpp), or a .pte program on Kiln's runtime
+// (run_pte.cpp); prints the outputs and optionally saves them as an .npz.
+// Which one is picked from the file's first bytes (a zip archive or a .pte
+// identifier), else its extension. This file parses the flags in both builds
+// of the tool; without the compiler it refuses to run (without_compiler.cpp).
 #include <cctype>
 #include <cerrno>
-#include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <optional>
 
-#include "aot/import/npz.h"
-#include "aot/import/pt2_reader.h"
-#include "aot/ir/pass_manager.h"
-#include "aot/pipeline/lower.h"
-#include "aot/pipeline/reference_call.h"
-#include "cli.h"
-#include "run_pte.h"
+#include "command_line.h"
 
 namespace kiln::cli {
 
@@ -95,7 +87,7 @@ enum class FileKind { Pt2, Pte };
 /// identifier "ET" + two digits at byte 4. Otherwise the extension decides.
 FileKind file_kind(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw aot::AotError(path + ": cannot open (" + std::strerror(errno) + ")");
+  if (!file) throw HostError(path + ": cannot open (" + std::strerror(errno) + ")");
   char head[8] = {};
   file.read(head, sizeof head);
   const std::streamsize got = file.gcount();
@@ -110,129 +102,68 @@ FileKind file_kind(const std::string& path) {
   };
   if (ends_with(".pte")) return FileKind::Pte;
   if (ends_with(".pt2")) return FileKind::Pt2;
-  throw aot::AotError(path + " is neither a .pt2 archive (a zip file) nor a .pte program (identifier 'ET' and "
+  throw HostError(path + " is neither a .pt2 archive (a zip file) nor a .pte program (identifier 'ET' and "
                       "two digits at byte 4)");
 }
 
 }  // namespace
 
-void print_output(const std::string& label, const aot::Value& value) {
-  const auto* tensor = std::get_if<aot::HostTensor>(&value);
-  if (tensor == nullptr) {
-    std::printf("%s: %s\n", label.c_str(), aot::describe(value).c_str());
-    return;
-  }
-  const std::optional<aot::HostTensor> parts =
-      runtime::is_complex_type(tensor->dtype()) ? std::optional(tensor->view_as_real()) : std::nullopt;
-  // A complex tensor's statistics and elements are over its parts, (re, im) pairs.
-  const std::vector<double> values = parts ? parts->to_doubles() : tensor->to_doubles();
-  double low = INFINITY, high = -INFINITY, sum = 0;
-  for (double v : values) {
-    low = std::min(low, v);
-    high = std::max(high, v);
-    sum += v;
-  }
-  std::printf("%s: %s", label.c_str(), tensor->describe().c_str());
-  if (!values.empty()) {
-    std::printf("  %smin=%.6g max=%.6g mean=%.6g", parts ? "parts " : "", low, high, sum / values.size());
-  }
-  std::printf("\n    [");
-  const size_t step = parts ? 2 : 1;
-  for (size_t i = 0; i < values.size() && i < 8 * step; i += step) {
-    if (parts) std::printf("%s(%.6g, %.6g)", i ? ", " : "", values[i], values[i + 1]);
-    else std::printf("%s%.6g", i ? ", " : "", values[i]);
-  }
-  std::printf("%s]\n", values.size() > 8 * step ? ", ..." : "");
-}
-
 int run_run(Args args) {
-  std::string path, inputs_path, output_path, model, method;
-  int64_t iterations = -1, warmup = -1, threads = -1;
-  bool json = false;
-  std::string chrome_trace;
-  std::string trace;
+  RunFlags flags;
   while (!args.done()) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
       std::cout << kRunUsage;
+      if (!kWithCompiler) std::cout << "\nThis kiln is the runtime-only (device) build, without 'kiln run': it needs\nthe full build (KILN_BUILD_AOT=ON).\n";
       return 0;
     } else if (arg == "--inputs") {
-      inputs_path = args.value(arg);
+      flags.inputs_path = args.value(arg);
     } else if (arg == "--output") {
-      output_path = args.value(arg);
+      flags.output_path = args.value(arg);
     } else if (arg == "--model") {
-      model = args.value(arg);
+      flags.model = args.value(arg);
     } else if (arg == "--method") {
-      method = args.value(arg);
+      flags.method = args.value(arg);
     } else if (arg == "--iterations") {
-      iterations = parse_integer(arg, args.value(arg), 1, 100000);
+      flags.iterations = parse_integer(arg, args.value(arg), 1, 100000);
     } else if (arg == "--warmup") {
-      warmup = parse_integer(arg, args.value(arg), 0, 100000);
+      flags.warmup = parse_integer(arg, args.value(arg), 0, 100000);
     } else if (arg == "--threads") {
-      threads = parse_integer(arg, args.value(arg), 1, 256);
+      flags.threads = parse_integer(arg, args.value(arg), 1, 256);
     } else if (arg == "--json") {
-      json = true;
+      flags.json = true;
     } else if (arg == "--chrome-trace") {
-      chrome_trace = args.value(arg);
+      flags.chrome_trace = args.value(arg);
     } else if (arg == "--trace") {
-      trace = args.value(arg);
-    } else if (path.empty() && (arg.empty() || arg[0] != '-')) {
-      path = arg;
+      flags.trace = args.value(arg);
+    } else if (flags.path.empty() && (arg.empty() || arg[0] != '-')) {
+      flags.path = arg;
     } else {
       args.unknown(arg);
     }
   }
+  const std::string& path = flags.path;
   if (path.empty()) throw UsageError("'kiln run' needs a .pt2 or .pte file");
 
   if (file_kind(path) == FileKind::Pte) {
-    if (!model.empty()) throw UsageError("--model applies to .pt2 archives; " + path + " is a .pte program");
-    PteRunOptions options;
-    options.path = path;
-    options.inputs_path = inputs_path;
-    options.output_path = output_path;
-    if (iterations >= 0) options.iterations = static_cast<int>(iterations);
-    if (warmup >= 0) options.warmup = static_cast<int>(warmup);
-    if (threads >= 0) options.threads = static_cast<int>(threads);
-    options.json = json;
-    options.chrome_trace_path = chrome_trace;
-    options.trace_path = trace;
-    options.method = method;
-    return run_pte(options);
+    if (!flags.model.empty()) throw UsageError("--model applies to .pt2 archives; " + path + " is a .pte program");
+    return run_pte_file(flags);
   }
-  if (iterations >= 0 || warmup >= 0 || threads >= 0 || json || !chrome_trace.empty() || !trace.empty() ||
-      !method.empty()) {
-    throw UsageError(std::string(!method.empty()   ? "--method"
-                                 : iterations >= 0 ? "--iterations"
-                                 : warmup >= 0     ? "--warmup"
-                                 : threads >= 0    ? "--threads"
-                                 : json            ? "--json"
-                                 : !trace.empty()  ? "--trace"
-                                                   : "--chrome-trace") +
+  if (flags.iterations >= 0 || flags.warmup >= 0 || flags.threads >= 0 || flags.json || !flags.chrome_trace.empty() ||
+      !flags.trace.empty() || !flags.method.empty()) {
+    throw UsageError(std::string(!flags.method.empty()   ? "--method"
+                                 : flags.iterations >= 0 ? "--iterations"
+                                 : flags.warmup >= 0     ? "--warmup"
+                                 : flags.threads >= 0    ? "--threads"
+                                 : flags.json            ? "--json"
+                                 : !flags.trace.empty()  ? "--trace"
+                                                         : "--chrome-trace") +
                      " applies to .pte programs (Kiln's runtime); " + path + " is a .pt2 archive");
   }
-  if (inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz for a .pt2 program");
-
-  aot::ExportedProgram program = aot::load_pt2(path, model);
-  aot::to_core_aten(program);
-  std::vector<aot::Value> leaves = aot::order_inputs(program, aot::read_npz(inputs_path), inputs_path);
-  const aot::PyTree result = aot::call_with_leaves(program, leaves);
-  const auto [outputs, spec] = aot::tree_flatten(result);
-  std::printf("%zu output%s (structure %s)\n", outputs.size(), outputs.size() == 1 ? "" : "s", spec.to_string().c_str());
-  for (size_t i = 0; i < outputs.size(); ++i) print_output("output_" + std::to_string(i), outputs[i]);
-
-  if (!output_path.empty()) {
-    std::vector<std::pair<std::string, aot::HostTensor>> arrays;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      if (const auto* tensor = std::get_if<aot::HostTensor>(&outputs[i])) arrays.emplace_back("output_" + std::to_string(i), *tensor);
-    }
-    for (size_t i = 0; i < leaves.size(); ++i) {
-      if (const auto* tensor = std::get_if<aot::HostTensor>(&leaves[i])) arrays.emplace_back("input_" + std::to_string(i), *tensor);
-    }
-    for (const auto& [name, tensor] : program.named_buffers()) arrays.emplace_back("buffer:" + name, tensor);
-    aot::write_npz(output_path, arrays);
-    std::printf("wrote %s\n", output_path.c_str());
-  }
-  return 0;
+  // (Before --inputs is asked for: without the compiler, no flag helps.)
+  if (!kWithCompiler) return run_pt2_file(flags);
+  if (flags.inputs_path.empty()) throw UsageError("'kiln run' needs --inputs FILE.npz for a .pt2 program");
+  return run_pt2_file(flags);
 }
 
 }  // namespace kiln::cli

@@ -96,6 +96,21 @@ void print_json_times(const RuntimeSession& session, const TimeSummary& summary,
 
 }  // namespace
 
+int run_pte_file(const RunFlags& flags) {
+  PteRunOptions options;
+  options.path = flags.path;
+  options.inputs_path = flags.inputs_path;
+  options.output_path = flags.output_path;
+  if (flags.iterations >= 0) options.iterations = static_cast<int>(flags.iterations);
+  if (flags.warmup >= 0) options.warmup = static_cast<int>(flags.warmup);
+  if (flags.threads >= 0) options.threads = static_cast<int>(flags.threads);
+  options.json = flags.json;
+  options.chrome_trace_path = flags.chrome_trace;
+  options.trace_path = flags.trace;
+  options.method = flags.method;
+  return run_pte(options);
+}
+
 int run_pte(const PteRunOptions& options) {
   runtime::set_backend_threads(options.threads);  // before init: primitives are made for it
   const long long start_rss_kb = proc_status_kb("VmRSS");

@@ -190,6 +190,54 @@ TEST(GenerationTest, BadPromptsAreRefusedByName) {
   EXPECT_THAT(message({1, 256}), HasSubstr("prompt token id 256 is outside the vocabulary (0 to 255)"));
 }
 
+// A conversation runs each turn where the last one ended, on the same cache:
+// only the turn's ids and the last turn's final token (chosen, never run) are
+// prefilled, and the tokens it generates equal those of prefilling the whole
+// conversation from scratch: through a turn longer than one call takes, up to
+// a turn the cache has no room for, and again from position 0 after reset().
+TEST(GenerationTest, AConversationKeepsTheCacheAcrossTurns) {
+  const std::string path = lowered({});
+  LanguageModel model(path);
+  LanguageModel fresh(path);
+  Conversation chat(model);
+  GenerationOptions options;
+  options.max_new_tokens = 6;
+  options.stop_at_eos = false;
+  const Reference reference = references().at(0);
+  const GenerationResult first = chat.add_turn(reference.prompt, options);
+  const std::vector<int64_t> first_greedy(reference.greedy.begin(), reference.greedy.begin() + 6);
+  EXPECT_EQ(first.tokens, first_greedy);
+  EXPECT_EQ(chat.position(), 10);
+
+  std::vector<int64_t> long_turn;
+  for (int64_t i = 0; i < 33; ++i) long_turn.push_back((i * 37 + 11) % 256);
+  for (const std::vector<int64_t>& turn : {std::vector<int64_t>{33, 12, 250, 9}, long_turn}) {
+    std::vector<int64_t> conversation = chat.tokens();
+    conversation.insert(conversation.end(), turn.begin(), turn.end());
+    const GenerationResult result = chat.add_turn(turn, options);
+    EXPECT_EQ(result.prompt_tokens, static_cast<int64_t>(turn.size()) + 1) << "the conversation was prefilled again";
+    const GenerationResult from_scratch = generate(fresh, conversation, options);
+    EXPECT_EQ(from_scratch.prompt_tokens, static_cast<int64_t>(conversation.size()));
+    EXPECT_EQ(result.tokens, from_scratch.tokens) << "turn of " << turn.size() << " tokens";
+    conversation.insert(conversation.end(), result.tokens.begin(), result.tokens.end());
+    EXPECT_EQ(chat.tokens(), conversation);
+    EXPECT_EQ(chat.position(), static_cast<int64_t>(conversation.size()) - 1);
+  }
+
+  // 60 ids said, 59 run: ten more do not fit in 64 positions.
+  try {
+    chat.add_turn(std::vector<int64_t>(10, 3), options);
+    ADD_FAILURE() << "a turn past the cache's end was run";
+  } catch (const LlmError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the conversation would hold 70 tokens with this turn's 10; the model's cache holds 64"));
+  }
+  EXPECT_EQ(chat.position(), 59);
+
+  chat.reset();
+  EXPECT_EQ(chat.add_turn(reference.prompt, options).tokens, first_greedy);
+  EXPECT_EQ(chat.position(), 10);
+}
+
 TEST(GenerationTest, AProgramThatIsNotALanguageModelIsRefused) {
   aot::LowerOptions options;
   const aot::LoweredProgram program =

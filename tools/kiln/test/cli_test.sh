@@ -457,6 +457,14 @@ fi
 # greedy ids equal to PyTorch's, and every bad input refused by name.
 llm="$fixtures/llm/tiny_llama"
 "$kiln" lower "$llm/model.pt2" -o "$scratch/tiny_llama.pte" > /dev/null
+# The runtime-only suite generates from the lowered model checked in beside
+# it (device_cli_test.sh): it must be what kiln lower writes today.
+if cmp -s "$scratch/tiny_llama.pte" "$llm/model.pte"; then
+  passes=$((passes + 1))
+else
+  echo "FAIL $llm/model.pte is not what 'kiln lower $llm/model.pt2' writes: lower it again (-o $llm/model.pte)"
+  failures=$((failures + 1))
+fi
 expected_ids=$(python3 -c "import json; print(','.join(map(str, json.load(open('$llm/reference.json'))[0]['greedy_ids'][:20])))" 2>/dev/null || true)
 expect "generate help" 0 "Usage: kiln generate MODEL.pte" -- generate --help
 expect "generate needs a model" 2 "generate needs a MODEL.pte" -- generate --prompt-ids 1,2
