@@ -97,12 +97,12 @@ cross-aarch64:
 
 # Its suite under qemu-aarch64-static (ctest runs every test program through
 # the emulator): the unit tests, the tuned kernels' tests on a CPU with the
-# dot product and on one without (both NEON paths), the embed example, and
-# runtime_recorded_outputs_test on ExecuTorch's .pte fixtures and on every
-# .pt2 fixture's cases as the host's kiln lowers and runs them
+# dot product and on one without (both NEON paths), the embed example, the
+# device kiln's test, and, against what the host's kiln gives
 # (scripts/lower-fixtures.sh, with $(HOST_KILN): make test's tool, built
-# here when it is not given). The tiny Llama's generation joins when the
-# runtime-only tree makes `kiln generate`.
+# here when it is not given), runtime_recorded_outputs_test on ExecuTorch's
+# .pte fixtures and every .pt2 fixture's cases, and the tiny Llama's greedy
+# generation.
 HOST_KILN ?=
 test-aarch64: export KILN_PTE_CASES_DIR = $(abspath $(AARCH64_DIR))/pte-cases
 test-aarch64: cross-aarch64
