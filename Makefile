@@ -20,7 +20,7 @@ FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 600
 
 .PHONY: all build deps demo test test-sanitize test-no-onednn test-runtime-only python-package suite fuzz clean \
-        bench-lowering size test-kernels-aarch64 bench-tuned
+        bench-lowering size cross-aarch64 test-aarch64 test-kernels-aarch64 bench-tuned
 
 # Tests that must run in each configuration (gtest cases plus other CTest
 # tests): scripts/count-tests.sh fails a run with fewer.
@@ -84,18 +84,39 @@ test-runtime-only: deps
 	cmake --build $(RUNTIME_DIR) -j $(JOBS)
 	$(call run_suite,$(RUNTIME_DIR),runtime-only)
 
-# The tuned kernels (src/kernels/tuned) and their tests cross-built for
-# aarch64 and run under qemu: once on a CPU with the dot product (both NEON
-# paths tested) and once on one without (plain NEON picked and tested).
+# The runtime-only tree (as test-runtime-only builds it, without oneDNN)
+# cross-built for aarch64 Linux with Debian's cross compiler and arm64
+# libraries (scripts/install-cross-aarch64.sh, cmake/aarch64-linux-gnu.cmake).
 AARCH64_DIR ?= build-aarch64
-QEMU_AARCH64 = qemu-aarch64-static -L /usr/aarch64-linux-gnu
-test-kernels-aarch64:
-	bash scripts/install-cross-aarch64.sh
-	cmake -S src/kernels/tuned/cross -B $(AARCH64_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
-	  -DCMAKE_TOOLCHAIN_FILE=$(abspath cmake/aarch64-linux-gnu.cmake) $(filter -DKILN_WERROR%,$(CMAKE_FLAGS))
+cross-aarch64:
+	@bash scripts/install-deps.sh
+	@bash scripts/install-cross-aarch64.sh
+	cmake -S . -B $(AARCH64_DIR) -G Ninja -DCMAKE_TOOLCHAIN_FILE=$(abspath cmake/aarch64-linux-gnu.cmake) \
+	  -DKILN_BUILD_AOT=OFF -DKILN_WITH_ONEDNN=OFF $(CMAKE_FLAGS)
 	cmake --build $(AARCH64_DIR) -j $(JOBS)
-	KILN_TUNED_EXPECT_ISA=neon_dot $(QEMU_AARCH64) -cpu max $(AARCH64_DIR)/kernels_tuned_test --gtest_brief=1
-	KILN_TUNED_EXPECT_ISA=neon $(QEMU_AARCH64) -cpu cortex-a57 $(AARCH64_DIR)/kernels_tuned_test --gtest_brief=1
+
+# Its suite under qemu-aarch64-static (ctest runs every test program through
+# the emulator): the unit tests, the tuned kernels' tests on a CPU with the
+# dot product and on one without (both NEON paths), the embed example, the
+# device kiln's test, and, against what the host's kiln gives
+# (scripts/lower-fixtures.sh, with $(HOST_KILN): make test's tool, built
+# here when it is not given), runtime_recorded_outputs_test on ExecuTorch's
+# .pte fixtures and every .pt2 fixture's cases, and the tiny Llama's greedy
+# generation.
+HOST_KILN ?=
+test-aarch64: export KILN_PTE_CASES_DIR = $(abspath $(AARCH64_DIR))/pte-cases
+test-aarch64: cross-aarch64
+ifeq ($(HOST_KILN),)
+	$(MAKE) --no-print-directory $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln
+	bash scripts/lower-fixtures.sh $(BUILD_DIR)/bin/kiln $(KILN_PTE_CASES_DIR)
+else
+	bash scripts/lower-fixtures.sh $(HOST_KILN) $(KILN_PTE_CASES_DIR)
+endif
+	$(call run_suite,$(AARCH64_DIR),aarch64)
+
+# The name of the phase that ran the tuned kernels alone under qemu.
+test-kernels-aarch64: test-aarch64
 
 # The tuned kernels' benchmark (bench/kernels/tuned_bench.cpp, a Release
 # build of its own) beside the machine's read bandwidth and FMA peak.

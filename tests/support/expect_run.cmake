@@ -2,8 +2,11 @@
 # PASS_REGULAR_EXPRESSION alone ignores the exit code, so a crash or a
 # sanitizer report after the expected line would pass).
 #
-#   cmake -DEXPECT_EXIT=0 "-DEXPECT_OUTPUT=regex" -P expect_run.cmake -- COMMAND ARGS...
-set(command)
+#   cmake -DEXPECT_EXIT=0 "-DEXPECT_OUTPUT=regex" [-DEMULATOR="qemu ARGS"] -P expect_run.cmake -- COMMAND ARGS...
+#
+# EMULATOR (a cross build's, one string) runs COMMAND; given as a variable,
+# since cmake would take its options (-L, -E) after -P as its own.
+separate_arguments(command UNIX_COMMAND "${EMULATOR}")
 set(after_dashes FALSE)
 math(EXPR last "${CMAKE_ARGC} - 1")
 foreach(i RANGE 1 ${last})

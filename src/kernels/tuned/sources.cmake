@@ -1,6 +1,5 @@
-# The tuned kernels' sources, test sources and per-path flags: read by this
-# folder's CMakeLists.txt and by the aarch64 cross build (cross/), so both
-# build the same files the same way.
+# The tuned kernels' sources, test sources and per-path flags, for x86 and
+# for Arm (the aarch64 cross build of make test-aarch64).
 set(kiln_tuned_dir ${CMAKE_CURRENT_LIST_DIR})
 set(kiln_tuned_sources ${kiln_tuned_dir}/isa.cpp ${kiln_tuned_dir}/linear.cpp ${kiln_tuned_dir}/pack.cpp
     ${kiln_tuned_dir}/prepare.cpp ${kiln_tuned_dir}/portable.cpp ${kiln_tuned_dir}/rows.cpp)

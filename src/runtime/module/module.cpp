@@ -1,5 +1,6 @@
 #include "runtime/module/module.h"
 
+#include <cstring>
 #include <utility>
 
 #include "runtime/core/hierarchical_allocator.h"
@@ -100,6 +101,9 @@ Error Module::load_method(const std::string& method_name) {
     KILN_CHECK_OR_LOG_RETURN(buffer != nullptr, MemoryAllocationFailed,
                              "Module: method '%s': cannot allocate planned buffer %zu (%lld bytes)",
                              method_name.c_str(), i, static_cast<long long>(*size));
+    // Zeroed, as ExecuTorch's Module gives them: a mutated buffer whose
+    // initial value the program does not store starts at zero.
+    std::memset(buffer, 0, static_cast<size_t>(*size));
     loaded->planned_spans.emplace_back(static_cast<uint8_t*>(buffer), static_cast<size_t>(*size));
   }
   loaded->planned_memory = HierarchicalAllocator({loaded->planned_spans.data(), loaded->planned_spans.size()});

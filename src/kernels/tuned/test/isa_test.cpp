@@ -44,7 +44,7 @@ TEST(TunedIsa, CapsStayWithinTheArchitecture) {
 #endif
 }
 
-// The runs of make test-kernels-aarch64 (qemu's CPU with and without the
+// The runs under qemu in make test-aarch64 (its CPU with and without the
 // dot product) say which path the CPU must give through
 // KILN_TUNED_EXPECT_ISA: detection checked on each.
 TEST(TunedIsa, ActivePathIsTheOneTheRunExpects) {

@@ -1,0 +1,233 @@
+// Programs run by Module on recorded inputs, their outputs checked against
+// recorded ones. A case is NAME.pte with NAME.inputs.npz (arr_<i>: the
+// method's inputs in order) and NAME.expected.npz (output_<i>: the outputs of
+// the first call, call<k>_output_<i> those of call k after it, on the same
+// inputs). The cases are ExecuTorch's own files (tests/fixtures/pte, their
+// outputs from ExecuTorch's runtime) and, when KILN_PTE_CASES_DIR names a
+// folder, the cases there: `make test-aarch64` writes every .pt2 fixture's
+// case lowered and run by the host's kiln (scripts/lower-fixtures.sh), so
+// that the cross build, run under qemu, checks its results against x86's.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/core/evalue.h"
+#include "runtime/module/module.h"
+#include "runtime/module/test/npz_reader.h"
+
+namespace kiln::runtime::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RecordedCase {
+  std::string group;  ///< "executorch" or "lowered"
+  std::string path;   ///< the case's path without extension
+  std::string name;   ///< a gtest parameter name
+};
+
+const char* cases_dir_variable() { return "KILN_PTE_CASES_DIR"; }
+
+std::vector<RecordedCase> cases_in(const std::string& group, const std::string& dir) {
+  std::vector<RecordedCase> cases;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string file = entry.path().filename().string();
+    const std::string suffix = ".expected.npz";
+    if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::string stem = file.substr(0, file.size() - suffix.size());
+    std::string name = group + "_" + stem;
+    std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+    cases.push_back({group, dir + "/" + stem, name});
+  }
+  std::sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return cases;
+}
+
+std::vector<RecordedCase> all_cases() {
+  std::vector<RecordedCase> cases = cases_in("executorch", std::string(KILN_SOURCE_DIR) + "/tests/fixtures/pte");
+  if (const char* dir = std::getenv(cases_dir_variable()); dir != nullptr && *dir != '\0') {
+    const std::vector<RecordedCase> lowered = cases_in("lowered", dir);
+    cases.insert(cases.end(), lowered.begin(), lowered.end());
+  }
+  return cases;
+}
+
+/// An input tensor over an array's bytes, with its own sizes, dim order and strides.
+struct InputTensor {
+  explicit InputTensor(NpyArray array) : array(std::move(array)) {
+    const size_t dim = this->array.sizes.size();
+    dim_order.resize(dim);
+    for (size_t d = 0; d < dim; ++d) dim_order[d] = static_cast<DimOrderType>(d);
+    strides.resize(dim);
+    ok = compute_strides({this->array.sizes.data(), dim}, {dim_order.data(), dim}, {strides.data(), dim}) == Error::Ok;
+    impl = std::make_unique<TensorImpl>(this->array.dtype, static_cast<ssize_t>(dim), this->array.sizes.data(),
+                                        this->array.data.data(), dim_order.data(), strides.data());
+  }
+  NpyArray array;
+  std::vector<DimOrderType> dim_order;
+  std::vector<StridesType> strides;
+  std::unique_ptr<TensorImpl> impl;
+  bool ok = false;
+};
+
+/// Element `index` of a tensor's storage, as a double (complex: the parts
+/// are the elements).
+double element(ScalarType type, const void* data, size_t index) {
+  switch (type) {
+    case ScalarType::Float: return static_cast<const float*>(data)[index];
+    case ScalarType::Double: return static_cast<const double*>(data)[index];
+    case ScalarType::Half: return static_cast<float>(static_cast<const Half*>(data)[index]);
+    case ScalarType::BFloat16: return static_cast<float>(static_cast<const BFloat16*>(data)[index]);
+    case ScalarType::Long: return static_cast<double>(static_cast<const int64_t*>(data)[index]);
+    case ScalarType::Int: return static_cast<const int32_t*>(data)[index];
+    case ScalarType::Short: return static_cast<const int16_t*>(data)[index];
+    case ScalarType::Char: return static_cast<const int8_t*>(data)[index];
+    case ScalarType::Byte: return static_cast<const uint8_t*>(data)[index];
+    case ScalarType::Bool: return static_cast<const bool*>(data)[index] ? 1.0 : 0.0;
+    case ScalarType::UInt16: return static_cast<const uint16_t*>(data)[index];
+    case ScalarType::UInt32: return static_cast<const uint32_t*>(data)[index];
+    case ScalarType::UInt64: return static_cast<double>(static_cast<const uint64_t*>(data)[index]);
+    case ScalarType::ComplexFloat: return static_cast<const float*>(data)[index];
+    case ScalarType::ComplexDouble: return static_cast<const double*>(data)[index];
+    default: return std::nan("");
+  }
+}
+
+/// The host's and the target's float results differ only where their math
+/// libraries round differently (expf, tanhf, ...): a few ulps. The fixtures'
+/// rule against PyTorch (aot/import/testing/tolerance.h) is no looser.
+bool element_matches(double actual, double expected, bool floating) {
+  if (!floating) return actual == expected;
+  if (std::isnan(expected) || std::isnan(actual)) return std::isnan(expected) && std::isnan(actual);
+  if (std::isinf(expected) || std::isinf(actual)) return actual == expected;
+  return std::fabs(actual - expected) <= 1e-5 + 1e-5 * std::fabs(expected);
+}
+
+/// Where a tensor output differs from the recorded array; empty if it matches.
+std::string tensor_mismatch(const Tensor& actual, const NpyArray& expected) {
+  if (actual.scalar_type() != expected.dtype) {
+    return std::string("is ") + to_string(actual.scalar_type()) + ", recorded " + to_string(expected.dtype);
+  }
+  if (std::vector<SizesType>(actual.sizes().begin(), actual.sizes().end()) != expected.sizes) {
+    return "has other sizes than the recorded array";
+  }
+  const bool complex = is_complex_type(expected.dtype);
+  const bool floating = complex || is_floating_type(expected.dtype);
+  const size_t parts = complex ? 2 : 1;
+  const size_t numel = expected.numel();
+  size_t mismatches = 0;
+  std::ostringstream first;
+  std::vector<SizesType> index(expected.sizes.size(), 0);
+  for (size_t flat = 0; flat < numel; ++flat) {
+    // The output may have any dim order: its element at a row-major index.
+    size_t offset = 0;
+    for (size_t d = 0; d < index.size(); ++d) offset += static_cast<size_t>(index[d]) * actual.strides()[d];
+    for (size_t part = 0; part < parts; ++part) {
+      const double got = element(expected.dtype, actual.const_data_ptr(), offset * parts + part);
+      const double want = element(expected.dtype, expected.data.data(), flat * parts + part);
+      if (element_matches(got, want, floating)) continue;
+      if (mismatches++ == 0) first << "element " << flat << " is " << got << ", recorded " << want;
+    }
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < expected.sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  if (mismatches == 0) return "";
+  return first.str() + " (" + std::to_string(mismatches) + " of " + std::to_string(numel * parts) + " differ)";
+}
+
+std::string output_mismatch(const EValue& actual, const NpyArray& expected) {
+  if (actual.isTensor()) return tensor_mismatch(actual.toTensor(), expected);
+  if (!actual.isScalar()) return std::string("is a ") + to_string(actual.tag()) + ", which this test cannot compare";
+  if (expected.numel() != 1) return "is a scalar, the recorded array is not";
+  const double want = element(expected.dtype, expected.data.data(), 0);
+  const double got = actual.isInt() ? static_cast<double>(actual.toInt()) : actual.isDouble() ? actual.toDouble()
+                                                                                               : actual.toBool();
+  if (element_matches(got, want, actual.isDouble())) return "";
+  return "is " + std::to_string(got) + ", recorded " + std::to_string(want);
+}
+
+class RecordedOutputsTest : public ::testing::TestWithParam<RecordedCase> {};
+
+TEST_P(RecordedOutputsTest, MatchesTheRecordedOutputs) {
+  const RecordedCase& c = GetParam();
+  std::vector<std::pair<std::string, NpyArray>> inputs = read_npz(c.path + ".inputs.npz");
+  std::map<std::string, NpyArray> expected;
+  for (auto& [key, array] : read_npz(c.path + ".expected.npz")) expected.emplace(key, std::move(array));
+  size_t calls = 0;
+  while (expected.count((calls == 0 ? std::string("output_") : "call" + std::to_string(calls) + "_output_") + "0")) {
+    ++calls;
+  }
+  ASSERT_GT(calls, 0u) << c.path << ".expected.npz has no output_0";
+
+  Module module(c.path + ".pte");
+  Result<MethodMeta> meta = module.method_meta("forward");
+  ASSERT_TRUE(meta.ok()) << c.path << ".pte: " << to_string(meta.error());
+  ASSERT_EQ(meta->num_inputs(), inputs.size()) << "the method's inputs against the recorded ones";
+  std::vector<std::unique_ptr<InputTensor>> tensors;
+  std::vector<EValue> values;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Result<Tag> tag = meta->input_tag(i);
+    ASSERT_TRUE(tag.ok());
+    NpyArray& array = inputs[i].second;
+    if (*tag == Tag::Tensor) {
+      tensors.push_back(std::make_unique<InputTensor>(std::move(array)));
+      ASSERT_TRUE(tensors.back()->ok) << "input " << i << ": cannot lay out its sizes";
+      values.emplace_back(Tensor(tensors.back()->impl.get()));
+    } else {
+      ASSERT_EQ(array.numel(), 1u) << "input " << i << " is a scalar, the recorded array is not";
+      const double value = element(array.dtype, array.data.data(), 0);
+      if (*tag == Tag::Int) {
+        values.emplace_back(static_cast<int64_t>(value));
+      } else if (*tag == Tag::Double) {
+        values.emplace_back(value);
+      } else if (*tag == Tag::Bool) {
+        values.emplace_back(value != 0.0);
+      } else {
+        FAIL() << "input " << i << " is a " << to_string(*tag) << ", which this test cannot make";
+      }
+    }
+  }
+
+  for (size_t call = 0; call < calls; ++call) {
+    SCOPED_TRACE("call " + std::to_string(call));
+    Result<std::vector<EValue>> outputs = module.forward(values);
+    ASSERT_TRUE(outputs.ok()) << to_string(outputs.error());
+    const std::string prefix = call == 0 ? "output_" : "call" + std::to_string(call) + "_output_";
+    size_t recorded = 0;
+    while (expected.count(prefix + std::to_string(recorded))) ++recorded;
+    ASSERT_EQ(outputs->size(), recorded) << "outputs against the recorded ones";
+    for (size_t i = 0; i < recorded; ++i) {
+      const std::string mismatch = output_mismatch((*outputs)[i], expected.at(prefix + std::to_string(i)));
+      EXPECT_EQ(mismatch, "") << prefix << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RecordedOutputsTest, ::testing::ValuesIn(all_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+// Both sets are there: the ExecuTorch files always, the folder's cases when
+// it is named (a folder named but empty is a broken set-up, not a pass).
+TEST(RecordedOutputs, HasTheCasesItIsGiven) {
+  const std::vector<RecordedCase> cases = all_cases();
+  EXPECT_GE(std::count_if(cases.begin(), cases.end(), [](const auto& c) { return c.group == "executorch"; }), 8);
+  const char* dir = std::getenv(cases_dir_variable());
+  if (dir == nullptr || *dir == '\0') return;
+  EXPECT_GT(std::count_if(cases.begin(), cases.end(), [](const auto& c) { return c.group == "lowered"; }), 0)
+      << cases_dir_variable() << "=" << dir << " holds no case (NAME.pte, NAME.inputs.npz, NAME.expected.npz)";
+}
+
+}  // namespace
+}  // namespace kiln::runtime::testing
