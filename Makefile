@@ -215,11 +215,15 @@ bench-lowering: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target kiln_lowering_bench
 	$(BUILD_DIR)/bin/kiln_lowering_bench
 
-# Stripped sizes of a minimal app on the runtime core + executor, and with the
-# portable kernels (MinSizeRel, in $(SIZE_DIR)).
+# Stripped sizes of a minimal app on the runtime core + executor, with every
+# kernel, and with only MobileNetV2's kernels (selective build), and of the
+# tree's kiln tool when it makes one: a Markdown table (MinSizeRel, in
+# $(SIZE_DIR)). SIZE_FLAGS passes options to tools/size/size.sh, e.g.
+# SIZE_FLAGS="--toolchain cmake/aarch64-linux-gnu.cmake" SIZE_DIR=build-size-aarch64.
 SIZE_DIR ?= build-size
+SIZE_FLAGS ?=
 size: deps
-	JOBS=$(JOBS) bash tools/size/size.sh $(SIZE_DIR)
+	JOBS=$(JOBS) bash tools/size/size.sh $(SIZE_FLAGS) $(SIZE_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(NO_ONEDNN_DIR) $(RUNTIME_DIR) $(FUZZ_DIR) $(SIZE_DIR) $(AARCH64_DIR) \

@@ -495,6 +495,10 @@ size_t read_everything(const Program& program) {
     for (size_t i = 0; i < meta->num_outputs(); ++i) reads += meta->output_tensor_meta(i).ok();
     for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) reads += meta->memory_planned_buffer_size(i).ok();
     reads += meta->num_backends() + meta->num_instructions();
+    for (size_t i = 0; i < meta->num_operators(); ++i) {
+      char op[64];
+      reads += meta->operator_name(i, op, sizeof op) == Error::Ok;
+    }
   }
   const fb::ExecutionPlan* plan = program.flatbuffer_program()->execution_plan()->Get(0);
   for (const fb::EValue* value : *plan->values()) {

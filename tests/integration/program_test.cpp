@@ -167,6 +167,21 @@ TEST_P(EtFixtureTest, LoadsAndAnswersAsTheManifestSays) {
     EXPECT_EQ(*meta->memory_planned_buffer_size(i), planned[i]);
   }
   EXPECT_EQ(meta->num_instructions(), entry.at("num_instructions").get<size_t>());
+  // The operator table as ExecuTorch's own reader listed it (tools/fixtures).
+  const auto operators = entry.at("operators").get<std::vector<std::string>>();
+  ASSERT_EQ(meta->num_operators(), operators.size());
+  for (size_t i = 0; i < operators.size(); ++i) {
+    char name[128];
+    ASSERT_EQ(meta->operator_name(i, name, sizeof name), Error::Ok) << i;
+    EXPECT_EQ(std::string(name), operators[i]);
+  }
+  char name[128];
+  EXPECT_EQ(meta->operator_name(operators.size(), name, sizeof name), Error::InvalidArgument);
+  if (!operators.empty()) {
+    char small[4];
+    EXPECT_EQ(meta->operator_name(0, small, sizeof small), Error::InvalidArgument);
+    EXPECT_STREQ(small, "");
+  }
   EXPECT_EQ(meta->num_backends(), 0u);
   EXPECT_FALSE(meta->uses_backend("DemoBackend"));
   EXPECT_EQ(program->get_num_keys(), 0u);

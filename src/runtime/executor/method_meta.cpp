@@ -7,6 +7,7 @@
 
 #include "runtime/core/log.h"
 #include "runtime/executor/flatbuffer_values.h"
+#include "runtime/executor/method_internal.h"
 #include "schema/program_generated.h"
 
 namespace kiln::runtime {
@@ -174,6 +175,24 @@ size_t MethodMeta::num_instructions() const {
     if (chain != nullptr) count += size_of(chain->instructions());
   }
   return count;
+}
+
+size_t MethodMeta::num_operators() const { return size_of(plan_->operators()); }
+
+Error MethodMeta::operator_name(size_t index, char* buffer, size_t size) const {
+  KILN_CHECK_OR_LOG_RETURN(index < num_operators(), InvalidArgument,
+                           "MethodMeta: operator %zu is out of range (the method has %zu)", index, num_operators());
+  KILN_CHECK_OR_LOG_RETURN(buffer != nullptr && size > 0, InvalidArgument, "MethodMeta: no buffer for operator %zu's name",
+                           index);
+  const fb::Operator* op = at(plan_->operators(), index);
+  KILN_CHECK_OR_LOG_RETURN(op != nullptr && op->name() != nullptr, InvalidProgram, "MethodMeta: operator %zu has no name",
+                           index);
+  if (!method_detail::operator_name(op, buffer, size)) {
+    buffer[0] = '\0';
+    KILN_LOG(Error, "MethodMeta: the name of operator %zu does not fit in %zu bytes", index, size);
+    return Error::InvalidArgument;
+  }
+  return Error::Ok;
 }
 
 }  // namespace kiln::runtime

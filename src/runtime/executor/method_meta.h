@@ -82,6 +82,18 @@ class MethodMeta final {
 
   size_t num_instructions() const;
 
+  /// The operators the method's kernel calls name (its operator table, in
+  /// table order): what the kernel registry must provide to load it. A
+  /// delegate's own ops are not among them.
+  size_t num_operators() const;
+  /// Writes the name of operator `index` ("aten::add.out": name, a dot, the
+  /// overload; the name alone for the default overload) into `buffer` of
+  /// `size` bytes.
+  /// @retval InvalidArgument `index` is out of range, or the name (with its
+  ///   terminating null) does not fit in `size` bytes.
+  /// @retval InvalidProgram the operator has no name.
+  [[nodiscard]] Error operator_name(size_t index, char* buffer, size_t size) const;
+
  private:
   const executorch_flatbuffer::ExecutionPlan* plan_;
 };

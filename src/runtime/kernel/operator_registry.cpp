@@ -12,6 +12,9 @@ namespace {
 Kernel registered_kernels[kMaxRegisteredKernels];
 size_t num_registered_kernels = 0;
 
+Span<const char* const> left_out_lists[kMaxLeftOutKernelLists];
+size_t num_left_out_lists = 0;
+
 // Two keys are the same if both are the fallback (null) or both spell the
 // same string.
 bool same_key(const char* a, const char* b) {
@@ -90,6 +93,26 @@ Error register_kernels(Span<const Kernel> kernels) {
   return Error::Ok;
 }
 
+Error note_left_out_kernels(Span<const char* const> names) {
+  for (size_t i = 0; i < num_left_out_lists; ++i) {
+    if (left_out_lists[i].data() == names.data() && left_out_lists[i].size() == names.size()) return Error::Ok;
+  }
+  KILN_CHECK_OR_LOG_RETURN(num_left_out_lists < kMaxLeftOutKernelLists, RegistrationExceedingMaxKernels,
+                           "note_left_out_kernels: %zu lists of left-out kernels are already noted", num_left_out_lists);
+  left_out_lists[num_left_out_lists++] = names;
+  return Error::Ok;
+}
+
+bool is_left_out_kernel(const char* name) {
+  if (name == nullptr) return false;
+  for (size_t i = 0; i < num_left_out_lists; ++i) {
+    for (const char* left_out : left_out_lists[i]) {
+      if (left_out != nullptr && std::strcmp(left_out, name) == 0) return true;
+    }
+  }
+  return false;
+}
+
 Result<OpFunction> get_op_function_from_registry(const char* name) {
   return get_op_function_from_registry(name, {});
 }
@@ -114,7 +137,10 @@ Result<OpFunction> get_op_function_from_registry(const char* name, Span<const Te
     }
   }
   if (fallback != nullptr) return fallback;
-  if (keyed == 0) {
+  if (keyed == 0 && is_left_out_kernel(name)) {
+    KILN_LOG(Error, "operator registry: no kernel registered for '%s': selective build left it out of this runtime "
+             "(the op list the runtime was built from does not name it; add it and rebuild)", name);
+  } else if (keyed == 0) {
     KILN_LOG(Error, "operator registry: no kernel registered for '%s' (%s%s; no kernel of that name)", name,
              has_key ? "key " : "no key", has_key ? key : "");
   } else {

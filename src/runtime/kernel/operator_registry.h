@@ -48,12 +48,26 @@ constexpr size_t kMaxRegisteredKernels = 2000;
 /// RegistrationExceedingMaxKernels if the table would overflow.
 [[nodiscard]] Error register_kernels(Span<const Kernel> kernels);
 
+/// How many lists note_left_out_kernels keeps (one per kernel library).
+constexpr size_t kMaxLeftOutKernelLists = 8;
+
+/// Names the kernels a selective build (cmake/KilnSelectiveBuild.cmake) left
+/// out of this runtime, so that looking one up logs that it was left out of
+/// the build rather than only that it is missing. `names` must outlive the
+/// registry (the kernel libraries pass static tables); noting the same list
+/// again changes nothing.
+/// @retval RegistrationExceedingMaxKernels kMaxLeftOutKernelLists lists are
+///   already noted.
+[[nodiscard]] Error note_left_out_kernels(Span<const char* const> names);
+/// True if `name` was noted as left out by selective build.
+bool is_left_out_kernel(const char* name);
+
 /// The fallback kernel registered under `name`, or OperatorMissing (logged,
-/// naming the operator).
+/// naming the operator, and saying so when selective build left it out).
 Result<OpFunction> get_op_function_from_registry(const char* name);
 /// The kernel for `name` whose key matches `metas`, else its fallback, else
 /// OperatorMissing (logged, naming the operator, the key and the kernels of
-/// that name under other keys).
+/// that name under other keys, or that selective build left it out).
 Result<OpFunction> get_op_function_from_registry(const char* name, Span<const TensorMeta> metas);
 bool registry_has_op_function(const char* name);
 

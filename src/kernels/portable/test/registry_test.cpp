@@ -228,7 +228,7 @@ TEST(PortableRegistry, RegistersEveryKernel) {
 
 TEST(PortableRegistry, RegistersExactlyTheListedKernels) {
   // The registry holds only the portable kernels in this binary, so a kernel
-  // added to register.cpp must be added to the list above too.
+  // added to portable_kernels.def must be added to the list above too.
   ASSERT_EQ(register_portable_kernels(), Error::Ok);
   EXPECT_EQ(runtime::get_num_registered_kernels(), std::size(kKernelNames));
 }

@@ -1,5 +1,6 @@
-// Fills the process-global kernel table to kMaxRegisteredKernels, so it runs
-// in a binary of its own: no other test may count on free capacity here.
+// Fills the process-global kernel table to kMaxRegisteredKernels (and the
+// lists of kernels selective build left out to kMaxLeftOutKernelLists), so it
+// runs in a binary of its own: no other test may count on free capacity here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,6 +70,18 @@ TEST(OperatorRegistryOverflowTest, FillsToCapacityAndRejectsMore) {
   EXPECT_FALSE(registry_has_op_function(("overflow::op_" + std::to_string(almost + 3) + ".out").c_str()));
   EXPECT_EQ(get_op_function_from_registry("overflow::op_1999.out").error(), Error::OperatorMissing);
   EXPECT_EQ(get_registered_kernels().size(), kMaxRegisteredKernels);
+}
+
+TEST(OperatorRegistryOverflowTest, LeftOutListsFillToCapacityAndRejectMore) {
+  static const char* const kNames[kMaxLeftOutKernelLists + 1][1] = {
+      {"a::x.out"}, {"b::x.out"}, {"c::x.out"}, {"d::x.out"}, {"e::x.out"}, {"f::x.out"}, {"g::x.out"}, {"h::x.out"},
+      {"i::x.out"}};
+  static_assert(kMaxLeftOutKernelLists == 8, "one name list per slot above, and one more");
+  for (size_t i = 0; i < kMaxLeftOutKernelLists; ++i) ASSERT_EQ(note_left_out_kernels(kNames[i]), Error::Ok) << i;
+  EXPECT_EQ(note_left_out_kernels(kNames[0]), Error::Ok);  // noted already: takes no slot
+  EXPECT_EQ(note_left_out_kernels(kNames[kMaxLeftOutKernelLists]), Error::RegistrationExceedingMaxKernels);
+  EXPECT_TRUE(is_left_out_kernel("h::x.out"));
+  EXPECT_FALSE(is_left_out_kernel("i::x.out"));
 }
 
 }  // namespace

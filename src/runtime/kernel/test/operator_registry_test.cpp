@@ -233,6 +233,30 @@ TEST(KernelKeyTest, AMissingKernelIsLoggedWithItsNameAndKey) {
   EXPECT_TRUE(log.contains("no operator name to look up")) << log.text();
 }
 
+// A kernel that selective build left out is named as such; another missing
+// kernel is still only missing, and a registered kernel of a noted name (a
+// list noted by mistake) still wins.
+TEST(KernelKeyTest, AKernelLeftOutBySelectiveBuildIsLoggedAsLeftOut) {
+  static const char* const kLeftOut[] = {"test::left_out.out", "test::left_out_but_registered.out"};
+  ASSERT_EQ(note_left_out_kernels(kLeftOut), Error::Ok);
+  ASSERT_EQ(note_left_out_kernels(kLeftOut), Error::Ok);  // the same list again: nothing changes
+  const Kernel kernels[] = {{"test::left_out_but_registered.out", noop}};
+  ASSERT_EQ(register_kernels(kernels), Error::Ok);
+  EXPECT_TRUE(is_left_out_kernel("test::left_out.out"));
+  EXPECT_FALSE(is_left_out_kernel("test::never_known.out"));
+  EXPECT_FALSE(is_left_out_kernel(nullptr));
+
+  testing::LogCapture log;
+  EXPECT_EQ(get_op_function_from_registry("test::left_out.out").error(), Error::OperatorMissing);
+  EXPECT_TRUE(log.contains("no kernel registered for 'test::left_out.out': selective build left it out of this "
+                           "runtime (the op list the runtime was built from does not name it; add it and rebuild)"))
+      << log.text();
+  EXPECT_EQ(get_op_function_from_registry("test::never_known.out").error(), Error::OperatorMissing);
+  EXPECT_TRUE(log.contains("no kernel registered for 'test::never_known.out' (no key; no kernel of that name)"))
+      << log.text();
+  EXPECT_EQ(get_op_function_from_registry("test::left_out_but_registered.out").get(), &noop);
+}
+
 TEST(KernelKeyTest, DuplicatesAreTheSameNameAndTheSameKey) {
   const size_t before = get_num_registered_kernels();
   const Kernel kernels[] = {{"test::dup_key.out", noop, "v1/6;0"}, {"test::dup_key.out", noop, "v1/4;0"},
