@@ -92,7 +92,8 @@ TEST(EtdumpRecorderTest, RoundTripsEveryEventOfEveryRun) {
   EXPECT_EQ(recorder.num_events(), 8u);
   EXPECT_TRUE(recorder.debug_buffer().empty());
 
-  const ::etdump::ETDump* etdump = read_back(recorder.etdump());
+  const std::vector<uint8_t> bytes = recorder.etdump();  // read_back's result points into it
+  const ::etdump::ETDump* etdump = read_back(bytes);
   ASSERT_NE(etdump, nullptr);
   ASSERT_EQ(etdump->run_data()->size(), 2u);
   for (uint32_t run = 0; run < 2; ++run) {
@@ -143,7 +144,8 @@ TEST(EtdumpRecorderTest, LogsOutputsAsDebugEventsWithTheirBytesInTheDebugBuffer)
   recorder.log_delegate_event(shown);
 
   const std::vector<uint8_t>& buffer = recorder.debug_buffer();
-  const ::etdump::ETDump* etdump = read_back(recorder.etdump());
+  const std::vector<uint8_t> bytes = recorder.etdump();  // read_back's result points into it
+  const ::etdump::ETDump* etdump = read_back(bytes);
   ASSERT_NE(etdump, nullptr);
   const ::etdump::RunData* run = etdump->run_data()->Get(0);
   EXPECT_EQ(text(run->name()), "Execute");
@@ -181,7 +183,8 @@ TEST(EtdumpRecorderTest, LogsAListOutputAsATensorList) {
   silent.name = "aten::add.out";
   recorder.log_instruction(silent);
 
-  const ::etdump::ETDump* etdump = read_back(recorder.etdump());
+  const std::vector<uint8_t> bytes = recorder.etdump();  // read_back's result points into it
+  const ::etdump::ETDump* etdump = read_back(bytes);
   ASSERT_NE(etdump, nullptr);
   const ::etdump::RunData* run = etdump->run_data()->Get(0);
   ASSERT_EQ(run->events()->size(), 3u);
