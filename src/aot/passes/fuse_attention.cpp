@@ -102,7 +102,7 @@ bool fuse_attention(ExportedProgram& program) {
 bool fuse_kiln_ops(ExportedProgram& program, const KilnOpsOptions& options) {
   if (program.dialect() == kTrainingDialect) {
     const bool attention = fuse_attention(program);
-    const bool linears = fuse_linear(program, options.quantize_activations);
+    const bool linears = fuse_linear(program, options.quantize_activations, options.static_float_linears);
     const bool lookups = fuse_embedding(program);
     return attention || linears || lookups;
   }

@@ -28,11 +28,12 @@ bool fuse_rotary_embedding(ExportedProgram& program);
 /// packed for Kiln's tuned kernels (the packed bytes a lifted constant, the
 /// weights they replace dropped): torchao's int8 and int4 weight-only and
 /// dynamic-activation forms, and a float linear of run-time rows (a
-/// language model's sequence) whose weight nothing else reads. Weight-only
-/// forms keep float activations unless `quantize_activations`, which
-/// quantizes them per block of 32, as llama.cpp does. Runs on the training
-/// IR. (fuse_linear.cpp)
-bool fuse_linear(ExportedProgram& program, bool quantize_activations = false);
+/// language model's sequence), or of static rows (a language model's
+/// projection of its last position to the vocabulary) when
+/// `static_float_linears`. Weight-only forms keep float activations unless
+/// `quantize_activations`, which quantizes them per block of 32, as
+/// llama.cpp does. Runs on the training IR. (fuse_linear.cpp)
+bool fuse_linear(ExportedProgram& program, bool quantize_activations = false, bool static_float_linears = false);
 
 /// activation(gate) * up, the activation silu (x * sigmoid(x), as
 /// decomposition writes it) or gelu (exact or tanh), as one
@@ -49,6 +50,12 @@ bool fuse_embedding(ExportedProgram& program);
 struct KilnOpsOptions {
   /// Weight-only linears quantize their activations (see fuse_linear).
   bool quantize_activations = false;
+  /// Float linears of static rows on weights of their own become
+  /// kiln::linear too. Off where a backend is to take them (oneDNN packs
+  /// static-row weights itself, and a linear taken out of its graph would
+  /// split the graph's partition); on for the portable kernels, whose mm
+  /// reads weights far below the bandwidth kiln::linear reaches.
+  bool static_float_linears = false;
 };
 
 /// The fusions above that fit `program`'s dialect: fuse_attention,

@@ -273,6 +273,40 @@ TEST(FuseLinearTest, ATiedWeightIsReadInPlaceAndAnOwnStaticOneStays) {
   EXPECT_EQ(program.state_dict().size(), 2u);  // nothing packed, nothing dropped
 }
 
+// For the portable kernels, a float linear of static rows on a weight of its
+// own (an untied projection of the last position to the vocabulary) is
+// packed too; the tied one is still read in place.
+TEST(FuseLinearTest, StaticRowsOnAWeightOfTheirOwnArePackedForThePortableKernels) {
+  GraphBuilder b;
+  TensorMeta ids_meta = f32({2});
+  ids_meta.dtype = ScalarType::Long;
+  Node* ids = b.input("ids", ids_meta);
+  Node* x = b.input("x", f32({1, 1, 8}));
+  Node* table = b.parameter("table", ramp({16, 8}, 0.2f));
+  Node* own = b.parameter("own", ramp({4, 8}, 0.3f));
+  Node* looked_up = b.call("aten::embedding", {table, ids});
+  Node* tied = b.call("aten::linear", {x, table});
+  Node* untied = b.call("aten::linear", {x, own});
+  b.output({untied, looked_up, tied});
+  ExportedProgram program = std::move(b).build();
+  program.set_dialect(kTrainingDialect);
+  const std::vector<HostTensor> inputs{HostTensor::zeros(ScalarType::Long, {2}), ramp({1, 1, 8}, 0.1f)};
+  ExportedProgram unfused = program.copy_of_verified();
+  decompose_to_core_aten(unfused);  // the interpreter runs no training-IR linear
+  const std::vector<double> expected = run(unfused, inputs);
+  EXPECT_TRUE(fuse_linear(program, /*quantize_activations=*/false, /*static_float_linears=*/true));
+  const auto counts = op_counts(program);
+  EXPECT_EQ(counts.at("kiln::linear.default"), 2);
+  EXPECT_EQ(counts.count("aten::linear.default"), 0u);
+  std::vector<std::string> formats;
+  for (const Node* node : program.graph()) {
+    if (node->target() == "kiln::linear.default") formats.push_back(to_string(node->args().at(4)));
+  }
+  EXPECT_THAT(formats, ::testing::UnorderedElementsAre("'f32_rows'", "'f32'"));
+  EXPECT_EQ(program.state_dict().count("own"), 0u);  // replaced by its packed bytes
+  expect_close(run(program, inputs), expected, 1e-5);
+}
+
 }  // namespace
 }  // namespace kiln::aot
 
