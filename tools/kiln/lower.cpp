@@ -73,7 +73,9 @@ Options:
   --no-kiln-ops            keep to ATen's ops: no fusion of attention, RMS norm, rotary
                            embedding and linears on packed weights into Kiln's own ops
                            (kiln::sdpa, kiln::linear, ...), which only Kiln's kernels run
-                           (for a .pte that ExecuTorch's runtime must run)
+                           (for a .pte that ExecuTorch's runtime must run). With --backend,
+                           attention, gated activations and linears of static sizes are
+                           left for the backend either way
   --quantize-activations   the linears of weight-only quantized programs quantize their
                            activations to int8 per block of 32, as llama.cpp does: faster,
                            further from PyTorch's numerics

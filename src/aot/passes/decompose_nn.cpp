@@ -525,11 +525,15 @@ void decompose_sdpa(Rewriter& r) {
     const TensorMeta full_meta = meta_like(q, full);
     if (n != 3) scores = r.call("aten::view", {scores, r.size_list(full, query)}, full_meta);
     Node* mask = r.tensor_arg(3);
+    // A bool mask as PyTorch's math attention reads it: 0 where it holds,
+    // -inf where not, added to the scores. The bias depends on the mask
+    // alone (one per mask, however many layers read it), and the add is a
+    // step a backend fuses into the product before it.
     if (mask->meta.tensor().dtype == ScalarType::Bool) {
-      scores = r.call("aten::where.self", {mask, scores, -std::numeric_limits<double>::infinity()}, full_meta);
-    } else {
-      scores = r.call("aten::add.Tensor", {scores, mask}, full_meta);
+      Node* zeros = r.op("aten::full_like", {mask, 0.0}, {{"dtype", q.dtype}});
+      mask = r.op("aten::where.self", {mask, zeros, -std::numeric_limits<double>::infinity()});
     }
+    scores = r.call("aten::add.Tensor", {scores, mask}, full_meta);
   }
   Node* probs = r.call("aten::_softmax", {scores, -1, false}, scores->meta.tensor());
   probs = as_batched_3d(r, probs);

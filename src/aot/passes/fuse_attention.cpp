@@ -85,8 +85,12 @@ std::optional<Attention> match_attention(Node* node) {
 
 }  // namespace
 
-bool fuse_attention(ExportedProgram& program) {
-  return passes::rewrite_each_match<Attention>(program, match_attention, [&](Attention& attention) {
+bool fuse_attention(ExportedProgram& program, const KilnOpsOptions& options) {
+  const auto match = [&](Node* node) {
+    std::optional<Attention> attention = match_attention(node);
+    return attention && fuses(options, *attention->sdpa) ? attention : std::nullopt;
+  };
+  return passes::rewrite_each_match<Attention>(program, match, [&](Attention& attention) {
     passes::Rewriter r(*attention.sdpa);
     const Node* q = r.tensor_arg(0);
     const double scale = r.arg(6).is_none()
@@ -99,16 +103,22 @@ bool fuse_attention(ExportedProgram& program) {
   });
 }
 
+bool fuses(const KilnOpsOptions& options, const Node& anchor) {
+  if (options.static_shapes) return true;
+  const auto* meta = std::get_if<TensorMeta>(&anchor.meta.val);
+  return meta != nullptr && !meta->is_static();
+}
+
 bool fuse_kiln_ops(ExportedProgram& program, const KilnOpsOptions& options) {
   if (program.dialect() == kTrainingDialect) {
-    const bool attention = fuse_attention(program);
-    const bool linears = fuse_linear(program, options.quantize_activations, options.static_float_linears);
+    const bool attention = fuse_attention(program, options);
+    const bool linears = fuse_linear(program, options);
     const bool lookups = fuse_embedding(program);
     return attention || linears || lookups;
   }
   const bool norms = fuse_rms_norm(program);
   const bool rotations = fuse_rotary_embedding(program);
-  const bool gates = fuse_gated_activation(program);
+  const bool gates = fuse_gated_activation(program, options);
   return norms || rotations || gates;
 }
 

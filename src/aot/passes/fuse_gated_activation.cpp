@@ -67,8 +67,12 @@ std::optional<Gated> match_gated(Node* node) {
 
 }  // namespace
 
-bool fuse_gated_activation(ExportedProgram& program) {
-  return passes::rewrite_each_match<Gated>(program, match_gated, [&](Gated& gated) {
+bool fuse_gated_activation(ExportedProgram& program, const KilnOpsOptions& options) {
+  const auto match = [&](Node* node) {
+    std::optional<Gated> gated = match_gated(node);
+    return gated && fuses(options, *gated->anchor) ? gated : std::nullopt;
+  };
+  return passes::rewrite_each_match<Gated>(program, match, [&](Gated& gated) {
     passes::Rewriter r(*gated.anchor);
     Node* fused = r.call("kiln::gated_activation", {gated.gate, gated.up, gated.activation}, r.out());
     r.replace_with(fused);

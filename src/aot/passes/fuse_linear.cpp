@@ -9,7 +9,7 @@
 //             which packing would store twice), read in place ('f32_rows');
 //             a float linear of static rows on a weight of its own (an
 //             untied projection of the last position to the vocabulary)
-//             packed only with `static_float_linears`, else left for the
+//             packed only with `static_shapes`, else left for the
 //             backends;
 //   int8 weight-only (Int8WeightOnlyConfig)
 //             mul(mm(x2, to(t(Wq), f32)), flatten(to(s, f32))): q8, one scale per row;
@@ -162,7 +162,7 @@ struct Linear {
 };
 
 // linear(x, W, b) with W a float weight or dequantize_affine of one.
-std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node, bool static_float_linears) {
+std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node, bool static_shapes) {
   const auto args = call_args(node, "aten::linear.default");
   if (!args || !is_float(node)) return std::nullopt;
   Node* x = node_of(args->at(0));
@@ -185,7 +185,7 @@ std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node
     }
   } else {
     // Static rows of a weight of their own stay for the backends, if any.
-    if (!static_float_linears && !has_dynamic_dim(x) && passes::only_read_by(w, node)) return std::nullopt;
+    if (!static_shapes && !has_dynamic_dim(x) && passes::only_read_by(w, node)) return std::nullopt;
     weights = float_weights(program, w, node);
     if (!weights) return std::nullopt;
   }
@@ -301,13 +301,13 @@ Node* rewrite(ExportedProgram& program, Linear& linear, bool quantize_activation
 
 }  // namespace
 
-bool fuse_linear(ExportedProgram& program, bool quantize_activations, bool static_float_linears) {
+bool fuse_linear(ExportedProgram& program, const KilnOpsOptions& options) {
   const auto match = [&](Node* node) -> std::optional<Linear> {
-    if (std::optional<Linear> linear = match_linear_op(program, node, static_float_linears)) return linear;
+    if (std::optional<Linear> linear = match_linear_op(program, node, options.static_shapes)) return linear;
     return match_int8_weight_only(program, node);
   };
   const bool changed = passes::rewrite_each_match<Linear>(
-      program, match, [&](Linear& linear) { return rewrite(program, linear, quantize_activations); });
+      program, match, [&](Linear& linear) { return rewrite(program, linear, options.quantize_activations); });
   if (changed) update_signature_from_graph(program);
   return changed;
 }

@@ -776,8 +776,10 @@ TEST(DecomposeTest, AttentionWithABoolMaskBecomesBmmSoftmaxBmmAndRuns) {
   const std::string text = program.to_string();
   EXPECT_THAT(text, HasSubstr("torch.ops.aten.mul.Tensor(q, 0.5)"));
   EXPECT_THAT(text, HasSubstr("torch.ops.aten.permute.default(k, [0, 1, 3, 2])"));
-  EXPECT_THAT(text, HasSubstr("torch.ops.aten.where.self(mask, view_2, -inf)"));
-  EXPECT_THAT(text, HasSubstr("torch.ops.aten._softmax.default(where, -1, False)"));
+  // The mask as PyTorch's math attention reads it: an additive bias.
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.where.self(mask, full_like, -inf)"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten.add.Tensor(view_2, where)"));
+  EXPECT_THAT(text, HasSubstr("torch.ops.aten._softmax.default(add, -1, False)"));
   EXPECT_THAT(ops_without_kernels(program), ::testing::IsEmpty());
 
   const HostTensor qv = ramp({1, 2, 3, 4}, 0.3f), kv = ramp({1, 2, 3, 4}, 0.2f), vv = ramp({1, 2, 3, 4}, 0.5f);

@@ -124,12 +124,13 @@ TEST(FuseRotaryEmbeddingTest, AnotherSplitStaysAsItIs) {
 
 // scaled_dot_product_attention with keys and values repeated for 2 query
 // heads per key head, as transformers' repeat_kv writes it, and a bool mask.
-ExportedProgram attention_program() {
+// `queries` rows of queries (3, or a run-time size).
+ExportedProgram attention_program(const SymExpr& queries = SymExpr::constant(3)) {
   GraphBuilder b;
-  Node* q = b.input("q", f32({1, 4, 3, 8}));
+  Node* q = b.input("q", f32({1, 4, queries, 8}));
   Node* k = b.input("k", f32({1, 2, 5, 8}));
   Node* v = b.input("v", f32({1, 2, 5, 8}));
-  TensorMeta mask_meta = f32({1, 1, 3, 5});
+  TensorMeta mask_meta = f32({1, 1, queries, 5});
   mask_meta.dtype = ScalarType::Bool;
   Node* mask = b.input("mask", mask_meta);
   auto repeat = [&](Node* x) {
@@ -175,6 +176,20 @@ TEST(FuseAttentionTest, AHiddenRowIsZeros) {
   for (int h = 0; h < 4; ++h) {
     for (int e = 0; e < 8; ++e) EXPECT_EQ(out[(h * 3 + 1) * 8 + e], 0.0);
   }
+}
+
+// Where a backend is asked for, attention of static sizes is left for it
+// (oneDNN runs it as matmuls in its graph); attention over a run-time number
+// of queries (a language model's sequence) is Kiln's either way.
+TEST(FuseAttentionTest, StaticSizesAreLeftForABackend) {
+  KilnOpsOptions for_a_backend;
+  for_a_backend.static_shapes = false;
+  ExportedProgram fixed = attention_program();
+  EXPECT_FALSE(fuse_attention(fixed, for_a_backend));
+  EXPECT_EQ(op_counts(fixed).count("kiln::sdpa.default"), 0u);
+  ExportedProgram sequence = attention_program(SymExpr::symbol("s0"));
+  EXPECT_TRUE(fuse_attention(sequence, for_a_backend));
+  EXPECT_EQ(op_counts(sequence), (std::map<std::string, int>{{"kiln::sdpa.default", 1}})) << sequence.to_string();
 }
 
 // The tiny Llama of the LLM tests: every layer's norms, rotations and
@@ -261,7 +276,9 @@ TEST(FuseLinearTest, ATiedWeightIsReadInPlaceAndAnOwnStaticOneStays) {
   b.output({looked_up, logits, other});
   ExportedProgram program = std::move(b).build();
   program.set_dialect(kTrainingDialect);
-  EXPECT_TRUE(fuse_linear(program));
+  KilnOpsOptions for_a_backend;
+  for_a_backend.static_shapes = false;
+  EXPECT_TRUE(fuse_linear(program, for_a_backend));
   const auto counts = op_counts(program);
   EXPECT_EQ(counts.at("kiln::linear.default"), 1);
   EXPECT_EQ(counts.at("aten::linear.default"), 1);
@@ -294,7 +311,7 @@ TEST(FuseLinearTest, StaticRowsOnAWeightOfTheirOwnArePackedForThePortableKernels
   ExportedProgram unfused = program.copy_of_verified();
   decompose_to_core_aten(unfused);  // the interpreter runs no training-IR linear
   const std::vector<double> expected = run(unfused, inputs);
-  EXPECT_TRUE(fuse_linear(program, /*quantize_activations=*/false, /*static_float_linears=*/true));
+  EXPECT_TRUE(fuse_linear(program));
   const auto counts = op_counts(program);
   EXPECT_EQ(counts.at("kiln::linear.default"), 2);
   EXPECT_EQ(counts.count("aten::linear.default"), 0u);
@@ -330,6 +347,9 @@ TEST(FuseGatedActivationTest, SiluAndGeluGatesAreOneCall) {
     ExportedProgram program = std::move(b).build();
     const std::vector<HostTensor> inputs = {ramp({2, 24}, 0.9f), ramp({2, 24}, 0.4f)};
     const std::vector<double> expected = run(program, inputs);
+    KilnOpsOptions for_a_backend;
+    for_a_backend.static_shapes = false;
+    EXPECT_FALSE(fuse_gated_activation(program, for_a_backend));  // static sizes: the backend's
     EXPECT_TRUE(fuse_gated_activation(program));
     EXPECT_EQ(op_counts(program), (std::map<std::string, int>{{"kiln::gated_activation.default", 1}}));
     EXPECT_EQ(run(program, inputs), expected);

@@ -62,9 +62,7 @@ TEST(Lower, MakesNoDecisionOfItsOwn) {
   generate_debug_handles(by_hand);
   // With no backend asked for, the classifier (static rows) is Kiln's packed
   // linear: the one decision lower() takes from its options.
-  KilnOpsOptions kiln_ops;
-  kiln_ops.static_float_linears = true;
-  EXPECT_TRUE(fuse_kiln_ops(by_hand, kiln_ops));
+  EXPECT_TRUE(fuse_kiln_ops(by_hand, KilnOpsOptions{}));
   decompose_to_core_aten(by_hand);
   ExportedProgram unfolded = by_hand.copy_of_verified();
   fold_constants(by_hand);
