@@ -22,7 +22,7 @@
 
 #include "runtime/core/evalue.h"
 #include "runtime/module/module.h"
-#include "runtime/module/test/npz_reader.h"
+#include "runtime/npz/npz.h"
 
 namespace kiln::runtime::testing {
 namespace {
@@ -66,14 +66,16 @@ std::vector<RecordedCase> all_cases() {
 struct InputTensor {
   explicit InputTensor(NpyArray array) : array(std::move(array)) {
     const size_t dim = this->array.sizes.size();
+    sizes.assign(this->array.sizes.begin(), this->array.sizes.end());
     dim_order.resize(dim);
     for (size_t d = 0; d < dim; ++d) dim_order[d] = static_cast<DimOrderType>(d);
     strides.resize(dim);
-    ok = compute_strides({this->array.sizes.data(), dim}, {dim_order.data(), dim}, {strides.data(), dim}) == Error::Ok;
-    impl = std::make_unique<TensorImpl>(this->array.dtype, static_cast<ssize_t>(dim), this->array.sizes.data(),
+    ok = compute_strides({sizes.data(), dim}, {dim_order.data(), dim}, {strides.data(), dim}) == Error::Ok;
+    impl = std::make_unique<TensorImpl>(this->array.dtype, static_cast<ssize_t>(dim), sizes.data(),
                                         this->array.data.data(), dim_order.data(), strides.data());
   }
   NpyArray array;
+  std::vector<SizesType> sizes;
   std::vector<DimOrderType> dim_order;
   std::vector<StridesType> strides;
   std::unique_ptr<TensorImpl> impl;
@@ -118,7 +120,7 @@ std::string tensor_mismatch(const Tensor& actual, const NpyArray& expected) {
   if (actual.scalar_type() != expected.dtype) {
     return std::string("is ") + to_string(actual.scalar_type()) + ", recorded " + to_string(expected.dtype);
   }
-  if (std::vector<SizesType>(actual.sizes().begin(), actual.sizes().end()) != expected.sizes) {
+  if (std::vector<int64_t>(actual.sizes().begin(), actual.sizes().end()) != expected.sizes) {
     return "has other sizes than the recorded array";
   }
   const bool complex = is_complex_type(expected.dtype);
@@ -127,7 +129,7 @@ std::string tensor_mismatch(const Tensor& actual, const NpyArray& expected) {
   const size_t numel = expected.numel();
   size_t mismatches = 0;
   std::ostringstream first;
-  std::vector<SizesType> index(expected.sizes.size(), 0);
+  std::vector<int64_t> index(expected.sizes.size(), 0);
   for (size_t flat = 0; flat < numel; ++flat) {
     // The output may have any dim order: its element at a row-major index.
     size_t offset = 0;
@@ -162,9 +164,12 @@ class RecordedOutputsTest : public ::testing::TestWithParam<RecordedCase> {};
 
 TEST_P(RecordedOutputsTest, MatchesTheRecordedOutputs) {
   const RecordedCase& c = GetParam();
-  std::vector<std::pair<std::string, NpyArray>> inputs = read_npz(c.path + ".inputs.npz");
+  Result<std::vector<NamedArray>> inputs = read_npz(c.path + ".inputs.npz");
+  ASSERT_TRUE(inputs.ok()) << c.path << ".inputs.npz: " << to_string(inputs.error());
+  Result<std::vector<NamedArray>> recorded_outputs = read_npz(c.path + ".expected.npz");
+  ASSERT_TRUE(recorded_outputs.ok()) << c.path << ".expected.npz: " << to_string(recorded_outputs.error());
   std::map<std::string, NpyArray> expected;
-  for (auto& [key, array] : read_npz(c.path + ".expected.npz")) expected.emplace(key, std::move(array));
+  for (NamedArray& named : *recorded_outputs) expected.emplace(named.name, std::move(named.array));
   size_t calls = 0;
   while (expected.count((calls == 0 ? std::string("output_") : "call" + std::to_string(calls) + "_output_") + "0")) {
     ++calls;
@@ -174,13 +179,13 @@ TEST_P(RecordedOutputsTest, MatchesTheRecordedOutputs) {
   Module module(c.path + ".pte");
   Result<MethodMeta> meta = module.method_meta("forward");
   ASSERT_TRUE(meta.ok()) << c.path << ".pte: " << to_string(meta.error());
-  ASSERT_EQ(meta->num_inputs(), inputs.size()) << "the method's inputs against the recorded ones";
+  ASSERT_EQ(meta->num_inputs(), inputs->size()) << "the method's inputs against the recorded ones";
   std::vector<std::unique_ptr<InputTensor>> tensors;
   std::vector<EValue> values;
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  for (size_t i = 0; i < inputs->size(); ++i) {
     Result<Tag> tag = meta->input_tag(i);
     ASSERT_TRUE(tag.ok());
-    NpyArray& array = inputs[i].second;
+    NpyArray& array = (*inputs)[i].array;
     if (*tag == Tag::Tensor) {
       tensors.push_back(std::make_unique<InputTensor>(std::move(array)));
       ASSERT_TRUE(tensors.back()->ok) << "input " << i << ": cannot lay out its sizes";
