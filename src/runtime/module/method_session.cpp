@@ -117,7 +117,7 @@ Result<std::unique_ptr<InputTensor>> wrap(NpyArray array, const TensorInfo& info
 Result<EValue> prim_input(size_t index, Tag tag, const NpyArray& array) {
   if (!array.sizes.empty()) {
     KILN_LOG(Error, "%s is %s, so its array must have 0 dimensions, got %s", input_name(index).c_str(), to_string(tag),
-             describe_tensor(array.dtype, {array.sizes.data(), array.sizes.size()}).c_str());
+             describe_tensor(array.dtype, array.sizes).c_str());
     return Error::InvalidArgument;
   }
   const double value = array.scalar(0);
@@ -146,7 +146,7 @@ Result<Inputs> make_inputs(const MethodMeta& meta, std::vector<NpyArray> arrays)
       KILN_ASSIGN_OR_RETURN(const TensorInfo info, meta.input_tensor_meta(i));
       const NpyArray& array = arrays[i];
       const Span<const int64_t> sizes(array.sizes.data(), array.sizes.size());
-      KILN_TRY(check_input(i, info, array.dtype, sizes, describe_tensor(array.dtype, sizes)));
+      KILN_TRY(check_input(i, info, array.dtype, sizes, describe_tensor(array.dtype, array.sizes)));
       KILN_ASSIGN_OR_RETURN(std::unique_ptr<InputTensor> tensor, wrap(std::move(arrays[i]), info));
       inputs.values.emplace_back(Tensor(tensor->impl.get()));
       inputs.tensors.push_back(std::move(tensor));
@@ -222,15 +222,8 @@ NpyArray list_array(Span<const T> items) {
 
 // ---------------------------------------------------------------- checks
 
-std::string describe_tensor(ScalarType dtype, Span<const int64_t> sizes) {
-  std::string text = std::string(short_name(dtype)) + "[";
-  for (size_t d = 0; d < sizes.size(); ++d) text += (d ? ", " : "") + std::to_string(sizes[d]);
-  return text + "]";
-}
-
 std::string describe_tensor_info(const TensorInfo& info) {
-  const std::vector<int64_t> sizes(info.sizes().begin(), info.sizes().end());
-  return describe_tensor(info.scalar_type(), {sizes.data(), sizes.size()});
+  return describe_tensor(info.scalar_type(), std::vector<int64_t>(info.sizes().begin(), info.sizes().end()));
 }
 
 bool fits_input(const TensorInfo& info, ScalarType dtype, Span<const int64_t> sizes) {
@@ -446,7 +439,7 @@ Error MethodSession::set_input_values(std::vector<EValue> values) {
     const Tensor tensor = values[i].toTensor();
     const std::vector<int64_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
     const Span<const int64_t> span(sizes.data(), sizes.size());
-    KILN_TRY(check_input(i, info, tensor.scalar_type(), span, describe_tensor(tensor.scalar_type(), span)));
+    KILN_TRY(check_input(i, info, tensor.scalar_type(), span, describe_tensor(tensor.scalar_type(), sizes)));
     KILN_CHECK_OR_LOG_RETURN(std::equal(tensor.dim_order().begin(), tensor.dim_order().end(), info.dim_order().begin(),
                                         info.dim_order().end()),
                              InvalidArgument, "input %zu is laid out in another dim order than the method's (%s)", i,

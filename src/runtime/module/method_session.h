@@ -35,9 +35,7 @@
 
 namespace kiln::runtime {
 
-/// "f32[1, 3, 224, 224]": a dtype and sizes as messages print them.
-std::string describe_tensor(ScalarType dtype, Span<const int64_t> sizes);
-/// The same for a method input's or output's metadata.
+/// "f32[1, 3, 224, 224]" (describe_tensor) for a method input's or output's metadata.
 std::string describe_tensor_info(const TensorInfo& info);
 
 /// Whether `dtype` and `sizes` fit an input described by `info`: the same

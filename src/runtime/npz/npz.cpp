@@ -177,6 +177,12 @@ double NpyArray::scalar(size_t index) const {
   }
 }
 
+std::string describe_tensor(ScalarType dtype, const std::vector<int64_t>& sizes) {
+  std::string text = std::string(short_name(dtype)) + "[";
+  for (size_t d = 0; d < sizes.size(); ++d) text += (d ? ", " : "") + std::to_string(sizes[d]);
+  return text + "]";
+}
+
 bool has_npy_dtype(ScalarType dtype) { return descr_of(dtype) != nullptr; }
 
 Result<NpyArray> parse_npy(const void* data, size_t size, const std::string& where) {

@@ -42,6 +42,9 @@ struct NamedArray {
   NpyArray array;
 };
 
+/// "f32[1, 3, 224, 224]": a dtype and sizes as messages print them.
+std::string describe_tensor(ScalarType dtype, const std::vector<int64_t>& sizes);
+
 /// Whether NumPy has a dtype for `dtype`: every ScalarType but BFloat16, the
 /// quantized, bits and float8 types.
 bool has_npy_dtype(ScalarType dtype);
