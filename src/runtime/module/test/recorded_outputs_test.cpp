@@ -22,7 +22,9 @@
 
 #include "runtime/core/evalue.h"
 #include "runtime/module/module.h"
+#include "runtime/module/method_session.h"
 #include "runtime/npz/npz.h"
+#include "runtime/npz/testing/array_mismatch.h"
 
 namespace kiln::runtime::testing {
 namespace {
@@ -82,82 +84,21 @@ struct InputTensor {
   bool ok = false;
 };
 
-/// Element `index` of a tensor's storage, as a double (complex: the parts
-/// are the elements).
-double element(ScalarType type, const void* data, size_t index) {
-  switch (type) {
-    case ScalarType::Float: return static_cast<const float*>(data)[index];
-    case ScalarType::Double: return static_cast<const double*>(data)[index];
-    case ScalarType::Half: return static_cast<float>(static_cast<const Half*>(data)[index]);
-    case ScalarType::BFloat16: return static_cast<float>(static_cast<const BFloat16*>(data)[index]);
-    case ScalarType::Long: return static_cast<double>(static_cast<const int64_t*>(data)[index]);
-    case ScalarType::Int: return static_cast<const int32_t*>(data)[index];
-    case ScalarType::Short: return static_cast<const int16_t*>(data)[index];
-    case ScalarType::Char: return static_cast<const int8_t*>(data)[index];
-    case ScalarType::Byte: return static_cast<const uint8_t*>(data)[index];
-    case ScalarType::Bool: return static_cast<const bool*>(data)[index] ? 1.0 : 0.0;
-    case ScalarType::UInt16: return static_cast<const uint16_t*>(data)[index];
-    case ScalarType::UInt32: return static_cast<const uint32_t*>(data)[index];
-    case ScalarType::UInt64: return static_cast<double>(static_cast<const uint64_t*>(data)[index]);
-    case ScalarType::ComplexFloat: return static_cast<const float*>(data)[index];
-    case ScalarType::ComplexDouble: return static_cast<const double*>(data)[index];
-    default: return std::nan("");
-  }
-}
-
-/// The host's and the target's float results differ only where their math
-/// libraries round differently (expf, tanhf, ...): a few ulps. The fixtures'
-/// rule against PyTorch (aot/import/testing/tolerance.h) is no looser.
-bool element_matches(double actual, double expected, bool floating) {
-  if (!floating) return actual == expected;
-  if (std::isnan(expected) || std::isnan(actual)) return std::isnan(expected) && std::isnan(actual);
-  if (std::isinf(expected) || std::isinf(actual)) return actual == expected;
-  return std::fabs(actual - expected) <= 1e-5 + 1e-5 * std::fabs(expected);
-}
-
-/// Where a tensor output differs from the recorded array; empty if it matches.
-std::string tensor_mismatch(const Tensor& actual, const NpyArray& expected) {
-  if (actual.scalar_type() != expected.dtype) {
-    return std::string("is ") + to_string(actual.scalar_type()) + ", recorded " + to_string(expected.dtype);
-  }
-  if (std::vector<int64_t>(actual.sizes().begin(), actual.sizes().end()) != expected.sizes) {
-    return "has other sizes than the recorded array";
-  }
-  const bool complex = is_complex_type(expected.dtype);
-  const bool floating = complex || is_floating_type(expected.dtype);
-  const size_t parts = complex ? 2 : 1;
-  const size_t numel = expected.numel();
-  size_t mismatches = 0;
-  std::ostringstream first;
-  std::vector<int64_t> index(expected.sizes.size(), 0);
-  for (size_t flat = 0; flat < numel; ++flat) {
-    // The output may have any dim order: its element at a row-major index.
-    size_t offset = 0;
-    for (size_t d = 0; d < index.size(); ++d) offset += static_cast<size_t>(index[d]) * actual.strides()[d];
-    for (size_t part = 0; part < parts; ++part) {
-      const double got = element(expected.dtype, actual.const_data_ptr(), offset * parts + part);
-      const double want = element(expected.dtype, expected.data.data(), flat * parts + part);
-      if (element_matches(got, want, floating)) continue;
-      if (mismatches++ == 0) first << "element " << flat << " is " << got << ", recorded " << want;
-    }
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < expected.sizes[d]) break;
-      index[d] = 0;
-    }
-  }
-  if (mismatches == 0) return "";
-  return first.str() + " (" + std::to_string(mismatches) + " of " + std::to_string(numel * parts) + " differ)";
-}
-
+/// Where an output differs from the recorded array; empty if it matches. The
+/// host's and the target's float results differ only where their math
+/// libraries round differently (expf, tanhf, ...): a few ulps, within the
+/// fixtures' rule.
 std::string output_mismatch(const EValue& actual, const NpyArray& expected) {
-  if (actual.isTensor()) return tensor_mismatch(actual.toTensor(), expected);
-  if (!actual.isScalar()) return std::string("is a ") + to_string(actual.tag()) + ", which this test cannot compare";
-  if (expected.numel() != 1) return "is a scalar, the recorded array is not";
-  const double want = element(expected.dtype, expected.data.data(), 0);
-  const double got = actual.isInt() ? static_cast<double>(actual.toInt()) : actual.isDouble() ? actual.toDouble()
-                                                                                               : actual.toBool();
-  if (element_matches(got, want, actual.isDouble())) return "";
-  return "is " + std::to_string(got) + ", recorded " + std::to_string(want);
+  Result<NpyArray> array = to_array(actual);
+  if (!array.ok()) return std::string("is a ") + to_string(actual.tag()) + ", which this test cannot compare";
+  // A prim output against its recorded array of one element, whatever its dtype.
+  if (actual.isScalar()) {
+    if (expected.numel() != 1) return "is a scalar, the recorded array is not";
+    return element_matches(array->scalar(0), expected.scalar(0), actual.isDouble(), {1e-5, 1e-5})
+               ? ""
+               : "is " + std::to_string(array->scalar(0)) + ", recorded " + std::to_string(expected.scalar(0));
+  }
+  return array_mismatch(*array, expected, {1e-5, 1e-5});
 }
 
 class RecordedOutputsTest : public ::testing::TestWithParam<RecordedCase> {};
@@ -192,7 +133,7 @@ TEST_P(RecordedOutputsTest, MatchesTheRecordedOutputs) {
       values.emplace_back(Tensor(tensors.back()->impl.get()));
     } else {
       ASSERT_EQ(array.numel(), 1u) << "input " << i << " is a scalar, the recorded array is not";
-      const double value = element(array.dtype, array.data.data(), 0);
+      const double value = array.scalar(0);
       if (*tag == Tag::Int) {
         values.emplace_back(static_cast<int64_t>(value));
       } else if (*tag == Tag::Double) {
