@@ -61,7 +61,7 @@ aot::Value to_host(const runtime::EValue& value) {
 }  // namespace
 
 aot::HostTensor ones(runtime::ScalarType dtype, const std::vector<int64_t>& sizes) {
-  return aot::to_host_tensor(runtime::ones(dtype, sizes));
+  return aot::to_host_tensor(runtime::ones_array(dtype, sizes));
 }
 
 void check_input(size_t index, const runtime::TensorInfo& info, runtime::ScalarType dtype,

@@ -264,7 +264,7 @@ Error check_input(size_t index, const TensorInfo& info, ScalarType dtype, Span<c
   return Error::InvalidArgument;
 }
 
-NpyArray ones(ScalarType dtype, std::vector<int64_t> sizes) {
+NpyArray ones_array(ScalarType dtype, std::vector<int64_t> sizes) {
   NpyArray array;
   array.dtype = dtype;
   array.sizes = std::move(sizes);
@@ -421,7 +421,7 @@ Error MethodSession::set_ones() {
                              "input %zu is a %s, which has no default: give the inputs in an .npz (a 0-dim array)", i,
                              to_string(tag));
     KILN_ASSIGN_OR_RETURN(const TensorInfo info, meta.input_tensor_meta(i));
-    arrays[i] = ones(info.scalar_type(), std::vector<int64_t>(info.sizes().begin(), info.sizes().end()));
+    arrays[i] = ones_array(info.scalar_type(), std::vector<int64_t>(info.sizes().begin(), info.sizes().end()));
   }
   return set_inputs(std::move(arrays));
 }

@@ -50,7 +50,7 @@ bool fits_input(const TensorInfo& info, ScalarType dtype, Span<const int64_t> si
                                 const std::string& given);
 
 /// Ones of `dtype` (any dtype a .pte input can have) at `sizes`.
-NpyArray ones(ScalarType dtype, std::vector<int64_t> sizes);
+NpyArray ones_array(ScalarType dtype, std::vector<int64_t> sizes);
 
 /// A method's output as an array: a tensor copied into row-major order, an
 /// int, double or bool as a 0-dim array, a list of them as a 1-d array.

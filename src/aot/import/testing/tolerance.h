@@ -1,7 +1,7 @@
 // How close Kiln's numbers must be to PyTorch's, element by element: the
 // rule of the fixture tests (golden_fixtures.h), on host tensors. The rule
-// itself is runtime/npz/testing/array_mismatch.h's. Header-only, no test
-// framework.
+// itself is runtime/npz/testing/array_mismatch.h's (a test that calls
+// tensor_mismatch links kiln_runtime_npz). Header-only, no test framework.
 #pragma once
 
 #include <cmath>

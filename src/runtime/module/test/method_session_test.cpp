@@ -26,7 +26,7 @@ std::unique_ptr<MethodSession> load(const std::string& file, const std::string& 
 }
 
 NpyArray floats(std::vector<int64_t> sizes, float value) {
-  NpyArray array = ones(ScalarType::Float, std::move(sizes));
+  NpyArray array = ones_array(ScalarType::Float, std::move(sizes));
   for (size_t i = 0; i < array.numel(); ++i) std::memcpy(array.data.data() + i * 4, &value, 4);
   return array;
 }
@@ -81,7 +81,7 @@ TEST(MethodSession, EachBadInputIsNamed) {
   LogCapture log;
   EXPECT_EQ(session->set_inputs({floats({2, 8}, 1), floats({2, 8}, 1)}), Error::InvalidArgument);
   EXPECT_TRUE(log.contains("2 inputs given, but the method takes 1")) << log.text();
-  EXPECT_EQ(session->set_inputs({ones(ScalarType::Long, {2, 8})}), Error::InvalidArgument);
+  EXPECT_EQ(session->set_inputs({ones_array(ScalarType::Long, {2, 8})}), Error::InvalidArgument);
   EXPECT_TRUE(log.contains("input 0 must be f32 (f32[2, 8]), got i64 (i64[2, 8])")) << log.text();
   EXPECT_EQ(session->set_inputs({floats({16}, 1)}), Error::InvalidArgument);
   EXPECT_TRUE(log.contains("input 0 must have 2 dimensions (f32[2, 8]), got 1 (f32[16])")) << log.text();
