@@ -100,9 +100,9 @@ cross-aarch64:
 # dot product and on one without (both NEON paths), the embed example, the
 # device kiln's test, and, against what the host's kiln gives
 # (scripts/lower-fixtures.sh, with $(HOST_KILN): make test's tool, built
-# here when it is not given), runtime_recorded_outputs_test on ExecuTorch's
-# .pte fixtures and every .pt2 fixture's cases, and the tiny Llama's greedy
-# generation.
+# here when it is not given), runtime_recorded_outputs_test and the device
+# kiln's run (device_cli_test.sh) on ExecuTorch's .pte fixtures and every
+# .pt2 fixture's cases, and the tiny Llama's greedy generation.
 HOST_KILN ?=
 test-aarch64: export KILN_PTE_CASES_DIR = $(abspath $(AARCH64_DIR))/pte-cases
 test-aarch64: cross-aarch64

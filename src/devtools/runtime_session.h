@@ -1,14 +1,15 @@
-// A .pte program on Kiln's runtime for the tools: `kiln run`, `kiln profile`,
-// `kiln compare`, `kiln demo` and the Python package all load and run a
-// program through these two classes, so they check inputs and explain
-// failures the same way.
+// A .pte program on Kiln's runtime for the host tools: `kiln profile`,
+// `kiln compare`, `kiln demo` and the Python package load and run a program
+// through these two classes, which are the runtime's LoadedProgram and
+// MethodSession (runtime/module/method_session.h, what `kiln run` uses in
+// both builds) with host tensors in and out and failures as exceptions, so
+// every tool checks inputs and explains failures the same way.
 //
 // LoadedProgram is the program (mapped from a file, or read in place from
 // bytes; full verification). RuntimeSession is one of its methods loaded on
-// malloc'd memory: the planned arenas MethodMeta lists, a method allocator
-// that grows as Method::load asks, and a temp allocator. Several sessions may
-// share one program; each session is used by one thread at a time, and
-// sessions of different methods (or programs) may run at once.
+// malloc'd memory. Several sessions may share one program; each session is
+// used by one thread at a time, and sessions of different methods (or
+// programs) may run at once.
 //
 // Every failure throws aot::AotError with the runtime's Error and the lines it
 // logged on the calling thread (the runtime explains each error with one
@@ -28,14 +29,12 @@
 #include "runtime/core/event_tracer.h"
 #include "runtime/executor/method_meta.h"
 #include "runtime/executor/program.h"
+#include "runtime/module/method_session.h"
 
 namespace kiln::devtools {
 
 /// Ones of `dtype` (any dtype a .pte input can have) at `sizes`.
 aot::HostTensor ones(runtime::ScalarType dtype, const std::vector<int64_t>& sizes);
-
-/// "f32[1, 3, 224, 224]": a method input's or output's dtype and sizes.
-std::string describe_tensor_info(const runtime::TensorInfo& info);
 
 class LoadedProgram {
  public:
@@ -47,17 +46,17 @@ class LoadedProgram {
   static std::shared_ptr<LoadedProgram> from_bytes(const void* data, size_t size, std::shared_ptr<const void> owner,
                                                    const std::string& label);
 
-  LoadedProgram(std::unique_ptr<runtime::DataLoader> loader, std::shared_ptr<const void> owner,
-                const std::string& label);
-  ~LoadedProgram();
+  explicit LoadedProgram(std::shared_ptr<const runtime::LoadedProgram> loaded);
   LoadedProgram(const LoadedProgram&) = delete;
   LoadedProgram& operator=(const LoadedProgram&) = delete;
 
-  const runtime::Program& program() const;
+  const runtime::Program& program() const { return loaded_->program(); }
+  /// The runtime's program, which the sessions load their methods from.
+  const std::shared_ptr<const runtime::LoadedProgram>& loaded() const { return loaded_; }
   /// The path, or the label the bytes were given.
-  const std::string& label() const { return label_; }
+  const std::string& label() const { return loaded_->label(); }
   /// Program::load (verification included), in milliseconds.
-  double load_ms() const { return load_ms_; }
+  double load_ms() const { return loaded_->load_ms(); }
   /// Every method, in the program's order.
   std::vector<std::string> method_names() const;
   /// `requested` if the program has it (else throws naming the methods it
@@ -67,11 +66,7 @@ class LoadedProgram {
   runtime::MethodMeta method_meta(const std::string& method) const;
 
  private:
-  std::shared_ptr<const void> owner_;
-  std::unique_ptr<runtime::DataLoader> loader_;
-  std::unique_ptr<runtime::Program> program_;
-  std::string label_;
-  double load_ms_ = 0;
+  std::shared_ptr<const runtime::LoadedProgram> loaded_;
 };
 
 class RuntimeSession {
@@ -88,11 +83,11 @@ class RuntimeSession {
   RuntimeSession(const RuntimeSession&) = delete;
   RuntimeSession& operator=(const RuntimeSession&) = delete;
 
-  const char* method_name() const;
-  runtime::MethodMeta method_meta() const;
-  size_t planned_bytes() const;
+  const char* method_name() const { return session_->method_name().c_str(); }
+  runtime::MethodMeta method_meta() const { return session_->method_meta(); }
+  size_t planned_bytes() const { return session_->planned_bytes(); }
   /// Program load + method load, in milliseconds.
-  double load_ms() const { return load_ms_; }
+  double load_ms() const { return program_->load_ms() + session_->method_load_ms(); }
   /// Program::load alone (from_file: the file is mapped before), in milliseconds.
   double program_load_ms() const { return program_->load_ms(); }
 
@@ -100,9 +95,8 @@ class RuntimeSession {
   /// archive's order), or ones at the planned shapes when `inputs_path` is
   /// empty. Checked against MethodMeta (dtype, rank, sizes, count).
   void set_inputs_from(const std::string& inputs_path);
-  /// The inputs from host tensors, one per input in order (checked as above).
-  /// A tensor laid out as the input is used in place (the session keeps a
-  /// reference to its storage); others are copied into the input's layout.
+  /// The inputs from host tensors, one per input in order (checked as above),
+  /// copied into the inputs' layouts.
   void set_inputs(std::vector<aot::HostTensor> tensors);
   /// The inputs as runtime values, one per input in order, checked as above
   /// and passed to the method as they are: a tensor's data is borrowed, and
@@ -113,23 +107,20 @@ class RuntimeSession {
   /// Sets the inputs, runs the method once; returns the execute time in ms.
   double execute();
   /// Reports the following executes to `tracer` (null: tracing off).
-  void set_event_tracer(runtime::EventTracer* tracer);
+  void set_event_tracer(runtime::EventTracer* tracer) { session_->set_event_tracer(tracer); }
   /// The outputs of the last execute, copied to the host.
   std::vector<aot::Value> outputs() const;
   /// The method itself (its outputs point into the session's arenas).
-  runtime::Method& method();
+  runtime::Method& method() { return session_->method(); }
 
  private:
-  struct State;
   std::shared_ptr<const LoadedProgram> program_;
-  std::unique_ptr<State> state_;
-  double load_ms_ = 0;
+  std::unique_ptr<runtime::MethodSession> session_;
   size_t calls_ = 0;
 };
 
-/// Whether `dtype` and `sizes` fit an input described by `info` (as
-/// check_input checks, without making its message).
-bool fits_input(const runtime::TensorInfo& info, runtime::ScalarType dtype, runtime::Span<const int64_t> sizes);
+using runtime::describe_tensor_info;
+using runtime::fits_input;
 
 /// Throws AotError unless `dtype` and `sizes` fit input `index` described by
 /// `info`: the same dtype and rank, and sizes equal to a static input's,

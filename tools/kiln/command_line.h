@@ -78,6 +78,8 @@ struct RunFlags {
 int run_pt2_file(const RunFlags& flags);
 /// kiln run on a .pte (run_pte.cpp).
 int run_pte_file(const RunFlags& flags);
+/// kiln ops without --used: the op table (ops.cpp: the compiler's op table).
+int run_ops_table(bool all, bool markdown);
 /// kiln inspect on a .pt2 (inspect_pt2.cpp: the compiler's importer).
 int inspect_pt2_file(const std::string& path, const std::string& model);
 

@@ -16,7 +16,6 @@
 #include "devtools/compare_program.h"
 #include "devtools/debug_record_for.h"
 #include "devtools/etdump_trace.h"
-#include "run_pte.h"
 
 namespace kiln::cli {
 

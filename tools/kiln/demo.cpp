@@ -16,7 +16,6 @@
 #include "aot/pipeline/lower.h"
 #include "cli.h"
 #include "models/conv_relu_tan.h"
-#include "run_pte.h"
 
 namespace kiln::cli {
 

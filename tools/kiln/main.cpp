@@ -18,10 +18,11 @@ constexpr const char* kVersion = "0.1.0";
 constexpr const char* kIntroduction = "kiln: take a PyTorch model to a CPU or an edge device.\n";
 
 constexpr const char* kDeviceBuild = R"(
-This kiln is the runtime-only (device) build: it inspects .pte programs and
-generates from language models. The commands marked [full build] and every
-.pt2 need the compiler: build Kiln with KILN_BUILD_AOT=ON (the default;
-`make`) for them.
+This kiln is the runtime-only (device) build: it inspects and runs .pte
+programs, lists the operators they call (kiln ops --used) and generates from
+language models. The commands marked [full build], the op table (kiln ops
+without --used) and every .pt2 need the compiler: build Kiln with
+KILN_BUILD_AOT=ON (the default; `make`) for them.
 )";
 
 struct Command {
@@ -34,11 +35,12 @@ constexpr Command kCommands[] = {
     {"inspect", "print a .pt2 program (graph, signature, weights, range constraints)\n"
                 "or a .pte program (segments, values, instructions, memory plan)", false},
     {"run", "run a .pt2 program on inputs from an .npz file (reference\n"
-            "interpreter), or a .pte program on Kiln's runtime (timed)", true},
+            "interpreter), or a .pte program on Kiln's runtime (timed)", false},
     {"lower", "split a .pt2 program across backends and show what went where;\n"
               "with -o, write it as a .pte program (ExecuTorch's format)", true},
     {"ops", "list the ops Kiln knows: core ATen or not, out variant, the\n"
-            "portable kernel's dtypes, the backends that run them", true},
+            "portable kernel's dtypes, the backends that run them; with\n"
+            "--used, the operators .pte programs call", false},
     {"profile", "run a .pte traced and show its time per op of the user's\n"
                 "program, through the debug record 'kiln lower' wrote", true},
     {"compare", "run a .pte with its intermediate outputs logged and the .pt2 on\n"

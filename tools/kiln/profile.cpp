@@ -15,7 +15,6 @@
 #include "devtools/profile.h"
 #include "devtools/profile_session.h"
 #include "devtools/trace_recorder.h"
-#include "run_pte.h"
 
 namespace kiln::cli {
 

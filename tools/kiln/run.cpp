@@ -2,8 +2,9 @@
 // interpreter (run_pt2.cpp), or a .pte program on Kiln's runtime
 // (run_pte.cpp); prints the outputs and optionally saves them as an .npz.
 // Which one is picked from the file's first bytes (a zip archive or a .pte
-// identifier), else its extension. This file parses the flags in both builds
-// of the tool; without the compiler it refuses to run (without_compiler.cpp).
+// identifier), else its extension. This file and run_pte.cpp are in both
+// builds of the tool; without the compiler a .pt2, --trace and --chrome-trace
+// are refused (without_compiler.cpp).
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -125,7 +126,10 @@ int run_run(Args args) {
     const std::string arg = args.take();
     if (arg == "--help" || arg == "-h") {
       std::cout << kRunUsage;
-      if (!kWithCompiler) std::cout << "\nThis kiln is the runtime-only (device) build, without 'kiln run': it needs\nthe full build (KILN_BUILD_AOT=ON).\n";
+      if (!kWithCompiler) {
+        std::cout << "\nThis kiln is the runtime-only (device) build: it runs .pte programs; a .pt2,\n"
+                     "--trace and --chrome-trace need the full build (KILN_BUILD_AOT=ON).\n";
+      }
       return 0;
     } else if (arg == "--inputs") {
       flags.inputs_path = args.value(arg);

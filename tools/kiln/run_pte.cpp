@@ -1,19 +1,21 @@
-// kiln run on a .pte: the program loaded and run through the devtools'
-// RuntimeSession (mmap, full verification; the memory malloc'd as the method
-// asks) with the portable and prim kernels (kiln_kernels_registered), the
-// demo backends and the oneDNN backend (--threads sets its thread count
-// before the method is loaded).
+// kiln run on a .pte, in both builds of the tool: the program mapped and
+// fully verified, its method loaded and run on the runtime's MethodSession
+// (runtime/module/method_session.h: the memory malloc'd as the method asks)
+// with the kernels and backends this kiln links (--threads sets the
+// backends' thread count before the method is loaded).
 //
 // The method run is --method's (a program method or a constant method), else
 // 'forward', else the program's first. Inputs come from an .npz and are
-// checked against MethodMeta here, so a wrong dtype, rank, shape or count is
-// named before the runtime sees it; without --inputs every input is ones at
-// its planned shape. Prints each output as the .pt2 path does (a prim or a
-// string as its value, a list of prims as a 1-d tensor), the load time and the
-// execute times (with --json also as one line of JSON, the last line printed).
+// checked against MethodMeta, so a wrong dtype, rank, shape or count is named
+// before the runtime sees it; without --inputs every input is ones at its
+// planned shape. Prints each output (a tensor with its statistics, a prim or
+// a string as its value, a list of prims as a 1-d tensor), the load time and
+// the execute times (with --json also as one line of JSON, the last line
+// printed).
 #include "run_pte.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,25 +23,59 @@
 #include <string>
 #include <vector>
 
-#include "aot/import/npz.h"
-#include "aot/ir/error.h"
-#include "aot/emit/pte_writer.h"
+#include "etdump_output.h"
+#include "host/python_float.h"
 #include "runtime/backend/backend_interface.h"
-#include "cli.h"
-#include "devtools/trace_recorder.h"
+#include "runtime/module/logged_errors.h"
+#include "runtime/module/method_session.h"
 
 namespace kiln::cli {
 
 namespace {
 
-// ---------------------------------------------------------------- outputs
+using runtime::Error;
+using runtime::LoggedErrors;
+using runtime::Tag;
 
-aot::HostTensor as_array(const aot::Value& value) {
-  if (const auto* tensor = std::get_if<aot::HostTensor>(&value)) return *tensor;
-  if (const auto* v = std::get_if<int64_t>(&value)) return aot::HostTensor::from_vector<int64_t>({}, {*v});
-  if (const auto* v = std::get_if<double>(&value)) return aot::HostTensor::from_vector<double>({}, {*v});
-  if (const auto* v = std::get_if<bool>(&value)) return aot::HostTensor::from_vector<bool>({}, {*v});
-  return {};
+/// Throws HostError "<what>: <Error>: <what the runtime logged>" (with `what`
+/// empty: the logged lines alone).
+void check(Error error, const std::string& what) {
+  if (error != Error::Ok) throw HostError(LoggedErrors::message(what, error));
+}
+
+template <typename T>
+T value_or_throw(runtime::Result<T> result, const std::string& what) {
+  check(result.ok() ? Error::Ok : result.error(), what);
+  return std::move(result.get());
+}
+
+/// Whether an output has an array form (to_array): tensors, prims, lists of prims.
+bool has_array_form(const runtime::EValue& value) {
+  switch (value.tag()) {
+    case Tag::Tensor: case Tag::Int: case Tag::Double: case Tag::Bool:
+    case Tag::ListInt: case Tag::ListDouble: case Tag::ListBool: return true;
+    default: return false;
+  }
+}
+
+void print_output(const std::string& label, const runtime::EValue& value) {
+  switch (value.tag()) {
+    case Tag::Int: std::printf("%s: %lld\n", label.c_str(), static_cast<long long>(value.toInt())); return;
+    case Tag::Double: std::printf("%s: %s\n", label.c_str(), python_float(value.toDouble()).c_str()); return;
+    case Tag::Bool: std::printf("%s: %s\n", label.c_str(), value.toBool() ? "True" : "False"); return;
+    case Tag::None: std::printf("%s: None\n", label.c_str()); return;
+    case Tag::String: {
+      const auto text = value.toString();
+      std::printf("%s: '%.*s'\n", label.c_str(), static_cast<int>(text.size()), text.data());
+      return;
+    }
+    default: break;
+  }
+  if (!has_array_form(value)) {
+    std::printf("%s: <%s>\n", label.c_str(), runtime::to_string(value.tag()));
+    return;
+  }
+  print_array(label, value_or_throw(runtime::to_array(value), label));
 }
 
 /// Median, min and max of the timed calls, in milliseconds.
@@ -83,101 +119,105 @@ long long proc_status_kb(const char* field) {
 /// The timings as one line of JSON (kiln run --json), for scripts such as
 /// bench/: load times, the execute times of the timed calls, and the
 /// process's resident memory before the program was loaded and at its peak.
-void print_json_times(const RuntimeSession& session, const TimeSummary& summary, double first_ms, int warmup,
-                      long long start_rss_kb) {
+void print_json_times(const runtime::MethodSession& session, const TimeSummary& summary, double first_ms,
+                      int warmup, long long start_rss_kb) {
+  const double program_ms = session.program().load_ms();
   std::printf(
       "{\"load_ms\": %.6f, \"program_load_ms\": %.6f, \"method_load_ms\": %.6f, \"first_ms\": %.6f, "
       "\"iterations\": %zu, \"warmup\": %d, \"median_ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, "
       "\"planned_bytes\": %zu, \"start_rss_kb\": %lld, \"peak_rss_kb\": %lld}\n",
-      session.load_ms(), session.program_load_ms(), session.load_ms() - session.program_load_ms(), first_ms,
-      summary.count, warmup, summary.median, summary.min, summary.max, session.planned_bytes(), start_rss_kb,
-      proc_status_kb("VmHWM"));
+      program_ms + session.method_load_ms(), program_ms, session.method_load_ms(), first_ms, summary.count, warmup,
+      summary.median, summary.min, summary.max, session.planned_bytes(), start_rss_kb, proc_status_kb("VmHWM"));
+}
+
+/// The outputs that have an array form, as --output writes them: output_<i>.
+void write_outputs(const std::string& path, const runtime::Method& method) {
+  std::vector<runtime::NamedArray> arrays;
+  for (size_t i = 0; i < method.outputs_size(); ++i) {
+    const runtime::EValue& value = method.get_output(i);
+    const std::string name = "output_" + std::to_string(i);
+    if (has_array_form(value)) arrays.push_back({name, value_or_throw(runtime::to_array(value), name)});
+  }
+  check(runtime::write_npz(path, arrays), "");
+  std::printf("wrote %s\n", path.c_str());
 }
 
 }  // namespace
 
-int run_pte_file(const RunFlags& flags) {
-  PteRunOptions options;
-  options.path = flags.path;
-  options.inputs_path = flags.inputs_path;
-  options.output_path = flags.output_path;
-  if (flags.iterations >= 0) options.iterations = static_cast<int>(flags.iterations);
-  if (flags.warmup >= 0) options.warmup = static_cast<int>(flags.warmup);
-  if (flags.threads >= 0) options.threads = static_cast<int>(flags.threads);
-  options.json = flags.json;
-  options.chrome_trace_path = flags.chrome_trace;
-  options.trace_path = flags.trace;
-  options.method = flags.method;
-  options.etdump = flags.etdump;
-  return run_pte(options);
+void print_array(const std::string& label, const runtime::NpyArray& array) {
+  const bool parts = runtime::is_complex_type(array.dtype);
+  const size_t count = array.scalar_count();
+  double low = INFINITY, high = -INFINITY, sum = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double v = array.scalar(i);
+    low = std::min(low, v);
+    high = std::max(high, v);
+    sum += v;
+  }
+  std::printf("%s: %s", label.c_str(),
+              runtime::describe_tensor(array.dtype, array.sizes).c_str());
+  if (count > 0) std::printf("  %smin=%.6g max=%.6g mean=%.6g", parts ? "parts " : "", low, high, sum / count);
+  std::printf("\n    [");
+  const size_t step = parts ? 2 : 1;
+  for (size_t i = 0; i < count && i < 8 * step; i += step) {
+    if (parts) std::printf("%s(%.6g, %.6g)", i ? ", " : "", array.scalar(i), array.scalar(i + 1));
+    else std::printf("%s%.6g", i ? ", " : "", array.scalar(i));
+  }
+  std::printf("%s]\n", count > 8 * step ? ", ..." : "");
 }
 
-int run_pte(const PteRunOptions& options) {
-  runtime::set_backend_threads(options.threads);  // before init: primitives are made for it
+int run_pte_file(const RunFlags& flags) {
+  const int iterations = flags.iterations >= 0 ? static_cast<int>(flags.iterations) : 1;
+  const int warmup = flags.warmup >= 0 ? static_cast<int>(flags.warmup) : 0;
+  const int threads = flags.threads >= 0 ? static_cast<int>(flags.threads) : 1;
+  // Before anything runs: a flag this build lacks is refused first.
+  std::unique_ptr<RunTrace> trace = make_run_trace(flags);
+
+  LoggedErrors capture;
+  runtime::set_backend_threads(threads);  // before init: primitives are made for it
   const long long start_rss_kb = proc_status_kb("VmRSS");
-  std::unique_ptr<RuntimeSession> session = RuntimeSession::from_file(options.path, options.method);
+  const std::shared_ptr<runtime::LoadedProgram> program =
+      value_or_throw(runtime::LoadedProgram::from_file(flags.path), "'" + flags.path + "' is not a program Kiln can load");
+  const std::string method_name = value_or_throw(program->resolve_method(flags.method), "");
+  const std::unique_ptr<runtime::MethodSession> session =
+      value_or_throw(runtime::MethodSession::load(program, method_name), "cannot load method '" + method_name + "'");
   const runtime::MethodMeta meta = session->method_meta();
   std::printf("program: %s, method '%s': %zu inputs, %zu outputs, %zu instructions, %zu planned bytes\n",
-              options.path.c_str(), session->method_name(), meta.num_inputs(), meta.num_outputs(),
-              meta.num_instructions(), session->planned_bytes());
-  std::printf("threads: %d (oneDNN backend)\n", options.threads);
+              flags.path.c_str(), method_name.c_str(), meta.num_inputs(), meta.num_outputs(), meta.num_instructions(),
+              session->planned_bytes());
+  std::printf("threads: %d (oneDNN backend)\n", threads);
   std::printf("load: %.3f ms (program %.3f ms: mapping and full verification; method %.3f ms)\n",
-              session->load_ms(), session->program_load_ms(), session->load_ms() - session->program_load_ms());
+              program->load_ms() + session->method_load_ms(), program->load_ms(), session->method_load_ms());
 
-  session->set_inputs_from(options.inputs_path);
-  if (options.inputs_path.empty() && meta.num_inputs() > 0) {
+  check(flags.inputs_path.empty() ? session->set_ones() : session->set_inputs_from_npz(flags.inputs_path), "");
+  if (flags.inputs_path.empty() && meta.num_inputs() > 0) {
     std::printf("no --inputs: every input is ones at its planned shape\n");
   }
 
   std::vector<double> times;
-  double first_ms = 0;  // the first call, warm-up or not: with load_ms, the time to a first result
-  devtools::TraceRecorder recorder;
-  const bool tracing = !options.chrome_trace_path.empty() || !options.trace_path.empty();
+  double first_ms = 0;  // the first call, warm-up or not: with the load, the time to a first result
   std::unique_ptr<runtime::EtdumpRecorder> etdump;
-  if (options.etdump.requested()) etdump = make_etdump_recorder(options.etdump, options.path);
-  for (int i = 0; i < options.warmup + options.iterations; ++i) {
-    if (i == options.warmup && tracing) session->set_event_tracer(&recorder);
-    if (i == options.warmup && etdump) session->set_event_tracer(etdump.get());
-    const double took = session->execute();
+  if (flags.etdump.requested()) etdump = make_etdump_recorder(flags.etdump, flags.path);
+  for (int i = 0; i < warmup + iterations; ++i) {
+    if (i == warmup && trace) session->set_event_tracer(&trace->tracer());
+    if (i == warmup && etdump) session->set_event_tracer(etdump.get());
+    const double took = value_or_throw(session->execute(), "execute (call " + std::to_string(i + 1) + ")");
     if (i == 0) first_ms = took;
-    if (i >= options.warmup) times.push_back(took);
-    if (i >= options.warmup) recorder.end_run();
+    if (i >= warmup) times.push_back(took);
+    if (i >= warmup && trace) trace->end_run();
   }
   session->set_event_tracer(nullptr);
 
-  const std::vector<aot::Value> outputs = session->outputs();
-  std::printf("%zu output%s\n", outputs.size(), outputs.size() == 1 ? "" : "s");
-  for (size_t i = 0; i < outputs.size(); ++i) print_output("output_" + std::to_string(i), outputs[i]);
+  const runtime::Method& method = session->method();
+  std::printf("%zu output%s\n", method.outputs_size(), method.outputs_size() == 1 ? "" : "s");
+  for (size_t i = 0; i < method.outputs_size(); ++i) print_output("output_" + std::to_string(i), method.get_output(i));
   const TimeSummary summary = summarize(times);
-  print_times(summary, options.warmup);
+  print_times(summary, warmup);
 
-  if (!options.output_path.empty()) {
-    std::vector<std::pair<std::string, aot::HostTensor>> arrays;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      aot::HostTensor array = as_array(outputs[i]);
-      if (array.defined()) arrays.emplace_back("output_" + std::to_string(i), array);
-    }
-    aot::write_npz(options.output_path, arrays);
-    std::printf("wrote %s\n", options.output_path.c_str());
-  }
-  if (!options.chrome_trace_path.empty()) {
-    const std::string trace = recorder.chrome_trace_json();
-    aot::pte::write_file_atomically(options.chrome_trace_path,
-                                    {reinterpret_cast<const uint8_t*>(trace.data()), trace.size()});
-    std::printf("wrote %s: %zu calls, %zu backend events (chrome://tracing or ui.perfetto.dev)\n",
-                options.chrome_trace_path.c_str(), recorder.instructions().size(), recorder.delegate_events().size());
-  }
-  if (!options.trace_path.empty()) {
-    const std::string pte = read_file(options.path, "program");
-    recorder.set_program(devtools::program_id({reinterpret_cast<const uint8_t*>(pte.data()), pte.size()}));
-    const std::string trace = recorder.kiln_trace_json();
-    aot::pte::write_file_atomically(options.trace_path, {reinterpret_cast<const uint8_t*>(trace.data()), trace.size()});
-    std::printf("wrote %s: %zu runs, %zu calls, %zu backend events ('kiln profile --trace')\n",
-                options.trace_path.c_str(), recorder.runs(), recorder.instructions().size(),
-                recorder.delegate_events().size());
-  }
-  if (etdump) write_etdump(options.etdump, *etdump);
-  if (options.json) print_json_times(*session, summary, first_ms, options.warmup, start_rss_kb);
+  if (!flags.output_path.empty()) write_outputs(flags.output_path, method);
+  if (trace) trace->write();
+  if (etdump) write_etdump(flags.etdump, *etdump);
+  if (flags.json) print_json_times(*session, summary, first_ms, warmup, start_rss_kb);
   return 0;
 }
 

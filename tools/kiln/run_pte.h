@@ -1,37 +1,39 @@
-// kiln run MODEL.pte: a program run on Kiln's runtime (see run_pte.cpp). The
-// session the commands run programs with is the devtools' RuntimeSession.
+// kiln run MODEL.pte (run_pte.cpp): a program run on the runtime's
+// MethodSession, in both builds of the tool. What only the full build has
+// (--trace and --chrome-trace: the devtools' TraceRecorder, on host tensors)
+// plugs in through RunTrace.
 #pragma once
 
-#include <cstddef>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "aot/ir/host_tensor.h"
-#include "aot/ir/value.h"
-#include "devtools/runtime_session.h"
-#include "etdump_output.h"
+#include "command_line.h"
+#include "runtime/core/event_tracer.h"
+#include "runtime/npz/npz.h"
 
 namespace kiln::cli {
 
-struct PteRunOptions {
-  std::string path;
-  std::string inputs_path;  ///< empty: inputs of ones
-  std::string output_path;  ///< empty: no .npz written
-  int iterations = 1;
-  int warmup = 0;
-  int threads = 1;    ///< the oneDNN backend's thread count
-  bool json = false;  ///< also print the timings as one JSON line (kiln run --json)
-  std::string chrome_trace_path;  ///< empty: no trace; else the timed calls' events as a Chrome trace
-  std::string trace_path;         ///< empty: no trace; else the timed calls' events as a Kiln trace
-  std::string method;             ///< empty: 'forward', else the program's first method
-  EtdumpRequest etdump;           ///< the timed calls' events as an ETDump, when requested
+/// The events of the timed calls of `kiln run` on a .pte as --trace and
+/// --chrome-trace write them.
+class RunTrace {
+ public:
+  virtual ~RunTrace() = default;
+  /// The tracer the method reports the timed calls to.
+  virtual runtime::EventTracer& tracer() = 0;
+  /// After each timed call.
+  virtual void end_run() = 0;
+  /// Writes the files asked for, one line on each.
+  virtual void write() = 0;
 };
 
-using devtools::ones;
-using devtools::RuntimeSession;
+/// The trace `flags` ask for, or null when they ask for none. The full build
+/// makes it (run_trace.cpp); the device build throws HostError saying the
+/// flag needs the full build (without_compiler.cpp).
+std::unique_ptr<RunTrace> make_run_trace(const RunFlags& flags);
 
-/// Loads, runs and prints; throws AotError naming what was wrong.
-int run_pte(const PteRunOptions& options);
+/// Prints "label: f32[2, 3]  min=.. max=.. mean=.." and the first values (a
+/// complex array's statistics and values over its (re, im) parts): how
+/// `kiln run` prints a tensor output, in both builds, for both kinds of file.
+void print_array(const std::string& label, const runtime::NpyArray& array);
 
 }  // namespace kiln::cli

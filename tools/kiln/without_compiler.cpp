@@ -3,6 +3,7 @@
 // full build and exits non-zero (main catches the HostError). The full build
 // compiles the real ones instead (tools/kiln/CMakeLists.txt).
 #include "command_line.h"
+#include "run_pte.h"
 
 namespace kiln::cli {
 
@@ -10,17 +11,21 @@ static_assert(!kWithCompiler, "without_compiler.cpp is compiled only without the
 
 int run_demo(Args) { needs_full_build("kiln demo"); }
 int run_lower(Args) { needs_full_build("kiln lower"); }
-int run_ops(Args) { needs_full_build("kiln ops"); }
+int run_ops_table(bool, bool) { needs_full_build("kiln ops (the op table; 'kiln ops --used' works here)"); }
 int run_profile(Args) { needs_full_build("kiln profile"); }
 int run_compare(Args) { needs_full_build("kiln compare"); }
 
 int run_pt2_file(const RunFlags& flags) { needs_full_build("kiln run on a .pt2 (" + flags.path + ")"); }
-// The tools' runtime session (devtools/runtime_session.h: inputs from an
-// .npz, checked against MethodMeta; outputs as host tensors) is built on the
-// compiler's host tensors and .npz reader, so it is not in this build yet.
-int run_pte_file(const RunFlags&) { needs_full_build("kiln run"); }
 int inspect_pt2_file(const std::string& path, const std::string&) {
   needs_full_build("kiln inspect on a .pt2 (" + path + ")");
+}
+
+// The traces of kiln run on a .pte hold host tensors (devtools' TraceRecorder);
+// the device's trace is --etdump.
+std::unique_ptr<RunTrace> make_run_trace(const RunFlags& flags) {
+  if (!flags.trace.empty()) needs_full_build("kiln run --trace (use --etdump on the device)");
+  if (!flags.chrome_trace.empty()) needs_full_build("kiln run --chrome-trace (use --etdump on the device)");
+  return nullptr;
 }
 
 }  // namespace kiln::cli

@@ -1,5 +1,8 @@
-// NumPy's .npy and .npz files, which is how Python users hand tensors to
-// `kiln run` and read its results back.
+// NumPy's .npy and .npz files as host tensors: how Python users hand tensors
+// to `kiln run` on a .pt2 and read its results back. A thin adapter: the
+// format is read and written by the runtime's reader and writer
+// (runtime/npz/npz.h); this turns their arrays into HostTensors and back and
+// their errors into AotError.
 #pragma once
 
 #include <string>
@@ -7,12 +10,18 @@
 #include <vector>
 
 #include "aot/ir/host_tensor.h"
+#include "runtime/npz/npz.h"
 
 namespace kiln::aot {
 
-/// The arrays of an .npz file (np.savez / np.savez_compressed is not
-/// supported: entries must be stored), in the archive's order, keyed by name
-/// without ".npy". Throws AotError naming the file and array on bad input.
+/// A host tensor holding `array`'s elements (moved, not copied).
+HostTensor to_host_tensor(runtime::NpyArray array);
+/// `tensor`'s elements in row-major order as an array.
+runtime::NpyArray to_array(const HostTensor& tensor);
+
+/// The arrays of an .npz file (np.savez or np.savez_compressed), in the
+/// archive's order, keyed by name without ".npy". Throws AotError naming the
+/// file, the array and the reason on bad input.
 std::vector<std::pair<std::string, HostTensor>> read_npz(const std::string& path);
 
 /// One .npy array from its bytes; `where` names it in errors.

@@ -1,33 +1,39 @@
-// npz_compare: the CLI test's check that `kiln run --output` wrote what a
-// fixture expects (no Python in `make test`).
+// npz_compare: the CLI tests' check that `kiln run --output` wrote what a
+// fixture expects (no Python in `make test`). Built on the runtime's .npz
+// reader alone, so the runtime-only (device) tree has it too.
 //
 //   npz_compare ACTUAL.npz EXPECTED.npz [--tolerance T] [ACTUAL_KEY=EXPECTED_KEY ...]
 //
 // Without pairs, every array of EXPECTED must be in ACTUAL under its name.
 // Arrays must have equal shapes and dtypes; each element must match its
-// expected one as the fixture tests require (aot/import/testing/tolerance.h):
+// expected one as the fixture tests require (runtime/npz/testing/array_mismatch.h):
 // |actual - expected| <= T + T * |expected| for floats (default T = 1e-5),
 // NaN only with NaN, an infinity only with itself, other dtypes exactly;
-// complex arrays part by part (tensor_mismatch). Prints one line per pair and exits 0 when all
+// complex arrays part by part. Prints one line per pair and exits 0 when all
 // match, 1 otherwise, 2 on a usage error.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "aot/import/npz.h"
-#include "aot/import/testing/tolerance.h"
+#include "runtime/module/logged_errors.h"
+#include "runtime/npz/npz.h"
+#include "runtime/npz/testing/array_mismatch.h"
 
 namespace {
 
-using Arrays = std::map<std::string, kiln::aot::HostTensor>;
+using Arrays = std::map<std::string, kiln::runtime::NpyArray>;
 
 Arrays load(const std::string& path) {
+  kiln::runtime::LoggedErrors capture;
+  kiln::runtime::Result<std::vector<kiln::runtime::NamedArray>> read = kiln::runtime::read_npz(path);
+  if (!read.ok()) throw std::runtime_error(kiln::runtime::LoggedErrors::message("", read.error()));
   Arrays arrays;
-  for (auto& [name, tensor] : kiln::aot::read_npz(path)) arrays.emplace(name, std::move(tensor));
+  for (auto& named : *read) arrays.emplace(named.name, std::move(named.array));
   return arrays;
 }
 
@@ -68,7 +74,7 @@ int main(int argc, char** argv) {
         continue;
       }
       const std::string problem =
-          kiln::aot::testing::tensor_mismatch(got->second, want->second, {tolerance, tolerance});
+          kiln::runtime::testing::array_mismatch(got->second, want->second, {tolerance, tolerance});
       if (problem.empty()) {
         std::printf("ok %s=%s\n", got_key.c_str(), want_key.c_str());
       } else {

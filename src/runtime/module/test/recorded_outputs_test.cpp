@@ -22,7 +22,9 @@
 
 #include "runtime/core/evalue.h"
 #include "runtime/module/module.h"
-#include "runtime/module/test/npz_reader.h"
+#include "runtime/module/method_session.h"
+#include "runtime/npz/npz.h"
+#include "runtime/npz/testing/array_mismatch.h"
 
 namespace kiln::runtime::testing {
 namespace {
@@ -66,105 +68,49 @@ std::vector<RecordedCase> all_cases() {
 struct InputTensor {
   explicit InputTensor(NpyArray array) : array(std::move(array)) {
     const size_t dim = this->array.sizes.size();
+    sizes.assign(this->array.sizes.begin(), this->array.sizes.end());
     dim_order.resize(dim);
     for (size_t d = 0; d < dim; ++d) dim_order[d] = static_cast<DimOrderType>(d);
     strides.resize(dim);
-    ok = compute_strides({this->array.sizes.data(), dim}, {dim_order.data(), dim}, {strides.data(), dim}) == Error::Ok;
-    impl = std::make_unique<TensorImpl>(this->array.dtype, static_cast<ssize_t>(dim), this->array.sizes.data(),
+    ok = compute_strides({sizes.data(), dim}, {dim_order.data(), dim}, {strides.data(), dim}) == Error::Ok;
+    impl = std::make_unique<TensorImpl>(this->array.dtype, static_cast<ssize_t>(dim), sizes.data(),
                                         this->array.data.data(), dim_order.data(), strides.data());
   }
   NpyArray array;
+  std::vector<SizesType> sizes;
   std::vector<DimOrderType> dim_order;
   std::vector<StridesType> strides;
   std::unique_ptr<TensorImpl> impl;
   bool ok = false;
 };
 
-/// Element `index` of a tensor's storage, as a double (complex: the parts
-/// are the elements).
-double element(ScalarType type, const void* data, size_t index) {
-  switch (type) {
-    case ScalarType::Float: return static_cast<const float*>(data)[index];
-    case ScalarType::Double: return static_cast<const double*>(data)[index];
-    case ScalarType::Half: return static_cast<float>(static_cast<const Half*>(data)[index]);
-    case ScalarType::BFloat16: return static_cast<float>(static_cast<const BFloat16*>(data)[index]);
-    case ScalarType::Long: return static_cast<double>(static_cast<const int64_t*>(data)[index]);
-    case ScalarType::Int: return static_cast<const int32_t*>(data)[index];
-    case ScalarType::Short: return static_cast<const int16_t*>(data)[index];
-    case ScalarType::Char: return static_cast<const int8_t*>(data)[index];
-    case ScalarType::Byte: return static_cast<const uint8_t*>(data)[index];
-    case ScalarType::Bool: return static_cast<const bool*>(data)[index] ? 1.0 : 0.0;
-    case ScalarType::UInt16: return static_cast<const uint16_t*>(data)[index];
-    case ScalarType::UInt32: return static_cast<const uint32_t*>(data)[index];
-    case ScalarType::UInt64: return static_cast<double>(static_cast<const uint64_t*>(data)[index]);
-    case ScalarType::ComplexFloat: return static_cast<const float*>(data)[index];
-    case ScalarType::ComplexDouble: return static_cast<const double*>(data)[index];
-    default: return std::nan("");
-  }
-}
-
-/// The host's and the target's float results differ only where their math
-/// libraries round differently (expf, tanhf, ...): a few ulps. The fixtures'
-/// rule against PyTorch (aot/import/testing/tolerance.h) is no looser.
-bool element_matches(double actual, double expected, bool floating) {
-  if (!floating) return actual == expected;
-  if (std::isnan(expected) || std::isnan(actual)) return std::isnan(expected) && std::isnan(actual);
-  if (std::isinf(expected) || std::isinf(actual)) return actual == expected;
-  return std::fabs(actual - expected) <= 1e-5 + 1e-5 * std::fabs(expected);
-}
-
-/// Where a tensor output differs from the recorded array; empty if it matches.
-std::string tensor_mismatch(const Tensor& actual, const NpyArray& expected) {
-  if (actual.scalar_type() != expected.dtype) {
-    return std::string("is ") + to_string(actual.scalar_type()) + ", recorded " + to_string(expected.dtype);
-  }
-  if (std::vector<SizesType>(actual.sizes().begin(), actual.sizes().end()) != expected.sizes) {
-    return "has other sizes than the recorded array";
-  }
-  const bool complex = is_complex_type(expected.dtype);
-  const bool floating = complex || is_floating_type(expected.dtype);
-  const size_t parts = complex ? 2 : 1;
-  const size_t numel = expected.numel();
-  size_t mismatches = 0;
-  std::ostringstream first;
-  std::vector<SizesType> index(expected.sizes.size(), 0);
-  for (size_t flat = 0; flat < numel; ++flat) {
-    // The output may have any dim order: its element at a row-major index.
-    size_t offset = 0;
-    for (size_t d = 0; d < index.size(); ++d) offset += static_cast<size_t>(index[d]) * actual.strides()[d];
-    for (size_t part = 0; part < parts; ++part) {
-      const double got = element(expected.dtype, actual.const_data_ptr(), offset * parts + part);
-      const double want = element(expected.dtype, expected.data.data(), flat * parts + part);
-      if (element_matches(got, want, floating)) continue;
-      if (mismatches++ == 0) first << "element " << flat << " is " << got << ", recorded " << want;
-    }
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < expected.sizes[d]) break;
-      index[d] = 0;
-    }
-  }
-  if (mismatches == 0) return "";
-  return first.str() + " (" + std::to_string(mismatches) + " of " + std::to_string(numel * parts) + " differ)";
-}
-
+/// Where an output differs from the recorded array; empty if it matches. The
+/// host's and the target's float results differ only where their math
+/// libraries round differently (expf, tanhf, ...): a few ulps, within the
+/// fixtures' rule.
 std::string output_mismatch(const EValue& actual, const NpyArray& expected) {
-  if (actual.isTensor()) return tensor_mismatch(actual.toTensor(), expected);
-  if (!actual.isScalar()) return std::string("is a ") + to_string(actual.tag()) + ", which this test cannot compare";
-  if (expected.numel() != 1) return "is a scalar, the recorded array is not";
-  const double want = element(expected.dtype, expected.data.data(), 0);
-  const double got = actual.isInt() ? static_cast<double>(actual.toInt()) : actual.isDouble() ? actual.toDouble()
-                                                                                               : actual.toBool();
-  if (element_matches(got, want, actual.isDouble())) return "";
-  return "is " + std::to_string(got) + ", recorded " + std::to_string(want);
+  Result<NpyArray> array = to_array(actual);
+  if (!array.ok()) return std::string("is a ") + to_string(actual.tag()) + ", which this test cannot compare";
+  // A prim output against its recorded array of one element, whatever its dtype.
+  if (actual.isScalar()) {
+    if (expected.numel() != 1) return "is a scalar, the recorded array is not";
+    return element_matches(array->scalar(0), expected.scalar(0), actual.isDouble(), {1e-5, 1e-5})
+               ? ""
+               : "is " + std::to_string(array->scalar(0)) + ", recorded " + std::to_string(expected.scalar(0));
+  }
+  return array_mismatch(*array, expected, {1e-5, 1e-5});
 }
 
 class RecordedOutputsTest : public ::testing::TestWithParam<RecordedCase> {};
 
 TEST_P(RecordedOutputsTest, MatchesTheRecordedOutputs) {
   const RecordedCase& c = GetParam();
-  std::vector<std::pair<std::string, NpyArray>> inputs = read_npz(c.path + ".inputs.npz");
+  Result<std::vector<NamedArray>> inputs = read_npz(c.path + ".inputs.npz");
+  ASSERT_TRUE(inputs.ok()) << c.path << ".inputs.npz: " << to_string(inputs.error());
+  Result<std::vector<NamedArray>> recorded_outputs = read_npz(c.path + ".expected.npz");
+  ASSERT_TRUE(recorded_outputs.ok()) << c.path << ".expected.npz: " << to_string(recorded_outputs.error());
   std::map<std::string, NpyArray> expected;
-  for (auto& [key, array] : read_npz(c.path + ".expected.npz")) expected.emplace(key, std::move(array));
+  for (NamedArray& named : *recorded_outputs) expected.emplace(named.name, std::move(named.array));
   size_t calls = 0;
   while (expected.count((calls == 0 ? std::string("output_") : "call" + std::to_string(calls) + "_output_") + "0")) {
     ++calls;
@@ -174,20 +120,20 @@ TEST_P(RecordedOutputsTest, MatchesTheRecordedOutputs) {
   Module module(c.path + ".pte");
   Result<MethodMeta> meta = module.method_meta("forward");
   ASSERT_TRUE(meta.ok()) << c.path << ".pte: " << to_string(meta.error());
-  ASSERT_EQ(meta->num_inputs(), inputs.size()) << "the method's inputs against the recorded ones";
+  ASSERT_EQ(meta->num_inputs(), inputs->size()) << "the method's inputs against the recorded ones";
   std::vector<std::unique_ptr<InputTensor>> tensors;
   std::vector<EValue> values;
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  for (size_t i = 0; i < inputs->size(); ++i) {
     Result<Tag> tag = meta->input_tag(i);
     ASSERT_TRUE(tag.ok());
-    NpyArray& array = inputs[i].second;
+    NpyArray& array = (*inputs)[i].array;
     if (*tag == Tag::Tensor) {
       tensors.push_back(std::make_unique<InputTensor>(std::move(array)));
       ASSERT_TRUE(tensors.back()->ok) << "input " << i << ": cannot lay out its sizes";
       values.emplace_back(Tensor(tensors.back()->impl.get()));
     } else {
       ASSERT_EQ(array.numel(), 1u) << "input " << i << " is a scalar, the recorded array is not";
-      const double value = element(array.dtype, array.data.data(), 0);
+      const double value = array.scalar(0);
       if (*tag == Tag::Int) {
         values.emplace_back(static_cast<int64_t>(value));
       } else if (*tag == Tag::Double) {
