@@ -9,6 +9,7 @@
 #include "aot/delegate/debug_handle.h"
 #include "aot/ir/error.h"
 #include "aot/ir/quantization.h"
+#include "backends/onednn/aot/fast_forms.h"
 #include "backends/onednn/aot/fusion.h"
 #include "backends/onednn/capabilities.h"
 #include "backends/onednn/aot/weights.h"
@@ -40,6 +41,7 @@ class GraphWriter {
     const ArgumentRefs outputs = output_positions();
     for (const FusedGroup& group : plan_fusion(partition_, constants_)) emit(group, outputs);
     bind_outputs();
+    use_fast_forms(*graph_, weights_);
     check_runtime_dims();
     return {std::move(graph_), weights_.output(), mapping_.get_delegate_mapping()};
   }
