@@ -130,7 +130,7 @@ constexpr FusionRule kRules[] = {
 // operation is a dequantize op of that quantize op's parameters: on values of
 // one grid an op that keeps them on it (a max pool, a layout op, a concat)
 // makes that quantize op the identity -- the op's result names it, and the op
-// moves the int8 values (lowering.cpp). PT2E gives these ops their input's
+// moves the int8 values (lowering_int8.cpp). PT2E gives these ops their input's
 // parameters.
 std::optional<Match> identity_requantization(const FusedGroup& group, const FusionContext& context) {
   if (!group.post_ops.empty() || group.result == nullptr || group.op.inputs.empty() ||
