@@ -9,6 +9,9 @@
 //   fast_forms/matmul.cpp      a matmul's bias or binary post-op broadcast in a way
 //                              its JIT kernels do not take: a post-op, or a binary
 //                              operation after it
+//   fast_forms/binary.cpp      a binary operation broadcasting its second operand
+//                              as rows under a middle dimension: that dimension
+//                              moved first
 //   fast_forms/transposed_convolution.cpp
 //                              a transposed convolution whose stride is its
 //                              kernel (no overlap): a matmul and a depth-to-space

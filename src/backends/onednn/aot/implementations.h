@@ -22,7 +22,8 @@ struct OperationImplementation {
 };
 
 /// Every step of `blob` (OneDnnBackend's processed bytes) in execution order,
-/// planned as the runtime's init plans it at the current thread count.
+/// planned as the runtime's init plans it at the backend's thread count
+/// (set_num_threads).
 /// Throws AotError for a blob the runtime refuses.
 std::vector<OperationImplementation> onednn_implementations(const std::vector<uint8_t>& blob);
 

@@ -6,6 +6,7 @@
 #include <oneapi/dnnl/dnnl_debug.h>
 
 #include "backends/onednn/runtime/compiled_graph.h"
+#include "backends/onednn/runtime/onednn_runtime.h"
 
 namespace kiln::backends::onednn {
 
@@ -55,6 +56,7 @@ Error visit_step_implementations(const void* data, size_t size, runtime::MemoryA
   compiled->engine = engine;
   compiled->runtime_size = -1;
   const ReleaseOnExit release{compiled};
+  const ScopedThreads threads(num_threads());  // as init plans: at the backend's thread count
   KILN_TRY(plan_compiled_graph(blob, allocator, compiled));
   for (uint32_t s = 0; s < compiled->steps.size; ++s) visit(context, describe_step(blob.graph, compiled->steps[s]));
   return Error::Ok;

@@ -36,8 +36,8 @@ using StepVisitor = void (*)(void* context, const StepImplementation& step);
 /// (`ref:...`, also `ref_...`): plain loops, many times slower than its JIT kernels.
 bool is_reference_implementation(const char* implementation);
 
-/// Plans the `size`-byte blob at `data` for the current thread count and
-/// calls `visit` for each step. Tables come from `allocator`; oneDNN's
+/// Plans the `size`-byte blob at `data` as init would, at the backend's
+/// thread count (set_num_threads), and calls `visit` for each step. Tables come from `allocator`; oneDNN's
 /// objects are released before it returns.
 /// @retval DelegateInvalidCompatibility a blob init would refuse (logged).
 /// @retval DelegateMemoryAllocationFailed `allocator` is full.

@@ -480,6 +480,10 @@ Cases binary_cases() {
     cases.push_back(binary(op, "second_row_batch1", {1, 7, 19}, {19}));
     // [..., n, 1] over [..., n, K] (an RMS norm's scale): run as [rows, K] and [rows, 1].
     cases.push_back(binary(op, "second_a_column", {2, 7, 19}, {2, 7, 1}));
+    // A row per channel and per batch, broadcast over the rows: oneDNN's JIT
+    // kernels broadcast the second but not the first (fast_forms/binary.cpp).
+    cases.push_back(binary(op, "second_rows_per_channel", {2, 4, 5, 7}, {1, 4, 1, 7}));
+    cases.push_back(binary(op, "second_rows_per_batch", {2, 4, 5, 7}, {2, 1, 1, 7}));
   }
   // oneDNN broadcasts its second operand only: the lowering swaps these.
   for (const char* op : {"aten::add.Tensor", "aten::mul.Tensor", "aten::maximum.default", "aten::minimum.default"}) {

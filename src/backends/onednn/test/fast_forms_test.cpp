@@ -143,5 +143,25 @@ TEST(FastFormsTest, AMaskBroadcastOverTheBatchIsAddedAfterTheMatmul) {
   EXPECT_EQ(lowered.debug_ids, std::set<int32_t>{0});
 }
 
+TEST(FastFormsTest, RowsPerChannelBroadcastOverTheRowsRunWithTheRowsFirst) {
+  GraphBuilder b;
+  b.output({b.call("aten::mul.Tensor", {b.input("x", f32({2, 4, 5, 7})), b.input("scale", f32({1, 4, 1, 7}))})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("#0 Reorder permutation=[0, 2, 1, 3] (%0[2, 4, 5, 7]) -> %3[2, 5, 4, 7]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#1 Reorder reshape (%1[1, 4, 1, 7]) -> %4[1, 1, 4, 7]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#2 BinaryOp Mul (%3[2, 5, 4, 7], %4[1, 1, 4, 7]) -> %5[2, 5, 4, 7]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#3 Reorder permutation=[0, 2, 1, 3] (%5[2, 5, 4, 7]) -> %2[2, 4, 5, 7]"));
+  EXPECT_EQ(lowered.debug_ids, std::set<int32_t>{0});
+}
+
+TEST(FastFormsTest, BroadcastsTheKernelsTakeStayOneOperation) {
+  for (const std::vector<int64_t>& second : {std::vector<int64_t>{2, 1, 1, 7}, {1, 1, 5, 7}, {4, 1, 1}, {7}}) {
+    GraphBuilder b;
+    b.output({b.call("aten::add.Tensor", {b.input("x", f32({2, 4, 5, 7})), b.input("y", f32(std::vector<aot::SymExpr>(second.begin(), second.end())))})});
+    const Lowered lowered = lower(std::move(b).build());
+    EXPECT_THAT(lowered.printout, HasSubstr("1 operations")) << lowered.printout;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::backends::onednn

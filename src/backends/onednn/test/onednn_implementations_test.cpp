@@ -68,19 +68,27 @@ std::vector<OperationImplementation> implementations_of(const ConformanceCase& c
   return steps;
 }
 
-class OneDnnImplementationsTest : public ::testing::TestWithParam<size_t> {};
+class OneDnnImplementationsTest : public ::testing::TestWithParam<size_t> {
+ protected:
+  void TearDown() override { set_num_threads(1); }
+};
 
 TEST_P(OneDnnImplementationsTest, RunsNoReferenceKernelButTheAccepted) {
   const ConformanceCase& c = cases().at(GetParam());
-  const std::vector<OperationImplementation> steps = implementations_of(c);
-  ASSERT_FALSE(steps.empty()) << c.op << " " << c.name << ": no OneDnnBackend step";
-  for (const OperationImplementation& step : steps) {
-    if (!step.is_reference() || accepted(c, step) != nullptr) continue;
-    ADD_FAILURE() << c.op << " " << c.name << ": operation " << step.operation << " " << step.kind << " '" << step.name
-                  << "' runs oneDNN's " << step.primitive << " " << step.implementation
-                  << "; rewrite it into a form oneDNN runs well, leave it to the portable kernels, or accept it "
-                     "(kAccepted) with the reason. Its plan:\n"
-                  << describe_implementations(steps);
+  // 2 threads too: oneDNN may pick other kernels for a primitive made for several.
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    const std::vector<OperationImplementation> steps = implementations_of(c);
+    ASSERT_FALSE(steps.empty()) << c.op << " " << c.name << ": no OneDnnBackend step";
+    for (const OperationImplementation& step : steps) {
+      if (!step.is_reference() || accepted(c, step) != nullptr) continue;
+      ADD_FAILURE() << c.op << " " << c.name << " at " << threads << " threads: operation " << step.operation << " "
+                    << step.kind << " '" << step.name << "' runs oneDNN's " << step.primitive << " "
+                    << step.implementation
+                    << "; rewrite it into a form oneDNN runs well, leave it to the portable kernels, or accept it "
+                       "(kAccepted) with the reason. Its plan:\n"
+                    << describe_implementations(steps);
+    }
   }
 }
 

@@ -38,14 +38,14 @@ std::unique_ptr<fb::PostOpT> binary_post_op(fb::BinaryAlgorithm algorithm, int32
 }  // namespace
 
 bool matmul_with_broadcasts_it_takes(FormWriter& writer, const fb::OperationT& op) {
-  if (op.op.AsMatMul() == nullptr || op.inputs.size() < 3 || (op.inputs.size() > 3 && op.inputs[3] >= 0) ||
+  if (op.op.AsMatMul() == nullptr || op.inputs.size() < 2 || (op.inputs.size() > 3 && op.inputs[3] >= 0) ||
       !writer.reads_and_writes_plain_floats(op)) {
     return false;
   }
   const std::vector<int64_t>& sizes = writer.sizes(op.outputs[0]);
   auto matmul = std::make_unique<fb::OperationT>(op);
   // The bias, when not taken as one, is the first post-op.
-  const int32_t bias = op.inputs[2];
+  const int32_t bias = op.inputs.size() > 2 ? op.inputs[2] : -1;
   const bool bias_taken = bias < 0 || broadcasts_as_taken(writer.sizes(bias), sizes, false);
   if (!bias_taken) {
     matmul->inputs[2] = -1;
