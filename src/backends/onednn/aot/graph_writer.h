@@ -1,7 +1,8 @@
 // The GraphWriter behind lower_partition (lowering.h): one partition
 // written as a oneDNN graph. Private to the AOT half; its members are
 // defined by concern:
-//   lowering.cpp               the driver: values, operations, emit, outputs
+//   lowering.cpp               the driver: values, operations, emit, outputs,
+//                              every operation checked against capabilities.h
 //   lowering_int8.cpp          int8 values, int8 weights, (dynamic) quantization
 //   lowering_composites.cpp    groups lowered as several operations, folds
 //   lowering_runtime_dims.cpp  the values that take a run-time size
@@ -61,6 +62,7 @@ class GraphWriter {
   int32_t debug_id(const FusedGroup& group);
   void emit(const FusedGroup& group, const ArgumentRefs& outputs);
   void bind_outputs();
+  void check_operations() const;
 
   template <typename T>
   static fb::OperationKindUnion kind_of(T params) {
@@ -94,7 +96,6 @@ class GraphWriter {
 
   // ---- run-time sizes (lowering_runtime_dims.cpp)
   void mark_runtime_dim(const Node* node, int32_t value);
-  void check_runtime_dims() const;
 
   const aot::ExportedProgram& partition_;
   const std::map<std::string, int32_t>& runtime_dims_;

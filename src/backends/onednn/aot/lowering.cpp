@@ -4,6 +4,7 @@
 
 #include "aot/ir/error.h"
 #include "backends/onednn/aot/fast_forms.h"
+#include "backends/onednn/capabilities.h"
 
 namespace kiln::backends::onednn {
 
@@ -27,7 +28,7 @@ LoweredPartition GraphWriter::lower() {
   for (const FusedGroup& group : plan_fusion(partition_, constants_)) emit(group, outputs);
   bind_outputs();
   use_fast_forms(*graph_, weights_);
-  check_runtime_dims();
+  check_operations();
   return {std::move(graph_), weights_.output(), mapping_.get_delegate_mapping()};
 }
 
@@ -262,6 +263,24 @@ void GraphWriter::bind_outputs() {
     copy->debug_id = -1;
     copy->name = results[i].node()->name();
     graph_->operations.push_back(std::move(copy));
+  }
+}
+
+// Every operation against its kind's rules (capabilities.h), read from the
+// graph packed as the runtime will read it, by the runtime's own facts_of:
+// the partitioner and fusion take nothing the rules refuse, so a refusal
+// here is a lowering bug, reported before a blob the runtime refuses exists.
+void GraphWriter::check_operations() const {
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(fb::Graph::Pack(builder, graph_.get()));
+  const fb::Graph& graph = *fb::GetGraph(builder.GetBufferPointer());
+  if (graph.operations() == nullptr) return;
+  for (const fb::Operation* op : *graph.operations()) {
+    if (const Verdict verdict = verdict_of(facts_of(graph, *op)); !verdict) {
+      throw AotError("OneDnnBackend: '" + std::string(op->name() != nullptr ? op->name()->c_str() : "") +
+                     "' would be a " + fb::EnumNameOperationKind(op->op_type()) + " the runtime refuses: " +
+                     verdict.reason);
+    }
   }
 }
 

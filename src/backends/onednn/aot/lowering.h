@@ -32,8 +32,8 @@ LoweredPartition lower_partition(const aot::ExportedProgram& partition);
 
 /// The same for a partition whose run-time sizes are at their bounds
 /// (runtime_sizes.h): the values of the nodes `runtime_dims` names get that
-/// Value.runtime_dim. Throws AotError if an operation other than a MatMul
-/// would read or write one.
+/// Value.runtime_dim. Throws AotError if an operation would break its
+/// kind's rules (capabilities.h), as one reading a run-time size it takes not.
 LoweredPartition lower_partition(const aot::ExportedProgram& partition, const std::map<std::string, int32_t>& runtime_dims);
 
 }  // namespace kiln::backends::onednn

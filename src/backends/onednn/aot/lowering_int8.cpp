@@ -45,7 +45,9 @@ std::optional<aot::TensorQParams> GraphWriter::requantization(const FusedGroup& 
     return std::nullopt;
   }
   if (group.op.safe_softmax || group.op.group_norm || group.op.keepdim_sizes) return std::nullopt;
-  const std::vector<fb::EltwiseT> grid = quantized_grid(*q).eltwises();
+  const Supported<QuantizedGrid> quantized = quantized_grid(*q);
+  if (!quantized) throw AotError("OneDnnBackend: '" + q->name() + "': " + quantized.reason());  // fusion matched it
+  const std::vector<fb::EltwiseT> grid = quantized->eltwises();
   std::vector<fb::EltwiseT> tail;
   if (group.base == q) {
     const auto* eltwise = group.op.op.AsEltwiseOp();
@@ -97,15 +99,17 @@ std::optional<GraphWriter::Int8Weight> GraphWriter::int8_weight(const Node* node
 // K], transposed), stored as they are; with a source stored quantized it
 // runs in int8, else in float32 on the weights dequantized at load.
 std::optional<GraphWriter::Int8Weight> GraphWriter::int8_weights_of(const FusedGroup& group) const {
-  const fb::OperationKind kind = group.op.kind();
-  if (group.batch_norm != nullptr || group.op.inputs.size() < 2) return std::nullopt;
-  if (kind == fb::OperationKind::Convolution) {
-    if (group.op.op.AsConvolution()->transposed) return std::nullopt;
-  } else if (kind != fb::OperationKind::MatMul || !group.op.op.AsMatMul()->transpose_b) {
+  if (operation_rules(group.op.kind()).quantized != QuantizedValues::kWeighted || group.batch_norm != nullptr ||
+      group.op.inputs.size() < 2) {
     return std::nullopt;
   }
+  // The weight layouts the runtime reads as int8: a convolution's own (not
+  // a transposed one's), a linear's [N, K].
+  const auto* convolution = group.op.op.AsConvolution();
+  const auto* matmul = group.op.op.AsMatMul();
+  if ((convolution != nullptr && convolution->transposed) || (matmul != nullptr && !matmul->transpose_b)) return std::nullopt;
   std::optional<Int8Weight> weight = int8_weight(group.op.inputs[1]);
-  if (!weight || (kind == fb::OperationKind::MatMul && weight->values->rank() != 2)) return std::nullopt;
+  if (!weight || (matmul != nullptr && weight->values->rank() != 2)) return std::nullopt;
   return weight;
 }
 
@@ -128,8 +132,9 @@ void GraphWriter::emit_dynamic_quantize(const FusedGroup& group) {
 // held so with the same parameters; false to lower it as a float op (its
 // result, on the grid already, then names the quantize op's value).
 bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
-  const fb::OperationKind kind = group.op.kind();
-  if (kind != fb::OperationKind::Pooling && kind != fb::OperationKind::Reorder && kind != fb::OperationKind::Concat) {
+  const auto* pooling = group.op.op.AsPooling();
+  if (!moves_values_on_their_grid(group.op.kind(), pooling != nullptr ? pooling->algorithm : fb::PoolingAlgorithm::Max,
+                                  static_cast<uint32_t>(group.op.inputs.size()))) {
     return false;
   }
   std::vector<int32_t> inputs;

@@ -34,26 +34,6 @@ Capacities capacities_of(const fb::Graph* graph) {
 
 }  // namespace
 
-namespace {
-
-bool reads_or_writes_runtime_size(const fb::Graph* graph, const fb::Operation* operation) {
-  const auto dynamic = [&](int32_t v) { return v >= 0 && graph->values()->Get(static_cast<uint32_t>(v))->runtime_dim() >= 0; };
-  for (int32_t v : *operation->inputs()) {
-    if (dynamic(v)) return true;
-  }
-  for (int32_t v : *operation->outputs()) {
-    if (dynamic(v)) return true;
-  }
-  if (operation->post_ops() != nullptr) {
-    for (const fb::PostOp* post : *operation->post_ops()) {
-      if (const fb::BinaryPostOp* binary = post->op_as_BinaryPostOp(); binary != nullptr && dynamic(binary->input())) return true;
-    }
-  }
-  return false;
-}
-
-}  // namespace
-
 Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* allocator, CompiledGraph* compiled) {
   const Capacities c = capacities_of(blob.graph);
   const uint32_t num_values = blob.graph->values()->size();
@@ -75,10 +55,6 @@ Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* alloc
     const bool single = several_threads && estimated_ns(blob.graph, blob.graph->operations()->Get(o)) < kSmallOperationNs;
     ScopedThreads threads(single ? 1 : omp_get_max_threads());
     builder.begin_operation(o, /*plain_inputs=*/false, single);
-    if (reads_or_writes_runtime_size(blob.graph, blob.graph->operations()->Get(o)) &&
-        blob.graph->operations()->Get(o)->op_type() != fb::OperationKind::MatMul) {
-      return builder.refuse("a run-time size on an operation other than a MatMul");
-    }
     Error error = build_operation(builder);
     if (error != Error::Ok && builder.wants_retry()) {
       builder.begin_operation(o, /*plain_inputs=*/true, single);
