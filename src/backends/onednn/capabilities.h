@@ -51,7 +51,9 @@ inline constexpr int64_t kMaxNumel = int64_t{1} << 40;
 enum class RuntimeSizes : uint8_t {
   kNone,
   /// In the rows of its first operand and its result (not the reduced
-  /// dimension, not the second operand nor the bias).
+  /// dimension, not the second operand nor the bias). Where the operands
+  /// are is the kind's own: the partitioner finds them in aten's matmuls
+  /// (runtime_sizes.cpp), the runtime in a MatMul (build_runtime_matmul).
   kRows,
 };
 
@@ -94,23 +96,25 @@ struct OperationRules {
   bool fuses_post_ops;
 };
 
-/// One entry per operation kind, in the schema's order (kind - 1).
+/// One row per operation kind, in the schema's order (kind - 1). The
+/// post-ops are what oneDNN 3.2 makes primitives with: a layer norm takes
+/// none, a batch norm eltwise ones only (capabilities_test.cpp builds each).
 inline constexpr OperationRules kOperationRules[] = {
-    // kind                         run-time sizes       quantized values            post-ops        fuses
-    {fb::OperationKind::Convolution, RuntimeSizes::kNone, QuantizedValues::kWeighted, PostOpKinds::kAll, true},
-    {fb::OperationKind::MatMul, RuntimeSizes::kRows, QuantizedValues::kWeighted, PostOpKinds::kAll, true},
-    {fb::OperationKind::BatchNorm, RuntimeSizes::kNone, QuantizedValues::kNone, PostOpKinds::kAll, false},
-    {fb::OperationKind::LayerNorm, RuntimeSizes::kNone, QuantizedValues::kNone, PostOpKinds::kAll, false},
-    {fb::OperationKind::Softmax, RuntimeSizes::kNone, QuantizedValues::kNone, PostOpKinds::kAll, false},
-    {fb::OperationKind::Pooling, RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kAll, false},
-    {fb::OperationKind::Reduction, RuntimeSizes::kNone, QuantizedValues::kNone, PostOpKinds::kAll, false},
-    {fb::OperationKind::Resampling, RuntimeSizes::kNone, QuantizedValues::kNone, PostOpKinds::kAll, false},
-    {fb::OperationKind::Concat, RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kNone, false},
-    {fb::OperationKind::EltwiseOp, RuntimeSizes::kNone, QuantizedValues::kNone, PostOpKinds::kAll, false},
-    {fb::OperationKind::BinaryOp, RuntimeSizes::kNone, QuantizedValues::kNone, PostOpKinds::kAll, true},
-    {fb::OperationKind::Reorder, RuntimeSizes::kNone, QuantizedValues::kConverts, PostOpKinds::kNone, false},
-    {fb::OperationKind::Pad, RuntimeSizes::kNone, QuantizedValues::kNone, PostOpKinds::kNone, false},
-    {fb::OperationKind::DynamicQuantize, RuntimeSizes::kNone, QuantizedValues::kDynamic, PostOpKinds::kNone, false},
+    // kind                              run-time sizes       quantized values             post-ops               fuses post-ops
+    {fb::OperationKind::Convolution,     RuntimeSizes::kNone, QuantizedValues::kWeighted,  PostOpKinds::kAll,     true},
+    {fb::OperationKind::MatMul,          RuntimeSizes::kRows, QuantizedValues::kWeighted,  PostOpKinds::kAll,     true},
+    {fb::OperationKind::BatchNorm,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kEltwise, false},
+    {fb::OperationKind::LayerNorm,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kNone,    false},
+    {fb::OperationKind::Softmax,         RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
+    {fb::OperationKind::Pooling,         RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kAll,     false},
+    {fb::OperationKind::Reduction,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
+    {fb::OperationKind::Resampling,      RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
+    {fb::OperationKind::Concat,          RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kNone,    false},
+    {fb::OperationKind::EltwiseOp,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
+    {fb::OperationKind::BinaryOp,        RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     true},
+    {fb::OperationKind::Reorder,         RuntimeSizes::kNone, QuantizedValues::kConverts,  PostOpKinds::kNone,    false},
+    {fb::OperationKind::Pad,             RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kNone,    false},
+    {fb::OperationKind::DynamicQuantize, RuntimeSizes::kNone, QuantizedValues::kDynamic,   PostOpKinds::kNone,    false},
 };
 
 namespace capabilities_detail {

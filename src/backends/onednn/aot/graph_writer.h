@@ -1,8 +1,7 @@
 // The GraphWriter behind lower_partition (lowering.h): one partition
 // written as a oneDNN graph. Private to the AOT half; its members are
 // defined by concern:
-//   lowering.cpp               the driver: values, operations, emit, outputs,
-//                              every operation checked against capabilities.h
+//   lowering.cpp               the driver: values, operations, emit, outputs
 //   lowering_int8.cpp          int8 values, int8 weights, (dynamic) quantization
 //   lowering_composites.cpp    groups lowered as several operations, folds
 //   lowering_runtime_dims.cpp  the values that take a run-time size
@@ -62,7 +61,6 @@ class GraphWriter {
   int32_t debug_id(const FusedGroup& group);
   void emit(const FusedGroup& group, const ArgumentRefs& outputs);
   void bind_outputs();
-  void check_operations() const;
 
   template <typename T>
   static fb::OperationKindUnion kind_of(T params) {

@@ -28,7 +28,7 @@ LoweredPartition GraphWriter::lower() {
   for (const FusedGroup& group : plan_fusion(partition_, constants_)) emit(group, outputs);
   bind_outputs();
   use_fast_forms(*graph_, weights_);
-  check_operations();
+  check_operation_rules(*graph_);
   return {std::move(graph_), weights_.output(), mapping_.get_delegate_mapping()};
 }
 
@@ -266,28 +266,25 @@ void GraphWriter::bind_outputs() {
   }
 }
 
-// Every operation against its kind's rules (capabilities.h), read from the
-// graph packed as the runtime will read it, by the runtime's own facts_of:
-// the partitioner and fusion take nothing the rules refuse, so a refusal
-// here is a lowering bug, reported before a blob the runtime refuses exists.
-void GraphWriter::check_operations() const {
-  flatbuffers::FlatBufferBuilder builder;
-  builder.Finish(fb::Graph::Pack(builder, graph_.get()));
-  const fb::Graph& graph = *fb::GetGraph(builder.GetBufferPointer());
-  if (graph.operations() == nullptr) return;
-  for (const fb::Operation* op : *graph.operations()) {
-    if (const Verdict verdict = verdict_of(facts_of(graph, *op)); !verdict) {
-      throw AotError("OneDnnBackend: '" + std::string(op->name() != nullptr ? op->name()->c_str() : "") +
-                     "' would be a " + fb::EnumNameOperationKind(op->op_type()) + " the runtime refuses: " +
-                     verdict.reason);
-    }
-  }
-}
-
 LoweredPartition lower_partition(const aot::ExportedProgram& partition) { return GraphWriter(partition, {}).lower(); }
 
 LoweredPartition lower_partition(const aot::ExportedProgram& partition, const std::map<std::string, int32_t>& runtime_dims) {
   return GraphWriter(partition, runtime_dims).lower();
+}
+
+// Read from the graph packed as the runtime will read it, by the runtime's
+// own facts_of.
+void check_operation_rules(const fb::GraphT& graph) {
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(fb::Graph::Pack(builder, &graph));
+  const fb::Graph& packed = *fb::GetGraph(builder.GetBufferPointer());
+  if (packed.operations() == nullptr) return;
+  for (const fb::Operation* op : *packed.operations()) {
+    if (const Verdict verdict = verdict_of(facts_of(packed, *op)); !verdict) {
+      throw AotError("OneDnnBackend: '" + std::string(op->name() != nullptr ? op->name()->c_str() : "") + "' (" +
+                     fb::EnumNameOperationKind(op->op_type()) + ") breaks its kind's rules: " + verdict.reason);
+    }
+  }
 }
 
 }  // namespace kiln::backends::onednn

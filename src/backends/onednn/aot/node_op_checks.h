@@ -35,7 +35,7 @@ auto supported(Describe&& describe) -> Supported<decltype(describe())> {
   }
 }
 
-/// A float32 tensor node with static, non-empty sizes in contiguous order.
+/// A float32 tensor node with static, non-empty sizes (its layout: layout_problem, node_ops.h).
 const aot::TensorMeta& tensor_arg(const aot::Argument& arg, const std::string& what);
 /// Checks the node's result (its first, for a multi-output op) as tensor_arg does.
 void check_result(const aot::Node& node);

@@ -763,7 +763,9 @@ Error build_pad(GraphBuilder& b, const fb::Pad* pad);
 Error build_operation(GraphBuilder& b) {
   const fb::Operation* op = b.operation();
   // What its kind may do (capabilities.h), as the lowering checked it.
-  if (const Verdict verdict = verdict_of(facts_of(b.graph(), *op)); !verdict) return b.refuse("%s", verdict.reason);
+  if (const Verdict verdict = verdict_of(facts_of(b.graph(), *op)); !verdict) {
+    return b.refuse("breaks its kind's rules: %s", verdict.reason);
+  }
   switch (op->op_type()) {
     case fb::OperationKind::Convolution: return build_convolution(b, op->op_as_Convolution());
     case fb::OperationKind::MatMul: return build_matmul(b, op->op_as_MatMul());
