@@ -7,6 +7,7 @@
 // from the first post-op the kernels do not take on, the post-ops run as a
 // binary operation after the matmul, which broadcasts any operand.
 #include "backends/onednn/aot/fast_forms/form_writer.h"
+#include "backends/onednn/capabilities.h"
 
 namespace kiln::backends::onednn {
 
@@ -48,6 +49,7 @@ bool matmul_with_broadcasts_it_takes(FormWriter& writer, const fb::OperationT& o
   const int32_t bias = op.inputs.size() > 2 ? op.inputs[2] : -1;
   const bool bias_taken = bias < 0 || broadcasts_as_taken(writer.sizes(bias), sizes, false);
   if (!bias_taken) {
+    if (matmul->post_ops.size() >= kMaxPostOps) return false;  // no room for one more: it stays as it is
     matmul->inputs[2] = -1;
     matmul->post_ops.insert(matmul->post_ops.begin(), binary_post_op(fb::BinaryAlgorithm::Add, bias));
   }
