@@ -20,6 +20,42 @@ constexpr FastFormRule kRules[] = {
     binary_broadcast_as_a_trailing_block,
 };
 
+// Drops the constants no operation reads any more (a rule that reads a
+// constant under other sizes leaves the old value), renumbering the rest.
+void drop_unread_constants(fb::GraphT& graph) {
+  std::vector<bool> read(graph.values.size(), false);
+  for (const auto& op : graph.operations) {
+    for (int32_t v : op->inputs) {
+      if (v >= 0) read[static_cast<size_t>(v)] = true;
+    }
+    for (const auto& post : op->post_ops) {
+      if (const auto* binary = post->op.AsBinaryPostOp()) read[static_cast<size_t>(binary->input)] = true;
+    }
+  }
+  std::vector<int32_t> renumbered(graph.values.size(), -1);
+  std::vector<std::unique_ptr<fb::ValueT>> kept;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    if (graph.values[v]->kind == fb::ValueKind::Constant && !read[v]) continue;
+    renumbered[v] = static_cast<int32_t>(kept.size());
+    kept.push_back(std::move(graph.values[v]));
+  }
+  if (kept.size() == graph.values.size()) {
+    graph.values = std::move(kept);
+    return;
+  }
+  graph.values = std::move(kept);
+  const auto renumber = [&](int32_t& v) {
+    if (v >= 0) v = renumbered[static_cast<size_t>(v)];
+  };
+  for (auto& op : graph.operations) {
+    for (int32_t& v : op->inputs) renumber(v);
+    for (int32_t& v : op->outputs) renumber(v);
+    for (auto& post : op->post_ops) {
+      if (auto* binary = post->op.AsBinaryPostOp()) renumber(binary->input);
+    }
+  }
+}
+
 }  // namespace
 
 void use_fast_forms(fb::GraphT& graph, WeightStore& weights) {
@@ -33,6 +69,7 @@ void use_fast_forms(fb::GraphT& graph, WeightStore& weights) {
     }
     if (!rewritten) writer.emit(std::move(op));
   }
+  drop_unread_constants(graph);
 }
 
 // ---------------------------------------------------------------- FormWriter

@@ -29,7 +29,8 @@ LoweredPartition GraphWriter::lower() {
   bind_outputs();
   use_fast_forms(*graph_, weights_);
   check_operation_rules(*graph_);
-  return {std::move(graph_), weights_.output(), mapping_.get_delegate_mapping()};
+  aot::NamedDataStoreOutput named_data = named_data_read_by(*graph_, weights_.output());
+  return {std::move(graph_), std::move(named_data), mapping_.get_delegate_mapping()};
 }
 
 void GraphWriter::check_no_mutations() const {

@@ -35,6 +35,7 @@ struct Lowered {
   std::string printout;
   std::string debug_handle_map;
   std::set<int32_t> debug_ids;  ///< of every operation
+  size_t named_data = 0;        ///< entries
 };
 
 // `program` with debug handles, preprocessed; its blob also checked against
@@ -43,7 +44,8 @@ Lowered lower(ExportedProgram program) {
   aot::generate_debug_handles(program);
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   const aot::PreprocessResult result = backend().preprocess(program, {});
-  Lowered lowered{describe_onednn_blob(result.processed_bytes), aot::to_string(result.debug_handle_map), {}};
+  Lowered lowered{describe_onednn_blob(result.processed_bytes), aot::to_string(result.debug_handle_map), {},
+                  result.data_store_output.pte_data.size()};
   const std::unique_ptr<fb::GraphT> graph = parse_onednn_blob(result.processed_bytes);
   for (const auto& op : graph->operations) lowered.debug_ids.insert(op->debug_id);
   return lowered;
@@ -61,27 +63,27 @@ ExportedProgram transposed_convolution(int64_t kernel, int64_t stride, int64_t p
 TEST(FastFormsTest, ATransposedConvolutionWhoseStrideIsItsKernelIsAMatmulAndADepthToSpace) {
   const Lowered lowered = lower(transposed_convolution(2, 2, 0));
   EXPECT_EQ(lowered.printout,
-            "graph: 11 values (4 constants), 6 operations\n"
+            "graph: 9 values (2 constants), 6 operations\n"
             "  %0 (input 0) f32[1, 4, 3, 5]\n"
-            "  %1 (constant) f32[4, 3, 2, 2]\n"
-            "  %2 (constant) f32[3]\n"
-            "  %3 (output 0) f32[1, 3, 6, 10]\n"
-            "  %4 (intermediate) f32[1, 3, 5, 4]\n"
-            "  %5 (intermediate) f32[15, 4]\n"
-            "  %6 (constant) f32[12]\n"
-            "  %7 (intermediate) f32[15, 12]\n"
-            "  %8 (constant) f32[4, 12]\n"
-            "  %9 (intermediate) f32[1, 3, 5, 3, 2, 2]\n"
-            "  %10 (intermediate) f32[1, 3, 3, 2, 5, 2]\n"
-            "  #0 Reorder permutation=[0, 2, 3, 1] (%0[1, 4, 3, 5]) -> %4[1, 3, 5, 4] debug_id 0 'convolution'\n"
-            "  #1 Reorder reshape (%4[1, 3, 5, 4]) -> %5[15, 4] debug_id 0 'convolution'\n"
-            "  #2 MatMul (%5[15, 4], %8[4, 12], %6[12]) -> %7[15, 12] post-ops [Eltwise Relu(alpha=0)] debug_id 0 "
+            "  %1 (output 0) f32[1, 3, 6, 10]\n"
+            "  %2 (intermediate) f32[1, 3, 5, 4]\n"
+            "  %3 (intermediate) f32[15, 4]\n"
+            "  %4 (constant) f32[12]\n"
+            "  %5 (intermediate) f32[15, 12]\n"
+            "  %6 (constant) f32[4, 12]\n"
+            "  %7 (intermediate) f32[1, 3, 5, 3, 2, 2]\n"
+            "  %8 (intermediate) f32[1, 3, 3, 2, 5, 2]\n"
+            "  #0 Reorder permutation=[0, 2, 3, 1] (%0[1, 4, 3, 5]) -> %2[1, 3, 5, 4] debug_id 0 'convolution'\n"
+            "  #1 Reorder reshape (%2[1, 3, 5, 4]) -> %3[15, 4] debug_id 0 'convolution'\n"
+            "  #2 MatMul (%3[15, 4], %6[4, 12], %4[12]) -> %5[15, 12] post-ops [Eltwise Relu(alpha=0)] debug_id 0 "
             "'convolution'\n"
-            "  #3 Reorder reshape (%7[15, 12]) -> %9[1, 3, 5, 3, 2, 2] debug_id 0 'convolution'\n"
-            "  #4 Reorder permutation=[0, 3, 1, 4, 2, 5] (%9[1, 3, 5, 3, 2, 2]) -> %10[1, 3, 3, 2, 5, 2] debug_id 0 "
+            "  #3 Reorder reshape (%5[15, 12]) -> %7[1, 3, 5, 3, 2, 2] debug_id 0 'convolution'\n"
+            "  #4 Reorder permutation=[0, 3, 1, 4, 2, 5] (%7[1, 3, 5, 3, 2, 2]) -> %8[1, 3, 3, 2, 5, 2] debug_id 0 "
             "'convolution'\n"
-            "  #5 Reorder reshape (%10[1, 3, 3, 2, 5, 2]) -> %3[1, 3, 6, 10] debug_id 0 'convolution'\n");
+            "  #5 Reorder reshape (%8[1, 3, 3, 2, 5, 2]) -> %1[1, 3, 6, 10] debug_id 0 'convolution'\n");
   EXPECT_EQ(lowered.debug_handle_map, "{0: (1, 2)}");  // the convolution and the relu
+  // The weights under their own key, read as [4, 12]; the bias repeated; not the bias as it was.
+  EXPECT_EQ(lowered.named_data, 2u);
 }
 
 TEST(FastFormsTest, ATransposedConvolutionWhoseKernelsOverlapStaysOne) {
