@@ -64,7 +64,8 @@ Options:
   --method NAME=FILE.pt2   with -o: FILE.pt2's program as one more method NAME (repeatable)
   --explain                print every op node's decision: the backend and delegate that
                            took it, or the portable kernels, with each backend's reason
-                           for refusing it
+                           for refusing it; then how this CPU runs each delegate (for
+                           OneDnnBackend, oneDNN's implementation of every operation)
   --print                  also print the lowered program and each delegate's program
                            (and a OneDnnBackend delegate's blob, operation by operation)
   --print-memory           print the memory plan: per arena its size, the peak
@@ -200,12 +201,22 @@ LowerOptions parse_lower_options(Args& args) {
   return options;
 }
 
+// How this machine runs each delegate (BackendDetails::explain_blob): for
+// OneDnnBackend, the oneDNN implementation of every operation.
+void print_implementations(const aot::LoweredProgram& lowered) {
+  for (const auto& delegate : aot::get_lowered_submodules(lowered.delegated)) {
+    const std::string text = aot::get_backend(delegate.module->backend_id()).explain_blob(delegate.module->processed_bytes());
+    if (!text.empty()) std::printf("\n%s (%s) on this CPU:\n%s", delegate.name.c_str(), delegate.module->backend_id().c_str(), text.c_str());
+  }
+}
+
 // Where each node went and why the rest stayed (lower_report.h); with
 // --print, the programs.
 void print_delegation(const std::string& path, const std::vector<std::string>& backends,
                       const aot::LoweredProgram& lowered, const LowerOptions& options) {
   const aot::LoweringReport report = aot::report_lowering(lowered, backends);
   std::printf("%s", aot::format_lowering_report(report, path, options.explain).c_str());
+  if (options.explain) print_implementations(lowered);
   if (!options.print) return;
   std::printf("\n%s", lowered.delegated.to_string().c_str());
   for (const auto& delegate : aot::get_lowered_submodules(lowered.delegated)) {

@@ -115,6 +115,14 @@ class BackendDetails {
     (void)blob;
     return "";
   }
+  /// How this machine would run a blob this backend's preprocess wrote
+  /// (`kiln lower --explain`): for OneDnnBackend, the oneDNN implementation
+  /// of each operation. "" when the backend has nothing to say. Throws
+  /// AotError for a blob it cannot read.
+  virtual std::string explain_blob(const std::vector<uint8_t>& blob) const {
+    (void)blob;
+    return "";
+  }
 };
 
 /// Adds `backend` to the registry; throws AotError if its id is taken.

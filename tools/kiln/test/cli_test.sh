@@ -481,6 +481,8 @@ if [ "$onednn" = ON ]; then
     lower "$fixtures/conv_relu_tan/model.core.pt2" --backend OneDnnBackend --explain
   expect "lower --explain gives the reason a node stayed" 0 "      refused by OneDnnBackend: aten::tan.default is not an op OneDnnBackend has" -- \
     lower "$fixtures/conv_relu_tan/model.core.pt2" --backend OneDnnBackend --explain
+  expect "lower --explain names the oneDNN implementation of each operation" 0 "  operation 0 Convolution 'convolution': convolution " -- \
+    lower "$fixtures/conv_relu_tan/model.core.pt2" --backend OneDnnBackend --explain
   expect "lower --print shows a oneDNN blob" 0 "MatMul (%" -- lower "$fixtures/small_cnn/model.core.pt2" --backend OneDnnBackend --print
   expect "lower to OneDnnBackend writes a .pte" 0 "1 delegates" -- \
     lower "$fixtures/small_cnn/model.pt2" --backend OneDnnBackend -o "$scratch/onednn_small_cnn.pte"

@@ -3,6 +3,7 @@
 #include "backends/onednn/aot/graph_writer.h"
 
 #include "aot/ir/error.h"
+#include "backends/onednn/aot/fast_forms.h"
 #include "backends/onednn/capabilities.h"
 
 namespace kiln::backends::onednn {
@@ -26,8 +27,10 @@ LoweredPartition GraphWriter::lower() {
   const ArgumentRefs outputs = output_positions();
   for (const FusedGroup& group : plan_fusion(partition_, constants_)) emit(group, outputs);
   bind_outputs();
+  use_fast_forms(*graph_, weights_);
   check_operation_rules(*graph_);
-  return {std::move(graph_), weights_.output(), mapping_.get_delegate_mapping()};
+  aot::NamedDataStoreOutput named_data = named_data_read_by(*graph_, weights_.output());
+  return {std::move(graph_), std::move(named_data), mapping_.get_delegate_mapping()};
 }
 
 void GraphWriter::check_no_mutations() const {

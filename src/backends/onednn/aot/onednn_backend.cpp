@@ -3,6 +3,7 @@
 #include "aot/ir/exec_kind.h"
 #include "aot/ir/quantization.h"
 #include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/aot/implementations.h"
 #include "backends/onednn/aot/lowering.h"
 #include "backends/onednn/aot/node_ops.h"
 #include "backends/onednn/aot/runtime_sizes.h"
@@ -83,6 +84,10 @@ std::string OneDnnBackend::id() const { return kBackendId; }
 std::vector<std::string> OneDnnBackend::supported_ops() const { return supported_op_names(); }
 
 std::string OneDnnBackend::describe_blob(const std::vector<uint8_t>& blob) const { return describe_onednn_blob(blob); }
+
+std::string OneDnnBackend::explain_blob(const std::vector<uint8_t>& blob) const {
+  return describe_implementations(onednn_implementations(blob));
+}
 
 NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram& program) const {
   // The boolean nodes of a safe softmax run as part of it (fusion/softmax.h).

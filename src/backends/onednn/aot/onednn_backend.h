@@ -43,6 +43,9 @@ class OneDnnBackend : public aot::BackendDetails {
   std::vector<std::string> supported_ops() const override;
   /// The blob operation by operation (describe_onednn_blob).
   std::string describe_blob(const std::vector<uint8_t>& blob) const override;
+  /// The oneDNN implementation of each operation's steps on this CPU
+  /// (describe_implementations).
+  std::string explain_blob(const std::vector<uint8_t>& blob) const override;
 };
 
 }  // namespace kiln::backends::onednn

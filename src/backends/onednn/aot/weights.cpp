@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <utility>
 
 #include "aot/ir/error.h"
@@ -92,6 +93,27 @@ FoldedConvolution fold_batch_norm(const aot::HostTensor& weight, const aot::Host
   }
   return {aot::HostTensor::from_vector(weight.sizes(), folded_w),
           aot::HostTensor::from_vector({static_cast<int64_t>(channels)}, folded_b)};
+}
+
+aot::NamedDataStoreOutput named_data_read_by(const ::kiln::onednn::GraphT& graph,
+                                             const aot::NamedDataStoreOutput& named_data) {
+  std::set<int32_t> read;
+  for (const auto& op : graph.operations) {
+    read.insert(op->inputs.begin(), op->inputs.end());
+    for (const auto& post : op->post_ops) {
+      if (const auto* binary = post->op.AsBinaryPostOp()) read.insert(binary->input);
+    }
+  }
+  // In the order the bytes were stored, so that the program's data keeps its order.
+  std::set<std::pair<size_t, std::string>> kept;
+  for (int32_t v : read) {
+    if (v < 0 || graph.values.at(static_cast<size_t>(v))->kind != ::kiln::onednn::ValueKind::Constant) continue;
+    const std::string& key = graph.values[static_cast<size_t>(v)]->constant_key;
+    kept.emplace(named_data.pte_data.at(key).buffer_index, key);
+  }
+  aot::NamedDataStore store;
+  for (const auto& [index, key] : kept) store.add_named_data(key, named_data.buffers.at(index), named_data.pte_data.at(key).alignment);
+  return store.get_named_data_store_output();
 }
 
 }  // namespace kiln::backends::onednn

@@ -10,6 +10,7 @@
 
 #include "aot/delegate/backend_details.h"
 #include "aot/ir/host_tensor.h"
+#include "backends/onednn/onednn_graph_generated.h"
 
 namespace kiln::backends::onednn {
 
@@ -30,6 +31,11 @@ class WeightStore {
  private:
   aot::NamedDataStore store_;
 };
+
+/// The entries of `named_data` a constant of `graph` names: a fast form
+/// (fast_forms.h) may leave a constant no operation reads any more.
+aot::NamedDataStoreOutput named_data_read_by(const ::kiln::onednn::GraphT& graph,
+                                             const aot::NamedDataStoreOutput& named_data);
 
 /// A convolution's weights and bias with a following batch norm folded in.
 struct FoldedConvolution {

@@ -1,8 +1,8 @@
 #include "backends/onednn/runtime/graph_builder.h"
 
 #include <cstdio>
-#include <cstring>
 
+#include "backends/onednn/runtime/implementations.h"
 #include "runtime/core/log.h"
 
 namespace kiln::backends::onednn {
@@ -90,7 +90,7 @@ Error GraphBuilder::check_pd(dnnl_status_t status, const char* call, const Primi
   const char* implementation = nullptr;
   if (!plain_inputs_ &&
       dnnl_primitive_desc_query(pd->get(), dnnl_query_impl_info_str, 0, &implementation) == dnnl_success &&
-      implementation != nullptr && std::strncmp(implementation, "ref", 3) == 0) {
+      is_reference_implementation(implementation)) {
     wants_retry_ = true;
     return Error::NotSupported;
   }

@@ -176,6 +176,9 @@ Cases convolution_cases() {
       conv_case("transposed_stride2_output_padding1", {{2, 3, 7, 5}, {3, 5, 3, 3}, 2, 1, 1, 1, true, true, 1}),
       conv_case("transposed_2x2_stride2_grouped", {{1, 4, 7, 5}, {4, 3, 2, 2}, 2, 0, 1, 2, true}),
       conv_case("transposed_dilation2", {{1, 3, 5, 4}, {3, 2, 3, 3}, 1, 2, 2, 1, true}),
+      // A U-Net's upsampling: stride = kernel, no overlap (issue 37: 0.68 ms on brgconv_strided).
+      conv_case("transposed_2x2_stride2_unet_c16_to_8_12x20", {{1, 16, 12, 20}, {16, 8, 2, 2}, 2, 0, 1, 1, true}),
+      conv_case("transposed_3x3_stride3_batch2_no_bias", {{2, 5, 4, 3}, {5, 7, 3, 3}, 3, 0, 1, 1, true, false}),
       conv_case("conv1d_stride2_c3", {{2, 3, 11}, {5, 3, 3}, 2, 1}),
       conv3d_case("conv3d_c3_depth4_pad1", {2, 3, 4, 7, 5}, 4, 1, 1),
       conv3d_case("conv3d_c5_stride2_hw", {1, 5, 3, 7, 6}, 19, 2, 0),
@@ -329,6 +332,9 @@ Cases reduction_cases() {
                                                    ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
          return std::move(c).finish(c.call("aten::mul.Tensor", {y, c.call("aten::sigmoid", {gate})}));
        }},
+      // A U-Net's channel mean, x.mean(1, keepdim=True) (issue 37: 0.32 ms on ref:any).
+      unary("aten::mean.dim", "channels_keepdim_unet_c8_24x40", {1, 8, 24, 40}, {ints({1}), true}),
+      unary("aten::mean.dim", "channels_batch2", {2, 19, 7, 5}, {ints({1})}),
       unary("aten::sum.dim_IntList", "channels", {2, 3, 7, 5}, {ints({1})}),
       unary("aten::sum.dim_IntList", "rows_keepdim", {7, 19}, {ints({0}), true}),
   };
@@ -474,6 +480,10 @@ Cases binary_cases() {
     cases.push_back(binary(op, "second_row_batch1", {1, 7, 19}, {19}));
     // [..., n, 1] over [..., n, K] (an RMS norm's scale): run as [rows, K] and [rows, 1].
     cases.push_back(binary(op, "second_a_column", {2, 7, 19}, {2, 7, 1}));
+    // A row per channel and per batch, broadcast over the rows: oneDNN's JIT
+    // kernels broadcast the second but not the first (fast_forms/binary.cpp).
+    cases.push_back(binary(op, "second_rows_per_channel", {2, 4, 5, 7}, {1, 4, 1, 7}));
+    cases.push_back(binary(op, "second_rows_per_batch", {2, 4, 5, 7}, {2, 1, 1, 7}));
   }
   // oneDNN broadcasts its second operand only: the lowering swaps these.
   for (const char* op : {"aten::add.Tensor", "aten::mul.Tensor", "aten::maximum.default", "aten::minimum.default"}) {

@@ -1,0 +1,36 @@
+// Fast forms: the last stage of lowering a partition, over the blob's graph.
+// Some operations oneDNN runs on its reference kernels (`ref:`, plain loops)
+// or far below what their arithmetic allows, though the same computation in
+// another form runs on its JIT kernels. Each rule finds one such form and
+// writes the operations that compute the same in a form oneDNN runs well:
+//
+//   fast_forms/reductions.cpp  a reduction or softmax over dimensions that are
+//                              not the innermost: the source permuted so they are
+//   fast_forms/matmul.cpp      a matmul's bias or binary post-op broadcast in a way
+//                              its JIT kernels do not take: a post-op, or a binary
+//                              operation after it
+//   fast_forms/binary.cpp      a binary operation broadcasting its second operand
+//                              as rows under a middle dimension: that dimension
+//                              moved first
+//   fast_forms/transposed_convolution.cpp
+//                              a transposed convolution whose stride is its
+//                              kernel (no overlap): a matmul and a depth-to-space
+//
+// Every operation a rule writes keeps the debug id and name of the operation
+// it replaces (a profile shows them as that node); the last writes its
+// result value. What no rule rewrites and still runs on a reference kernel
+// the partitioner refuses with the reason, or the implementation test
+// (test/onednn_implementations_test.cpp) accepts it with the reason. That test
+// finds these forms: it plans every conformance case on oneDNN.
+#pragma once
+
+#include "backends/onednn/aot/weights.h"
+#include "backends/onednn/onednn_graph_generated.h"
+
+namespace kiln::backends::onednn {
+
+/// Rewrites `graph`'s operations into their fast forms, in place; new
+/// constants go to `weights`.
+void use_fast_forms(::kiln::onednn::GraphT& graph, WeightStore& weights);
+
+}  // namespace kiln::backends::onednn

@@ -1,0 +1,65 @@
+#include "backends/onednn/runtime/implementations.h"
+
+#include <cstring>
+#include <new>
+
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include "backends/onednn/runtime/compiled_graph.h"
+#include "backends/onednn/runtime/onednn_runtime.h"
+
+namespace kiln::backends::onednn {
+
+using runtime::Error;
+
+bool is_reference_implementation(const char* implementation) {
+  return implementation != nullptr && std::strncmp(implementation, "ref", 3) == 0;
+}
+
+namespace {
+
+// Releases the plan's oneDNN objects however planning ended.
+struct ReleaseOnExit {
+  CompiledGraph* compiled;
+  ~ReleaseOnExit() { release_compiled_graph(compiled); }
+};
+
+StepImplementation describe_step(const fb::Graph* graph, const Step& step) {
+  const fb::Operation* operation = graph->operations()->Get(step.operation);
+  StepImplementation described{step.operation, operation->name() != nullptr ? operation->name()->c_str() : "",
+                               fb::EnumNameOperationKind(operation->op_type()), "kiln", "kiln"};
+  if (step.pd == nullptr) return described;
+  dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
+  if (dnnl_primitive_desc_query(step.pd, dnnl_query_primitive_kind, 0, &kind) == dnnl_success) {
+    described.primitive_kind = dnnl_prim_kind2str(kind);
+  }
+  const char* implementation = nullptr;
+  if (dnnl_primitive_desc_query(step.pd, dnnl_query_impl_info_str, 0, &implementation) == dnnl_success &&
+      implementation != nullptr) {
+    described.implementation = implementation;
+  }
+  return described;
+}
+
+}  // namespace
+
+Error visit_step_implementations(const void* data, size_t size, runtime::MemoryAllocator* allocator, StepVisitor visit,
+                                 void* context) {
+  BlobGraph blob;
+  KILN_TRY(read_blob_graph(data, size, "(implementations)", allocator, &blob));
+  const dnnl_engine_t engine = shared_cpu_engine();
+  if (engine == nullptr) return Error::NotSupported;
+  auto* compiled = allocator->allocateInstance<CompiledGraph>();
+  if (compiled == nullptr) return Error::DelegateMemoryAllocationFailed;
+  new (compiled) CompiledGraph{};
+  compiled->method_name = "(implementations)";
+  compiled->engine = engine;
+  compiled->runtime_size = -1;
+  const ReleaseOnExit release{compiled};
+  const ScopedThreads threads(num_threads());  // as init plans: at the backend's thread count
+  KILN_TRY(plan_compiled_graph(blob, allocator, compiled));
+  for (uint32_t s = 0; s < compiled->steps.size; ++s) visit(context, describe_step(blob.graph, compiled->steps[s]));
+  return Error::Ok;
+}
+
+}  // namespace kiln::backends::onednn

@@ -1,0 +1,49 @@
+// Which oneDNN implementation runs each step of a blob on this machine: what
+// `kiln lower --explain` prints and what the implementation test checks (no
+// `ref:` implementation but the accepted ones). oneDNN picks among its
+// kernels by the CPU's ISA and the operation's shapes and layouts when a
+// primitive descriptor is made; this plans the blob as init does (stage 1,
+// compiled_graph.h), so it sees the same choices, without making primitives
+// or reordering weights.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/error.h"
+#include "runtime/core/memory_allocator.h"
+
+namespace kiln::backends::onednn {
+
+/// One step of a planned blob.
+struct StepImplementation {
+  uint32_t operation;          ///< the blob operation the step belongs to
+  const char* operation_name;  ///< its name (the first node it fused)
+  const char* operation_kind;  ///< "Convolution", "Reduction", ... (onednn_graph.fbs)
+  /// oneDNN's primitive kind ("convolution", "reorder", ...), or "kiln" for
+  /// a step of Kiln's own (a fill, a dynamic quantization's parameters).
+  const char* primitive_kind;
+  /// oneDNN's implementation name (impl_info_str: "brgconv:avx512_core",
+  /// "jit:uni", "ref:any"), or "kiln".
+  const char* implementation;
+};
+
+/// Called once per step, in execution order; the strings live until the
+/// visit returns.
+using StepVisitor = void (*)(void* context, const StepImplementation& step);
+
+/// Whether `implementation` is one of oneDNN's reference implementations
+/// (`ref:...`, also `ref_...`): plain loops, many times slower than its JIT kernels.
+bool is_reference_implementation(const char* implementation);
+
+/// Plans the `size`-byte blob at `data` as init would, at the backend's
+/// thread count (set_num_threads), and calls `visit` for each step. Tables come from `allocator`; oneDNN's
+/// objects are released before it returns.
+/// @retval DelegateInvalidCompatibility a blob init would refuse (logged).
+/// @retval DelegateMemoryAllocationFailed `allocator` is full.
+/// @retval NotSupported oneDNN has no CPU engine here.
+[[nodiscard]] runtime::Error visit_step_implementations(const void* data, size_t size,
+                                                        runtime::MemoryAllocator* allocator, StepVisitor visit,
+                                                        void* context);
+
+}  // namespace kiln::backends::onednn

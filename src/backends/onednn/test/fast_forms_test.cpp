@@ -1,0 +1,169 @@
+// The lowering's fast forms (aot/fast_forms.h) on small programs: what each
+// rule writes, as describe_onednn_blob prints it, that every operation it
+// writes keeps the replaced one's debug id (so a profile maps it to the
+// node), that the blob still computes the program (read back as ATen on the
+// reference interpreter), and forms the rules leave alone.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <tuple>
+
+#include "aot/delegate/backend_api.h"
+#include "aot/delegate/debug_handle.h"
+#include "aot/ir/testing/aot_testing.h"
+#include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/test/blob_reference.h"
+#include "backends/onednn/test/onednn_test_util.h"
+
+namespace kiln::backends::onednn {
+namespace {
+
+namespace fb = ::kiln::onednn;
+using aot::ExportedProgram;
+using aot::f32;
+using aot::GraphBuilder;
+using aot::Node;
+using testing::backend;
+using testing::conv2d;
+using testing::ints;
+using testing::ramp;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Lowered {
+  std::string printout;
+  std::string debug_handle_map;
+  std::set<int32_t> debug_ids;  ///< of every operation
+  size_t named_data = 0;        ///< entries
+};
+
+// `program` with debug handles, preprocessed; its blob also checked against
+// the program on the reference interpreter.
+Lowered lower(ExportedProgram program) {
+  aot::generate_debug_handles(program);
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const aot::PreprocessResult result = backend().preprocess(program, {});
+  Lowered lowered{describe_onednn_blob(result.processed_bytes), aot::to_string(result.debug_handle_map), {},
+                  result.data_store_output.pte_data.size()};
+  const std::unique_ptr<fb::GraphT> graph = parse_onednn_blob(result.processed_bytes);
+  for (const auto& op : graph->operations) lowered.debug_ids.insert(op->debug_id);
+  return lowered;
+}
+
+ExportedProgram transposed_convolution(int64_t kernel, int64_t stride, int64_t padding) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 3, 5}));
+  Node* up = conv2d(b, x, b.parameter("up.weight", ramp({4, 3, kernel, kernel})), b.parameter("up.bias", ramp({3}, 2)),
+                    stride, padding, 1, 1, /*transposed=*/true);
+  b.output({b.call("aten::relu", {up})});
+  return std::move(b).build();
+}
+
+TEST(FastFormsTest, ATransposedConvolutionWhoseStrideIsItsKernelIsAMatmulAndADepthToSpace) {
+  const Lowered lowered = lower(transposed_convolution(2, 2, 0));
+  EXPECT_EQ(lowered.printout,
+            "graph: 9 values (2 constants), 6 operations\n"
+            "  %0 (input 0) f32[1, 4, 3, 5]\n"
+            "  %1 (output 0) f32[1, 3, 6, 10]\n"
+            "  %2 (intermediate) f32[1, 3, 5, 4]\n"
+            "  %3 (intermediate) f32[15, 4]\n"
+            "  %4 (constant) f32[12]\n"
+            "  %5 (intermediate) f32[15, 12]\n"
+            "  %6 (constant) f32[4, 12]\n"
+            "  %7 (intermediate) f32[1, 3, 5, 3, 2, 2]\n"
+            "  %8 (intermediate) f32[1, 3, 3, 2, 5, 2]\n"
+            "  #0 Reorder permutation=[0, 2, 3, 1] (%0[1, 4, 3, 5]) -> %2[1, 3, 5, 4] debug_id 0 'convolution'\n"
+            "  #1 Reorder reshape (%2[1, 3, 5, 4]) -> %3[15, 4] debug_id 0 'convolution'\n"
+            "  #2 MatMul (%3[15, 4], %6[4, 12], %4[12]) -> %5[15, 12] post-ops [Eltwise Relu(alpha=0)] debug_id 0 "
+            "'convolution'\n"
+            "  #3 Reorder reshape (%5[15, 12]) -> %7[1, 3, 5, 3, 2, 2] debug_id 0 'convolution'\n"
+            "  #4 Reorder permutation=[0, 3, 1, 4, 2, 5] (%7[1, 3, 5, 3, 2, 2]) -> %8[1, 3, 3, 2, 5, 2] debug_id 0 "
+            "'convolution'\n"
+            "  #5 Reorder reshape (%8[1, 3, 3, 2, 5, 2]) -> %1[1, 3, 6, 10] debug_id 0 'convolution'\n");
+  EXPECT_EQ(lowered.debug_handle_map, "{0: (1, 2)}");  // the convolution and the relu
+  // The weights under their own key, read as [4, 12]; the bias repeated; not the bias as it was.
+  EXPECT_EQ(lowered.named_data, 2u);
+}
+
+TEST(FastFormsTest, ATransposedConvolutionWhoseKernelsOverlapStaysOne) {
+  for (const auto& [kernel, stride, padding] : {std::tuple{3, 2, 0}, std::tuple{2, 2, 1}, std::tuple{2, 1, 0}}) {
+    const Lowered lowered = lower(transposed_convolution(kernel, stride, padding));
+    EXPECT_THAT(lowered.printout, HasSubstr("Convolution strides"));
+    EXPECT_THAT(lowered.printout, Not(HasSubstr("MatMul")));
+  }
+}
+
+TEST(FastFormsTest, AChannelMeanReducesTheSourcePermutedChannelsLast) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 8, 3, 5}));
+  b.output({b.call("aten::mean.dim", {x, ints({1}), true})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("#0 Reorder permutation=[0, 2, 3, 1] (%0[2, 8, 3, 5]) -> %2[2, 3, 5, 8]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#1 Reduction Mean (%2[2, 3, 5, 8]) -> %3[2, 3, 5, 1]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#2 Reorder reshape (%3[2, 3, 5, 1]) -> %1[2, 1, 3, 5]"));
+  EXPECT_EQ(lowered.debug_ids, std::set<int32_t>{0});
+}
+
+TEST(FastFormsTest, AReductionOverTheInnermostDimensionsStaysOne) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 8, 3, 5}));
+  b.output({b.call("aten::sum.dim_IntList", {x, ints({3}), true})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("1 operations"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#0 Reduction Sum (%0[2, 8, 3, 5])"));
+}
+
+TEST(FastFormsTest, ASoftmaxOverChannelsRunsOverTheInnermostDimensionAndIsPermutedBack) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 6, 3, 5}));
+  b.output({b.call("aten::_softmax", {x, 1, false})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("#0 Reorder permutation=[0, 2, 3, 1] (%0[2, 6, 3, 5]) -> %2[2, 3, 5, 6]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#1 Softmax axis=3 (%2[2, 3, 5, 6]) -> %3[2, 3, 5, 6]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#2 Reorder permutation=[0, 3, 1, 2] (%3[2, 3, 5, 6]) -> %1[2, 6, 3, 5]"));
+  EXPECT_EQ(lowered.debug_ids, std::set<int32_t>{0});
+}
+
+TEST(FastFormsTest, AFullSizedBiasIsAddedAsAPostOp) {
+  GraphBuilder b;
+  Node* y = b.call("aten::addmm", {b.input("bias", f32({3, 5})), b.input("a", f32({3, 7})), b.input("b", f32({7, 5}))});
+  b.output({b.call("aten::relu", {y})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("MatMul (%1[3, 7], %2[7, 5], none) -> %3[3, 5] post-ops [Binary Add %0[3, 5], Eltwise Relu"));
+}
+
+TEST(FastFormsTest, AMaskBroadcastOverTheBatchIsAddedAfterTheMatmul) {
+  GraphBuilder b;
+  Node* scores = b.call("aten::bmm", {b.input("q", f32({2, 5, 8})), b.input("k", f32({2, 8, 7}))});
+  Node* masked = b.call("aten::add.Tensor", {scores, b.input("mask", f32({5, 7}))});
+  b.output({b.call("aten::mul.Scalar", {masked, 0.5})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("#0 MatMul (%0[2, 5, 8], %1[2, 8, 7], none) -> %4[2, 5, 7] debug_id 0"));
+  EXPECT_THAT(lowered.printout,
+              HasSubstr("#1 BinaryOp Add (%4[2, 5, 7], %2[5, 7]) -> %3[2, 5, 7] post-ops [Eltwise Linear"));
+  EXPECT_EQ(lowered.debug_ids, std::set<int32_t>{0});
+}
+
+TEST(FastFormsTest, RowsPerChannelBroadcastOverTheRowsRunWithTheRowsFirst) {
+  GraphBuilder b;
+  b.output({b.call("aten::mul.Tensor", {b.input("x", f32({2, 4, 5, 7})), b.input("scale", f32({1, 4, 1, 7}))})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("#0 Reorder permutation=[0, 2, 1, 3] (%0[2, 4, 5, 7]) -> %3[2, 5, 4, 7]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#1 Reorder reshape (%1[1, 4, 1, 7]) -> %4[1, 1, 4, 7]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#2 BinaryOp Mul (%3[2, 5, 4, 7], %4[1, 1, 4, 7]) -> %5[2, 5, 4, 7]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("#3 Reorder permutation=[0, 2, 1, 3] (%5[2, 5, 4, 7]) -> %2[2, 4, 5, 7]"));
+  EXPECT_EQ(lowered.debug_ids, std::set<int32_t>{0});
+}
+
+TEST(FastFormsTest, BroadcastsTheKernelsTakeStayOneOperation) {
+  for (const std::vector<int64_t>& second : {std::vector<int64_t>{2, 1, 1, 7}, {1, 1, 5, 7}, {4, 1, 1}, {7}}) {
+    GraphBuilder b;
+    b.output({b.call("aten::add.Tensor", {b.input("x", f32({2, 4, 5, 7})), b.input("y", f32(std::vector<aot::SymExpr>(second.begin(), second.end())))})});
+    const Lowered lowered = lower(std::move(b).build());
+    EXPECT_THAT(lowered.printout, HasSubstr("1 operations")) << lowered.printout;
+  }
+}
+
+}  // namespace
+}  // namespace kiln::backends::onednn

@@ -1,0 +1,129 @@
+// No slow path inside the fast backend: every conformance case
+// (conformance_cases.cpp) lowered to OneDnnBackend and planned as the
+// runtime plans it on this CPU, with no step on one of oneDNN's reference
+// (`ref:`) implementations -- plain loops, often slower than the portable
+// kernels -- unless the table below accepts it with its reason. The lowering
+// rewrites what oneDNN runs slowly (fast_forms.h) or the partitioner leaves
+// it to the portable kernels; this test is how such forms are found.
+//
+// oneDNN chooses by the CPU's ISA: the test checks what this machine picks,
+// and CTest runs it again with oneDNN held to AVX2 and to AVX-512 without
+// its later extensions (CMakeLists.txt), the CPUs CI may have. An accepted
+// entry that no case meets on this machine is fine (it may on another).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "aot/delegate/backend_api.h"
+#include "aot/delegate/canonical_partitioners.h"
+#include "aot/delegate/lowered_backend_module.h"
+#include "backends/onednn/aot/implementations.h"
+#include "backends/onednn/onednn_blob.h"
+#include "backends/onednn/runtime/onednn_runtime.h"
+#include "backends/onednn/test/conformance_cases.h"
+
+namespace kiln::backends::onednn {
+namespace {
+
+using testing::ConformanceCase;
+
+const std::vector<ConformanceCase>& cases() {
+  static const std::vector<ConformanceCase> all = testing::conformance_cases();
+  return all;
+}
+
+/// A reference implementation accepted for one case's operations of one kind.
+struct AcceptedReference {
+  const char* op;    ///< the case's op
+  const char* name;  ///< the case's name
+  const char* kind;  ///< the operation kind (onednn_graph.fbs) whose step may be `ref:`
+  const char* reason;
+};
+
+const std::vector<AcceptedReference> kAccepted = {
+    {"aten::max_pool2d_with_indices.default", "dilation2", "Pooling",
+     "oneDNN has no JIT pooling with dilation; its reference kernel is the same plain loop as the portable "
+     "kernel's, and leaving the rare dilated pool to the portable kernels would only split the delegate"},
+};
+
+const AcceptedReference* accepted(const ConformanceCase& c, const OperationImplementation& step) {
+  for (const AcceptedReference& a : kAccepted) {
+    if (c.op == a.op && c.name == a.name && step.kind == a.kind) return &a;
+  }
+  return nullptr;
+}
+
+// Every OneDnnBackend delegate's steps in the case's lowered program.
+std::vector<OperationImplementation> implementations_of(const ConformanceCase& c) {
+  const aot::ExportedProgram lowered = aot::to_backend(c.build().program, aot::CapabilityPartitioner(kBackendId));
+  std::vector<OperationImplementation> steps;
+  for (const aot::LoweredSubmodule& delegate : aot::get_lowered_submodules(lowered)) {
+    if (delegate.module->backend_id() != kBackendId) continue;
+    for (OperationImplementation& step : onednn_implementations(delegate.module->processed_bytes())) {
+      steps.push_back(std::move(step));
+    }
+  }
+  return steps;
+}
+
+class OneDnnImplementationsTest : public ::testing::TestWithParam<size_t> {
+ protected:
+  void TearDown() override { set_num_threads(1); }
+};
+
+TEST_P(OneDnnImplementationsTest, RunsNoReferenceKernelButTheAccepted) {
+  const ConformanceCase& c = cases().at(GetParam());
+  // 2 threads too: oneDNN may pick other kernels for a primitive made for several.
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    const std::vector<OperationImplementation> steps = implementations_of(c);
+    ASSERT_FALSE(steps.empty()) << c.op << " " << c.name << ": no OneDnnBackend step";
+    for (const OperationImplementation& step : steps) {
+      if (!step.is_reference() || accepted(c, step) != nullptr) continue;
+      ADD_FAILURE() << c.op << " " << c.name << " at " << threads << " threads: operation " << step.operation << " "
+                    << step.kind << " '" << step.name << "' runs oneDNN's " << step.primitive << " "
+                    << step.implementation
+                    << "; rewrite it into a form oneDNN runs well, leave it to the portable kernels, or accept it "
+                       "(kAccepted) with the reason. Its plan:\n"
+                    << describe_implementations(steps);
+    }
+  }
+}
+
+TEST(OneDnnImplementationsTest, EveryAcceptedReferenceNamesACase) {
+  for (const AcceptedReference& a : kAccepted) {
+    bool found = false;
+    for (const ConformanceCase& c : cases()) found = found || (c.op == a.op && c.name == a.name);
+    EXPECT_TRUE(found) << a.op << " " << a.name << " is not a conformance case";
+    EXPECT_GT(std::strlen(a.reason), 20u) << a.op << " " << a.name << " is accepted without a reason";
+  }
+}
+
+TEST(OneDnnImplementationsTest, NamesTheImplementationOfEachStep) {
+  // A convolution and its result's reorder to the caller's plain layout.
+  const ConformanceCase* conv = nullptr;
+  for (const ConformanceCase& c : cases()) {
+    if (c.op == "aten::convolution.default" && conv == nullptr) conv = &c;
+  }
+  ASSERT_NE(conv, nullptr);
+  const std::vector<OperationImplementation> steps = implementations_of(*conv);
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(steps[0].kind, "Convolution");
+  EXPECT_EQ(steps[0].primitive, "convolution");
+  EXPECT_FALSE(steps[0].implementation.empty());
+  EXPECT_NE(describe_implementations(steps).find("operation 0 Convolution"), std::string::npos)
+      << describe_implementations(steps);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, OneDnnImplementationsTest, ::testing::Range<size_t>(0, cases().size()),
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                           const ConformanceCase& c = cases().at(info.param);
+                           std::string name = c.op.substr(c.op.find("::") + 2) + "_" + c.name;
+                           for (char& ch : name) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace kiln::backends::onednn
