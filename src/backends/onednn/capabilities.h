@@ -1,13 +1,27 @@
-// What OneDnnBackend's runtime builds, as numbers the AOT side reads too: the
-// partitioner refuses (or the lowering splits) what lies beyond them, the
-// runtime's builder refuses a blob that breaks them. One place, so that a
-// node the partitioner accepts is a node the runtime builds.
+// What OneDnnBackend's runtime builds, written once and read by both halves:
+// the partitioner and the fusion rules (what they take), the lowering (what
+// it writes: it checks every operation it emits) and the runtime's builder
+// (what it accepts: it checks every operation of a blob before building it).
+// A rule changed here changes all of them (capabilities_test.cpp).
+//
+//   - numeric limits (ranks, arguments, post-ops, sizes);
+//   - the rules of each operation kind of the blob (onednn_graph.fbs):
+//     run-time sizes, quantized values, post-ops (kOperationRules);
+//   - facts_of and verdict_of: one operation of a blob against its kind's
+//     rules, the verdict a value with its reason.
+//
 // C++17, header-only, no allocation: both halves include it.
 #pragma once
 
 #include <cstdint>
 
+#include "backends/onednn/onednn_graph_generated.h"
+
 namespace kiln::backends::onednn {
+
+namespace fb = ::kiln::onednn;
+
+// ---------------------------------------------------------------- limits
 
 /// The most dimensions a value may have (oneDNN's DNNL_MAX_NDIMS).
 inline constexpr uint32_t kMaxRank = 12;
@@ -28,5 +42,228 @@ inline constexpr uint32_t kMaxPostOps = kMaxOperationArgs / 2;
 /// A value's largest dimension and element count the runtime accepts.
 inline constexpr int64_t kMaxDimension = int64_t{1} << 31;
 inline constexpr int64_t kMaxNumel = int64_t{1} << 40;
+
+// ---------------------------------------------------------------- rules
+
+/// Where an operation may read and write a value with a run-time size
+/// (onednn_graph.fbs Value.runtime_dim). oneDNN 3.2 fixes a primitive's
+/// sizes when it makes it, but for its gemm-based matmul.
+enum class RuntimeSizes : uint8_t {
+  kNone,
+  /// In the rows of its first operand and its result (not the reduced
+  /// dimension, not the second operand nor the bias). Where the operands
+  /// are is the kind's own: the partitioner finds them in aten's matmuls
+  /// (runtime_sizes.cpp), the runtime in a MatMul (build_runtime_matmul).
+  kRows,
+};
+
+/// Which quantized values (int8, uint8) an operation reads or writes.
+enum class QuantizedValues : uint8_t {
+  kNone,  ///< float32 only
+  /// An int8 computation: a uint8 source with int8 constant weights and
+  /// their float32 scales, a uint8 or float32 result (or float32 throughout
+  /// on int8 weights dequantized at load).
+  kWeighted,
+  /// Quantized values moved on their grid: every input and the result on
+  /// one static grid, the result some of the inputs' values (a max pool, a
+  /// concat; see picks_input_values).
+  kOnItsGrid,
+  /// Any: it quantizes, dequantizes, or moves quantized values (a Reorder).
+  kConverts,
+  /// It writes a dynamic quantized value from float32 (DynamicQuantize).
+  kDynamic,
+};
+
+/// The post-ops (onednn_graph.fbs PostOp) an operation carries.
+enum class PostOpKinds : uint8_t {
+  kNone,
+  kEltwise,  ///< eltwise post-ops only
+  kAll,      ///< eltwise and binary post-ops
+};
+
+/// The rules of one operation kind.
+struct OperationRules {
+  fb::OperationKind kind;
+  RuntimeSizes runtime_sizes;
+  QuantizedValues quantized;
+  /// What the runtime builds. An operation with a run-time size carries
+  /// eltwise post-ops at most (oneDNN's binary post-ops fix their sizes).
+  PostOpKinds post_ops;
+  /// Whether fusion extends the operation with the ops after it as its
+  /// post-ops. oneDNN runs an eltwise primitive with post-ops on its
+  /// reference implementation, ten times slower than the ops apart (GPT-2's
+  /// tanh gelu: 0.5 ms against 0.05).
+  bool fuses_post_ops;
+};
+
+/// One row per operation kind, in the schema's order (kind - 1). The
+/// post-ops are what oneDNN 3.2 makes primitives with: a layer norm takes
+/// none, a batch norm eltwise ones only (capabilities_test.cpp builds each).
+inline constexpr OperationRules kOperationRules[] = {
+    // kind                              run-time sizes       quantized values             post-ops               fuses post-ops
+    {fb::OperationKind::Convolution,     RuntimeSizes::kNone, QuantizedValues::kWeighted,  PostOpKinds::kAll,     true},
+    {fb::OperationKind::MatMul,          RuntimeSizes::kRows, QuantizedValues::kWeighted,  PostOpKinds::kAll,     true},
+    {fb::OperationKind::BatchNorm,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kEltwise, false},
+    {fb::OperationKind::LayerNorm,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kNone,    false},
+    {fb::OperationKind::Softmax,         RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
+    {fb::OperationKind::Pooling,         RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kAll,     false},
+    {fb::OperationKind::Reduction,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
+    {fb::OperationKind::Resampling,      RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
+    {fb::OperationKind::Concat,          RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kNone,    false},
+    {fb::OperationKind::EltwiseOp,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
+    {fb::OperationKind::BinaryOp,        RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     true},
+    {fb::OperationKind::Reorder,         RuntimeSizes::kNone, QuantizedValues::kConverts,  PostOpKinds::kNone,    false},
+    {fb::OperationKind::Pad,             RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kNone,    false},
+    {fb::OperationKind::DynamicQuantize, RuntimeSizes::kNone, QuantizedValues::kDynamic,   PostOpKinds::kNone,    false},
+};
+
+namespace capabilities_detail {
+
+constexpr bool in_schema_order() {
+  uint32_t expected = 1;
+  for (const OperationRules& rules : kOperationRules) {
+    if (static_cast<uint32_t>(rules.kind) != expected++) return false;
+  }
+  return expected - 1 == static_cast<uint32_t>(fb::OperationKind::MAX);
+}
+static_assert(in_schema_order(), "kOperationRules has one entry per OperationKind, in the schema's order");
+
+inline constexpr OperationRules kNoRules = {fb::OperationKind::NONE, RuntimeSizes::kNone, QuantizedValues::kNone,
+                                            PostOpKinds::kNone, false};
+
+}  // namespace capabilities_detail
+
+/// The rules of `kind`; for NONE or a kind beyond the schema, rules that
+/// allow nothing.
+constexpr const OperationRules& operation_rules(fb::OperationKind kind) {
+  const auto index = static_cast<uint32_t>(kind);
+  if (index == 0 || index > sizeof kOperationRules / sizeof kOperationRules[0]) return capabilities_detail::kNoRules;
+  return kOperationRules[index - 1];
+}
+
+/// Whether a Pooling or Concat's result is some of its inputs' values (the
+/// maximum of grid values is one of them; a concat copies them), which
+/// QuantizedValues::kOnItsGrid asks for.
+constexpr bool picks_input_values(fb::OperationKind kind, fb::PoolingAlgorithm pooling, uint32_t num_inputs) {
+  if (kind == fb::OperationKind::Concat) return true;
+  return kind == fb::OperationKind::Pooling && pooling == fb::PoolingAlgorithm::Max && num_inputs == 1;
+}
+
+/// Whether an operation may take quantized values of one grid and write
+/// them on it (the quantize op after it then is the identity): a Reorder,
+/// a max pool, a concat.
+constexpr bool moves_values_on_their_grid(fb::OperationKind kind, fb::PoolingAlgorithm pooling, uint32_t num_inputs) {
+  const QuantizedValues quantized = operation_rules(kind).quantized;
+  return quantized == QuantizedValues::kConverts ||
+         (quantized == QuantizedValues::kOnItsGrid && picks_input_values(kind, pooling, num_inputs));
+}
+
+// ---------------------------------------------------------------- verdicts
+
+/// What the rules read of one operation, as either half finds it (the
+/// lowering in its fb::OperationT, the runtime in the blob's fb::Operation).
+struct OperationFacts {
+  fb::OperationKind kind = fb::OperationKind::NONE;
+  bool runtime_size = false;     ///< reads or writes a value with a run-time size
+  bool quantized_input = false;  ///< one of its inputs is quantized
+  bool quantized_result = false;
+  bool quantized_post_op_input = false;  ///< a binary post-op reads a quantized value
+  /// Every input and the result are quantized on one static grid, and the
+  /// result is some of the inputs' values (picks_input_values).
+  bool on_one_grid = false;
+  uint32_t eltwise_post_ops = 0;
+  uint32_t binary_post_ops = 0;
+};
+
+/// The facts of `op`, an operation of `graph` whose indices are in range
+/// (a verified blob, or the lowering's own graph packed as it will be read).
+inline OperationFacts facts_of(const fb::Graph& graph, const fb::Operation& op) {
+  const auto value = [&](int32_t v) { return graph.values()->Get(static_cast<uint32_t>(v)); };
+  const auto quantized = [&](int32_t v) { return v >= 0 && value(v)->dtype() != fb::DataType::Float32; };
+  const auto runtime = [&](int32_t v) { return v >= 0 && value(v)->runtime_dim() >= 0; };
+  OperationFacts facts;
+  facts.kind = op.op_type();
+  const int32_t result = op.outputs() != nullptr && op.outputs()->size() > 0 ? op.outputs()->Get(0) : -1;
+  facts.runtime_size = runtime(result);
+  facts.quantized_result = quantized(result);
+  // One static grid: the result's, which every input shares.
+  const auto on_result_grid = [&](int32_t v) {
+    const fb::Value* x = value(v);
+    const fb::Value* y = value(result);
+    return x->dtype() == y->dtype() && !x->dynamic() && !y->dynamic() && x->scale() == y->scale() &&
+           x->zero_point() == y->zero_point();
+  };
+  const fb::Pooling* pooling = op.op_as_Pooling();
+  const uint32_t num_inputs = op.inputs() != nullptr ? op.inputs()->size() : 0;
+  facts.on_one_grid = result >= 0 && facts.quantized_result &&
+                      picks_input_values(facts.kind, pooling != nullptr ? pooling->algorithm() : fb::PoolingAlgorithm::Max,
+                                         num_inputs);
+  for (uint32_t i = 0; i < num_inputs; ++i) {
+    const int32_t v = op.inputs()->Get(i);
+    facts.runtime_size = facts.runtime_size || runtime(v);
+    facts.quantized_input = facts.quantized_input || quantized(v);
+    facts.on_one_grid = facts.on_one_grid && v >= 0 && on_result_grid(v);
+  }
+  if (op.post_ops() != nullptr) {
+    for (const fb::PostOp* post : *op.post_ops()) {
+      const fb::BinaryPostOp* binary = post->op_as_BinaryPostOp();
+      if (binary == nullptr) {
+        ++facts.eltwise_post_ops;
+        continue;
+      }
+      ++facts.binary_post_ops;
+      facts.runtime_size = facts.runtime_size || runtime(binary->input());
+      facts.quantized_post_op_input = facts.quantized_post_op_input || quantized(binary->input());
+    }
+  }
+  return facts;
+}
+
+/// Whether something is allowed, and if not why: a value, not an exception.
+struct Verdict {
+  bool ok = true;
+  const char* reason = "";  ///< static text, when not ok
+
+  static constexpr Verdict yes() { return {true, ""}; }
+  static constexpr Verdict no(const char* reason) { return {false, reason}; }
+  constexpr explicit operator bool() const { return ok; }
+};
+
+/// `op` against its kind's rules (operation_rules). The reason names the
+/// rule broken; callers prefix the operation (its kind, its name).
+constexpr Verdict verdict_of(const OperationFacts& op) {
+  const OperationRules& rules = operation_rules(op.kind);
+  if (rules.kind == fb::OperationKind::NONE) return Verdict::no("an unknown operation kind");
+  if (op.eltwise_post_ops + op.binary_post_ops > kMaxPostOps) return Verdict::no("more post-ops than kMaxPostOps");
+  if (op.runtime_size) {
+    if (rules.runtime_sizes == RuntimeSizes::kNone) {
+      return Verdict::no("a run-time size on an operation kind that takes none");
+    }
+    if (op.quantized_input || op.quantized_result) return Verdict::no("a run-time size on quantized values");
+    if (op.binary_post_ops > 0) return Verdict::no("a run-time size with a binary post-op");
+  }
+  if (op.quantized_post_op_input) return Verdict::no("a post-op reading a quantized value");
+  if (op.quantized_input || op.quantized_result) {
+    switch (rules.quantized) {
+      case QuantizedValues::kNone: return Verdict::no("quantized values on an operation that runs on float32 only");
+      case QuantizedValues::kOnItsGrid:
+        if (!op.on_one_grid) {
+          return Verdict::no("quantized values not all on one grid, or an operation that changes them (only a max "
+                             "pool or a concat moves them on their grid)");
+        }
+        break;
+      case QuantizedValues::kWeighted:
+      case QuantizedValues::kConverts:
+      case QuantizedValues::kDynamic: break;
+    }
+  }
+  if (rules.post_ops == PostOpKinds::kNone && op.eltwise_post_ops + op.binary_post_ops > 0) {
+    return Verdict::no("post-ops on an operation that takes none");
+  }
+  if (rules.post_ops == PostOpKinds::kEltwise && op.binary_post_ops > 0) {
+    return Verdict::no("a binary post-op on an operation that takes eltwise post-ops only");
+  }
+  return Verdict::yes();
+}
 
 }  // namespace kiln::backends::onednn

@@ -32,8 +32,16 @@ LoweredPartition lower_partition(const aot::ExportedProgram& partition);
 
 /// The same for a partition whose run-time sizes are at their bounds
 /// (runtime_sizes.h): the values of the nodes `runtime_dims` names get that
-/// Value.runtime_dim. Throws AotError if an operation other than a MatMul
-/// would read or write one.
+/// Value.runtime_dim. Throws AotError if an operation would break its
+/// kind's rules (check_operation_rules), as one reading a run-time size its
+/// kind takes not.
 LoweredPartition lower_partition(const aot::ExportedProgram& partition, const std::map<std::string, int32_t>& runtime_dims);
+
+/// Checks every operation of `graph` against its kind's rules
+/// (capabilities.h) as the runtime's builder does before building it; throws
+/// AotError naming the first that breaks one. lower_partition ends with it:
+/// the partitioner and fusion take nothing the rules refuse, so a refusal is
+/// a lowering bug, reported before a blob the runtime refuses exists.
+void check_operation_rules(const ::kiln::onednn::GraphT& graph);
 
 }  // namespace kiln::backends::onednn

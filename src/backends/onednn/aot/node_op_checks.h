@@ -1,6 +1,9 @@
 // The checks describe_node's per-op functions share (internal to
 // src/backends/onednn/aot): each returns the argument's value or throws
-// Refusal naming what does not fit.
+// Refusal naming what does not fit. A Refusal unwinds a describer from deep
+// inside its argument checks; `supported` turns it into a value at the
+// describers' public edge (describe_node, quantized_grid,
+// dynamic_quantization), and nothing outside them sees it.
 #pragma once
 
 #include <map>
@@ -8,13 +11,31 @@
 #include <vector>
 
 #include "aot/ir/node.h"
+#include "host/host_error.h"
 #include "backends/onednn/aot/node_ops.h"
 
 namespace kiln::backends::onednn {
 
+/// Why a describer refuses a node, thrown by refuse().
+class Refusal : public HostError {
+ public:
+  explicit Refusal(const std::string& reason) : HostError(reason) {}
+};
+
 [[noreturn]] void refuse(const std::string& reason);
 
-/// A float32 tensor node with static, non-empty sizes in contiguous order.
+/// `describe()`'s result, or the reason of the Refusal it throws: the one
+/// place a Refusal becomes a value.
+template <typename Describe>
+auto supported(Describe&& describe) -> Supported<decltype(describe())> {
+  try {
+    return describe();
+  } catch (const Refusal& refusal) {
+    return Supported<decltype(describe())>::no(refusal.what());
+  }
+}
+
+/// A float32 tensor node with static, non-empty sizes (its layout: layout_problem, node_ops.h).
 const aot::TensorMeta& tensor_arg(const aot::Argument& arg, const std::string& what);
 /// Checks the node's result (its first, for a multi-output op) as tensor_arg does.
 void check_result(const aot::Node& node);

@@ -491,11 +491,25 @@ std::vector<std::string> supported_op_names() {
   return names;
 }
 
-NodeOp describe_node(const Node& node) {
-  const auto it = describers().find(qualified_op(node));
-  if (it == describers().end()) refuse(node.target() + " is not an op OneDnnBackend has");
-  if (!quantized_describers().count(it->first)) check_result(node);
-  return it->second(node, aot::bind_node_arguments(node));
+Supported<NodeOp> describe_node(const Node& node) {
+  return supported([&] {
+    const auto it = describers().find(qualified_op(node));
+    if (it == describers().end()) refuse(node.target() + " is not an op OneDnnBackend has");
+    if (!quantized_describers().count(it->first)) check_result(node);
+    return it->second(node, aot::bind_node_arguments(node));
+  });
+}
+
+std::string layout_problem(const Node& input, const std::string& what) {
+  const auto* meta = std::get_if<TensorMeta>(&input.meta.val);
+  if (!input.is_placeholder() || meta == nullptr) return "";
+  const std::vector<uint8_t> order = meta->resolved_dim_order();
+  for (size_t d = 0; d < order.size(); ++d) {
+    if (order[d] != d) {
+      return what + " '" + input.name() + "' is " + meta->to_string() + " in a permuted dim order; OneDnnBackend takes contiguous tensors";
+    }
+  }
+  return "";
 }
 
 }  // namespace kiln::backends::onednn

@@ -21,18 +21,34 @@
 #include <vector>
 
 #include "aot/ir/node.h"
-#include "host/host_error.h"
 #include "backends/onednn/onednn_graph_generated.h"
 
 namespace kiln::backends::onednn {
 
 namespace fb = ::kiln::onednn;
 
-/// What a node is refused with: the reason, for `kiln lower --explain`.
-/// A HostError, caught inside the partitioner.
-class Refusal : public HostError {
+/// What OneDnnBackend makes of a node, or the reason it cannot run it (the
+/// text `kiln lower --explain` shows): support as a value, which the
+/// partitioner, the fusion rules and the run-time size checks test.
+template <typename T>
+class Supported {
  public:
-  explicit Refusal(const std::string& reason) : HostError(reason) {}
+  Supported(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor): a value is supported
+  static Supported no(std::string reason) { return Supported(std::nullopt, std::move(reason)); }
+
+  explicit operator bool() const { return value_.has_value(); }
+  const T& operator*() const { return *value_; }
+  const T* operator->() const { return &*value_; }
+  /// The value, or nothing.
+  const std::optional<T>& value() const { return value_; }
+  /// Why not, when not supported.
+  const std::string& reason() const { return reason_; }
+
+ private:
+  Supported(std::optional<T> value, std::string reason) : value_(std::move(value)), reason_(std::move(reason)) {}
+
+  std::optional<T> value_;
+  std::string reason_;
 };
 
 /// A node as one oneDNN operation.
@@ -64,12 +80,18 @@ struct NodeOp {
   bool is_layout() const { return op.type == fb::OperationKind::Reorder; }
 };
 
-/// The oneDNN operation `node` (a call_function node) lowers to. Throws
-/// Refusal with the reason when OneDnnBackend cannot run it: an op it lacks,
-/// a dtype other than float32 (but for PT2E's quantize and dequantize ops,
-/// node_ops_quantized.cpp), symbolic or empty sizes, a permuted dim order,
-/// or a parameter outside what oneDNN computes as PyTorch does.
-NodeOp describe_node(const aot::Node& node);
+/// The oneDNN operation `node` (a call_function node) lowers to, or the
+/// reason OneDnnBackend cannot run it: an op it lacks, a dtype other than
+/// float32 (but for PT2E's quantize and dequantize ops,
+/// node_ops_quantized.cpp), symbolic or empty sizes, or a parameter outside
+/// what oneDNN computes as PyTorch does.
+Supported<NodeOp> describe_node(const aot::Node& node);
+
+/// Why `input`, a tensor an op reads, is not laid out as OneDnnBackend takes
+/// it (contiguous), or "". Only a placeholder has a layout of its own: an
+/// op's result is contiguous in the executable form (views run as copies),
+/// whatever its meta's dim order.
+std::string layout_problem(const aot::Node& input, const std::string& what);
 
 /// The qualified op of a call_function node ("aten::relu.default"), or "" if
 /// the op table does not know it.
@@ -93,10 +115,10 @@ struct QuantizedGrid {
   std::vector<fb::EltwiseT> eltwises() const;
 };
 
-/// `quantize` as a QuantizedGrid; throws Refusal if it is not one (its
-/// parameters computed at run time or inconsistent, or its result read by
-/// something other than dequantize ops of its parameters).
-QuantizedGrid quantized_grid(const aot::Node& quantize);
+/// `quantize` as a QuantizedGrid, or why it is not one (its parameters
+/// computed at run time or inconsistent, or its result read by something
+/// other than dequantize ops of its parameters).
+Supported<QuantizedGrid> quantized_grid(const aot::Node& quantize);
 
 /// PT2E's dynamic quantization of an activation, as OneDnnBackend runs it
 /// (one DynamicQuantize): cq = choose_qparams.tensor(x), scale = cq[0], zero point = cq[1], q = quantize_per_tensor.tensor(x,
@@ -108,8 +130,8 @@ struct DynamicQuantization {
   fb::DynamicQuantizeT params;
 };
 
-/// The chain ending at `dequantize`; throws Refusal saying what does not fit.
-DynamicQuantization dynamic_quantization(const aot::Node& dequantize);
+/// The chain ending at `dequantize`, or what does not fit.
+Supported<DynamicQuantization> dynamic_quantization(const aot::Node& dequantize);
 
 /// An eltwise of the blob (alpha and beta as float32).
 fb::EltwiseT make_eltwise(fb::EltwiseAlgorithm algorithm, double alpha = 0, double beta = 0);

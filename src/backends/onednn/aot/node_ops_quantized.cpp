@@ -47,9 +47,7 @@ NodeOp make_alias(const Node* input, std::vector<int64_t> sizes) {
   return op;
 }
 
-}  // namespace
-
-QuantizedGrid quantized_grid(const Node& quantize) {
+QuantizedGrid grid_or_refuse(const Node& quantize) {
   if (aot::quant_op_kind(quantize.target()) != aot::QuantOpKind::QuantizePerTensor) {
     refuse(quantize.target() + " is not quantize_per_tensor");
   }
@@ -71,6 +69,8 @@ QuantizedGrid quantized_grid(const Node& quantize) {
   return grid;
 }
 
+}  // namespace
+
 std::vector<fb::EltwiseT> QuantizedGrid::eltwises() const {
   return {make_eltwise(fb::EltwiseAlgorithm::Linear, inverse_scale, 0), make_eltwise(fb::EltwiseAlgorithm::Round),
           make_eltwise(fb::EltwiseAlgorithm::Clip, lowest, highest), make_eltwise(fb::EltwiseAlgorithm::Linear, scale, 0)};
@@ -82,7 +82,7 @@ namespace {
 // fusion/quantize.cpp, gives the group all of them).
 NodeOp quantize_per_tensor(const Node& node, const Args& args) {
   tensor_arg(args.at(0), "its input");
-  const QuantizedGrid grid = quantized_grid(node);
+  const QuantizedGrid grid = grid_or_refuse(node);
   fb::EltwiseOpT eltwise;
   eltwise.eltwise = std::make_unique<fb::EltwiseT>(grid.eltwises().front());
   NodeOp op;
@@ -107,7 +107,7 @@ NodeOp dequantize_per_tensor(const Node& node, const Args& args) {
     refuse("its input '" + quantize->name() + "' is not a quantize_per_tensor of its parameters (" +
            describe_qparams(params) + ")");
   }
-  quantized_grid(*quantize);
+  grid_or_refuse(*quantize);
   return make_alias(quantize, result_sizes(node));
 }
 
@@ -163,9 +163,7 @@ const Node& chain_end(const Node& node) {
   return *q->users()[0];
 }
 
-}  // namespace
-
-DynamicQuantization dynamic_quantization(const Node& dq) {
+DynamicQuantization chain_or_refuse(const Node& dq) {
   const aot::ArgumentList& args = dq.args();
   if (dq.target().find("dequantize_per_tensor.tensor") == std::string::npos || args.size() < 6 || !args[0].is_node() ||
       !args[1].is_node() || !args[2].is_node()) {
@@ -211,12 +209,10 @@ DynamicQuantization dynamic_quantization(const Node& dq) {
   return chain;
 }
 
-namespace {
-
 // Each node of a dynamic quantization: the whole chain's DynamicQuantize
 // (the dynamic_quantize fusion rule makes the chain one operation).
 NodeOp dynamic_quantize(const Node& node, const Args&) {
-  const DynamicQuantization chain = dynamic_quantization(chain_end(node));
+  const DynamicQuantization chain = chain_or_refuse(chain_end(node));
   NodeOp op;
   op.op.Set(fb::DynamicQuantizeT(chain.params));
   op.inputs = {chain.input};
@@ -225,6 +221,14 @@ NodeOp dynamic_quantize(const Node& node, const Args&) {
 }
 
 }  // namespace
+
+Supported<QuantizedGrid> quantized_grid(const Node& quantize) {
+  return supported([&] { return grid_or_refuse(quantize); });
+}
+
+Supported<DynamicQuantization> dynamic_quantization(const Node& dequantize) {
+  return supported([&] { return chain_or_refuse(dequantize); });
+}
 
 const std::map<std::string, NodeDescriber>& quantized_describers() {
   static const std::map<std::string, NodeDescriber> table = {

@@ -22,20 +22,14 @@ constexpr int kLayoutReach = 3;
 bool is_supported_compute(const Node& node, const aot::ExportedProgram& program) {
   if (!node.is_call_function() || aot::is_call_of(node, aot::ExecKind::GetItem)) return false;
   if (has_symbolic_sizes(node)) return runtime_size_problem(node, program).empty();
-  try {
-    return !describe_node(node).is_layout();
-  } catch (const Refusal&) {
-    return false;
-  }
+  const Supported<NodeOp> op = describe_node(node);
+  return op && !op->is_layout();
 }
 
 bool is_layout(const Node& node) {
   if (!node.is_call_function() || aot::is_call_of(node, aot::ExecKind::GetItem)) return false;
-  try {
-    return describe_node(node).is_layout();
-  } catch (const Refusal&) {
-    return false;
-  }
+  const Supported<NodeOp> op = describe_node(node);
+  return op && op->is_layout();
 }
 
 // A compute op OneDnnBackend runs feeds `node` through at most `reach` layout ops.
@@ -57,19 +51,10 @@ bool compute_downstream(const Node& node, int reach, const aot::ExportedProgram&
   return false;
 }
 
-// Why a placeholder `node` reads is not laid out contiguously, or "". Only
-// placeholders have a layout of their own: an op's result is contiguous in
-// the executable form (views run as copies), whatever its meta's dim order.
+// Why a tensor `node` reads is not laid out as OneDnnBackend takes it, or "".
 std::string input_layout_problem(const Node& node) {
   for (const Node* input : node.input_nodes()) {
-    const auto* meta = std::get_if<aot::TensorMeta>(&input->meta.val);
-    if (!input->is_placeholder() || meta == nullptr) continue;
-    const std::vector<uint8_t> order = meta->resolved_dim_order();
-    for (size_t d = 0; d < order.size(); ++d) {
-      if (order[d] != d) {
-        return "input '" + input->name() + "' is " + meta->to_string() + " in a permuted dim order; OneDnnBackend takes contiguous tensors";
-      }
-    }
+    if (std::string problem = layout_problem(*input, "input"); !problem.empty()) return problem;
   }
   return "";
 }
@@ -100,28 +85,25 @@ std::vector<std::string> OneDnnBackend::supported_ops() const { return supported
 std::string OneDnnBackend::describe_blob(const std::vector<uint8_t>& blob) const { return describe_onednn_blob(blob); }
 
 NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram& program) const {
-  try {
-    // The boolean nodes of a safe softmax run as part of it (fusion/softmax.h).
-    if (std::optional<SafeSoftmax> pattern = safe_softmax_containing(node)) {
-      describe_node(*pattern->softmax);
-      if (std::string problem = input_layout_problem(*pattern->softmax); !problem.empty()) return NodeSupport::no(problem);
-      return NodeSupport::yes();
-    }
-    if (has_symbolic_sizes(node)) {
-      // A matmul with a run-time number of rows (runtime_sizes.h).
-      std::string problem = runtime_size_problem(node, program);
-      return problem.empty() ? NodeSupport::yes() : NodeSupport::no(problem);
-    }
-    const NodeOp op = describe_node(node);
-    if (std::string problem = input_layout_problem(node); !problem.empty()) return NodeSupport::no(problem);
-    if (std::string problem = unweighted_dequantize(node, program); !problem.empty()) return NodeSupport::no(problem);
-    if (op.is_layout() && !compute_upstream(node, kLayoutReach, program) && !compute_downstream(node, kLayoutReach, program)) {
-      return NodeSupport::no("a layout op with no oneDNN compute op next to it; alone it is not worth a delegate call");
-    }
+  // The boolean nodes of a safe softmax run as part of it (fusion/softmax.h).
+  if (std::optional<SafeSoftmax> pattern = safe_softmax_containing(node)) {
+    if (const Supported<NodeOp> softmax = describe_node(*pattern->softmax); !softmax) return NodeSupport::no(softmax.reason());
+    if (std::string problem = input_layout_problem(*pattern->softmax); !problem.empty()) return NodeSupport::no(problem);
     return NodeSupport::yes();
-  } catch (const Refusal& refusal) {
-    return NodeSupport::no(refusal.what());
   }
+  if (has_symbolic_sizes(node)) {
+    // A matmul with a run-time number of rows (runtime_sizes.h).
+    std::string problem = runtime_size_problem(node, program);
+    return problem.empty() ? NodeSupport::yes() : NodeSupport::no(problem);
+  }
+  const Supported<NodeOp> op = describe_node(node);
+  if (!op) return NodeSupport::no(op.reason());
+  if (std::string problem = input_layout_problem(node); !problem.empty()) return NodeSupport::no(problem);
+  if (std::string problem = unweighted_dequantize(node, program); !problem.empty()) return NodeSupport::no(problem);
+  if (op->is_layout() && !compute_upstream(node, kLayoutReach, program) && !compute_downstream(node, kLayoutReach, program)) {
+    return NodeSupport::no("a layout op with no oneDNN compute op next to it; alone it is not worth a delegate call");
+  }
+  return NodeSupport::yes();
 }
 
 aot::PreprocessResult OneDnnBackend::preprocess(const aot::ExportedProgram& edge_program,

@@ -22,82 +22,106 @@ const TensorMeta* tensor_of(const Node& node) {
   return nullptr;
 }
 
-// The dimension of `meta` that is symbolic (-1 if none); throws Refusal
-// when the sizes are not one bare symbol with a bound, the rest static.
-int32_t runtime_dim_of(const TensorMeta& meta, const aot::RangeConstraints& ranges, std::set<std::string>& symbols,
-                       const std::string& what) {
+// The dimension of `meta` that is symbolic (-1 if none), or why the sizes
+// are not one bare symbol with a bound, the rest static.
+Supported<int32_t> runtime_dim_of(const TensorMeta& meta, const aot::RangeConstraints& ranges,
+                                  std::set<std::string>& symbols, const std::string& what) {
   int32_t dim = -1;
   for (size_t d = 0; d < meta.sizes.size(); ++d) {
     const aot::SymExpr& size = meta.sizes[d];
     if (size.is_constant()) continue;
     if (!size.is_symbol()) {
-      throw Refusal(what + " is " + meta.to_string() + "; OneDnnBackend takes a run-time size only as a bare symbol");
+      return Supported<int32_t>::no(what + " is " + meta.to_string() + "; OneDnnBackend takes a run-time size only as a bare symbol");
     }
-    if (dim >= 0) throw Refusal(what + " is " + meta.to_string() + "; OneDnnBackend takes one run-time size per tensor");
+    if (dim >= 0) return Supported<int32_t>::no(what + " is " + meta.to_string() + "; OneDnnBackend takes one run-time size per tensor");
     const auto range = ranges.find(size.symbol_name());
     if (range == ranges.end() || !range->second.max || *range->second.max >= kMaxDimension) {
-      throw Refusal(what + " is " + meta.to_string() + "; its size " + size.to_string() + " has no upper bound");
+      return Supported<int32_t>::no(what + " is " + meta.to_string() + "; its size " + size.to_string() + " has no upper bound");
     }
     symbols.insert(size.symbol_name());
     dim = static_cast<int32_t>(d);
   }
-  if (meta.dtype != aot::ScalarType::Float) throw Refusal(what + " is " + meta.to_string() + "; OneDnnBackend runs float32 only");
+  if (meta.dtype != aot::ScalarType::Float) return Supported<int32_t>::no(what + " is " + meta.to_string() + "; OneDnnBackend runs float32 only");
   return dim;
 }
 
-// Only a placeholder has a layout of its own: an op's result is contiguous
-// in the executable form (views run as copies), whatever its meta's order.
-const TensorMeta& tensor_argument(const Argument& arg, const std::string& what) {
+// The tensor `arg` names, or null with `problem` set.
+const TensorMeta* tensor_argument(const Argument& arg, const std::string& what, std::string& problem) {
   const TensorMeta* meta = arg.is_node() ? tensor_of(*arg.node()) : nullptr;
-  if (meta == nullptr) throw Refusal(what + " is not a tensor");
-  const std::vector<uint8_t> order = meta->resolved_dim_order();
-  for (size_t d = 0; arg.node()->is_placeholder() && d < order.size(); ++d) {
-    if (order[d] != d) throw Refusal(what + " is " + meta->to_string() + " in a permuted dim order");
+  if (meta == nullptr) {
+    problem = what + " is not a tensor";
+    return nullptr;
   }
-  return *meta;
+  problem = layout_problem(*arg.node(), what);
+  return problem.empty() ? meta : nullptr;
 }
 
-void check_matmul(const Node& node, const aot::RangeConstraints& ranges) {
-  const std::string op = qualified_op(node);
-  const std::vector<Argument> args = aot::bind_node_arguments(node);
+// Where the aten matmuls keep their operands.
+struct MatMulOperands {
   size_t a = 0, b = 1;
   std::optional<size_t> bias;
-  if (op == "aten::addmm.default") {
-    a = 1, b = 2, bias = 0;
-    const auto one = [](const Argument& x) { return (x.is_int() && x.to_int() == 1) || (x.is_double() && x.to_double() == 1.0); };
-    if (!one(args.at(3)) || !one(args.at(4))) throw Refusal("beta or alpha is not 1; oneDNN's matmul adds the bias as is");
-  } else if (op == "aten::linear.default") {
-    bias = 2;
-  } else if (op != "aten::mm.default" && op != "aten::bmm.default") {
-    const TensorMeta* result = tensor_of(node);
+};
+
+std::optional<MatMulOperands> matmul_operands(const std::string& op) {
+  if (op == "aten::addmm.default") return MatMulOperands{1, 2, 0};
+  if (op == "aten::linear.default") return MatMulOperands{0, 1, 2};
+  if (op == "aten::mm.default" || op == "aten::bmm.default") return MatMulOperands{};
+  return std::nullopt;
+}
+
+// Why `node` (with symbolic sizes) is no MatMul OneDnnBackend runs with a
+// run-time size, or "".
+std::string matmul_problem(const Node& node, const aot::RangeConstraints& ranges) {
+  const std::string op = qualified_op(node);
+  const std::optional<MatMulOperands> operands = matmul_operands(op);
+  const TensorMeta* result = tensor_of(node);
+  if (!operands) {
     if (result != nullptr && result->dtype != aot::ScalarType::Float) {
-      throw Refusal("its result is " + result->to_string() + "; OneDnnBackend runs float32 only");
+      return "its result is " + result->to_string() + "; OneDnnBackend runs float32 only";
     }
-    throw Refusal("its result is " + (result ? result->to_string() : std::string("not a tensor")) +
-                  "; OneDnnBackend needs static sizes but in the rows of a matmul (mm, addmm, bmm, linear): "
-                  "oneDNN's other primitives fix their sizes when they are made");
+    return "its result is " + (result ? result->to_string() : std::string("not a tensor")) +
+           "; OneDnnBackend needs static sizes but in the rows of a matmul (mm, addmm, bmm, linear): "
+           "oneDNN's other primitives fix their sizes when they are made";
+  }
+  // The rules of a MatMul with a run-time size (capabilities.h); the
+  // float32 and operand checks below are what it reads of the node.
+  OperationFacts facts;
+  facts.kind = fb::OperationKind::MatMul;
+  facts.runtime_size = true;
+  if (const Verdict verdict = verdict_of(facts); !verdict) return std::string("OneDnnBackend refuses ") + verdict.reason;
+  const std::vector<Argument> args = aot::bind_node_arguments(node);
+  if (op == "aten::addmm.default") {
+    const auto one = [](const Argument& x) { return (x.is_int() && x.to_int() == 1) || (x.is_double() && x.to_double() == 1.0); };
+    if (!one(args.at(3)) || !one(args.at(4))) return "beta or alpha is not 1; oneDNN's matmul adds the bias as is";
   }
   std::set<std::string> symbols;
-  const TensorMeta* result = tensor_of(node);
-  if (result == nullptr) throw Refusal("its result is not a tensor");
-  const int32_t out_dim = runtime_dim_of(*result, ranges, symbols, "its result");
-  const TensorMeta& am = tensor_argument(args.at(a), "its first matrix");
-  const int32_t a_dim = runtime_dim_of(am, ranges, symbols, "its first matrix");
-  const TensorMeta& bm = tensor_argument(args.at(b), "its second matrix");
-  if (runtime_dim_of(bm, ranges, symbols, "its second matrix") >= 0) {
-    throw Refusal("its second matrix is " + bm.to_string() + "; OneDnnBackend takes a run-time size in the rows of the first only");
+  if (result == nullptr) return "its result is not a tensor";
+  const Supported<int32_t> out_dim = runtime_dim_of(*result, ranges, symbols, "its result");
+  if (!out_dim) return out_dim.reason();
+  std::string problem;
+  const TensorMeta* am = tensor_argument(args.at(operands->a), "its first matrix", problem);
+  if (am == nullptr) return problem;
+  const Supported<int32_t> a_dim = runtime_dim_of(*am, ranges, symbols, "its first matrix");
+  if (!a_dim) return a_dim.reason();
+  const TensorMeta* bm = tensor_argument(args.at(operands->b), "its second matrix", problem);
+  if (bm == nullptr) return problem;
+  const Supported<int32_t> b_dim = runtime_dim_of(*bm, ranges, symbols, "its second matrix");
+  if (!b_dim) return b_dim.reason();
+  if (*b_dim >= 0) return "its second matrix is " + bm->to_string() + "; OneDnnBackend takes a run-time size in the rows of the first only";
+  if (operands->bias && !args.at(*operands->bias).is_none()) {
+    const TensorMeta* bias = tensor_argument(args[*operands->bias], "its bias", problem);
+    if (bias == nullptr) return problem;
+    const Supported<int32_t> bias_dim = runtime_dim_of(*bias, ranges, symbols, "its bias");
+    if (!bias_dim) return bias_dim.reason();
+    if (*bias_dim >= 0) return "its bias has a run-time size";
   }
-  if (bias && !args.at(*bias).is_none() && runtime_dim_of(tensor_argument(args[*bias], "its bias"), ranges, symbols, "its bias") >= 0) {
-    throw Refusal("its bias has a run-time size");
-  }
-  if (symbols.size() > 1) throw Refusal("it has several symbolic sizes; OneDnnBackend takes one");
+  if (symbols.size() > 1) return "it has several symbolic sizes; OneDnnBackend takes one";
   const auto rank = static_cast<int32_t>(result->rank());
-  if (am.rank() < 2 || bm.rank() < 2 || static_cast<int32_t>(am.rank()) != rank) throw Refusal("its operands' ranks do not fit a matmul");
-  if (op == "aten::linear.default" && bm.rank() != 2) throw Refusal("its weight is not a matrix");
-  if (a_dim < 0 || a_dim != out_dim || a_dim >= rank - 1) {
-    throw Refusal("its run-time size is not in the rows of its first matrix and result");
-  }
-  if (op == "aten::bmm.default" && a_dim != 1) throw Refusal("its run-time size is its batch; OneDnnBackend takes it in the rows");
+  if (am->rank() < 2 || bm->rank() < 2 || static_cast<int32_t>(am->rank()) != rank) return "its operands' ranks do not fit a matmul";
+  if (op == "aten::linear.default" && bm->rank() != 2) return "its weight is not a matrix";
+  if (*a_dim < 0 || *a_dim != *out_dim || *a_dim >= rank - 1) return "its run-time size is not in the rows of its first matrix and result";
+  if (op == "aten::bmm.default" && *a_dim != 1) return "its run-time size is its batch; OneDnnBackend takes it in the rows";
+  return "";
 }
 
 }  // namespace
@@ -120,21 +144,17 @@ bool has_symbolic_sizes(const Node& node) {
 }
 
 std::string runtime_size_problem(const Node& node, const aot::ExportedProgram& program) {
-  try {
-    check_matmul(node, program.range_constraints());
-    std::set<std::string> symbols;
-    for (const Node* other : program.graph()) {
-      const TensorMeta* meta = tensor_of(*other);
-      if (meta == nullptr || meta->is_static()) continue;
-      for (const aot::SymExpr& size : meta->sizes) {
-        for (const std::string& symbol : size.free_symbols()) symbols.insert(symbol);
-      }
-      if (symbols.size() > 1) return "the program has several symbolic sizes; a OneDnnBackend delegate takes one";
+  if (std::string problem = matmul_problem(node, program.range_constraints()); !problem.empty()) return problem;
+  std::set<std::string> symbols;
+  for (const Node* other : program.graph()) {
+    const TensorMeta* meta = tensor_of(*other);
+    if (meta == nullptr || meta->is_static()) continue;
+    for (const aot::SymExpr& size : meta->sizes) {
+      for (const std::string& symbol : size.free_symbols()) symbols.insert(symbol);
     }
-    return "";
-  } catch (const Refusal& refusal) {
-    return refusal.what();
+    if (symbols.size() > 1) return "the program has several symbolic sizes; a OneDnnBackend delegate takes one";
   }
+  return "";
 }
 
 std::optional<ConcretePartition> concretize_runtime_sizes(const aot::ExportedProgram& partition) {
@@ -157,12 +177,9 @@ std::optional<ConcretePartition> concretize_runtime_sizes(const aot::ExportedPro
   for (Node* node : concrete.program.graph()) {
     auto* meta = std::get_if<TensorMeta>(&node->meta.val);
     if (meta == nullptr || meta->is_static()) continue;
-    try {
-      const int32_t dim = runtime_dim_of(*meta, ranges, symbols, "'" + node->name() + "'");
-      concrete.runtime_dims[node->name()] = dim;
-    } catch (const Refusal& refusal) {
-      throw aot::AotError(std::string("OneDnnBackend: ") + refusal.what());
-    }
+    const Supported<int32_t> dim = runtime_dim_of(*meta, ranges, symbols, "'" + node->name() + "'");
+    if (!dim) throw aot::AotError("OneDnnBackend: " + dim.reason());
+    concrete.runtime_dims[node->name()] = *dim;
     const std::vector<int64_t> bound = aot::upper_bound_sizes(*meta, ranges, node->name());
     meta->sizes.assign(bound.begin(), bound.end());
   }

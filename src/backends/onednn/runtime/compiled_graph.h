@@ -1,7 +1,7 @@
 // What init makes of a verified blob: a list of steps (oneDNN primitives with
 // their arguments) over memories (a oneDNN memory descriptor and where its
 // bytes are), plus the buffers behind them. Built in three stages:
-//   1. plan (graph_builder.cpp, operation_builders.cpp,
+//   1. plan (graph_plan.cpp, graph_builder.cpp, operation_builders.cpp,
 //      normalization_builders.cpp, layout_builders.cpp): one primitive
 //      descriptor per operation, layouts chosen by oneDNN (format `any`) for
 //      weights and intermediates, plain at the delegate's arguments; reorders

@@ -100,6 +100,7 @@ class GraphBuilder {
   /// Set when a primitive descriptor was refused on the first attempt.
   bool wants_retry() const { return wants_retry_; }
 
+  const fb::Graph& graph() const { return *blob_.graph; }
   const fb::Value* value(int32_t v) const { return blob_.graph->values()->Get(static_cast<uint32_t>(v)); }
   /// The operation's input `i` (a value index, or -1 if absent).
   int32_t input(uint32_t i) const {

@@ -51,10 +51,7 @@ Error build_concat(GraphBuilder& b, const fb::Concat* concat) {
   Attr attr;
   StepArg post_args[kMaxStepArgs];
   uint32_t num_post = 0;
-  KILN_TRY(b.make_attr(static_cast<uint32_t>(rank), &attr, post_args, &num_post));
-  if (num_post != 0 || (op->post_ops() != nullptr && op->post_ops()->size() != 0)) {
-    return b.refuse("oneDNN's concat takes no post-ops");
-  }
+  KILN_TRY(b.make_attr(static_cast<uint32_t>(rank), &attr, post_args, &num_post));  // no post-ops (capabilities.h)
   PrimitiveDesc pd;
   KILN_TRY(b.check_pd(dnnl_concat_primitive_desc_create(pd.out(), b.engine(), dst.get(), static_cast<int>(n), axis,
                                                         descs, attr.get()),
@@ -121,12 +118,6 @@ Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary) {
 }
 
 namespace {
-
-Error no_post_ops(GraphBuilder& b) {
-  const auto* post_ops = b.operation()->post_ops();
-  if (post_ops != nullptr && post_ops->size() != 0) return b.refuse("layout operations take no post-ops");
-  return Error::Ok;
-}
 
 // dst = src's elements in row-major order under new sizes.
 Error build_reshape(GraphBuilder& b, int32_t src, int32_t out) {
@@ -208,7 +199,6 @@ Error build_quantize(GraphBuilder& b, int32_t src, int32_t out) {
 }
 
 Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder) {
-  KILN_TRY(no_post_ops(b));
   const int32_t src = b.input(0), out = b.output();
   if (b.value(src)->dtype() != b.value(out)->dtype()) {
     if (reorder->permutation() != nullptr && reorder->permutation()->size() != 0) {
@@ -221,7 +211,6 @@ Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder) {
 }
 
 Error build_pad(GraphBuilder& b, const fb::Pad* pad) {
-  KILN_TRY(no_post_ops(b));
   const int32_t src = b.input(0), out = b.output();
   const uint32_t rank = rank_of(b.value(src));
   if (rank == 0 || rank_of(b.value(out)) != rank || pad->before() == nullptr || pad->after() == nullptr ||

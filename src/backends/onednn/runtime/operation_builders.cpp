@@ -380,14 +380,12 @@ Error build_runtime_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   if (out_dim < 0 || a_dim != out_dim || out_dim >= static_cast<int32_t>(rank) - 1) {
     return b.refuse("a run-time size must be in the rows of the first operand and the result alike");
   }
-  if (b.value(w)->runtime_dim() >= 0 || (bias >= 0 && b.value(bias)->runtime_dim() >= 0) || b.input(3) >= 0 ||
-      is_quantized(b.value(a)) || is_quantized(b.value(w)) || is_quantized(b.value(out))) {
-    return b.refuse("a run-time size with a second operand or bias of run-time size, or quantized");
+  // Quantized values and binary post-ops are refused with the rest of the
+  // run-time size rules (capabilities.h) before any operation is built.
+  if (b.value(w)->runtime_dim() >= 0 || (bias >= 0 && b.value(bias)->runtime_dim() >= 0) || b.input(3) >= 0) {
+    return b.refuse("a run-time size with a second operand or bias of run-time size, or weight scales");
   }
   const auto* post_ops = b.operation()->post_ops();
-  for (uint32_t p = 0; post_ops != nullptr && p < post_ops->size(); ++p) {
-    if (post_ops->Get(p)->op_as_Eltwise() == nullptr) return b.refuse("a run-time size with a binary post-op");
-  }
   KILN_ASSIGN_OR_RETURN(const uint32_t a_m, b.value_memory_with_rank(a, rank, true));
   int64_t dims[kMaxRank];
   b.broadcast_dims(a, rank, dims);
@@ -762,50 +760,11 @@ Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary);
 Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder);
 Error build_pad(GraphBuilder& b, const fb::Pad* pad);
 
-// Only convolutions, matmuls, reorders ((de)quantizing, or moving int8
-// values), and max pooling and concat from quantized values to one of their
-// grid (the maximum of grid values is one) read or write quantized values.
-bool takes_quantized_values(const GraphBuilder& b, const fb::Operation* op) {
-  const fb::OperationKind kind = op->op_type();
-  const auto same_grid = [&](int32_t a, int32_t b_value) {
-    const fb::Value* x = b.value(a);
-    const fb::Value* y = b.value(b_value);
-    return x->dtype() == y->dtype() && !x->dynamic() && !y->dynamic() && x->scale() == y->scale() &&
-           x->zero_point() == y->zero_point();
-  };
-  if (kind == fb::OperationKind::Pooling || kind == fb::OperationKind::Concat) {
-    if (kind == fb::OperationKind::Pooling &&
-        (op->op_as_Pooling()->algorithm() != fb::PoolingAlgorithm::Max || op->inputs()->size() != 1)) {
-      return false;
-    }
-    for (uint32_t i = 0; i < op->inputs()->size(); ++i) {
-      if (op->inputs()->Get(i) < 0 || !same_grid(op->inputs()->Get(i), op->outputs()->Get(0))) return false;
-    }
-    return true;
-  }
-  return kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
-         kind == fb::OperationKind::Reorder || kind == fb::OperationKind::DynamicQuantize;
-}
-
 Error build_operation(GraphBuilder& b) {
   const fb::Operation* op = b.operation();
-  if (!takes_quantized_values(b, op)) {
-    for (uint32_t i = 0; i < op->inputs()->size(); ++i) {
-      if (op->inputs()->Get(i) >= 0 && is_quantized(b.value(op->inputs()->Get(i)))) {
-        return b.refuse("%s reads quantized value %d", fb::EnumNameOperationKind(op->op_type()), op->inputs()->Get(i));
-      }
-    }
-    if (is_quantized(b.value(b.output()))) {
-      return b.refuse("%s writes quantized value %d", fb::EnumNameOperationKind(op->op_type()), b.output());
-    }
-  }
-  if (op->post_ops() != nullptr) {
-    for (uint32_t p = 0; p < op->post_ops()->size(); ++p) {
-      const fb::BinaryPostOp* binary = op->post_ops()->Get(p)->op_as_BinaryPostOp();
-      if (binary != nullptr && binary->input() >= 0 && is_quantized(b.value(binary->input()))) {
-        return b.refuse("post-op %u reads quantized value %d", p, binary->input());
-      }
-    }
+  // What its kind may do (capabilities.h), as the lowering checked it.
+  if (const Verdict verdict = verdict_of(facts_of(b.graph(), *op)); !verdict) {
+    return b.refuse("breaks its kind's rules: %s", verdict.reason);
   }
   switch (op->op_type()) {
     case fb::OperationKind::Convolution: return build_convolution(b, op->op_as_Convolution());

@@ -8,6 +8,7 @@
 #include "aot/delegate/canonical_partitioners.h"
 #include "aot/delegate/lowered_backend_module.h"
 #include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/capabilities.h"
 #include "backends/onednn/onednn_blob.h"
 #include "backends/onednn/test/onednn_test_util.h"
 
@@ -52,6 +53,18 @@ TEST(RuntimeSizesTest, TakesMatmulsWithRunTimeRows) {
     const aot::NodeSupport support = ask_rows(b, b.call("aten::bmm", {q, b.input("k", f32({2, 8, 16}))}));
     EXPECT_TRUE(support.supported) << support.reason;
   }
+}
+
+// The partitioner asks the capability table (capabilities.h) whether a
+// MatMul takes a run-time size, as the lowering and the runtime do
+// (capabilities_test.cpp): the verdict follows the MatMul row.
+TEST(RuntimeSizesTest, TheMatMulRowOfTheCapabilityTableDecides) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({s_rows, 8}));
+  b.set_range("s", {1, 64});
+  const aot::NodeSupport support = ask_rows(b, b.call("aten::mm", {x, b.parameter("w", ramp({8, 4}))}));
+  EXPECT_EQ(support.supported, operation_rules(fb::OperationKind::MatMul).runtime_sizes == RuntimeSizes::kRows)
+      << support.reason;
 }
 
 TEST(RuntimeSizesTest, RefusesRunTimeSizesElsewhere) {

@@ -13,11 +13,10 @@
 // convolution's post-ops, the grid's eltwise ops before it -- unless a clamp
 // to requantize to the same grid follows (quantize.cpp's rule drops the
 // first grid then).
-// Only after a convolution, a matmul or a binary op (a safe softmax, a group
-// norm's affine): oneDNN runs an eltwise primitive with post-ops on its
-// reference implementation, ten times slower than the ops apart (GPT-2's
-// tanh gelu: 0.5 ms against 0.05). At most kMaxPostOps (capabilities.h) on
-// one operation; each post-op writes the operation's own result sizes.
+// Only after an operation whose kind fuses post-ops (capabilities.h: a
+// convolution, a matmul, a binary op -- a safe softmax's product, a group
+// norm's affine). At most kMaxPostOps on one operation; each post-op writes
+// the operation's own result sizes.
 #include "aot/ir/quantization.h"
 #include "backends/onednn/aot/fusion/rule.h"
 #include "backends/onednn/capabilities.h"
@@ -28,10 +27,9 @@ using aot::Node;
 
 namespace {
 
+// A safe softmax's last operation is the product that takes its post-ops.
 bool takes_post_ops(const NodeOp& op) {
-  const fb::OperationKind kind = op.kind();
-  return op.safe_softmax || kind == fb::OperationKind::Convolution || kind == fb::OperationKind::MatMul ||
-         kind == fb::OperationKind::BinaryOp;
+  return operation_rules(op.safe_softmax ? fb::OperationKind::BinaryOp : op.kind()).fuses_post_ops;
 }
 
 bool commutes(fb::BinaryAlgorithm algorithm) {

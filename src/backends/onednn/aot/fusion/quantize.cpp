@@ -27,17 +27,12 @@ namespace kiln::backends::onednn {
 namespace {
 
 std::optional<Match> select_fake_quant(const FusedGroup& group, const FusionContext&) {
-  QuantizedGrid grid;
-  try {
-    grid = quantized_grid(*group.base);
-  } catch (const Refusal&) {
-    return std::nullopt;
-  }
-  if (grid.input == nullptr) return std::nullopt;
+  const Supported<QuantizedGrid> grid = quantized_grid(*group.base);
+  if (!grid || grid->input == nullptr) return std::nullopt;
   Match match;
-  match.eltwise_input = grid.input;
-  match.eltwises = grid.eltwises();
-  match.apply = [eltwises = match.eltwises, input = grid.input](FusedGroup& group) {
+  match.eltwise_input = grid->input;
+  match.eltwises = grid->eltwises();
+  match.apply = [eltwises = match.eltwises, input = grid->input](FusedGroup& group) {
     group.op = describe_or_throw(*group.base);
     fb::EltwiseOpT eltwise;
     eltwise.eltwise = std::make_unique<fb::EltwiseT>(eltwises.front());
@@ -66,7 +61,6 @@ std::optional<Match> select_activation_between_grids(const FusedGroup& group, co
       first->users().size() != 1) {
     return std::nullopt;
   }
-  std::vector<fb::EltwiseT> first_grid, second_grid;
   const aot::Node* second = nullptr;
   const aot::Node* dequantize = first->users()[0];
   if (dequantize->users().size() != 1) return std::nullopt;
@@ -75,12 +69,11 @@ std::optional<Match> select_activation_between_grids(const FusedGroup& group, co
   second = activation->users()[0];
   if (context.is_taken(dequantize) || context.is_taken(activation) || context.is_taken(second)) return std::nullopt;
   if (aot::constant_tensor_qparams(*first) != aot::constant_tensor_qparams(*second)) return std::nullopt;
-  try {
-    first_grid = quantized_grid(*first).eltwises();
-    second_grid = quantized_grid(*second).eltwises();
-  } catch (const Refusal&) {
-    return std::nullopt;
-  }
+  const Supported<QuantizedGrid> first_quantized = quantized_grid(*first);
+  const Supported<QuantizedGrid> second_quantized = quantized_grid(*second);
+  if (!first_quantized || !second_quantized) return std::nullopt;
+  const std::vector<fb::EltwiseT> first_grid = first_quantized->eltwises();
+  const std::vector<fb::EltwiseT> second_grid = second_quantized->eltwises();
   // The group ends with the first grid, exactly (in its own post-ops).
   if (group.post_ops.size() + 1 > kMaxPostOps || !ends_with(group.post_ops, first_grid)) return std::nullopt;
   const std::optional<NodeOp> op = describe_if(activation);
@@ -105,15 +98,11 @@ std::optional<Match> select_activation_between_grids(const FusedGroup& group, co
 // Dynamic quantization: choose_qparams, its getitems, the quantize and the
 // dequantize op, matched at the last, as one DynamicQuantize.
 std::optional<Match> select_dynamic_quantize(const FusedGroup& group, const FusionContext&) {
-  DynamicQuantization chain;
-  try {
-    chain = dynamic_quantization(*group.base);
-  } catch (const Refusal&) {
-    return std::nullopt;
-  }
+  const Supported<DynamicQuantization> chain = dynamic_quantization(*group.base);
+  if (!chain) return std::nullopt;
   Match match;
-  match.nodes = chain.nodes;
-  match.apply = [chain](FusedGroup& group) {
+  match.nodes = chain->nodes;
+  match.apply = [chain = *chain](FusedGroup& group) {
     group.op = describe_or_throw(*group.base);
     group.nodes = chain.nodes;
     group.nodes.push_back(group.base);
@@ -130,7 +119,7 @@ constexpr FusionRule kRules[] = {
 // operation is a dequantize op of that quantize op's parameters: on values of
 // one grid an op that keeps them on it (a max pool, a layout op, a concat)
 // makes that quantize op the identity -- the op's result names it, and the op
-// moves the int8 values (lowering.cpp). PT2E gives these ops their input's
+// moves the int8 values (lowering_int8.cpp). PT2E gives these ops their input's
 // parameters.
 std::optional<Match> identity_requantization(const FusedGroup& group, const FusionContext& context) {
   if (!group.post_ops.empty() || group.result == nullptr || group.op.inputs.empty() ||
@@ -149,11 +138,7 @@ std::optional<Match> identity_requantization(const FusedGroup& group, const Fusi
       return std::nullopt;
     }
   }
-  try {
-    quantized_grid(*requantize);
-  } catch (const Refusal&) {
-    return std::nullopt;
-  }
+  if (!quantized_grid(*requantize)) return std::nullopt;
   Match match;
   match.nodes = {requantize};
   match.apply = [requantize](FusedGroup& group) {
@@ -163,17 +148,22 @@ std::optional<Match> identity_requantization(const FusedGroup& group, const Fusi
   return match;
 }
 
+// Whether the group's operation moves values on their grid (capabilities.h).
+bool keeps_its_grid(const FusedGroup& group) {
+  const auto* pooling = group.op.op.AsPooling();
+  return moves_values_on_their_grid(group.op.kind(), pooling != nullptr ? pooling->algorithm : fb::PoolingAlgorithm::Max,
+                                    static_cast<uint32_t>(group.op.inputs.size()));
+}
+
 // The maximum of grid values is one.
 std::optional<Match> select_max_pool_on_its_grid(const FusedGroup& group, const FusionContext& context) {
-  const auto* pooling = group.op.op.AsPooling();
-  if (pooling == nullptr || pooling->algorithm != fb::PoolingAlgorithm::Max) return std::nullopt;
+  if (group.op.op.AsPooling() == nullptr || !keeps_its_grid(group)) return std::nullopt;
   return identity_requantization(group, context);
 }
 
 // A layout op (reshape, permute, their chains) or a concat moves values.
 std::optional<Match> select_layout_on_its_grid(const FusedGroup& group, const FusionContext& context) {
-  const fb::OperationKind kind = group.op.kind();
-  if (kind != fb::OperationKind::Reorder && kind != fb::OperationKind::Concat) return std::nullopt;
+  if (group.op.op.AsPooling() != nullptr || !keeps_its_grid(group)) return std::nullopt;
   return identity_requantization(group, context);
 }
 

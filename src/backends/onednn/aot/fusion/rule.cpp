@@ -51,19 +51,13 @@ const Node* only_user(const Node* node) {
 
 std::optional<NodeOp> describe_if(const Node* node) {
   if (node == nullptr || !node->is_call_function() || is_getitem(node)) return std::nullopt;
-  try {
-    return describe_node(*node);
-  } catch (const Refusal&) {
-    return std::nullopt;
-  }
+  return describe_node(*node).value();
 }
 
 NodeOp describe_or_throw(const Node& node) {
-  try {
-    return describe_node(node);
-  } catch (const Refusal& refusal) {
-    throw aot::AotError("OneDnnBackend cannot run node '" + node.name() + "' (" + node.target() + "): " + refusal.what());
-  }
+  Supported<NodeOp> op = describe_node(node);
+  if (!op) throw aot::AotError("OneDnnBackend cannot run node '" + node.name() + "' (" + node.target() + "): " + op.reason());
+  return *op;
 }
 
 void append_eltwise(std::vector<fb::EltwiseT>& chain, const fb::EltwiseT& next) {

@@ -1,0 +1,170 @@
+// The int8 side of the GraphWriter (graph_writer.h).
+#include "backends/onednn/aot/graph_writer.h"
+
+#include "aot/ir/error.h"
+#include "backends/onednn/capabilities.h"
+
+namespace kiln::backends::onednn {
+
+using aot::AotError;
+using aot::Node;
+
+// ---- int8 (onednn_graph.fbs): a quantize op whose grid a group ends with
+// becomes an int8 value, which int8 convolutions and matmuls read as it is.
+
+// A quantized value, always held as uint8: an int8 one (its whole range,
+// requantization() checks) shifted by 128, q + 128 with zero point + 128,
+// the same numbers. The CPU's int8 dot products multiply unsigned by
+// signed bytes; a signed source costs oneDNN a compensation pass.
+int32_t GraphWriter::add_quantized_value(std::vector<int64_t> sizes, const aot::TensorQParams& params) {
+  const int32_t value = add_value(std::move(sizes), fb::ValueKind::Intermediate);
+  set_quantization(value, fb::DataType::UInt8, static_cast<float>(params.scale),
+                   static_cast<int32_t>(params.zero_point + (params.dtype == aot::ScalarType::Char ? 128 : 0)));
+  return value;
+}
+
+void GraphWriter::set_quantization(int32_t value, fb::DataType dtype, float scale, int32_t zero_point) {
+  fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
+  v.dtype = dtype;
+  v.scale = scale;
+  v.zero_point = zero_point;
+}
+
+// The parameters of the quantize op `group` ends with, when its result
+// can be an int8 value: the op's whole range is its dtype's, so that
+// oneDNN's saturation is its clamp; and the group's last eltwise ops are
+// exactly its grid (a Linear composed with one before it is not).
+std::optional<aot::TensorQParams> GraphWriter::requantization(const FusedGroup& group) const {
+  const Node* q = group.result;
+  if (q == nullptr || aot::quant_op_kind(q->target()) != aot::QuantOpKind::QuantizePerTensor) return std::nullopt;
+  const std::optional<aot::TensorQParams> params = aot::constant_tensor_qparams(*q);
+  if (!params) return std::nullopt;
+  const auto range = aot::quant_range_of(params->dtype);
+  if ((params->dtype != aot::ScalarType::Char && params->dtype != aot::ScalarType::Byte) || !range ||
+      params->quant_min != range->first || params->quant_max != range->second) {
+    return std::nullopt;
+  }
+  if (group.op.safe_softmax || group.op.group_norm || group.op.keepdim_sizes) return std::nullopt;
+  const Supported<QuantizedGrid> quantized = quantized_grid(*q);
+  if (!quantized) throw AotError("OneDnnBackend: '" + q->name() + "': " + quantized.reason());  // fusion matched it
+  const std::vector<fb::EltwiseT> grid = quantized->eltwises();
+  std::vector<fb::EltwiseT> tail;
+  if (group.base == q) {
+    const auto* eltwise = group.op.op.AsEltwiseOp();
+    if (eltwise == nullptr) return std::nullopt;
+    tail.push_back(*eltwise->eltwise);
+  }
+  const size_t wanted = grid.size() - tail.size();
+  if (group.post_ops.size() < wanted) return std::nullopt;
+  for (size_t i = group.post_ops.size() - wanted; i < group.post_ops.size(); ++i) {
+    if (!group.post_ops[i].eltwise) return std::nullopt;
+    tail.push_back(*group.post_ops[i].eltwise);
+  }
+  for (size_t i = 0; i < grid.size(); ++i) {
+    if (tail[i].algorithm != grid[i].algorithm || tail[i].alpha != grid[i].alpha || tail[i].beta != grid[i].beta) {
+      return std::nullopt;
+    }
+  }
+  return params;
+}
+
+std::optional<GraphWriter::Int8Weight> GraphWriter::int8_weight(const Node* node) const {
+  if (node == nullptr || aot::quant_op_kind(node->target()) != aot::QuantOpKind::DequantizePerChannel) return std::nullopt;
+  const aot::ArgumentList& args = node->args();
+  const auto constant = [&](size_t i) -> const aot::HostTensor* {
+    if (i >= args.size() || !args[i].is_node()) return nullptr;
+    auto it = constants_.find(args[i].node());
+    return it == constants_.end() ? nullptr : it->second;
+  };
+  const aot::HostTensor* values = constant(0);
+  const aot::HostTensor* scales = constant(1);
+  if (values == nullptr || scales == nullptr || values->dtype() != aot::ScalarType::Char || values->rank() < 2 ||
+      args.size() < 4 || !args[3].is_int() || args[3].to_int() != 0 || scales->numel() != values->sizes()[0]) {
+    return std::nullopt;
+  }
+  if (const aot::HostTensor* zero_points = constant(2)) {
+    for (double z : zero_points->to_doubles()) {
+      if (z != 0) return std::nullopt;
+    }
+  } else if (!args[2].is_none()) {
+    return std::nullopt;
+  }
+  Int8Weight weight{values, aot::HostTensor::zeros(aot::ScalarType::Float, {scales->numel()})};
+  const std::vector<double> s = scales->to_doubles();
+  for (size_t i = 0; i < s.size(); ++i) weight.scales.data<float>()[i] = static_cast<float>(s[i]);
+  return weight;
+}
+
+// The group is a convolution or matmul on int8 weights (a linear's: [N,
+// K], transposed), stored as they are; with a source stored quantized it
+// runs in int8, else in float32 on the weights dequantized at load.
+std::optional<GraphWriter::Int8Weight> GraphWriter::int8_weights_of(const FusedGroup& group) const {
+  if (operation_rules(group.op.kind()).quantized != QuantizedValues::kWeighted || group.batch_norm != nullptr ||
+      group.op.inputs.size() < 2) {
+    return std::nullopt;
+  }
+  // The weight layouts the runtime reads as int8: a convolution's own (not
+  // a transposed one's), a linear's [N, K].
+  const auto* convolution = group.op.op.AsConvolution();
+  const auto* matmul = group.op.op.AsMatMul();
+  if ((convolution != nullptr && convolution->transposed) || (matmul != nullptr && !matmul->transpose_b)) return std::nullopt;
+  std::optional<Int8Weight> weight = int8_weight(group.op.inputs[1]);
+  if (!weight || (matmul != nullptr && weight->values->rank() != 2)) return std::nullopt;
+  return weight;
+}
+
+// A dynamic quantization: float32 to a uint8 value whose scale and zero
+// point the runtime computes, read as it is by an int8 matmul.
+void GraphWriter::emit_dynamic_quantize(const FusedGroup& group) {
+  auto op = operation(group, debug_id(group));
+  op->inputs = {value_of(group.op.inputs.at(0))};
+  const int32_t value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
+  fb::ValueT& v = *graph_->values[static_cast<size_t>(value)];
+  v.dtype = fb::DataType::UInt8;
+  v.dynamic = true;
+  op->outputs = {value};
+  graph_->operations.push_back(std::move(op));
+  value_of_[group.result] = value;
+}
+
+// A max pool, layout op or concat whose quantize op after it is the
+// identity (fusion/quantize.cpp), on the int8 values when every input is
+// held so with the same parameters; false to lower it as a float op (its
+// result, on the grid already, then names the quantize op's value).
+bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
+  const auto* pooling = group.op.op.AsPooling();
+  if (!moves_values_on_their_grid(group.op.kind(), pooling != nullptr ? pooling->algorithm : fb::PoolingAlgorithm::Max,
+                                  static_cast<uint32_t>(group.op.inputs.size()))) {
+    return false;
+  }
+  std::vector<int32_t> inputs;
+  for (const Node* input : group.op.inputs) inputs.push_back(stored_value_of(input));
+  const fb::ValueT& first = *graph_->values[static_cast<size_t>(inputs[0])];
+  bool int8 = is_quantized(inputs[0]) && !first.dynamic && inputs.size() <= kMaxConcatInputs;
+  for (int32_t input : inputs) {
+    const fb::ValueT& v = *graph_->values[static_cast<size_t>(input)];
+    int8 = int8 && v.dtype == first.dtype && !v.dynamic && v.scale == first.scale && v.zero_point == first.zero_point;
+  }
+  if (!int8) return false;
+  auto op = operation(group, debug_id(group));
+  op->inputs = inputs;
+  const int32_t value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
+  set_quantization(value, first.dtype, first.scale, first.zero_point);
+  op->outputs = {value};
+  graph_->operations.push_back(std::move(op));
+  value_of_[group.result] = value;
+  return true;
+}
+
+// A quantize op on its own: float32 to its int8 value, one reorder.
+void GraphWriter::emit_quantize(const FusedGroup& group, const aot::TensorQParams& params) {
+  auto op = operation(group, debug_id(group));
+  op->op.Set(fb::ReorderT());
+  op->inputs = {value_of(group.op.inputs.at(0))};
+  const int32_t value = add_quantized_value(group.op.sizes, params);
+  op->outputs = {value};
+  graph_->operations.push_back(std::move(op));
+  value_of_[group.result] = value;
+}
+
+}  // namespace kiln::backends::onednn

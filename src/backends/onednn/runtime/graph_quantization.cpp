@@ -1,0 +1,128 @@
+// The GraphBuilder's quantization: scale and zero point memories, the
+// reorders that (de)quantize, dynamic quantization's parameters.
+#include "backends/onednn/runtime/graph_builder.h"
+
+#include <cstring>
+
+namespace kiln::backends::onednn {
+
+using runtime::Error;
+using runtime::Result;
+
+namespace {
+
+template <typename T>
+uint32_t bits_of(T value) {
+  static_assert(sizeof(T) == sizeof(uint32_t));
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+}  // namespace
+
+Result<uint32_t> GraphBuilder::scalar_memory(float value) {
+  const int64_t one = 1;
+  MemoryDesc desc;
+  KILN_TRY(plain_desc(&one, 1, &desc, dnnl_f32));
+  KILN_ASSIGN_OR_RETURN(const uint32_t m, new_buffer(desc.get(), /*persistent=*/true));
+  InitValue* init = compiled_->init_values.push();
+  if (init == nullptr) return no_room("a quantization parameter");
+  *init = InitValue{m, bits_of(value)};
+  return m;
+}
+
+Result<uint32_t> GraphBuilder::scalar_memory(int32_t value) {
+  const int64_t one = 1;
+  MemoryDesc desc;
+  KILN_TRY(plain_desc(&one, 1, &desc, dnnl_s32));
+  KILN_ASSIGN_OR_RETURN(const uint32_t m, new_buffer(desc.get(), /*persistent=*/true));
+  InitValue* init = compiled_->init_values.push();
+  if (init == nullptr) return no_room("a quantization parameter");
+  *init = InitValue{m, bits_of(value)};
+  return m;
+}
+
+// A static value's are made once, on first use, and kept with the value.
+Result<uint32_t> GraphBuilder::scale_memory_of(int32_t v) {
+  if (values_[v].scale_memory >= 0) return static_cast<uint32_t>(values_[v].scale_memory);
+  if (value(v)->dynamic()) return refuse("dynamic value %d is read before its quantization", v);
+  KILN_ASSIGN_OR_RETURN(const uint32_t m, scalar_memory(value(v)->scale()));
+  values_[v].scale_memory = static_cast<int32_t>(m);
+  return m;
+}
+
+Result<uint32_t> GraphBuilder::zero_point_memory_of(int32_t v) {
+  if (values_[v].zero_point_memory >= 0) return static_cast<uint32_t>(values_[v].zero_point_memory);
+  if (value(v)->dynamic()) return refuse("dynamic value %d is read before its quantization", v);
+  KILN_ASSIGN_OR_RETURN(const uint32_t m, scalar_memory(static_cast<int32_t>(value(v)->zero_point())));
+  values_[v].zero_point_memory = static_cast<int32_t>(m);
+  return m;
+}
+
+bool exact_int8_dot_products(dnnl_cpu_isa_t isa) {
+  const auto has = [isa](dnnl_cpu_isa_t feature) { return (isa & feature) == feature; };
+  return has(dnnl_cpu_isa_avx2_vnni) || has(dnnl_cpu_isa_avx512_core_vnni);
+}
+
+// q = saturate(round_half_even(x * (1 / scale)) + zero_point): oneDNN's
+// source scale is PyTorch's inverse scale, so that the product is the one
+// PyTorch rounds; x = scale * (q - zero_point) the other way.
+Error GraphBuilder::add_quantization(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize) {
+  const fb::Value* q = value(quantized_value);
+  Attr attr;
+  KILN_TRY(check(dnnl_primitive_attr_create(attr.out()), "dnnl_primitive_attr_create"));
+  KILN_TRY(check(dnnl_primitive_attr_set_scales_mask(attr.get(), DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask"));
+  const bool zero_point = q->zero_point() != 0 || q->dynamic();
+  const int zero_point_arg = quantize ? DNNL_ARG_DST : DNNL_ARG_SRC;
+  if (zero_point) {
+    KILN_TRY(check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), zero_point_arg, 0),
+                   "dnnl_primitive_attr_set_zero_points_mask"));
+  }
+  PrimitiveDesc pd;
+  KILN_TRY(check(dnnl_reorder_primitive_desc_create(pd.out(), desc(from), engine(), desc(to), engine(), attr.get()),
+                 "dnnl_reorder_primitive_desc_create(quantization)"));
+  uint32_t scale = 0;
+  if (quantize) {
+    if (q->dynamic()) return refuse("a reorder into a dynamic value (a DynamicQuantize writes those)");
+    KILN_ASSIGN_OR_RETURN(scale, scalar_memory(static_cast<float>(1.0 / static_cast<double>(q->scale()))));
+  } else {
+    KILN_ASSIGN_OR_RETURN(scale, scale_memory_of(quantized_value));
+  }
+  StepArg args[4] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scale}};
+  uint32_t num_args = 3;
+  if (zero_point) {
+    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point_m, zero_point_memory_of(quantized_value));
+    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | zero_point_arg, zero_point_m};
+  }
+  return add_step(&pd, args, num_args);
+}
+
+Error GraphBuilder::describe_quantized_result(int32_t v) {
+  if (!is_quantized(value(v)) || compiled_->steps.size == 0) return Error::Ok;
+  KILN_ASSIGN_OR_RETURN(const uint32_t scale, scale_memory_of(v));
+  KILN_ASSIGN_OR_RETURN(const uint32_t zero_point, zero_point_memory_of(v));
+  Step& step = compiled_->steps[compiled_->steps.size - 1];
+  step.dst_scale_memory = static_cast<int32_t>(scale);
+  step.dst_zero_point_memory = static_cast<int32_t>(zero_point);
+  return Error::Ok;
+}
+
+void GraphBuilder::set_dynamic_qparams(int32_t v, uint32_t scale, uint32_t zero_point) {
+  values_[v].scale_memory = static_cast<int32_t>(scale);
+  values_[v].zero_point_memory = static_cast<int32_t>(zero_point);
+}
+
+Error GraphBuilder::add_choose_qparams(uint32_t source, const fb::DynamicQuantize* params, uint32_t scale,
+                                       uint32_t inverse_scale, uint32_t zero_point) {
+  PrimitiveDesc none;
+  const StepArg args[] = {{DNNL_ARG_SRC, source}, {DNNL_ARG_DST, scale}, {DNNL_ARG_DST_1, inverse_scale},
+                          {DNNL_ARG_DST_2, zero_point}};
+  KILN_TRY(add_step(&none, args, 4));
+  Step& step = compiled_->steps[compiled_->steps.size - 1];
+  step.choose_qparams =
+      Step::ChooseQParams{static_cast<int32_t>(source), params->quant_min(), params->quant_max(), params->eps()};
+  return Error::Ok;
+}
+
+}  // namespace kiln::backends::onednn
