@@ -201,18 +201,12 @@ class ScopedThreads {
 [[nodiscard]] runtime::Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* allocator,
                                                  CompiledGraph* compiled);
 
-/// Whether stage 3 shares its work with a loader thread: the constants'
-/// reorders (and then primitives) there while the calling thread compiles
-/// primitives. The same plan, bytes and primitives either way.
-enum class LoaderThread { kNone, kShared };
-
 /// Stages 2 and 3: the arena and scratchpad from `allocator`, memory
 /// objects and primitives, and the constants fetched from `named_data`,
-/// reordered and released (on the loader thread with kShared: `named_data`
-/// is read from that thread, one call at a time).
+/// reordered and released.
 [[nodiscard]] runtime::Error materialize_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* allocator,
                                                         const runtime::NamedDataMap* named_data,
-                                                        CompiledGraph* compiled, LoaderThread loader);
+                                                        CompiledGraph* compiled);
 
 /// Destroys every oneDNN object `compiled` owns (safe on a partly built one).
 void release_compiled_graph(CompiledGraph* compiled);

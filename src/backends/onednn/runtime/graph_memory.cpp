@@ -8,9 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <thread>
 
 #include "backends/onednn/runtime/compiled_graph.h"
 #include "runtime/core/log.h"
@@ -90,7 +88,7 @@ void* memory_handle(const CompiledGraph& compiled, const Storage& storage) {
   return DNNL_MEMORY_NONE;
 }
 
-Error create_memories(CompiledGraph* compiled) {
+Error create_memories_and_primitives(CompiledGraph* compiled) {
   for (uint32_t i = 0; i < compiled->memories.size; ++i) {
     Memory& memory = compiled->memories[i];
     const dnnl_status_t status =
@@ -105,19 +103,13 @@ Error create_memories(CompiledGraph* compiled) {
     for (uint32_t a = 0; a < step.num_args; ++a) {
       step.exec_args[a] = dnnl_exec_arg_t{step.args[a].arg, compiled->memories[step.args[a].memory].memory};
     }
-  }
-  return Error::Ok;
-}
-
-// `threads`: the backend's thread count, which a primitive's thread split is
-// made for (the calling thread's own OpenMP setting may differ).
-Error create_primitive(CompiledGraph* compiled, Step* step, int threads) {
-  if (step->pd == nullptr) return Error::Ok;
-  ScopedThreads scoped(step->single_thread ? 1 : threads);
-  const dnnl_status_t status = dnnl_primitive_create(&step->primitive, step->pd);
-  if (status != dnnl_success) {
-    step->primitive = nullptr;
-    return dnnl_failed(*compiled, step->operation, "dnnl_primitive_create", status);
+    if (step.pd == nullptr) continue;
+    ScopedThreads threads(step.single_thread ? 1 : omp_get_max_threads());
+    const dnnl_status_t status = dnnl_primitive_create(&step.primitive, step.pd);
+    if (status != dnnl_success) {
+      step.primitive = nullptr;
+      return dnnl_failed(*compiled, step.operation, "dnnl_primitive_create", status);
+    }
   }
   return Error::Ok;
 }
@@ -127,9 +119,9 @@ Error create_primitive(CompiledGraph* compiled, Step* step, int threads) {
 // spares creating a reorder primitive for it.
 // `scales` (float32, `scales_count` of them, non-null): int8 weights
 // dequantized by the reorder, scaled along the source dims `scales_mask` names.
-dnnl_status_t reorder_once(const CompiledGraph& compiled, dnnl_stream_t stream, const_dnnl_memory_desc_t source,
-                           const void* data, dnnl_memory_t to, const char** call, const float* scales = nullptr,
-                           int64_t scales_count = 0, int scales_mask = 0) {
+dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc_t source, const void* data,
+                           dnnl_memory_t to, const char** call, const float* scales = nullptr, int64_t scales_count = 0,
+                           int scales_mask = 0) {
   const_dnnl_memory_desc_t to_desc = nullptr;
   dnnl_memory_t from = nullptr;
   dnnl_primitive_desc_t pd = nullptr;
@@ -167,11 +159,11 @@ dnnl_status_t reorder_once(const CompiledGraph& compiled, dnnl_stream_t stream, 
   if (status == dnnl_success) {
     *call = "dnnl_primitive_execute(weights reorder)";
     const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scales_memory}};
-    status = dnnl_primitive_execute(reorder, stream, scales_memory != nullptr ? 3 : 2, args);
+    status = dnnl_primitive_execute(reorder, compiled.stream, scales_memory != nullptr ? 3 : 2, args);
   }
   if (status == dnnl_success) {
     *call = "dnnl_stream_wait";
-    status = dnnl_stream_wait(stream);
+    status = dnnl_stream_wait(compiled.stream);
   }
   if (reorder != nullptr) dnnl_primitive_destroy(reorder);
   if (pd != nullptr) dnnl_primitive_desc_destroy(pd);
@@ -183,7 +175,7 @@ dnnl_status_t reorder_once(const CompiledGraph& compiled, dnnl_stream_t stream, 
 }
 
 Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_data, CompiledGraph* compiled,
-                    dnnl_stream_t stream, const ConstantUse& use) {
+                    const ConstantUse& use) {
   const fb::Value* value = blob.graph->values()->Get(use.value);
   const char* key = value->constant_key()->c_str();
   KILN_CHECK_OR_LOG_RETURN(named_data != nullptr, NotFound,
@@ -215,7 +207,7 @@ Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_da
   }
   const char* call = "";
   const dnnl_status_t status =
-      reorder_once(*compiled, stream, use.source, data->data(), compiled->memories[use.memory].memory, &call,
+      reorder_once(*compiled, use.source, data->data(), compiled->memories[use.memory].memory, &call,
                    use.scales >= 0 ? static_cast<const float*>(scales->data()) : nullptr, scales_count, use.scales_mask);
   if (status != dnnl_success) {
     KILN_LOG(Error, "OneDnnBackend: method '%s': constant '%s' (value %u): %s failed: %s", compiled->method_name, key,
@@ -225,76 +217,10 @@ Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_da
   return Error::Ok;  // `data` is released here: the weights live in the arena now
 }
 
-// Stage 3's slow half: JIT-compiling every step's primitive, and fetching
-// and reordering every constant -- mostly page faults, on the arena's fresh
-// pages and on the mapped program (EfficientNet-B0: 10 to 16 ms for its
-// 21 MB of weights, 7 ms of it the first touch of fresh pages). Neither needs
-// the other, so with a loader thread the calling thread compiles primitives
-// while the loader reorders the constants, then helps compile what is left.
-// The named data is read on the loader thread only, one constant at a time.
-class SharedMaterialization {
- public:
-  SharedMaterialization(const BlobGraph& blob, const runtime::NamedDataMap* named_data, CompiledGraph* compiled)
-      : blob_(blob), named_data_(named_data), compiled_(compiled), threads_(omp_get_max_threads()) {}
-
-  Error run(LoaderThread loader) {
-    if (loader == LoaderThread::kNone || compiled_->constant_uses.size == 0) {
-      KILN_TRY(load_constants(compiled_->stream, threads_));
-      return compile_primitives();
-    }
-    dnnl_stream_t stream = nullptr;
-    const dnnl_status_t status = dnnl_stream_create(&stream, compiled_->engine, dnnl_stream_in_order);
-    if (status != dnnl_success) return dnnl_failed(*compiled_, 0, "dnnl_stream_create(loader)", status);
-    Error loaded = Error::Ok;
-    std::thread loader_thread([this, stream, &loaded] {
-      // The reorders are memory-bound: one thread, beside the compiling.
-      loaded = load_constants(stream, 1);
-      if (loaded == Error::Ok) loaded = compile_primitives();
-    });
-    const Error compiled = compile_primitives();
-    loader_thread.join();
-    dnnl_stream_destroy(stream);
-    return compiled != Error::Ok ? compiled : loaded;
-  }
-
- private:
-  Error load_constants(dnnl_stream_t stream, int threads) {
-    ScopedThreads scoped(threads);
-    for (uint32_t i = 0; i < compiled_->constant_uses.size && !failed_.load(std::memory_order_relaxed); ++i) {
-      const Error error = load_constant(blob_, named_data_, compiled_, stream, compiled_->constant_uses[i]);
-      if (error != Error::Ok) return fail(error);
-    }
-    return Error::Ok;
-  }
-
-  Error compile_primitives() {
-    while (!failed_.load(std::memory_order_relaxed)) {
-      const uint32_t s = next_step_.fetch_add(1, std::memory_order_relaxed);
-      if (s >= compiled_->steps.size) break;
-      const Error error = create_primitive(compiled_, &compiled_->steps[s], threads_);
-      if (error != Error::Ok) return fail(error);
-    }
-    return Error::Ok;
-  }
-
-  Error fail(Error error) {
-    failed_.store(true, std::memory_order_relaxed);
-    return error;
-  }
-
-  const BlobGraph& blob_;
-  const runtime::NamedDataMap* named_data_;
-  CompiledGraph* compiled_;
-  const int threads_;  ///< the backend's, which primitives are made for
-  std::atomic<uint32_t> next_step_{0};
-  std::atomic<bool> failed_{false};
-};
-
 }  // namespace
 
 Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocator,
-                                 const runtime::NamedDataMap* named_data, CompiledGraph* compiled,
-                                 LoaderThread loader) {
+                                 const runtime::NamedDataMap* named_data, CompiledGraph* compiled) {
   Table<Buffer>& buffers = compiled->buffers;
   auto** order = allocator->allocateList<Buffer*>(buffers.size);
   const bool placed = order != nullptr || buffers.size == 0;
@@ -315,8 +241,10 @@ Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocat
              compiled->method_name, compiled->arena_bytes, compiled->scratchpad_bytes);
     return Error::DelegateMemoryAllocationFailed;
   }
-  KILN_TRY(create_memories(compiled));
-  KILN_TRY(SharedMaterialization(blob, named_data, compiled).run(loader));
+  KILN_TRY(create_memories_and_primitives(compiled));
+  for (uint32_t i = 0; i < compiled->constant_uses.size; ++i) {
+    KILN_TRY(load_constant(blob, named_data, compiled, compiled->constant_uses[i]));
+  }
   for (uint32_t i = 0; i < compiled->init_values.size; ++i) {
     const InitValue& init = compiled->init_values[i];
     void* data = nullptr;

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <limits>
 #include <new>
-#include <thread>
 
 #include "backends/onednn/onednn_blob.h"
 #include "backends/onednn/runtime/compiled_graph.h"
@@ -33,12 +32,6 @@ using runtime::Span;
 namespace {
 
 std::atomic<int> g_num_threads{1};
-std::atomic<bool> g_loader_thread{true};
-
-LoaderThread loader_thread() {
-  const bool shared = g_loader_thread.load(std::memory_order_relaxed) && std::thread::hardware_concurrency() > 1;
-  return shared ? LoaderThread::kShared : LoaderThread::kNone;
-}
 
 // OpenMP's thread count is per calling thread: apply it where oneDNN runs.
 void apply_num_threads() {
@@ -99,7 +92,7 @@ Error build(const BlobGraph& blob, BackendInitContext& context, CompiledGraph* c
     return Error::Internal;
   }
   KILN_TRY(plan_compiled_graph(blob, allocator, compiled));
-  return materialize_compiled_graph(blob, allocator, context.get_named_data_map(), compiled, loader_thread());
+  return materialize_compiled_graph(blob, allocator, context.get_named_data_map(), compiled);
 }
 
 // Checks that argument `index` is a contiguous float32 tensor of exactly
@@ -391,8 +384,6 @@ void set_num_threads(int num_threads) {
 }
 
 int num_threads() { return g_num_threads.load(std::memory_order_relaxed); }
-
-void set_loader_thread(bool enabled) { g_loader_thread.store(enabled, std::memory_order_relaxed); }
 
 bool OneDnnBackendRuntime::is_available() const { return shared_cpu_engine() != nullptr; }
 

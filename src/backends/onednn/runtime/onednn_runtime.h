@@ -29,12 +29,6 @@ void set_num_threads(int num_threads);
 /// The thread count set_num_threads chose (1 until it is called).
 int num_threads();
 
-/// Whether init may share its slow half with a loader thread of its own:
-/// the weights are fetched and reordered there while the calling thread
-/// JIT-compiles the primitives (the loaded handle is the same either way).
-/// On by default; used only where the machine has two cores or more.
-void set_loader_thread(bool enabled);
-
 class OneDnnBackendRuntime final : public runtime::BackendInterface {
  public:
   /// The id preprocess writes into the program (onednn_blob.h kBackendId).
