@@ -140,10 +140,13 @@ std::unique_ptr<fb::OperationT> FormWriter::operation_like(const fb::OperationT&
   return op;
 }
 
-int32_t FormWriter::permute(const fb::OperationT& origin, int32_t input, const std::vector<int64_t>& permutation) {
-  std::vector<int64_t> permuted;
-  for (int64_t p : permutation) permuted.push_back(sizes(input).at(static_cast<size_t>(p)));
-  const int32_t output = intermediate(std::move(permuted));
+int32_t FormWriter::permute(const fb::OperationT& origin, int32_t input, const std::vector<int64_t>& permutation,
+                            int32_t output) {
+  if (output < 0) {
+    std::vector<int64_t> permuted;
+    for (int64_t p : permutation) permuted.push_back(sizes(input).at(static_cast<size_t>(p)));
+    output = intermediate(std::move(permuted));
+  }
   fb::OperationKindUnion kind;
   fb::ReorderT reorder;
   reorder.permutation = permutation;

@@ -65,11 +65,7 @@ bool binary_broadcast_as_a_trailing_block(FormWriter& writer, const fb::Operatio
   const int32_t result = writer.intermediate(writer.sizes(moved->inputs[0]));
   moved->outputs = {result};
   writer.emit(std::move(moved));
-  fb::ReorderT reorder;
-  reorder.permutation = back;
-  fb::OperationKindUnion kind;
-  kind.Set(std::move(reorder));
-  writer.emit(writer.operation_like(op, std::move(kind), {result}, op.outputs[0]));
+  writer.permute(op, result, back, op.outputs[0]);
   return true;
 }
 

@@ -40,9 +40,10 @@ class FormWriter {
   /// debug id and name of `origin` (the operation it stands for).
   std::unique_ptr<fb::OperationT> operation_like(const fb::OperationT& origin, fb::OperationKindUnion kind,
                                                  std::vector<int32_t> inputs, int32_t output) const;
-  /// `input` permuted (dst dim i = src dim permutation[i]) into a new value,
-  /// which it returns; as `origin`.
-  int32_t permute(const fb::OperationT& origin, int32_t input, const std::vector<int64_t>& permutation);
+  /// `input` permuted (dst dim i = src dim permutation[i]) into `output`
+  /// (-1: a new value), which it returns; as `origin`.
+  int32_t permute(const fb::OperationT& origin, int32_t input, const std::vector<int64_t>& permutation,
+                  int32_t output = -1);
   /// `input` under other sizes, into `output` (-1: a new value, returned).
   int32_t reshape(const fb::OperationT& origin, int32_t input, std::vector<int64_t> sizes, int32_t output = -1);
 

@@ -77,11 +77,7 @@ bool softmax_over_innermost_dim(FormWriter& writer, const fb::OperationT& op) {
   innermost->outputs = {writer.intermediate(writer.sizes(permuted))};
   const int32_t result = innermost->outputs[0];
   writer.emit(std::move(innermost));
-  fb::ReorderT reorder;
-  reorder.permutation = back;
-  fb::OperationKindUnion kind;
-  kind.Set(std::move(reorder));
-  writer.emit(writer.operation_like(op, std::move(kind), {result}, op.outputs[0]));
+  writer.permute(op, result, back, op.outputs[0]);
   return true;
 }
 
