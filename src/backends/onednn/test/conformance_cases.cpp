@@ -5,6 +5,7 @@
 // post-ops, attention), so the fused primitives are compared too.
 #include "backends/onednn/test/conformance_cases.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 
@@ -795,6 +796,12 @@ Cases quantized_cases() {
 }
 
 }  // namespace
+
+std::string test_name(const ConformanceCase& c) {
+  std::string name = c.op.substr(c.op.find("::") + 2) + "_" + c.name;
+  for (char& ch : name) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+}
 
 std::vector<ConformanceCase> conformance_cases() {
   std::vector<ConformanceCase> all;

@@ -47,4 +47,8 @@ struct ConformanceCase {
 /// Every case, grouped by op family.
 std::vector<ConformanceCase> conformance_cases();
 
+/// The case as a test name: "convolution_default_stride_2" (op without its
+/// namespace, the case's name, every other character an underscore).
+std::string test_name(const ConformanceCase& c);
+
 }  // namespace kiln::backends::onednn::testing

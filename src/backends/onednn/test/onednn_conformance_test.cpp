@@ -204,10 +204,7 @@ TEST(OneDnnConformanceTest, NonFiniteInputsDisagreeOnlyWhereKnown) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, OneDnnConformanceTest, ::testing::Range<size_t>(0, cases().size()),
                          [](const ::testing::TestParamInfo<size_t>& info) {
-                           const ConformanceCase& c = cases().at(info.param);
-                           std::string name = c.op.substr(c.op.find("::") + 2) + "_" + c.name;
-                           for (char& ch : name) if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return name;
+                           return testing::test_name(cases().at(info.param));
                          });
 
 }  // namespace
