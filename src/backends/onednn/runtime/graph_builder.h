@@ -173,6 +173,8 @@ class GraphBuilder {
   /// dequantizing `from` into float32 `to`, by the scale and zero point of
   /// `quantized_value` (PyTorch's rounding).
   runtime::Error add_quantization(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize);
+  /// add_quantization's one reorder that converts, in any layouts.
+  runtime::Error add_conversion(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize);
   /// A buffer of layout `desc` that only the operation's own steps use.
   runtime::Result<uint32_t> temporary_buffer(const_dnnl_memory_desc_t desc) { return new_buffer(desc, false); }
   /// The last step writes `value`: when it is quantized, tracing logs it

@@ -19,6 +19,26 @@ uint32_t bits_of(T value) {
   return bits;
 }
 
+// `md` again with data type `type`, when it is a strided layout without
+// blocks or run-time sizes (nothing otherwise).
+bool retyped(const_dnnl_memory_desc_t md, dnnl_data_type_t type, MemoryDesc* out) {
+  dnnl_format_kind_t kind = dnnl_format_kind_undef;
+  int ndims = 0, blocks = 0;
+  const dnnl_dims_t* dims = nullptr;
+  const dnnl_dims_t* strides = nullptr;
+  if (dnnl_memory_desc_query(md, dnnl_query_format_kind, &kind) != dnnl_success || kind != dnnl_blocked ||
+      dnnl_memory_desc_query(md, dnnl_query_inner_nblks_s32, &blocks) != dnnl_success || blocks != 0 ||
+      dnnl_memory_desc_query(md, dnnl_query_ndims_s32, &ndims) != dnnl_success ||
+      dnnl_memory_desc_query(md, dnnl_query_dims, &dims) != dnnl_success ||
+      dnnl_memory_desc_query(md, dnnl_query_strides, &strides) != dnnl_success) {
+    return false;
+  }
+  for (int d = 0; d < ndims; ++d) {
+    if ((*dims)[d] == DNNL_RUNTIME_DIM_VAL || (*strides)[d] == DNNL_RUNTIME_DIM_VAL) return false;
+  }
+  return dnnl_memory_desc_create_with_strides(out->out(), ndims, *dims, type, *strides) == dnnl_success;
+}
+
 }  // namespace
 
 Result<uint32_t> GraphBuilder::scalar_memory(float value) {
@@ -68,7 +88,33 @@ bool exact_int8_dot_products(dnnl_cpu_isa_t isa) {
 // q = saturate(round_half_even(x * (1 / scale)) + zero_point): oneDNN's
 // source scale is PyTorch's inverse scale, so that the product is the one
 // PyTorch rounds; x = scale * (q - zero_point) the other way.
+//
+// When the two layouts differ (a program's NCHW image quantized into the
+// channels-last int8 a convolution reads), oneDNN's reorder that converts
+// and permutes at once runs at half the speed of the two apart (0.108 ms
+// against 0.019 + 0.034 for a 3x224x224 image, 0.141 against 0.026 +
+// 0.045 at 16x112x112): so the (de)quantization runs in the float32
+// side's layout and a byte reorder permutes the int8 side.
 Error GraphBuilder::add_quantization(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize) {
+  const_dnnl_memory_desc_t float_side = quantize ? desc(from) : desc(to);
+  const_dnnl_memory_desc_t int8_side = quantize ? desc(to) : desc(from);
+  dnnl_data_type_t int8_type = dnnl_data_type_undef;
+  KILN_TRY(check(dnnl_memory_desc_query(int8_side, dnnl_query_data_type, &int8_type), "dnnl_memory_desc_query"));
+  MemoryDesc between, int8_as_is;
+  if (retyped(float_side, int8_type, &between) && retyped(int8_side, int8_type, &int8_as_is) &&
+      dnnl_memory_desc_equal(between.get(), int8_as_is.get()) == 0) {
+    KILN_ASSIGN_OR_RETURN(const uint32_t middle, temporary_buffer(between.get()));
+    if (quantize) {
+      KILN_TRY(add_conversion(from, middle, quantized_value, quantize));
+      return add_reorder(middle, to);
+    }
+    KILN_TRY(add_reorder(from, middle));
+    return add_conversion(middle, to, quantized_value, quantize);
+  }
+  return add_conversion(from, to, quantized_value, quantize);
+}
+
+Error GraphBuilder::add_conversion(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize) {
   const fb::Value* q = value(quantized_value);
   Attr attr;
   KILN_TRY(check(dnnl_primitive_attr_create(attr.out()), "dnnl_primitive_attr_create"));

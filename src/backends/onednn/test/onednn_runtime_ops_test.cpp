@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "backends/onednn/onednn_blob.h"
@@ -569,6 +570,57 @@ TEST(OneDnnOpsTest, OneAndTwoThreadsGiveTheSameResults) {
   const Floats conv_out = ref::map(ref::conv2d(x, xs, w, ws, {}, p, &s), relu);
   const Floats pooled = ref::reduce_mean(conv_out, s, ps);
   expect_near_all(results[0], ref::matmul(pooled, fs, l, ls, true, {}, {}, os));
+}
+
+// An image quantized into the channels-last int8 the convolutions read,
+// and back to a plain output: each (de)quantization converts in the float
+// side's layout and permutes bytes in a step of its own (oneDNN's reorder
+// doing both at once runs at half the speed), with PyTorch's numbers.
+TEST(OneDnnOpsTest, QuantizationThatChangesLayoutConvertsThenPermutes) {
+  const Sizes xs{1, 3, 7, 5};
+  const float scale = 0.05f;
+  const int32_t zero_point = 131;
+  BlobBuilder b;
+  const int in = b.input(xs), q = b.quantized(xs, fb::DataType::UInt8, scale, zero_point), out = b.output(xs);
+  b.op(fb::OperationKind::Reorder, fb::CreateReorder(b.fbb).Union(), {in}, q);
+  b.op(fb::OperationKind::Reorder, fb::CreateReorder(b.fbb).Union(), {q}, out);
+  const std::vector<uint8_t> blob = b.finish();
+  Runner runner;
+  ASSERT_EQ(runner.init(blob, &b.named_data), Error::Ok);
+  const auto* compiled = static_cast<const CompiledGraph*>(runner.handle);
+  uint32_t conversions = 0, permutes = 0;
+  for (uint32_t s = 0; s < compiled->steps.size; ++s) {
+    const Step& step = compiled->steps[s];
+    const_dnnl_memory_desc_t src = dnnl_primitive_desc_query_md(step.pd, dnnl_query_src_md, 0);
+    const_dnnl_memory_desc_t dst = dnnl_primitive_desc_query_md(step.pd, dnnl_query_dst_md, 0);
+    ASSERT_NE(src, nullptr);
+    ASSERT_NE(dst, nullptr);
+    const dnnl_dims_t* src_strides = nullptr;
+    const dnnl_dims_t* dst_strides = nullptr;
+    dnnl_data_type_t src_type, dst_type;
+    ASSERT_EQ(dnnl_memory_desc_query(src, dnnl_query_strides, &src_strides), dnnl_success);
+    ASSERT_EQ(dnnl_memory_desc_query(dst, dnnl_query_strides, &dst_strides), dnnl_success);
+    ASSERT_EQ(dnnl_memory_desc_query(src, dnnl_query_data_type, &src_type), dnnl_success);
+    ASSERT_EQ(dnnl_memory_desc_query(dst, dnnl_query_data_type, &dst_type), dnnl_success);
+    const bool same_layout = std::equal(*src_strides, *src_strides + xs.size(), *dst_strides);
+    if (src_type != dst_type) {
+      ++conversions;
+      EXPECT_TRUE(same_layout) << "step " << s << " converts and permutes at once";
+    } else {
+      ++permutes;
+      EXPECT_EQ(src_type, dnnl_u8) << "step " << s << " permutes float32";
+    }
+  }
+  EXPECT_EQ(conversions, 2u);
+  EXPECT_EQ(permutes, 2u);  // into channels-last and out of it
+  Floats x = random_values(numel(xs), 61);
+  for (float& v : x) v *= 8;  // past the grid's ends too: saturation
+  HostTensor xt(xs, x), ot(xs);
+  ASSERT_EQ(runner.execute({&xt, &ot}), Error::Ok);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float level = std::clamp(std::nearbyint(x[i] * (1.0f / scale)) + zero_point, 0.0f, 255.0f);
+    EXPECT_EQ(ot.data[i], scale * (level - zero_point)) << i;
+  }
 }
 
 // oneDNN's int8 kernels are exact with VNNI only; elsewhere quantized

@@ -79,6 +79,12 @@ class BlobBuilder {
   int input(const Sizes& sizes) { return add_value(sizes, fb::ValueKind::Input, num_inputs_++, ""); }
   int output(const Sizes& sizes) { return add_value(sizes, fb::ValueKind::Output, num_outputs_++, ""); }
   int intermediate(const Sizes& sizes) { return add_value(sizes, fb::ValueKind::Intermediate, 0, ""); }
+  /// An intermediate held quantized (UInt8 or Int8) by `scale` and `zero_point`.
+  int quantized(const Sizes& sizes, fb::DataType dtype, float scale, int32_t zero_point) {
+    values_.push_back(fb::CreateValueDirect(fbb, &sizes, fb::ValueKind::Intermediate, 0, nullptr, dtype, scale,
+                                            zero_point));
+    return static_cast<int>(values_.size() - 1);
+  }
   int constant(const Sizes& sizes, std::vector<float> data) {
     const std::string key = "const_" + std::to_string(values_.size());
     named_data.put(key, std::move(data));
