@@ -175,6 +175,13 @@ struct OperationFacts {
   uint32_t binary_post_ops = 0;
 };
 
+/// Whether a binary post-op of a `kind` operation may read a quantized value
+/// (its stored integers, onednn_graph.fbs BinaryPostOp): the int8
+/// computations, whose oneDNN kernels take uint8 post-op operands.
+constexpr bool post_ops_read_integers(fb::OperationKind kind) {
+  return operation_rules(kind).quantized == QuantizedValues::kWeighted;
+}
+
 /// The facts of `op`, an operation of `graph` whose indices are in range
 /// (a verified blob, or the lowering's own graph packed as it will be read).
 inline OperationFacts facts_of(const fb::Graph& graph, const fb::Operation& op) {
@@ -242,7 +249,9 @@ constexpr Verdict verdict_of(const OperationFacts& op) {
     if (op.quantized_input || op.quantized_result) return Verdict::no("a run-time size on quantized values");
     if (op.binary_post_ops > 0) return Verdict::no("a run-time size with a binary post-op");
   }
-  if (op.quantized_post_op_input) return Verdict::no("a post-op reading a quantized value");
+  if (op.quantized_post_op_input && !post_ops_read_integers(op.kind)) {
+    return Verdict::no("a post-op reading a quantized value on an operation that is not an int8 computation");
+  }
   if (op.quantized_input || op.quantized_result) {
     switch (rules.quantized) {
       case QuantizedValues::kNone: return Verdict::no("quantized values on an operation that runs on float32 only");

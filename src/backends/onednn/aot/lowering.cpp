@@ -150,17 +150,69 @@ std::unique_ptr<fb::OperationT> GraphWriter::operation(const FusedGroup& group, 
   return op;
 }
 
-void GraphWriter::add_post_ops(const FusedGroup& group, fb::OperationT& op) {
-  for (const PlannedPostOp& planned : group.post_ops) {
-    auto post = std::make_unique<fb::PostOpT>();
-    if (planned.eltwise) {
-      post->op.Set(fb::EltwiseT(*planned.eltwise));
-    } else {
-      fb::BinaryPostOpT binary;
-      binary.algorithm = planned.binary;
-      binary.input = value_of(planned.other);
-      post->op.Set(std::move(binary));
+namespace {
+
+void append_eltwise(fb::OperationT& op, fb::EltwiseAlgorithm algorithm, float alpha, float beta) {
+  fb::EltwiseT eltwise;
+  eltwise.algorithm = algorithm;
+  eltwise.alpha = alpha;
+  eltwise.beta = beta;
+  auto post = std::make_unique<fb::PostOpT>();
+  post->op.Set(std::move(eltwise));
+  op.post_ops.push_back(std::move(post));
+}
+
+// alpha * x + beta after the post-ops so far, composed with a Linear last
+// among them.
+void append_linear(fb::OperationT& op, float alpha, float beta) {
+  if (!op.post_ops.empty()) {
+    if (fb::EltwiseT* last = op.post_ops.back()->op.AsEltwise(); last != nullptr && last->algorithm == fb::EltwiseAlgorithm::Linear) {
+      last->beta = alpha * last->beta + beta;
+      last->alpha *= alpha;
+      return;
     }
+  }
+  append_eltwise(op, fb::EltwiseAlgorithm::Linear, alpha, beta);
+}
+
+}  // namespace
+
+// A binary post-op reading an int8 value y = s * (q - z) reads its integers
+// q where the algebra allows it: d + y = s * (d / s - z + q), d - y =
+// s * (d / s + z - q), max(d, y) = s * (max(d / s + z, q) - z) (min
+// alike). The Linear post-ops around it move d onto y's grid and back,
+// and no float32 copy of y is made (an int8 residual add).
+void GraphWriter::add_post_ops(const FusedGroup& group, fb::OperationT& op) {
+  for (size_t i = 0; i < group.post_ops.size(); ++i) {
+    const PlannedPostOp& planned = group.post_ops[i];
+    if (planned.eltwise) {
+      auto post = std::make_unique<fb::PostOpT>();
+      post->op.Set(fb::EltwiseT(*planned.eltwise));
+      op.post_ops.push_back(std::move(post));
+      continue;
+    }
+    fb::BinaryPostOpT binary;
+    binary.algorithm = planned.binary;
+    const int32_t stored = stored_value_of(planned.other);
+    const bool shifts = planned.binary == fb::BinaryAlgorithm::Add || planned.binary == fb::BinaryAlgorithm::Sub ||
+                        planned.binary == fb::BinaryAlgorithm::Max || planned.binary == fb::BinaryAlgorithm::Min;
+    const fb::ValueT& other = *graph_->values[static_cast<size_t>(stored)];
+    if (is_quantized(stored) && !other.dynamic && shifts && post_ops_read_integers(op.op.type) &&
+        op.post_ops.size() + 3 + (group.post_ops.size() - i - 1) <= kMaxPostOps) {
+      const float scale = other.scale;
+      const auto zero_point = static_cast<float>(other.zero_point);
+      append_linear(op, 1.0f / scale, planned.binary == fb::BinaryAlgorithm::Add ? -zero_point : zero_point);
+      binary.input = stored;
+      auto post = std::make_unique<fb::PostOpT>();
+      post->op.Set(std::move(binary));
+      op.post_ops.push_back(std::move(post));
+      const bool extreme = planned.binary == fb::BinaryAlgorithm::Max || planned.binary == fb::BinaryAlgorithm::Min;
+      append_eltwise(op, fb::EltwiseAlgorithm::Linear, scale, extreme ? -scale * zero_point : 0.0f);
+      continue;
+    }
+    binary.input = value_of(planned.other);
+    auto post = std::make_unique<fb::PostOpT>();
+    post->op.Set(std::move(binary));
     op.post_ops.push_back(std::move(post));
   }
 }

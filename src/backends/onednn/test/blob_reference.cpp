@@ -184,6 +184,14 @@ class ReferenceBuilder {
     return call("quantized_decomposed::dequantize_per_tensor", {q, scale, zero_point, lowest, highest, type});
   }
 
+  // The integers q a quantized value holds (x = scale * (q - zero_point) on
+  // its grid), as float32: what a binary post-op reads of it.
+  Node* integers(Node* x, int32_t value) {
+    const fb::ValueT& v = *graph_.values.at(static_cast<size_t>(value));
+    Node* levels = call("aten::round", {call("aten::mul.Scalar", {x, 1.0 / static_cast<double>(v.scale)})});
+    return call("aten::add.Scalar", {levels, static_cast<double>(v.zero_point)});
+  }
+
   // An int8 convolution's or matmul's weights (input 3: their scales per
   // output channel) as the float32 weights they stand for.
   void dequantize_weights(const std::vector<int32_t>& in) {
@@ -271,7 +279,8 @@ class ReferenceBuilder {
       if (const auto* e = post->op.AsEltwise()) {
         result = eltwise(result, *e);
       } else if (const auto* binary_post = post->op.AsBinaryPostOp()) {
-        result = binary(binary_post->algorithm, result, node(binary_post->input));
+        const int32_t input = binary_post->input;
+        result = binary(binary_post->algorithm, result, quantized(input) ? integers(node(input), input) : node(input));
       }
     }
     if (quantized(op.outputs[0]) && op.op.type != fb::OperationKind::Reorder &&

@@ -164,6 +164,37 @@ TEST(OneDnnLoweringTest, AQuantizedConvolutionReadsAndWritesInt8) {
   EXPECT_THAT(text, HasSubstr("%5 (intermediate) u8[1, 4, 5, 5] scale 0.5 zero point 0\n"));
 }
 
+// An int8 residual add as PT2E writes it (ResNet's, MobileNetV2's): the
+// convolution's post-op reads the residual's integers (uint8), between
+// Linear post-ops that move the sum onto its grid and back, with no
+// float32 copy of the residual; the blob still computes the program.
+TEST(OneDnnLoweringTest, AnInt8ResidualAddReadsTheResidualsIntegers) {
+  const auto int8 = aot::ScalarType::Char;
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 5, 5}));
+  Node* xq = b.call("quantized_decomposed::quantize_per_tensor", {x, 0.02, 3, -128, 127, int8});
+  Node* xd = b.call("quantized_decomposed::dequantize_per_tensor", {xq, 0.02, 3, -128, 127, int8});
+  HostTensor values = HostTensor::zeros(int8, {4, 4, 3, 3});
+  for (int64_t i = 0; i < values.numel(); ++i) values.data<int8_t>()[i] = static_cast<int8_t>(i % 255 - 127);
+  HostTensor zero_points = HostTensor::zeros(aot::ScalarType::Long, {4});
+  Node* w = b.call("quantized_decomposed::dequantize_per_channel",
+                   {b.buffer("wq", values), b.buffer("ws", positive({4}, 3)), b.buffer("wz", zero_points), 0, -127, 127, int8});
+  Node* y = conv2d(b, xd, w, b.parameter("bias", ramp({4}, 5)), 1, 1);
+  Node* yq = b.call("quantized_decomposed::quantize_per_tensor", {y, 0.25, -7, -128, 127, int8});
+  Node* yd = b.call("quantized_decomposed::dequantize_per_tensor", {yq, 0.25, -7, -128, 127, int8});
+  Node* sum = b.call("aten::relu", {b.call("aten::add.Tensor", {yd, xd})});
+  Node* sq = b.call("quantized_decomposed::quantize_per_tensor", {sum, 0.5, -128, -128, 127, int8});
+  b.output({b.call("quantized_decomposed::dequantize_per_tensor", {sq, 0.5, -128, -128, 127, int8})});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const std::string text = printout(backend().preprocess(program, {}));
+  EXPECT_THAT(text, HasSubstr("%1 (intermediate) u8[1, 4, 5, 5] scale 0.02 zero point 131\n"));
+  // s * (d / s - z + q): 0.25 / 0.02 = 12.5 composed with the grid's last Linear.
+  EXPECT_THAT(text, HasSubstr("Eltwise Linear(alpha=12.5, beta=-131), Binary Add %1[1, 4, 5, 5], "
+                              "Eltwise Linear(alpha=0.02, beta=0), Eltwise Relu(alpha=0)]"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("Reorder reshape (%1[1, 4, 5, 5])")));  // no float32 copy
+}
+
 // A cat of more tensors than one Concat joins (DenseNet's 23 and more)
 // lowers to a tree of Concats, each within the runtime's limit, all with
 // the cat's name; the blob still computes the cat.
