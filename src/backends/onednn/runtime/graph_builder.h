@@ -252,6 +252,14 @@ inline bool is_quantized(const fb::Value* value) { return value->dtype() != fb::
 /// operation_builders.cpp), as PyTorch's reference computes them.
 bool exact_int8_dot_products(dnnl_cpu_isa_t isa);
 
+/// The layout int8 weights pass through at load on their way from `source`
+/// into oneDNN's blocked `to` when oneDNN has no JIT reorder between the
+/// two (graph_memory.cpp), made into `staging`; false to reorder them
+/// directly. Dense, with the dimension of `to`'s innermost block innermost,
+/// or row-major when that is `source`'s layout already.
+bool int8_staging_layout(dnnl_engine_t engine, const_dnnl_memory_desc_t source, const_dnnl_memory_desc_t to,
+                         dnnl_memory_desc_t* staging);
+
 /// Plans one operation (operation_builders.cpp); a refused primitive on the
 /// first attempt sets wants_retry().
 [[nodiscard]] runtime::Error build_operation(GraphBuilder& builder);
