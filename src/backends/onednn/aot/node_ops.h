@@ -75,6 +75,9 @@ struct NodeOp {
   /// (fusion/softmax.h): the lowering emits the softmax of max(x, -FLT_MAX)
   /// and a per-row 0/1, then their product, which takes the post-ops.
   bool safe_softmax = false;
+  /// x ** 3: op is the BinaryOp Mul of x by itself, and the group's first
+  /// post-op multiplies by x once more (fusion.cpp).
+  bool cube = false;
 
   fb::OperationKind kind() const { return op.type; }
   bool is_layout() const { return op.type == fb::OperationKind::Reorder; }

@@ -457,6 +457,18 @@ Cases activation_cases() {
   cases.push_back(unary("aten::gelu.default", "tanh_approximation_rows", rows, {}, {{"approximate", "tanh"}}));
   cases.push_back(unary("aten::gelu.default", "erf", image));
   cases.push_back(unary("aten::gelu.default", "erf_rows", rows, {}, {{"approximate", "none"}}));
+  cases.push_back(unary("aten::pow.Tensor_Scalar", "square", image, {2.0}));
+  cases.push_back(unary("aten::pow.Tensor_Scalar", "cube_rows", rows, {3}));
+  cases.push_back(unary("aten::pow.Tensor_Scalar", "square_root", image, {0.5}, {}, Values::kPositive));
+  // GPT-2's tanh gelu as it spells it out: the cube's post-op, then more.
+  cases.push_back({"aten::pow.Tensor_Scalar", "tanh_gelu_spelled_out", [] {
+                     CaseBuilder c;
+                     Node* x = c.input({3, 19});
+                     Node* inner = c.call("aten::add.Tensor", {x, c.call("aten::mul.Tensor", {c.call("aten::pow.Tensor_Scalar", {x, 3.0}), 0.044715})});
+                     Node* t = c.call("aten::tanh.default", {c.call("aten::mul.Tensor", {inner, 0.7978845608})});
+                     Node* y = c.call("aten::mul.Tensor", {c.call("aten::mul.Tensor", {x, 0.5}), c.call("aten::add.Tensor", {t, 1.0})});
+                     return std::move(c).finish(y);
+                   }});
   return cases;
 }
 

@@ -96,6 +96,17 @@ TEST(OneDnnSupportsTest, RefusesParametersOneDnnDoesNotComputeAsPyTorch) {
   EXPECT_ACCEPTED(backend().supports(*overlapping_pool, program));
 }
 
+TEST(OneDnnSupportsTest, RaisesToTwoThreeAndAHalfOnly) {
+  for (const double exponent : {2.0, 3.0, 0.5}) {
+    GraphBuilder b;
+    SCOPED_TRACE(exponent);
+    EXPECT_ACCEPTED(ask(b, b.call("aten::pow.Tensor_Scalar", {b.input("x", f32({2, 3})), exponent})));
+  }
+  GraphBuilder b;
+  EXPECT_REFUSED(ask(b, b.call("aten::pow.Tensor_Scalar", {b.input("x", f32({2, 3})), 2.5})),
+                 "x ** 2.5 (OneDnnBackend raises to 2, 3 and 0.5 only)");
+}
+
 TEST(OneDnnSupportsTest, RefusesOtherDtypesAndUnknownOps) {
   GraphBuilder b;
   Node* x = b.input("x", aot::i64({2, 3}));
