@@ -79,6 +79,13 @@ bool update_buffers_in_place(ExportedProgram& program);
 /// lowering_passes(). (eliminate_common_subexpressions.cpp)
 bool eliminate_common_subexpressions(ExportedProgram& program);
 
+/// A split along one dimension whose parts are read by getitem becomes one
+/// slice_copy per part, with the split's provenance: a backend runs each
+/// part as a crop of the input, so a split does not cut its partition. The
+/// pipeline runs it before partitioning when backends are asked for; it is
+/// not one of lowering_passes(). (split_as_slices.cpp)
+bool split_as_slices(ExportedProgram& program);
+
 /// The passes above as Passes, in the order lower_to_executable runs them.
 std::vector<Pass> lowering_passes();
 

@@ -20,6 +20,7 @@
 namespace kiln::aot {
 namespace {
 
+using testing::ints;
 using testing::ramp;
 
 // How many calls of each op the program makes ("kiln::rms_norm.default": 2).
@@ -354,6 +355,49 @@ TEST(FuseGatedActivationTest, SiluAndGeluGatesAreOneCall) {
     EXPECT_EQ(op_counts(program), (std::map<std::string, int>{{"kiln::gated_activation.default", 1}}));
     EXPECT_EQ(run(program, inputs), expected);
   }
+}
+
+}  // namespace
+}  // namespace kiln::aot
+
+namespace kiln::aot {
+namespace {
+
+// A split read part by part is one slice per part read, with the split's debug
+// handle, computing the same parts; a split something else reads whole, or
+// of sizes known only at run time, stays.
+TEST(SplitAsSlicesTest, ASplitReadByItsPartsIsOneSlicePerPart) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 9, 3}));
+  Node* split = b.call("aten::split_with_sizes_copy", {x, ints({2, 3, 4}), 1});
+  split->meta.debug_handle = 7;
+  Node* first = b.getitem(split, 0);
+  Node* last = b.getitem(split, 2);
+  b.output({b.call("aten::relu", {first}), b.call("aten::neg", {last})});
+  ExportedProgram program = std::move(b).build();
+  const HostTensor xv = ramp({2, 9, 3}, 0.7f);
+  const std::vector<double> before = run(program, {xv});
+  EXPECT_TRUE(split_as_slices(program));
+  const auto counts = op_counts(program);
+  EXPECT_EQ(counts.count("aten::split_with_sizes_copy.default"), 0u);
+  EXPECT_EQ(counts.at("aten::slice_copy.Tensor"), 2);  // the part no one reads is not sliced
+  for (const Node* node : program.graph()) {
+    if (node->is_call_function() && node->target() == "aten::slice_copy.Tensor") {
+      EXPECT_EQ(node->meta.debug_handle, 7) << node->name();
+    }
+  }
+  EXPECT_EQ(run(program, {xv}), before);
+  EXPECT_FALSE(split_as_slices(program));
+}
+
+TEST(SplitAsSlicesTest, ASplitReadWholeStays) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4, 2}));
+  Node* split = b.call("aten::split_with_sizes_copy", {x, ints({1, 3})});
+  b.output({split});
+  ExportedProgram program = std::move(b).build();
+  EXPECT_FALSE(split_as_slices(program));
+  EXPECT_EQ(op_counts(program).at("aten::split_with_sizes_copy.default"), 1);
 }
 
 }  // namespace

@@ -16,6 +16,8 @@
 #include "aot/import/pt2_reader.h"
 #include "aot/import/testing/golden_fixtures.h"
 #include "aot/ir/error.h"
+#include "aot/ir/graph_builder.h"
+#include "aot/ir/testing/aot_testing.h"
 #include "aot/passes/debug_handles.h"
 #include "aot/passes/decompose.h"
 #include "aot/passes/fuse_ops.h"
@@ -89,6 +91,32 @@ TEST(Lower, SplitsTheProgramAcrossBackendsInPriorityOrder) {
   EXPECT_THAT(backends, ::testing::UnorderedElementsAre(testing::kEveryOther, testing::kEveryOther,
                                                         testing::kEveryOther, testing::kAllOps, testing::kAllOps));
   EXPECT_FALSE(lowered.buffer().empty());
+}
+
+// With a backend asked for, a split read part by part reaches the
+// partitioners as slices, which a backend runs as crops (split_as_slices);
+// with none, the portable kernels split it.
+TEST(Lower, ABackendSeesASplitAsSlices) {
+  const auto program = [] {
+    GraphBuilder b;
+    Node* x = b.input("x", f32({2, 6}));
+    Node* split = b.call("aten::split.Tensor", {x, 3, 1});
+    b.output({b.call("aten::add.Tensor", {b.getitem(split, 0), b.getitem(split, 1)})});
+    return std::move(b).build();
+  };
+  const auto count = [](const ExportedProgram& p, const std::string& target) {
+    int n = 0;
+    for (const Node* node : p.graph()) n += node->is_call_function() && node->target() == target;
+    return n;
+  };
+  const LoweredProgram portable = lower(program());
+  EXPECT_EQ(count(portable.edge, "aten::split.Tensor"), 1);
+  LowerOptions options;
+  options.backends = {testing::kAllOps};
+  const LoweredProgram delegated = lower(program(), options);
+  EXPECT_EQ(count(delegated.edge, "aten::split.Tensor"), 0);
+  EXPECT_EQ(count(delegated.edge, "aten::slice_copy.Tensor"), 2);
+  EXPECT_EQ(get_lowered_submodules(delegated.delegated).size(), 1u);
 }
 
 TEST(Lower, PassesEachBackendItsCompileSpecs) {
