@@ -66,7 +66,7 @@ enum class QuantizedValues : uint8_t {
   kWeighted,
   /// Quantized values moved on their grid: every input and the result on
   /// one static grid, the result some of the inputs' values (a max pool, a
-  /// concat; see picks_input_values).
+  /// concat, a crop; see picks_input_values).
   kOnItsGrid,
   /// Any: it quantizes, dequantizes, or moves quantized values (a Reorder).
   kConverts,
@@ -113,7 +113,7 @@ inline constexpr OperationRules kOperationRules[] = {
     {fb::OperationKind::EltwiseOp,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
     {fb::OperationKind::BinaryOp,        RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     true},
     {fb::OperationKind::Reorder,         RuntimeSizes::kNone, QuantizedValues::kConverts,  PostOpKinds::kNone,    false},
-    {fb::OperationKind::Pad,             RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kNone,    false},
+    {fb::OperationKind::Pad,             RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kNone,    false},
     {fb::OperationKind::DynamicQuantize, RuntimeSizes::kNone, QuantizedValues::kDynamic,   PostOpKinds::kNone,    false},
 };
 
@@ -141,21 +141,37 @@ constexpr const OperationRules& operation_rules(fb::OperationKind kind) {
   return kOperationRules[index - 1];
 }
 
-/// Whether a Pooling or Concat's result is some of its inputs' values (the
-/// maximum of grid values is one of them; a concat copies them), which
-/// QuantizedValues::kOnItsGrid asks for.
-constexpr bool picks_input_values(fb::OperationKind kind, fb::PoolingAlgorithm pooling, uint32_t num_inputs) {
+/// Whether a Pooling, Concat or Pad's result is some of its inputs' values
+/// (the maximum of grid values is one of them; a concat copies them; a Pad
+/// that `pads` nothing is a crop), which QuantizedValues::kOnItsGrid asks for.
+constexpr bool picks_input_values(fb::OperationKind kind, fb::PoolingAlgorithm pooling, uint32_t num_inputs,
+                                  bool pads = false) {
   if (kind == fb::OperationKind::Concat) return true;
+  if (kind == fb::OperationKind::Pad) return !pads && num_inputs == 1;
   return kind == fb::OperationKind::Pooling && pooling == fb::PoolingAlgorithm::Max && num_inputs == 1;
 }
 
 /// Whether an operation may take quantized values of one grid and write
 /// them on it (the quantize op after it then is the identity): a Reorder,
-/// a max pool, a concat.
-constexpr bool moves_values_on_their_grid(fb::OperationKind kind, fb::PoolingAlgorithm pooling, uint32_t num_inputs) {
+/// a max pool, a concat, a crop.
+constexpr bool moves_values_on_their_grid(fb::OperationKind kind, fb::PoolingAlgorithm pooling, uint32_t num_inputs,
+                                          bool pads = false) {
   const QuantizedValues quantized = operation_rules(kind).quantized;
   return quantized == QuantizedValues::kConverts ||
-         (quantized == QuantizedValues::kOnItsGrid && picks_input_values(kind, pooling, num_inputs));
+         (quantized == QuantizedValues::kOnItsGrid && picks_input_values(kind, pooling, num_inputs, pads));
+}
+
+/// Whether a Pad adds elements (a positive amount before or after a
+/// dimension), rather than only cropping.
+template <typename Amounts>
+constexpr bool pads_any(const Amounts& before, const Amounts& after) {
+  for (const auto amount : before) {
+    if (amount > 0) return true;
+  }
+  for (const auto amount : after) {
+    if (amount > 0) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------- verdicts
@@ -201,10 +217,13 @@ inline OperationFacts facts_of(const fb::Graph& graph, const fb::Operation& op) 
            x->zero_point() == y->zero_point();
   };
   const fb::Pooling* pooling = op.op_as_Pooling();
+  const fb::Pad* pad = op.op_as_Pad();
+  const bool pads = pad != nullptr && (pad->before() == nullptr || pad->after() == nullptr ||
+                                       pads_any(*pad->before(), *pad->after()));
   const uint32_t num_inputs = op.inputs() != nullptr ? op.inputs()->size() : 0;
   facts.on_one_grid = result >= 0 && facts.quantized_result &&
                       picks_input_values(facts.kind, pooling != nullptr ? pooling->algorithm() : fb::PoolingAlgorithm::Max,
-                                         num_inputs);
+                                         num_inputs, pads);
   for (uint32_t i = 0; i < num_inputs; ++i) {
     const int32_t v = op.inputs()->Get(i);
     facts.runtime_size = facts.runtime_size || runtime(v);
@@ -258,7 +277,7 @@ constexpr Verdict verdict_of(const OperationFacts& op) {
       case QuantizedValues::kOnItsGrid:
         if (!op.on_one_grid) {
           return Verdict::no("quantized values not all on one grid, or an operation that changes them (only a max "
-                             "pool or a concat moves them on their grid)");
+                             "pool, a concat or a crop moves them on their grid)");
         }
         break;
       case QuantizedValues::kWeighted:

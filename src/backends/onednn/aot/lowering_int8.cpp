@@ -134,7 +134,7 @@ void GraphWriter::emit_dynamic_quantize(const FusedGroup& group) {
 bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
   const auto* pooling = group.op.op.AsPooling();
   if (!moves_values_on_their_grid(group.op.kind(), pooling != nullptr ? pooling->algorithm : fb::PoolingAlgorithm::Max,
-                                  static_cast<uint32_t>(group.op.inputs.size()))) {
+                                  static_cast<uint32_t>(group.op.inputs.size()), pads(group.op))) {
     return false;
   }
   std::vector<int32_t> inputs;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "aot/ir/node.h"
+#include "backends/onednn/capabilities.h"
 #include "backends/onednn/onednn_graph_generated.h"
 
 namespace kiln::backends::onednn {
@@ -82,6 +83,12 @@ struct NodeOp {
   fb::OperationKind kind() const { return op.type; }
   bool is_layout() const { return op.type == fb::OperationKind::Reorder; }
 };
+
+/// Whether `op` is a Pad that adds elements, not only a crop (capabilities.h).
+inline bool pads(const NodeOp& op) {
+  const auto* pad = op.op.AsPad();
+  return pad != nullptr && pads_any(pad->before, pad->after);
+}
 
 /// The oneDNN operation `node` (a call_function node) lowers to, or the
 /// reason OneDnnBackend cannot run it: an op it lacks, a dtype other than

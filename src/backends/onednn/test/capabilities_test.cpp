@@ -84,6 +84,8 @@ TEST(CapabilitiesTest, OnlyAMaxPoolAndAConcatPickTheirInputsValues) {
   EXPECT_FALSE(picks_input_values(fb::OperationKind::Pooling, fb::PoolingAlgorithm::Max, 2));
   EXPECT_TRUE(picks_input_values(fb::OperationKind::Concat, fb::PoolingAlgorithm::Max, 5));
   EXPECT_FALSE(picks_input_values(fb::OperationKind::Reduction, fb::PoolingAlgorithm::Max, 1));
+  EXPECT_TRUE(picks_input_values(fb::OperationKind::Pad, fb::PoolingAlgorithm::Max, 1, /*pads=*/false));  // a crop
+  EXPECT_FALSE(picks_input_values(fb::OperationKind::Pad, fb::PoolingAlgorithm::Max, 1, /*pads=*/true));
   EXPECT_TRUE(moves_values_on_their_grid(fb::OperationKind::Reorder, fb::PoolingAlgorithm::Max, 1));
   EXPECT_FALSE(moves_values_on_their_grid(fb::OperationKind::Pooling, fb::PoolingAlgorithm::AvgExcludePadding, 1));
   EXPECT_FALSE(moves_values_on_their_grid(fb::OperationKind::Convolution, fb::PoolingAlgorithm::Max, 1));
@@ -236,11 +238,12 @@ TinyGraph graph_of(fb::OperationKind kind) {
       break;
     }
     case fb::OperationKind::Pad: {
+      // A crop: its quantized values stay on their grid.
       fb::PadT pad;
-      pad.before = {0, 1};
-      pad.after = {0, 2};
+      pad.before = {0, -1};
+      pad.after = {0, -2};
       const int32_t x = g.input({2, 6});
-      g.op(std::move(pad), {x}, g.output({2, 9}));
+      g.op(std::move(pad), {x}, g.output({2, 3}));
       break;
     }
     case fb::OperationKind::DynamicQuantize: {

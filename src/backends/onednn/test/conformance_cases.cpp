@@ -783,6 +783,18 @@ Cases quantized_cases() {
         Node* z = on_grid(c, shuffled, out_scale, -128);
         return on_grid(c, c.call("aten::cat", {ArgumentList{z, y}, 1}), out_scale, -128);
       }),
+      // ShuffleNet's channel split as PT2E quantizes it: each half a crop on
+      // the grid of the values it takes (slices of one split).
+      quantized(dequantize, "split_halves_as_crops_on_their_grid", out_scale, [=](CaseBuilder& c) {
+        Node* x = c.call("aten::relu", {c.call("aten::convolution", {on_grid(c, c.input({1, 8, 5, 5}), in_scale, 0),
+                                                                     int8_weight(c, {8, 8, 1, 1}, 114), c.weight({8}),
+                                                                     ints({1, 1}), ints({0, 0}), ints({1, 1}), false,
+                                                                     ints({0, 0}), 1})});
+        Node* y = on_grid(c, x, out_scale, -128);
+        Node* left = on_grid(c, c.call("aten::slice_copy.Tensor", {y, 1, 0, 4}), out_scale, -128);
+        Node* right = on_grid(c, c.call("aten::slice_copy.Tensor", {y, 1, 4, 8}), out_scale, -128);
+        return on_grid(c, c.call("aten::cat", {ArgumentList{right, left}, 1}), out_scale, -128);
+      }),
       // Dynamic quantization leaves the activations float: the int8 weights
       // are stored as they are and dequantized when the method loads.
       quantized(per_channel, "float_source_grouped_int8_weights", 1e-4, [=](CaseBuilder& c) {

@@ -195,6 +195,24 @@ TEST(OneDnnLoweringTest, AnInt8ResidualAddReadsTheResidualsIntegers) {
   EXPECT_THAT(text, ::testing::Not(HasSubstr("Reorder reshape (%1[1, 4, 5, 5])")));  // no float32 copy
 }
 
+// A slice between two grids of the same parameters (ShuffleNet's channel
+// split, PT2E-quantized) is a crop of the int8 values themselves.
+TEST(OneDnnLoweringTest, AnInt8SliceIsACropOnItsGrid) {
+  const auto int8 = aot::ScalarType::Char;
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 5, 5}));
+  Node* xq = b.call("quantized_decomposed::quantize_per_tensor", {x, 0.02, 3, -128, 127, int8});
+  Node* xd = b.call("quantized_decomposed::dequantize_per_tensor", {xq, 0.02, 3, -128, 127, int8});
+  Node* half = b.call("aten::slice_copy.Tensor", {xd, 1, 2, 4});
+  Node* hq = b.call("quantized_decomposed::quantize_per_tensor", {half, 0.02, 3, -128, 127, int8});
+  b.output({b.call("quantized_decomposed::dequantize_per_tensor", {hq, 0.02, 3, -128, 127, int8})});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const std::string text = printout(backend().preprocess(program, {}));
+  EXPECT_THAT(text, HasSubstr("Pad before=[0, -2, 0, 0] after=[0, 0, 0, 0] value=0 (%1[1, 4, 5, 5]) -> %2[1, 2, 5, 5]"));
+  EXPECT_THAT(text, HasSubstr("%2 (intermediate) u8[1, 2, 5, 5] scale 0.02 zero point 131\n"));
+}
+
 // A cat of more tensors than one Concat joins (DenseNet's 23 and more)
 // lowers to a tree of Concats, each within the runtime's limit, all with
 // the cat's name; the blob still computes the cat.

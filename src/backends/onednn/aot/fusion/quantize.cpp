@@ -152,7 +152,7 @@ std::optional<Match> identity_requantization(const FusedGroup& group, const Fusi
 bool keeps_its_grid(const FusedGroup& group) {
   const auto* pooling = group.op.op.AsPooling();
   return moves_values_on_their_grid(group.op.kind(), pooling != nullptr ? pooling->algorithm : fb::PoolingAlgorithm::Max,
-                                    static_cast<uint32_t>(group.op.inputs.size()));
+                                    static_cast<uint32_t>(group.op.inputs.size()), pads(group.op));
 }
 
 // The maximum of grid values is one.
