@@ -94,7 +94,9 @@ class FusionDriver {
     } else {
       group.op = describe_or_throw(*node);
     }
-    if (group.op.cube) group.post_ops.push_back(PlannedPostOp{std::nullopt, fb::BinaryAlgorithm::Mul, group.op.inputs[0], node});
+    if (group.op.cube) {
+      group.post_ops.push_back(PlannedPostOp{std::nullopt, fb::BinaryAlgorithm::Mul, group.op.inputs[0], node});
+    }
     for (auto& [name, match] : absorbed_[node]) {
       match.apply(group);
       group.rules.push_back(name);

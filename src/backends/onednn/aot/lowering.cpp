@@ -166,7 +166,8 @@ void append_eltwise(fb::OperationT& op, fb::EltwiseAlgorithm algorithm, float al
 // among them.
 void append_linear(fb::OperationT& op, float alpha, float beta) {
   if (!op.post_ops.empty()) {
-    if (fb::EltwiseT* last = op.post_ops.back()->op.AsEltwise(); last != nullptr && last->algorithm == fb::EltwiseAlgorithm::Linear) {
+    fb::EltwiseT* last = op.post_ops.back()->op.AsEltwise();
+    if (last != nullptr && last->algorithm == fb::EltwiseAlgorithm::Linear) {
       last->beta = alpha * last->beta + beta;
       last->alpha *= alpha;
       return;

@@ -70,9 +70,10 @@ size_t place_buffers(Buffer* buffers, uint32_t count, Buffer** order) {
   return end;
 }
 
-// (graph_builder.h) A linear's [N, K] weights read as [K, N] into a layout with
-// zero-point compensation: 3.7 ms on `simple:any` against 0.39 + 0.03
-// through row-major [K, N] (1280 -> 1000, one thread, Zen 5). Staging a
+// Why int8_staging_layout (graph_builder.h) stages only what oneDNN has no
+// JIT reorder for: a linear's [N, K] weights read as [K, N] into a layout
+// with zero-point compensation take 3.7 ms on `simple:any` against 0.39 +
+// 0.03 through row-major [K, N] (1280 -> 1000, one thread, Zen 5). Staging a
 // JIT reorder too (a convolution's OIHW weights through OHWI, 4x faster
 // in isolation) made ResNet-18's load slower (16 -> 20 ms): the second
 // primitive and the fresh staging pages cost more than it saves.
@@ -85,7 +86,8 @@ bool int8_staging_layout(dnnl_engine_t engine, const_dnnl_memory_desc_t source, 
   const dnnl_dims_t* inner = nullptr;
   if (dnnl_memory_desc_query(source, dnnl_query_data_type, &from_type) != dnnl_success ||
       dnnl_memory_desc_query(to, dnnl_query_data_type, &to_type) != dnnl_success || from_type != dnnl_s8 ||
-      to_type != dnnl_s8 || dnnl_memory_desc_query(source, dnnl_query_inner_nblks_s32, &source_blocks) != dnnl_success ||
+      to_type != dnnl_s8 ||
+      dnnl_memory_desc_query(source, dnnl_query_inner_nblks_s32, &source_blocks) != dnnl_success ||
       source_blocks != 0 || dnnl_memory_desc_query(to, dnnl_query_inner_nblks_s32, &blocks) != dnnl_success ||
       blocks == 0 || dnnl_memory_desc_query(to, dnnl_query_inner_idxs, &inner) != dnnl_success ||
       dnnl_memory_desc_query(source, dnnl_query_ndims_s32, &ndims) != dnnl_success ||
@@ -202,7 +204,8 @@ dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc
     return status;
   }
   dnnl_memory_desc_t staging = nullptr;
-  if (status == dnnl_success && may_stage && scales == nullptr && int8_staging_layout(compiled.engine, source, to_desc, &staging)) {
+  if (status == dnnl_success && may_stage && scales == nullptr &&
+      int8_staging_layout(compiled.engine, source, to_desc, &staging)) {
     dnnl_memory_t between = nullptr;
     void* between_data = nullptr;
     *call = "dnnl_memory_create(int8 weights staging)";

@@ -67,7 +67,8 @@ TEST(CapabilitiesTest, AVerdictSaysWhichRuleIsBroken) {
   OperationFacts binary;
   binary.kind = fb::OperationKind::BinaryOp;
   binary.quantized_post_op_input = true;
-  EXPECT_STREQ(verdict_of(binary).reason, "a post-op reading a quantized value on an operation that is not an int8 computation");
+  EXPECT_STREQ(verdict_of(binary).reason,
+               "a post-op reading a quantized value on an operation that is not an int8 computation");
   OperationFacts residual = binary;
   residual.kind = fb::OperationKind::Convolution;
   EXPECT_TRUE(verdict_of(residual));  // an int8 residual add reads the integers

@@ -464,9 +464,11 @@ Cases activation_cases() {
   cases.push_back({"aten::pow.Tensor_Scalar", "tanh_gelu_spelled_out", [] {
                      CaseBuilder c;
                      Node* x = c.input({3, 19});
-                     Node* inner = c.call("aten::add.Tensor", {x, c.call("aten::mul.Tensor", {c.call("aten::pow.Tensor_Scalar", {x, 3.0}), 0.044715})});
+                     Node* cube = c.call("aten::pow.Tensor_Scalar", {x, 3.0});
+                     Node* inner = c.call("aten::add.Tensor", {x, c.call("aten::mul.Tensor", {cube, 0.044715})});
                      Node* t = c.call("aten::tanh.default", {c.call("aten::mul.Tensor", {inner, 0.7978845608})});
-                     Node* y = c.call("aten::mul.Tensor", {c.call("aten::mul.Tensor", {x, 0.5}), c.call("aten::add.Tensor", {t, 1.0})});
+                     Node* half = c.call("aten::mul.Tensor", {x, 0.5});
+                     Node* y = c.call("aten::mul.Tensor", {half, c.call("aten::add.Tensor", {t, 1.0})});
                      return std::move(c).finish(y);
                    }});
   return cases;

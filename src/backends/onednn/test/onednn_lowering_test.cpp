@@ -178,7 +178,8 @@ TEST(OneDnnLoweringTest, AnInt8ResidualAddReadsTheResidualsIntegers) {
   for (int64_t i = 0; i < values.numel(); ++i) values.data<int8_t>()[i] = static_cast<int8_t>(i % 255 - 127);
   HostTensor zero_points = HostTensor::zeros(aot::ScalarType::Long, {4});
   Node* w = b.call("quantized_decomposed::dequantize_per_channel",
-                   {b.buffer("wq", values), b.buffer("ws", positive({4}, 3)), b.buffer("wz", zero_points), 0, -127, 127, int8});
+                   {b.buffer("wq", values), b.buffer("ws", positive({4}, 3)), b.buffer("wz", zero_points), 0, -127, 127,
+                    int8});
   Node* y = conv2d(b, xd, w, b.parameter("bias", ramp({4}, 5)), 1, 1);
   Node* yq = b.call("quantized_decomposed::quantize_per_tensor", {y, 0.25, -7, -128, 127, int8});
   Node* yd = b.call("quantized_decomposed::dequantize_per_tensor", {yq, 0.25, -7, -128, 127, int8});
@@ -209,7 +210,8 @@ TEST(OneDnnLoweringTest, AnInt8SliceIsACropOnItsGrid) {
   const ExportedProgram program = std::move(b).build();
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   const std::string text = printout(backend().preprocess(program, {}));
-  EXPECT_THAT(text, HasSubstr("Pad before=[0, -2, 0, 0] after=[0, 0, 0, 0] value=0 (%1[1, 4, 5, 5]) -> %2[1, 2, 5, 5]"));
+  EXPECT_THAT(text,
+              HasSubstr("Pad before=[0, -2, 0, 0] after=[0, 0, 0, 0] value=0 (%1[1, 4, 5, 5]) -> %2[1, 2, 5, 5]"));
   EXPECT_THAT(text, HasSubstr("%2 (intermediate) u8[1, 2, 5, 5] scale 0.02 zero point 131\n"));
 }
 

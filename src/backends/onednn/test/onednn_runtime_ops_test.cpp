@@ -633,23 +633,26 @@ TEST(OneDnnOpsTest, Int8WeightsWithoutAJitReorderAreStagedRowMajor) {
   ASSERT_EQ(dnnl_engine_create(&engine, dnnl_cpu, 0), dnnl_success);
   const auto desc = [](std::vector<dnnl_dim_t> dims, dnnl_data_type_t type, dnnl_format_tag_t tag) {
     dnnl_memory_desc_t md = nullptr;
-    EXPECT_EQ(dnnl_memory_desc_create_with_tag(&md, static_cast<int>(dims.size()), dims.data(), type, tag), dnnl_success);
+    EXPECT_EQ(dnnl_memory_desc_create_with_tag(&md, static_cast<int>(dims.size()), dims.data(), type, tag),
+              dnnl_success);
     return MemoryDesc(md);
   };
   // The packed weights of a uint8 x int8 matmul with a source zero point.
   const auto packed_weights = [&](dnnl_dim_t k, dnnl_dim_t n, dnnl_data_type_t type) {
-    MemoryDesc src = desc({1, k}, type == dnnl_s8 ? dnnl_u8 : type, dnnl_ab), weights = desc({k, n}, type, dnnl_format_tag_any),
-               dst = desc({1, n}, dnnl_f32, dnnl_ab);
+    MemoryDesc src = desc({1, k}, type == dnnl_s8 ? dnnl_u8 : type, dnnl_ab);
+    MemoryDesc weights = desc({k, n}, type, dnnl_format_tag_any), dst = desc({1, n}, dnnl_f32, dnnl_ab);
     Attr attr;
     EXPECT_EQ(dnnl_primitive_attr_create(attr.out()), dnnl_success);
     if (type == dnnl_s8) {
       EXPECT_EQ(dnnl_primitive_attr_set_zero_points_mask(attr.get(), DNNL_ARG_SRC, 0), dnnl_success);
     }
     PrimitiveDesc pd;
-    EXPECT_EQ(dnnl_matmul_primitive_desc_create(pd.out(), engine, src.get(), weights.get(), nullptr, dst.get(), attr.get()),
+    EXPECT_EQ(dnnl_matmul_primitive_desc_create(pd.out(), engine, src.get(), weights.get(), nullptr, dst.get(),
+                                                attr.get()),
               dnnl_success);
     dnnl_memory_desc_t chosen = nullptr;
-    EXPECT_EQ(dnnl_memory_desc_clone(&chosen, dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0)), dnnl_success);
+    EXPECT_EQ(dnnl_memory_desc_clone(&chosen, dnnl_primitive_desc_query_md(pd.get(), dnnl_query_weights_md, 0)),
+              dnnl_success);
     return MemoryDesc(chosen);
   };
   const MemoryDesc packed = packed_weights(1280, 1000, dnnl_s8);
