@@ -67,9 +67,14 @@ std::set<int64_t> parts_read(const Node& node) {
 }  // namespace
 
 bool split_as_slices(ExportedProgram& program) {
-  bool changed = false;
+  // The splits first: rewriting one erases its getitems, which a walk over
+  // the node list would meet afterwards.
+  std::vector<Node*> splits;
   for (Node* node : program.graph().node_list()) {
-    if (!is_split(*node)) continue;
+    if (is_split(*node)) splits.push_back(node);
+  }
+  bool changed = false;
+  for (Node* node : splits) {
     const std::optional<size_t> dim = split_dim(*node);
     const std::vector<int64_t> sizes = dim ? part_sizes(*node, *dim) : std::vector<int64_t>{};
     const std::set<int64_t> read = parts_read(*node);
