@@ -322,7 +322,7 @@ def run_pass(args):
         # Rewritten after every model: a run cut short keeps what it measured.
         pathlib.Path(args.output).write_text(floats + section(merge(kept, rows), args, notes))
         state = "pass" if row["passed"] else "FAIL " + row["problem"]
-        state += " " + " ".join(f"{t}T {zoo.ratio_text(r)}" for t, r in ratios(row, args.threads).items())
+        state += "".join(f" {t}T {zoo.ratio_text(r)}" for t, r in ratios(row, args.threads).items())
         if row["et_problem"]:
             state += f" (ExecuTorch: {row['et_problem']})"
         print(f"{name} [int8]: {state} ({time.monotonic() - started:.0f} s)", flush=True)
