@@ -57,7 +57,7 @@ def parse_args(argv):
                         "and vit_b_16 dynamically (PT2E with XNNPACKQuantizer for Kiln, ExecuTorch and PyTorch; "
                         "ONNX Runtime's quantize_static (QDQ) or quantize_dynamic for ONNX Runtime and OpenVINO); "
                         "checked against PyTorch's int8 output. Not with --zoo")
-    parser.add_argument("--int8-tolerance", type=float, default=0.1,
+    parser.add_argument("--int8-tolerance", type=float, default=measure.INT8_TOLERANCE,
                         help="an int8 output passes when max |out - PyTorch int8| <= TOL * max |PyTorch int8| "
                         "(default 0.1: int8 noise is a few percent of the range on these models, a wrong "
                         "lowering all of it)")

@@ -29,6 +29,9 @@ import time
 import numpy as np
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
+# An int8 output passes when max |out - PyTorch int8| <= INT8_TOLERANCE * max |PyTorch int8|
+# (bench.py --int8-tolerance, tools/models/zoo.py --int8-tolerance).
+INT8_TOLERANCE = 0.1
 
 
 class Row:
@@ -114,17 +117,22 @@ def failure(text, status):
 def differences(out_path, ref_path):
     """[(largest |out - ref|, largest |ref|)] for each output, or a string
     saying why the outputs cannot be compared."""
-    found = []
     with np.load(out_path) as out, np.load(ref_path) as ref:
-        if sorted(out.files) != sorted(ref.files):
-            return f"outputs {sorted(out.files)}, expected {sorted(ref.files)}"
-        for key in ref.files:
-            expected, got = ref[key].astype(np.float64), out[key].astype(np.float64)
-            if expected.shape != got.shape:
-                return f"{key} has shape {got.shape}, expected {expected.shape}"
-            error = float(np.max(np.abs(expected - got))) if expected.size else 0.0
-            found.append((error if np.isfinite(error) else float("inf"),
-                          float(np.max(np.abs(expected))) if expected.size else 0.0))
+        return differences_of({key: out[key] for key in out.files}, {key: ref[key] for key in ref.files})
+
+
+def differences_of(out, ref):
+    """differences() of outputs already loaded: two {name: array} dicts."""
+    if sorted(out) != sorted(ref):
+        return f"outputs {sorted(out)}, expected {sorted(ref)}"
+    found = []
+    for key in ref:
+        expected, got = ref[key].astype(np.float64), out[key].astype(np.float64)
+        if expected.shape != got.shape:
+            return f"{key} has shape {got.shape}, expected {expected.shape}"
+        error = float(np.max(np.abs(expected - got))) if expected.size else 0.0
+        found.append((error if np.isfinite(error) else float("inf"),
+                      float(np.max(np.abs(expected))) if expected.size else 0.0))
     return found
 
 
@@ -133,7 +141,11 @@ def compare(out_path, ref_path, tolerance, relative=False):
     its output's largest |reference value|, whether every output is within
     tolerance * max(1, largest |reference value|) -- or, relative, tolerance *
     largest |reference value| --, why they could not be compared or "")."""
-    found = differences(out_path, ref_path)
+    return judge(differences(out_path, ref_path), tolerance, relative)
+
+
+def judge(found, tolerance, relative=False):
+    """compare()'s answer from differences() or differences_of()."""
     if isinstance(found, str):
         return None, None, False, found
     worst = max((error for error, _ in found), default=0.0)

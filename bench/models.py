@@ -174,8 +174,15 @@ def calibration_inputs(name, count=CALIBRATION_BATCHES):
     check_name(name)
     if is_zoo(name):
         raise ValueError(f"no calibration inputs for the zoo model '{name}': the int8 rows take models.py's models")
+    return calibration_batches([MODELS[name][1]], count)
+
+
+def calibration_batches(shapes, count=CALIBRATION_BATCHES):
+    """`count` input tuples of float tensors of these shapes, drawn from
+    CALIBRATION_SEED: the batches any model's static int8 version is
+    calibrated on (tools/models/zoo.py --int8 passes its inputs' shapes)."""
     generator = torch.Generator().manual_seed(CALIBRATION_SEED)
-    return [(torch.randn(MODELS[name][1], generator=generator),) for _ in range(count)]
+    return [tuple(torch.randn(shape, generator=generator) for shape in shapes) for _ in range(count)]
 
 
 def quantization(name):

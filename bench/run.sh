@@ -11,7 +11,8 @@
 #              it when onnxruntime, onnx, onnxscript or openvino is missing.
 #   KILN=PATH  the kiln tool (default build/bin/kiln, built with
 #              `cmake --build build --target kiln` when build/ is configured
-#              and the tool is missing).
+#              and the tool is missing; nothing is built when --kiln PATH is
+#              given).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 venv="${VENV:-$repo/.venv}"
@@ -33,6 +34,8 @@ kiln="${KILN:-$repo/build/bin/kiln}"
 wants_kiln=1
 args=" $* "
 if [[ "$args" == *" --runtimes "* || "$args" == *" --runtimes="* ]] && [[ "$args" != *kiln* ]]; then wants_kiln=0; fi
+# A tool named with --kiln is the one bench.py runs: build/bin/kiln is not needed.
+if [[ "$args" == *" --kiln "* || "$args" == *" --kiln="* ]]; then wants_kiln=0; fi
 if [ -z "${KILN:-}" ] && [ ! -x "$kiln" ] && [ "$wants_kiln" = 1 ]; then
   if [ ! -f "$repo/build/build.ninja" ]; then
     make -C "$repo" deps

@@ -34,12 +34,7 @@ def prepare(model, inputs, exported, directory):
     np.savez(directory / "in.npz", *[x.numpy() for x in inputs])
     errors = {}
     try:
-        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
-        from executorch.exir import to_edge_transform_and_lower
-
-        program = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()]).to_executorch()
-        with open(directory / FILES["executorch"], "wb") as out:
-            program.write_to_file(out)
+        write_executorch(exported, directory / FILES["executorch"])
         errors["executorch"] = None
     except Exception as error:  # noqa: BLE001 -- a peer that cannot lower is a cell, not a crash
         errors["executorch"] = "lowering: " + short(error)
@@ -52,12 +47,23 @@ def prepare(model, inputs, exported, directory):
     return errors
 
 
-def measure(peer, name, directory, threads, runs, warmup, timeout):
+def write_executorch(exported, path):
+    """The ExportedProgram lowered to ExecuTorch with the XNNPACK partitioner, written to `path`."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    program = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()]).to_executorch()
+    with open(path, "wb") as out:
+        program.write_to_file(out)
+
+
+def measure(peer, name, directory, threads, runs, warmup, timeout, int8=False):
     """(timings dict, outputs as a list of arrays) of one peer at `threads`
-    threads, or (None, error text)."""
+    threads, or (None, error text). With int8 the worker runs the .q8 files
+    (executorch.q8.pte, with ExecuTorch's quantized kernels registered)."""
     out = directory / f"out_{peer}_{threads}.npz"
     command = [sys.executable, str(WORKER), peer, str(directory), "--model", name, "--threads", str(threads),
-               "--runs", str(runs), "--warmup", str(warmup), "--output", str(out)]
+               "--runs", str(runs), "--warmup", str(warmup), "--output", str(out)] + (["--int8"] if int8 else [])
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                               env=dict(os.environ, OMP_NUM_THREADS=str(threads)))

@@ -30,11 +30,20 @@ output is no further from the model run in float64 than twice PyTorch's own
 float32 output is. Needs torch and torchvision (the venv of
 scripts/setup-venv.sh); not part of `make test`.
 
+With --int8 it runs the int8 pass instead (tools/models/zoo_int8.py): the
+zoo's CNNs (every classification model but vit_*, swin_* and maxvit_t)
+quantized with bench/run.sh --int8's PT2E recipe, Kiln's OneDnnBackend .pte
+timed at each thread count against ExecuTorch's XNNPACK .pte of the same
+export, both checked against PyTorch's int8 output. It writes the
+"## int8" section at the end of docs/models.md; each pass rewrites only its
+own part of the file and keeps the other.
+
   .venv/bin/python tools/models/zoo.py                      # every model
   .venv/bin/python tools/models/zoo.py --models resnet18,swin_t --ir core
   .venv/bin/python tools/models/zoo.py --models vit_h_14 --merge   # update those rows only
   .venv/bin/python tools/models/zoo.py --models resnet34 --merge --fast-only  # the fast columns only
   .venv/bin/python tools/models/zoo.py --no-fast            # the portable path only (no peers needed)
+  .venv/bin/python tools/models/zoo.py --int8 --models resnet18,mobilenet_v2 --merge   # their int8 rows
 """
 
 import argparse
@@ -56,8 +65,12 @@ import torch.nn as nn
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import peers  # noqa: E402
 
+# zoo_int8.py imports this module as `zoo`: run as a script, this is that module.
+sys.modules.setdefault("zoo", sys.modules[__name__])
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 TOLERANCE = 1e-3
+INT8_HEADING = "## int8: the zoo's CNNs"  # where the int8 pass's section of --output starts (zoo_int8.py)
 
 CLASSIFICATION = [
     "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
@@ -390,6 +403,16 @@ def float64_reference(model, inputs):
     return get
 
 
+def sections(path):
+    """(the float tables, the int8 section) of the file at `path` (each "" when
+    missing): the two passes each rewrite their own part and keep the other."""
+    text = pathlib.Path(path).read_text() if pathlib.Path(path).exists() else ""
+    lines = text.splitlines(keepends=True)
+    at = next((i for i, line in enumerate(lines) if line.rstrip("\n") == INT8_HEADING), len(lines))
+    floats, int8 = "".join(lines[:at]).rstrip(), "".join(lines[at:])
+    return (floats + "\n\n" if floats else ""), int8
+
+
 def split_cells(line):
     """The cells of a markdown table row (an escaped \\| stays in its cell)."""
     cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
@@ -408,10 +431,8 @@ def per_threads(cell, threads):
 def read_rows(path, threads):
     """The rows of a table this script wrote (for --merge)."""
     rows = []
-    if not pathlib.Path(path).exists():
-        return rows
     header = None
-    for line in pathlib.Path(path).read_text().splitlines():
+    for line in sections(path)[0].splitlines():
         if line.startswith("| model | IR |"):
             header = split_cells(line)
             continue
@@ -447,19 +468,19 @@ def zoo(args):
     # --merge: the table's other rows stay, in place; this run's rows replace theirs.
     kept = read_rows(args.output, args.threads) if args.merge else []
     args.notes = notes_of(args.output) if args.merge else []
+    int8_section = sections(args.output)[1]  # the int8 pass's part of the file stays as it is
 
     def record(row):
         # The table so far, rewritten after every row: a run cut short keeps it.
         rows.append(row)
+        table = rows
         if args.merge:
-            merged = [r for r in kept if not any(r["model"] == n["model"] and r["ir"] == n["ir"] for n in rows)]
+            table = [r for r in kept if not any(r["model"] == n["model"] and r["ir"] == n["ir"] for n in rows)]
             positions = {(r["model"], r["ir"]): i for i, r in enumerate(kept)}
             for new in rows:
                 at = positions.get((new["model"], new["ir"]))
-                merged.insert(min(at, len(merged)) if at is not None else len(merged), new)
-            pathlib.Path(args.output).write_text(markdown(merged, args))
-        else:
-            pathlib.Path(args.output).write_text(markdown(rows, args))
+                table.insert(min(at, len(table)) if at is not None else len(table), new)
+        pathlib.Path(args.output).write_text(markdown(table, args) + ("\n" + int8_section if int8_section else ""))
 
     for name in names:
         started = time.monotonic()
@@ -553,10 +574,8 @@ def summary(rows, threads):
 
 def notes_of(path):
     """The "Notes on this table:" block of a table this script wrote (kept by --merge)."""
-    if not pathlib.Path(path).exists():
-        return []
     lines, keep = [], False
-    for line in pathlib.Path(path).read_text().splitlines():
+    for line in sections(path)[0].splitlines():
         if line.startswith("Notes on this table"):
             keep = True
         elif keep and (line.startswith("| ") or line.startswith("The fast backend:") or line.startswith("Summary of")):
@@ -632,7 +651,7 @@ def markdown(rows, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", help="comma-separated names (default: the whole zoo)")
-    parser.add_argument("--ir", default="training,core", help="training, core or both (default: both)")
+    parser.add_argument("--ir", default=None, help="training, core or both (default: both)")
     parser.add_argument("--kiln", default=str(REPO / "build" / "bin" / "kiln"))
     parser.add_argument("--work", default=str(REPO / "build" / "zoo"), help="where the .pt2 files go")
     parser.add_argument("--output", default=str(REPO / "docs" / "models.md"))
@@ -646,6 +665,14 @@ def main():
                              "its portable-path columns")
     parser.add_argument("--threads", default="1,2", help="thread counts of the fast-backend pass (default 1,2)")
     parser.add_argument("--runs", type=int, default=20, help="timed calls per measurement of that pass (default 20)")
+    parser.add_argument("--int8", action="store_true",
+                        help="the int8 pass instead (zoo_int8.py): the zoo's CNNs (every classification model but "
+                             "vit_*, swin_* and maxvit_t) quantized with bench/run.sh --int8's PT2E recipe, Kiln's "
+                             "OneDnnBackend .pte at --threads against ExecuTorch's XNNPACK .pte of the same export, "
+                             "checked against PyTorch's int8 output; writes the int8 section of --output only")
+    parser.add_argument("--int8-tolerance", type=float, default=None,
+                        help="with --int8: an output passes when max |out - PyTorch int8| <= TOL * max |PyTorch int8| "
+                             "(default 0.1, as bench/run.sh --int8)")
     args = parser.parse_args()
     try:
         args.threads = [int(t) for t in args.threads.split(",") if t]
@@ -659,11 +686,38 @@ def main():
         parser.error("--runs must be at least 1")
     if not os.access(args.kiln, os.X_OK):
         raise SystemExit(f"zoo.py: no kiln tool at {args.kiln}: build it first (make)")
+    if args.int8:
+        check_int8_options(parser, args)
+        import zoo_int8
+
+        torch.set_num_threads(1)
+        zoo_int8.run_pass(args)
+        print(sections(args.output)[1])
+        return
+    if args.int8_tolerance is not None:
+        parser.error("--int8-tolerance is an option of --int8")
+    args.ir = args.ir or "training,core"
     for ir in args.ir.split(","):
         if ir not in ("training", "core"):
             parser.error(f"--ir takes training and/or core, not {ir!r}")
     torch.set_num_threads(1)
     print(markdown(zoo(args), args))
+
+
+def check_int8_options(parser, args):
+    """--int8's options: the float pass's own are refused, the models must be the zoo's CNNs."""
+    if args.ir is not None or not args.fast or args.fast_only:
+        parser.error("--int8 runs one export per model on the fast backend: no --ir, --no-fast or --fast-only")
+    import zoo_int8
+
+    names = args.models.split(",") if args.models else []
+    others = [name for name in names if name not in zoo_int8.INT8_MODELS]
+    if others:
+        parser.error(f"--int8 takes {zoo_int8.MODELS_RULE}; not {', '.join(others)}")
+    if args.int8_tolerance is None:
+        args.int8_tolerance = zoo_int8.measure.INT8_TOLERANCE
+    if args.int8_tolerance <= 0:
+        parser.error("--int8-tolerance must be positive")
 
 
 if __name__ == "__main__":
