@@ -771,6 +771,17 @@ Cases quantized_cases() {
         Node* six = c.call("aten::hardtanh", {on_grid(c, y, out_scale, -20), 0.0, 6.0});
         return on_grid(c, six, out_scale, -20);
       }),
+      // EfficientNet's silu as PT2E leaves it, float32 between two grids,
+      // spelled out as core ATen decomposes it: the convolution's post-ops
+      // (its grid, the swish, the second grid).
+      quantized(dequantize, "decomposed_silu_between_two_grids", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 19, 7, 5}), in_scale, 0);
+        Node* y = c.call("aten::convolution", {x, int8_weight(c, {19, 19, 1, 1}, 115), c.weight({19}), ints({1, 1}),
+                                               ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
+        Node* z = on_grid(c, y, out_scale * 2, -7);
+        Node* silu = c.call("aten::mul.Tensor", {z, c.call("aten::sigmoid", {z})});
+        return on_grid(c, silu, out_scale, -100);
+      }),
       // ShuffleNet's channel shuffle and concat as PT2E quantizes them: layout
       // ops and a concat between grids of the same parameters move int8 values.
       quantized(dequantize, "channel_shuffle_and_concat_on_their_grid", out_scale, [=](CaseBuilder& c) {

@@ -215,6 +215,35 @@ TEST(OneDnnLoweringTest, AnInt8SliceIsACropOnItsGrid) {
   EXPECT_THAT(text, HasSubstr("%2 (intermediate) u8[1, 2, 5, 5] scale 0.02 zero point 131\n"));
 }
 
+// A silu between two grids (PT2E leaves it float32; core ATen spells it
+// as x * sigmoid(x)) is the convolution's post-ops between its grid and
+// the next: one operation writing the second grid's int8 values.
+TEST(OneDnnLoweringTest, ADecomposedSiluBetweenTwoGridsIsPostOpsOfTheConvolution) {
+  const auto int8 = aot::ScalarType::Char;
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 5, 5}));
+  Node* xq = b.call("quantized_decomposed::quantize_per_tensor", {x, 0.02, 3, -128, 127, int8});
+  Node* xd = b.call("quantized_decomposed::dequantize_per_tensor", {xq, 0.02, 3, -128, 127, int8});
+  HostTensor values = HostTensor::zeros(int8, {4, 4, 1, 1});
+  for (int64_t i = 0; i < values.numel(); ++i) values.data<int8_t>()[i] = static_cast<int8_t>(i * 7 % 255 - 127);
+  HostTensor zero_points = HostTensor::zeros(aot::ScalarType::Long, {4});
+  Node* w = b.call("quantized_decomposed::dequantize_per_channel",
+                   {b.buffer("wq", values), b.buffer("ws", positive({4}, 3)), b.buffer("wz", zero_points), 0, -127, 127,
+                    int8});
+  Node* y = conv2d(b, xd, w, b.parameter("bias", ramp({4}, 5)), 1, 0);
+  Node* yq = b.call("quantized_decomposed::quantize_per_tensor", {y, 0.25, -7, -128, 127, int8});
+  Node* yd = b.call("quantized_decomposed::dequantize_per_tensor", {yq, 0.25, -7, -128, 127, int8});
+  Node* silu = b.call("aten::mul.Tensor", {yd, b.call("aten::sigmoid", {yd})});
+  Node* sq = b.call("quantized_decomposed::quantize_per_tensor", {silu, 0.125, -100, -128, 127, int8});
+  b.output({b.call("quantized_decomposed::dequantize_per_tensor", {sq, 0.125, -100, -128, 127, int8})});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const std::string text = printout(backend().preprocess(program, {}));
+  EXPECT_THAT(text, HasSubstr("Eltwise Linear(alpha=0.25, beta=0), Eltwise Swish(alpha=1)] debug_id"));
+  EXPECT_THAT(text, HasSubstr("u8[1, 4, 5, 5] scale 0.125 zero point 28\n"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("EltwiseOp")));
+}
+
 // A cat of more tensors than one Concat joins (DenseNet's 23 and more)
 // lowers to a tree of Concats, each within the runtime's limit, all with
 // the cat's name; the blob still computes the cat.

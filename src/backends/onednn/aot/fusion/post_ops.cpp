@@ -38,16 +38,17 @@ bool commutes(fb::BinaryAlgorithm algorithm) {
 }
 
 // The dequantize op reading the group's quantized result, when it is the
-// only reader and no clamp requantized to the same grid follows it.
+// only reader, one op reads it (a Pattern's nodes counting as one: the
+// sigmoid and the product of a decomposed silu, EfficientNet's, which PT2E
+// leaves float32 between two grids) and no clamp requantized to the same
+// grid follows it.
 const Node* dequantize_to_pass(const FusedGroup& group, const FusionContext& context) {
   const Node* q = group.result;
   if (aot::quant_op_kind(q->target()) != aot::QuantOpKind::QuantizePerTensor || q->users().size() != 1) return nullptr;
   const Node* dq = q->users()[0];
-  if (aot::quant_op_kind(dq->target()) != aot::QuantOpKind::DequantizePerTensor || context.is_taken(dq) ||
-      dq->users().size() != 1) {
-    return nullptr;
-  }
-  const Node* next = dq->users()[0];
+  if (aot::quant_op_kind(dq->target()) != aot::QuantOpKind::DequantizePerTensor || context.is_taken(dq)) return nullptr;
+  const Node* next = context.next_in_chain(dq);
+  if (next == nullptr) return nullptr;
   if (next->users().size() == 1 && aot::constant_tensor_qparams(*next->users()[0]) == aot::constant_tensor_qparams(*q)) {
     if (const std::optional<NodeOp> op = describe_if(next); op && op->op.AsEltwiseOp() != nullptr) {
       const fb::EltwiseAlgorithm algorithm = op->op.AsEltwiseOp()->eltwise->algorithm;
