@@ -134,25 +134,34 @@ TEST(OneDnnLoweringTest, AResidualAddAndReluArePostOps) {
   }
 }
 
+// x on an int8 grid as PT2E writes it: quantize then dequantize.
+Node* on_grid(GraphBuilder& b, Node* x, double scale, int64_t zero_point) {
+  const auto int8 = aot::ScalarType::Char;
+  Node* q = b.call("quantized_decomposed::quantize_per_tensor", {x, scale, zero_point, -128, 127, int8});
+  return b.call("quantized_decomposed::dequantize_per_tensor", {q, scale, zero_point, -128, 127, int8});
+}
+
+// int8 weights of `sizes` (values i * step % 255 - 127) dequantized per
+// output channel by positive scales, as PT2E writes a layer's weights.
+Node* int8_weight(GraphBuilder& b, const std::vector<int64_t>& sizes, int64_t step = 1) {
+  const auto int8 = aot::ScalarType::Char;
+  HostTensor values = HostTensor::zeros(int8, sizes);
+  for (int64_t i = 0; i < values.numel(); ++i) values.data<int8_t>()[i] = static_cast<int8_t>(i * step % 255 - 127);
+  HostTensor zero_points = HostTensor::zeros(aot::ScalarType::Long, {sizes[0]});
+  return b.call("quantized_decomposed::dequantize_per_channel", {b.buffer("wq", values), b.buffer("ws", positive({sizes[0]}, 3)),
+                                                                 b.buffer("wz", zero_points), 0, -127, 127, int8});
+}
+
 // PT2E static quantization: the input quantized by one reorder into an int8
 // value (held as uint8, shifted by 128: zero point 3 + 128), the convolution
 // reading it with int8 weights and their per-channel
 // scales and writing its relu'd result requantized (no grid post-ops left),
 // the result dequantized where the call returns it.
 TEST(OneDnnLoweringTest, AQuantizedConvolutionReadsAndWritesInt8) {
-  const auto int8 = aot::ScalarType::Char;
   GraphBuilder b;
-  Node* x = b.input("x", f32({1, 3, 5, 5}));
-  Node* xq = b.call("quantized_decomposed::quantize_per_tensor", {x, 0.02, 3, -128, 127, int8});
-  Node* xd = b.call("quantized_decomposed::dequantize_per_tensor", {xq, 0.02, 3, -128, 127, int8});
-  HostTensor values = HostTensor::zeros(int8, {4, 3, 3, 3});
-  for (int64_t i = 0; i < values.numel(); ++i) values.data<int8_t>()[i] = static_cast<int8_t>(i % 255 - 127);
-  HostTensor zero_points = HostTensor::zeros(aot::ScalarType::Long, {4});
-  Node* w = b.call("quantized_decomposed::dequantize_per_channel",
-                   {b.buffer("wq", values), b.buffer("ws", positive({4}, 3)), b.buffer("wz", zero_points), 0, -127, 127, int8});
-  Node* y = b.call("aten::relu", {conv2d(b, xd, w, b.parameter("bias", ramp({4}, 5)), 1, 1)});
-  Node* yq = b.call("quantized_decomposed::quantize_per_tensor", {y, 0.5, -128, -128, 127, int8});
-  b.output({b.call("quantized_decomposed::dequantize_per_tensor", {yq, 0.5, -128, -128, 127, int8})});
+  Node* xd = on_grid(b, b.input("x", f32({1, 3, 5, 5})), 0.02, 3);
+  Node* y = b.call("aten::relu", {conv2d(b, xd, int8_weight(b, {4, 3, 3, 3}), b.parameter("bias", ramp({4}, 5)), 1, 1)});
+  b.output({on_grid(b, y, 0.5, -128)});
   const ExportedProgram program = std::move(b).build();
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   const std::string text = printout(backend().preprocess(program, {}));
@@ -169,23 +178,11 @@ TEST(OneDnnLoweringTest, AQuantizedConvolutionReadsAndWritesInt8) {
 // Linear post-ops that move the sum onto its grid and back, with no
 // float32 copy of the residual; the blob still computes the program.
 TEST(OneDnnLoweringTest, AnInt8ResidualAddReadsTheResidualsIntegers) {
-  const auto int8 = aot::ScalarType::Char;
   GraphBuilder b;
-  Node* x = b.input("x", f32({1, 4, 5, 5}));
-  Node* xq = b.call("quantized_decomposed::quantize_per_tensor", {x, 0.02, 3, -128, 127, int8});
-  Node* xd = b.call("quantized_decomposed::dequantize_per_tensor", {xq, 0.02, 3, -128, 127, int8});
-  HostTensor values = HostTensor::zeros(int8, {4, 4, 3, 3});
-  for (int64_t i = 0; i < values.numel(); ++i) values.data<int8_t>()[i] = static_cast<int8_t>(i % 255 - 127);
-  HostTensor zero_points = HostTensor::zeros(aot::ScalarType::Long, {4});
-  Node* w = b.call("quantized_decomposed::dequantize_per_channel",
-                   {b.buffer("wq", values), b.buffer("ws", positive({4}, 3)), b.buffer("wz", zero_points), 0, -127, 127,
-                    int8});
-  Node* y = conv2d(b, xd, w, b.parameter("bias", ramp({4}, 5)), 1, 1);
-  Node* yq = b.call("quantized_decomposed::quantize_per_tensor", {y, 0.25, -7, -128, 127, int8});
-  Node* yd = b.call("quantized_decomposed::dequantize_per_tensor", {yq, 0.25, -7, -128, 127, int8});
-  Node* sum = b.call("aten::relu", {b.call("aten::add.Tensor", {yd, xd})});
-  Node* sq = b.call("quantized_decomposed::quantize_per_tensor", {sum, 0.5, -128, -128, 127, int8});
-  b.output({b.call("quantized_decomposed::dequantize_per_tensor", {sq, 0.5, -128, -128, 127, int8})});
+  Node* xd = on_grid(b, b.input("x", f32({1, 4, 5, 5})), 0.02, 3);
+  Node* y = conv2d(b, xd, int8_weight(b, {4, 4, 3, 3}), b.parameter("bias", ramp({4}, 5)), 1, 1);
+  Node* sum = b.call("aten::relu", {b.call("aten::add.Tensor", {on_grid(b, y, 0.25, -7), xd})});
+  b.output({on_grid(b, sum, 0.5, -128)});
   const ExportedProgram program = std::move(b).build();
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   const std::string text = printout(backend().preprocess(program, {}));
@@ -199,14 +196,9 @@ TEST(OneDnnLoweringTest, AnInt8ResidualAddReadsTheResidualsIntegers) {
 // A slice between two grids of the same parameters (ShuffleNet's channel
 // split, PT2E-quantized) is a crop of the int8 values themselves.
 TEST(OneDnnLoweringTest, AnInt8SliceIsACropOnItsGrid) {
-  const auto int8 = aot::ScalarType::Char;
   GraphBuilder b;
-  Node* x = b.input("x", f32({1, 4, 5, 5}));
-  Node* xq = b.call("quantized_decomposed::quantize_per_tensor", {x, 0.02, 3, -128, 127, int8});
-  Node* xd = b.call("quantized_decomposed::dequantize_per_tensor", {xq, 0.02, 3, -128, 127, int8});
-  Node* half = b.call("aten::slice_copy.Tensor", {xd, 1, 2, 4});
-  Node* hq = b.call("quantized_decomposed::quantize_per_tensor", {half, 0.02, 3, -128, 127, int8});
-  b.output({b.call("quantized_decomposed::dequantize_per_tensor", {hq, 0.02, 3, -128, 127, int8})});
+  Node* xd = on_grid(b, b.input("x", f32({1, 4, 5, 5})), 0.02, 3);
+  b.output({on_grid(b, b.call("aten::slice_copy.Tensor", {xd, 1, 2, 4}), 0.02, 3)});
   const ExportedProgram program = std::move(b).build();
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   const std::string text = printout(backend().preprocess(program, {}));
@@ -219,23 +211,12 @@ TEST(OneDnnLoweringTest, AnInt8SliceIsACropOnItsGrid) {
 // as x * sigmoid(x)) is the convolution's post-ops between its grid and
 // the next: one operation writing the second grid's int8 values.
 TEST(OneDnnLoweringTest, ADecomposedSiluBetweenTwoGridsIsPostOpsOfTheConvolution) {
-  const auto int8 = aot::ScalarType::Char;
   GraphBuilder b;
-  Node* x = b.input("x", f32({1, 4, 5, 5}));
-  Node* xq = b.call("quantized_decomposed::quantize_per_tensor", {x, 0.02, 3, -128, 127, int8});
-  Node* xd = b.call("quantized_decomposed::dequantize_per_tensor", {xq, 0.02, 3, -128, 127, int8});
-  HostTensor values = HostTensor::zeros(int8, {4, 4, 1, 1});
-  for (int64_t i = 0; i < values.numel(); ++i) values.data<int8_t>()[i] = static_cast<int8_t>(i * 7 % 255 - 127);
-  HostTensor zero_points = HostTensor::zeros(aot::ScalarType::Long, {4});
-  Node* w = b.call("quantized_decomposed::dequantize_per_channel",
-                   {b.buffer("wq", values), b.buffer("ws", positive({4}, 3)), b.buffer("wz", zero_points), 0, -127, 127,
-                    int8});
-  Node* y = conv2d(b, xd, w, b.parameter("bias", ramp({4}, 5)), 1, 0);
-  Node* yq = b.call("quantized_decomposed::quantize_per_tensor", {y, 0.25, -7, -128, 127, int8});
-  Node* yd = b.call("quantized_decomposed::dequantize_per_tensor", {yq, 0.25, -7, -128, 127, int8});
+  Node* xd = on_grid(b, b.input("x", f32({1, 4, 5, 5})), 0.02, 3);
+  Node* y = conv2d(b, xd, int8_weight(b, {4, 4, 1, 1}, 7), b.parameter("bias", ramp({4}, 5)), 1, 0);
+  Node* yd = on_grid(b, y, 0.25, -7);
   Node* silu = b.call("aten::mul.Tensor", {yd, b.call("aten::sigmoid", {yd})});
-  Node* sq = b.call("quantized_decomposed::quantize_per_tensor", {silu, 0.125, -100, -128, 127, int8});
-  b.output({b.call("quantized_decomposed::dequantize_per_tensor", {sq, 0.125, -100, -128, 127, int8})});
+  b.output({on_grid(b, silu, 0.125, -100)});
   const ExportedProgram program = std::move(b).build();
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   const std::string text = printout(backend().preprocess(program, {}));
