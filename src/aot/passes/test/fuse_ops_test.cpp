@@ -260,21 +260,32 @@ TEST(EliminateCommonSubexpressionsTest, TheTinyLlamasLayersShareWhatTheyRecomput
 namespace kiln::aot {
 namespace {
 
+// An embedding table tied to a projection (`tied`, its weight the table)
+// beside a projection on a weight of its own (`untied`), on x of `x_sizes`.
+struct TiedAndUntied {
+  Node* looked_up;
+  Node* tied;
+  Node* untied;
+};
+
+TiedAndUntied tied_and_untied(GraphBuilder& b, const std::vector<SymExpr>& x_sizes) {
+  TensorMeta ids_meta = f32({2});
+  ids_meta.dtype = ScalarType::Long;
+  Node* ids = b.input("ids", ids_meta);
+  Node* x = b.input("x", f32(x_sizes));
+  Node* table = b.parameter("table", ramp({16, 8}, 0.2f));
+  Node* own = b.parameter("own", ramp({4, 8}, 0.3f));
+  return {b.call("aten::embedding", {table, ids}), b.call("aten::linear", {x, table}),
+          b.call("aten::linear", {x, own})};
+}
+
 // A float linear whose weight another op reads too (an embedding table tied
 // to the projection to the vocabulary) reads that weight in place; one of
 // static rows on a weight of its own stays for the backends.
 TEST(FuseLinearTest, ATiedWeightIsReadInPlaceAndAnOwnStaticOneStays) {
   GraphBuilder b;
-  TensorMeta ids_meta = f32({2});
-  ids_meta.dtype = ScalarType::Long;
-  Node* ids = b.input("ids", ids_meta);
-  Node* x = b.input("x", f32({1, 8}));
-  Node* table = b.parameter("table", ramp({16, 8}, 0.2f));
-  Node* own = b.parameter("own", ramp({4, 8}, 0.3f));
-  Node* looked_up = b.call("aten::embedding", {table, ids});
-  Node* logits = b.call("aten::linear", {x, table});
-  Node* other = b.call("aten::linear", {x, own});
-  b.output({looked_up, logits, other});
+  const TiedAndUntied linears = tied_and_untied(b, {1, 8});
+  b.output({linears.looked_up, linears.tied, linears.untied});
   ExportedProgram program = std::move(b).build();
   program.set_dialect(kTrainingDialect);
   KilnOpsOptions for_a_backend;
@@ -296,16 +307,8 @@ TEST(FuseLinearTest, ATiedWeightIsReadInPlaceAndAnOwnStaticOneStays) {
 // packed too; the tied one is still read in place.
 TEST(FuseLinearTest, StaticRowsOnAWeightOfTheirOwnArePackedForThePortableKernels) {
   GraphBuilder b;
-  TensorMeta ids_meta = f32({2});
-  ids_meta.dtype = ScalarType::Long;
-  Node* ids = b.input("ids", ids_meta);
-  Node* x = b.input("x", f32({1, 1, 8}));
-  Node* table = b.parameter("table", ramp({16, 8}, 0.2f));
-  Node* own = b.parameter("own", ramp({4, 8}, 0.3f));
-  Node* looked_up = b.call("aten::embedding", {table, ids});
-  Node* tied = b.call("aten::linear", {x, table});
-  Node* untied = b.call("aten::linear", {x, own});
-  b.output({untied, looked_up, tied});
+  const TiedAndUntied linears = tied_and_untied(b, {1, 1, 8});
+  b.output({linears.untied, linears.looked_up, linears.tied});
   ExportedProgram program = std::move(b).build();
   program.set_dialect(kTrainingDialect);
   const std::vector<HostTensor> inputs{HostTensor::zeros(ScalarType::Long, {2}), ramp({1, 1, 8}, 0.1f)};
