@@ -4,7 +4,8 @@
 //
 // Header (little-endian u32 each):
 //   magic             "KODN"
-//   version           kBlobVersion; a runtime refuses any other
+//   version           kBlobVersion; a runtime reads kOldestBlobVersion to
+//                     kBlobVersion and refuses any other
 //   flatbuffer_offset from the blob's start (16, or more for alignment)
 //   flatbuffer_size   bytes; offset + size <= blob size
 //
@@ -19,7 +20,10 @@
 namespace kiln::backends::onednn {
 
 inline constexpr char kBlobMagic[4] = {'K', 'O', 'D', 'N'};
-inline constexpr uint32_t kBlobVersion = 1;
+/// 2: constants may be packed (onednn_graph.fbs PackedLayout), which a
+/// runtime of version 1 would misread; a version-1 blob has none.
+inline constexpr uint32_t kBlobVersion = 2;
+inline constexpr uint32_t kOldestBlobVersion = 1;
 inline constexpr size_t kBlobHeaderSize = 16;
 /// Where the flatbuffer must start in memory (its int64 vectors).
 inline constexpr size_t kFlatbufferAlignment = 8;
@@ -51,7 +55,7 @@ inline BlobHeaderStatus parse_blob_header(const void* data, size_t size, BlobHea
   header->version = read_u32_le(bytes + 4);
   header->flatbuffer_offset = read_u32_le(bytes + 8);
   header->flatbuffer_size = read_u32_le(bytes + 12);
-  if (header->version != kBlobVersion) return BlobHeaderStatus::kBadVersion;
+  if (header->version < kOldestBlobVersion || header->version > kBlobVersion) return BlobHeaderStatus::kBadVersion;
   const uint64_t end = uint64_t{header->flatbuffer_offset} + header->flatbuffer_size;
   if (header->flatbuffer_offset < kBlobHeaderSize || end > size) return BlobHeaderStatus::kBadExtent;
   // The flatbuffer's verifier checks alignment relative to the flatbuffer's

@@ -28,7 +28,8 @@ std::unique_ptr<fb::GraphT> parse_onednn_blob(const std::vector<uint8_t>& blob) 
                           std::to_string(kBlobHeaderSize) + "-byte header");
     case BlobHeaderStatus::kBadMagic: throw aot::AotError("oneDNN blob does not start with the magic 'KODN'");
     case BlobHeaderStatus::kBadVersion:
-      throw aot::AotError("oneDNN blob has version " + std::to_string(header.version) + ", expected " + std::to_string(kBlobVersion));
+      throw aot::AotError("oneDNN blob has version " + std::to_string(header.version) + ", expected " +
+                          std::to_string(kOldestBlobVersion) + " to " + std::to_string(kBlobVersion));
     case BlobHeaderStatus::kBadExtent:
       throw aot::AotError("oneDNN blob's flatbuffer (offset " + std::to_string(header.flatbuffer_offset) + ", " +
                           std::to_string(header.flatbuffer_size) + " bytes) does not fit its " + std::to_string(blob.size()) + " bytes");

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <oneapi/dnnl/dnnl_debug.h>
+
 #include "backends/onednn/aot/blob_io.h"
 #include "backends/onednn/aot/node_ops.h"
 
@@ -31,7 +33,9 @@ class Printer {
     for (const auto& value : graph_.values) constants += value->kind == fb::ValueKind::Constant;
     out_ << "graph: " << graph_.values.size() << " values (" << constants << " constants), " << graph_.operations.size()
          << " operations\n";
-    for (size_t v = 0; v < graph_.values.size(); ++v) out_ << "  " << value_text(static_cast<int32_t>(v)) << "\n";
+    for (size_t v = 0; v < graph_.values.size(); ++v) {
+      out_ << "  " << value_text(static_cast<int32_t>(v)) << packed_text(*graph_.values[v]) << "\n";
+    }
     for (size_t i = 0; i < graph_.operations.size(); ++i) print_operation(i, *graph_.operations[i]);
     return out_.str();
   }
@@ -63,6 +67,16 @@ class Printer {
       case fb::DataType::Float32: break;
     }
     return "%" + std::to_string(id) + " (" + kind + ") f32" + sizes_text(value);
+  }
+
+  // " packed Acdb16a[32, 3, 3, 3]": weights packed at lowering, in oneDNN's
+  // format tag over the dims of the use they were packed for.
+  static std::string packed_text(const fb::ValueT& value) {
+    if (value.packed == nullptr) return "";
+    const int tag = value.packed->format_tag;
+    const char* name = tag > dnnl_format_tag_any && tag < dnnl_format_tag_last
+                           ? dnnl_fmt_tag2str(static_cast<dnnl_format_tag_t>(tag)) : "(unknown tag)";
+    return std::string(" packed ") + name + list(value.packed->dims);
   }
 
   // "[1, <=128, 576]": a run-time size shows its bound.

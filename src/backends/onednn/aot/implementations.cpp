@@ -1,5 +1,7 @@
 #include "backends/onednn/aot/implementations.h"
 
+#include <functional>
+
 #include "aot/ir/error.h"
 #include "backends/onednn/runtime/implementations.h"
 
@@ -16,19 +18,27 @@ void collect(void* context, const StepImplementation& step) {
 
 }  // namespace
 
-std::vector<OperationImplementation> onednn_implementations(const std::vector<uint8_t>& blob) {
+void plan_on_this_machine(const std::function<runtime::Error(runtime::MemoryAllocator*)>& plan) {
   // The plan's tables grow with the graph: a pool twice as large until they fit.
   for (size_t pool_bytes = size_t{4} << 20;; pool_bytes *= 2) {
     std::vector<uint8_t> pool(pool_bytes);
     runtime::MemoryAllocator allocator(static_cast<uint32_t>(pool.size()), pool.data());
-    std::vector<OperationImplementation> steps;
-    const runtime::Error error = visit_step_implementations(blob.data(), blob.size(), &allocator, collect, &steps);
-    if (error == runtime::Error::Ok) return steps;
+    const runtime::Error error = plan(&allocator);
+    if (error == runtime::Error::Ok) return;
     if (error != runtime::Error::DelegateMemoryAllocationFailed || pool_bytes >= (size_t{1} << 30)) {
       throw aot::AotError(std::string("OneDnnBackend: the runtime cannot plan the blob: ") + runtime::to_string(error) +
                           " (its log says why)");
     }
   }
+}
+
+std::vector<OperationImplementation> onednn_implementations(const std::vector<uint8_t>& blob) {
+  std::vector<OperationImplementation> steps;
+  plan_on_this_machine([&](runtime::MemoryAllocator* allocator) {
+    steps.clear();
+    return visit_step_implementations(blob.data(), blob.size(), allocator, collect, &steps);
+  });
+  return steps;
 }
 
 std::string describe_implementations(const std::vector<OperationImplementation>& steps) {

@@ -5,8 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "runtime/core/error.h"
+#include "runtime/core/memory_allocator.h"
 
 namespace kiln::backends::onednn {
 
@@ -26,6 +30,10 @@ struct OperationImplementation {
 /// (set_num_threads).
 /// Throws AotError for a blob the runtime refuses.
 std::vector<OperationImplementation> onednn_implementations(const std::vector<uint8_t>& blob);
+
+/// Runs `plan` (a visit of runtime/implementations.h) with a pool twice as
+/// large until its tables fit. Throws AotError for any other error.
+void plan_on_this_machine(const std::function<runtime::Error(runtime::MemoryAllocator*)>& plan);
 
 /// One line per operation: its steps' primitives and implementations, a
 /// reference implementation marked.

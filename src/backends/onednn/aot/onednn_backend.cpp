@@ -6,6 +6,7 @@
 #include "backends/onednn/aot/implementations.h"
 #include "backends/onednn/aot/lowering.h"
 #include "backends/onednn/aot/node_ops.h"
+#include "backends/onednn/aot/packing.h"
 #include "backends/onednn/aot/runtime_sizes.h"
 #include "backends/onednn/aot/fusion/softmax.h"
 #include "backends/onednn/onednn_blob.h"
@@ -115,6 +116,7 @@ aot::PreprocessResult OneDnnBackend::preprocess(const aot::ExportedProgram& edge
                                                 const std::vector<aot::CompileSpec>&) const {
   std::optional<ConcretePartition> concrete = concretize_runtime_sizes(edge_program);
   LoweredPartition lowered = concrete ? lower_partition(concrete->program, concrete->runtime_dims) : lower_partition(edge_program);
+  pack_weights(&lowered);
   aot::PreprocessResult result;
   result.processed_bytes = serialize_onednn_blob(*lowered.graph);
   result.debug_handle_map = std::move(lowered.debug_handle_map);

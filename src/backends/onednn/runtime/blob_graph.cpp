@@ -84,6 +84,34 @@ Error check_value(const fb::Value* value, uint32_t v, const char* method) {
     KILN_ONEDNN_REFUSE(value->constant_key() != nullptr && value->constant_key()->size() > 0,
                        "constant value %u has no named-data key", method, v);
   }
+  if (const fb::PackedLayout* packed = value->packed()) {
+    KILN_ONEDNN_REFUSE(value->kind() == fb::ValueKind::Constant && value->dtype() == fb::DataType::Float32,
+                       "value %u is packed but is not a float32 constant", method, v);
+    // Empty vectors are absent (flatbuffers writes none): a layout with no inner blocks.
+    const auto* dims = packed->dims();
+    const uint32_t rank = dims != nullptr ? dims->size() : 0;
+    const uint32_t blocks = packed->inner_blocks() != nullptr ? packed->inner_blocks()->size() : 0;
+    const uint32_t indices = packed->inner_indices() != nullptr ? packed->inner_indices()->size() : 0;
+    KILN_ONEDNN_REFUSE(rank >= 1 && rank <= kMaxRank && packed->plain_strides() != nullptr &&
+                           packed->plain_strides()->size() == rank && packed->strides() != nullptr &&
+                           packed->strides()->size() == rank && blocks <= kMaxRank && indices == blocks,
+                       "value %u has a malformed packed layout", method, v);
+    int64_t packed_numel = 1;
+    for (uint32_t d = 0; d < rank; ++d) {
+      const int64_t size = dims->Get(d);
+      KILN_ONEDNN_REFUSE(size >= 1 && size < kMaxDimension, "value %u's packed layout has size %lld in dimension %u",
+                         method, v, static_cast<long long>(size), d);
+      packed_numel *= size;
+      KILN_ONEDNN_REFUSE(packed_numel <= numel, "value %u's packed layout has more elements than the value", method, v);
+    }
+    KILN_ONEDNN_REFUSE(packed_numel == numel, "value %u's packed layout has %lld elements; the value has %lld", method,
+                       v, static_cast<long long>(packed_numel), static_cast<long long>(numel));
+    for (uint32_t b = 0; b < indices; ++b) {
+      KILN_ONEDNN_REFUSE(packed->inner_indices()->Get(b) >= 0 && packed->inner_indices()->Get(b) < rank,
+                         "value %u's packed layout blocks dimension %lld of %u", method, v,
+                         static_cast<long long>(packed->inner_indices()->Get(b)), rank);
+    }
+  }
   return Error::Ok;
 }
 
@@ -172,8 +200,8 @@ Error read_blob_graph(const void* data, size_t size, const char* method, runtime
   BlobHeader header;
   const BlobHeaderStatus status = parse_blob_header(data, size, &header);
   if (status == BlobHeaderStatus::kBadVersion) {
-    KILN_LOG(Error, "OneDnnBackend: refusing the blob of method '%s' (%zu bytes): version %u, this runtime reads %u",
-             method, size, header.version, kBlobVersion);
+    KILN_LOG(Error, "OneDnnBackend: refusing the blob of method '%s' (%zu bytes): version %u, this runtime reads %u to %u",
+             method, size, header.version, kOldestBlobVersion, kBlobVersion);
     return Error::DelegateInvalidCompatibility;
   }
   KILN_ONEDNN_REFUSE(status == BlobHeaderStatus::kOk, "%zu bytes: %s", method, size, header_problem(status));

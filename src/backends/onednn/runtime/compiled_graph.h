@@ -10,7 +10,9 @@
 //   2. place (graph_memory.cpp): buffers by lifetime in one arena, one
 //      scratchpad for the largest primitive, from the method allocator;
 //   3. materialize (graph_memory.cpp): memory objects, primitives, and the
-//      weights reordered once from the named data into their chosen layouts.
+//      weights reordered once from the named data into their chosen layouts,
+//      or read in place where they were packed in that layout at lowering
+//      (packed_layout.h).
 // Everything here lives in the method allocator; the oneDNN objects it points
 // to are oneDNN's and are released by release_compiled_graph.
 #pragma once
@@ -21,6 +23,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "backends/onednn/runtime/blob_graph.h"
+#include "runtime/core/freeable_buffer.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/named_data_map.h"
 #include "runtime/core/result.h"
@@ -29,9 +32,11 @@ namespace kiln::backends::onednn {
 
 /// Where a memory's bytes are.
 struct Storage {
-  enum Kind : uint8_t { kArgument, kBuffer, kScratchpad };
+  enum Kind : uint8_t { kArgument, kBuffer, kScratchpad, kConstant };
   Kind kind;
-  uint32_t index;  ///< argument number (inputs, then outputs), or buffer number
+  /// argument number (inputs, then outputs), buffer number, or constant use
+  /// number (a constant read in place from its named data)
+  uint32_t index;
 };
 
 /// Bytes init owns: a constant's reordered weights (persistent) or an
@@ -55,15 +60,24 @@ struct Memory {
 };
 
 /// A constant's named data reordered into `memory` at init: `source` says
-/// how the named data's float32s are laid out (owned).
+/// how the use reads the value's row-major elements (owned).
 struct ConstantUse {
-  uint32_t value;
-  dnnl_memory_desc_t source;
-  uint32_t memory;
+  uint32_t value = 0;
+  dnnl_memory_desc_t source = nullptr;
+  uint32_t memory = 0;
   /// >= 0: int8 weights dequantized as they are reordered, by this value's
   /// float32 scales along the source dims `scales_mask` names.
   int32_t scales = -1;
   int scales_mask = 0;
+  /// A value packed at lowering (Value.packed): the layout of its named data
+  /// (owned), else null. When `source` is the view it was packed for, init
+  /// reorders from it; otherwise it unpacks it to row-major first.
+  dnnl_memory_desc_t packed = nullptr;
+  bool packed_for_source = false;
+  /// Packed exactly as `memory` wants: `memory` is the named data itself
+  /// (Storage::kConstant), held from init to release, and no arena bytes.
+  bool in_place = false;
+  runtime::FreeableBuffer held;
 };
 
 /// Four bytes written into a one-element persistent buffer at init: a

@@ -1,8 +1,10 @@
 #include "backends/onednn/runtime/graph_builder.h"
 
 #include <cstdio>
+#include <new>
 
 #include "backends/onednn/runtime/implementations.h"
+#include "backends/onednn/runtime/packed_layout.h"
 #include "runtime/core/log.h"
 
 namespace kiln::backends::onednn {
@@ -184,8 +186,26 @@ Result<uint32_t> GraphBuilder::constant(int32_t v, const_dnnl_memory_desc_t sour
   }
   ConstantUse* use = compiled_->constant_uses.push();
   if (use == nullptr) return no_room("a constant");
-  *use = ConstantUse{static_cast<uint32_t>(v), nullptr, 0, scales, scales_mask};
+  new (use) ConstantUse();
+  use->value = static_cast<uint32_t>(v);
+  use->scales = scales;
+  use->scales_mask = scales_mask;
   KILN_TRY(check(dnnl_memory_desc_clone(&use->source, source), "dnnl_memory_desc_clone"));
+  if (const fb::PackedLayout* packed = value(v)->packed()) {
+    if (packed_layout_desc(packed, &use->packed) != dnnl_success) {
+      use->packed = nullptr;
+      return refuse("constant %d is packed in a layout this oneDNN has no format for", v);
+    }
+    use->packed_for_source = is_packed_view(packed, source);
+    use->in_place = use->packed_for_source && scales < 0 && dnnl_memory_desc_equal(use->packed, chosen) != 0;
+  }
+  if (use->in_place) {
+    // Read where the named data lies (materialize_compiled_graph holds it).
+    MemoryDesc copy;
+    KILN_TRY(check(dnnl_memory_desc_clone(copy.out(), chosen), "dnnl_memory_desc_clone"));
+    KILN_ASSIGN_OR_RETURN(use->memory, add_memory(copy.release(), Storage{Storage::kConstant, compiled_->constant_uses.size - 1}));
+    return use->memory;
+  }
   KILN_ASSIGN_OR_RETURN(use->memory, new_buffer(chosen, /*persistent=*/true));
   return use->memory;
 }

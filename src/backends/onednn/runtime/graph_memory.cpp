@@ -9,8 +9,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "backends/onednn/runtime/compiled_graph.h"
+#include "backends/onednn/runtime/graph_builder.h"
+#include "backends/onednn/runtime/packed_layout.h"
 #include "runtime/core/log.h"
 
 namespace kiln::backends::onednn {
@@ -140,6 +143,8 @@ void* memory_handle(const CompiledGraph& compiled, const Storage& storage) {
   switch (storage.kind) {
     case Storage::kBuffer: return compiled.arena + compiled.buffers[storage.index].offset;
     case Storage::kScratchpad: return compiled.scratchpad;
+    // Read only: no primitive writes its weights.
+    case Storage::kConstant: return const_cast<void*>(compiled.constant_uses[storage.index].held.data());
     case Storage::kArgument: break;
   }
   return DNNL_MEMORY_NONE;
@@ -245,25 +250,38 @@ dnnl_status_t reorder_once(const CompiledGraph& compiled, const_dnnl_memory_desc
   return status;
 }
 
-Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_data, CompiledGraph* compiled,
-                    const ConstantUse& use) {
+// The named data of `use`'s value: row-major `dtype` elements, or the bytes
+// of its packed layout.
+runtime::Result<FreeableBuffer> constant_bytes(const BlobGraph& blob, const runtime::NamedDataMap* named_data,
+                                               const CompiledGraph& compiled, const ConstantUse& use) {
   const fb::Value* value = blob.graph->values()->Get(use.value);
   const char* key = value->constant_key()->c_str();
   KILN_CHECK_OR_LOG_RETURN(named_data != nullptr, NotFound,
                            "OneDnnBackend: method '%s' needs named data '%s', but the program has no named data",
-                           compiled->method_name, key);
+                           compiled.method_name, key);
   runtime::Result<FreeableBuffer> data = named_data->get_data(key);
   if (!data.ok()) {
-    KILN_LOG(Error, "OneDnnBackend: method '%s': cannot get named data '%s' (%s)", compiled->method_name, key,
+    KILN_LOG(Error, "OneDnnBackend: method '%s': cannot get named data '%s' (%s)", compiled.method_name, key,
              runtime::to_string(data.error()));
     return data.error();
   }
   const size_t element = value->dtype() == fb::DataType::Float32 ? sizeof(float) : 1;
-  const size_t expected = element * static_cast<size_t>(numel_of(value));
+  const size_t expected = use.packed != nullptr ? dnnl_memory_desc_get_size(use.packed)
+                                                : element * static_cast<size_t>(numel_of(value));
   KILN_CHECK_OR_LOG_RETURN(data->size() == expected && data->data() != nullptr, DelegateInvalidCompatibility,
-                           "OneDnnBackend: method '%s': named data '%s' has %zu bytes; value %u expects %zu (%s)",
-                           compiled->method_name, key, data->size(), use.value, expected,
-                           fb::EnumNameDataType(value->dtype()));
+                           "OneDnnBackend: method '%s': named data '%s' has %zu bytes; value %u expects %zu (%s%s)",
+                           compiled.method_name, key, data->size(), use.value, expected,
+                           fb::EnumNameDataType(value->dtype()), use.packed != nullptr ? ", packed" : "");
+  return data;
+}
+
+Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_data, CompiledGraph* compiled,
+                    const ConstantUse& use) {
+  if (use.in_place) return Error::Ok;  // held since before the memories were made
+  const fb::Value* value = blob.graph->values()->Get(use.value);
+  const char* key = value->constant_key()->c_str();
+  runtime::Result<FreeableBuffer> data = constant_bytes(blob, named_data, *compiled, use);
+  if (!data.ok()) return data.error();
   // Int8 weights dequantized as they are laid out: their float32 scales.
   const fb::Value* scale_value = use.scales >= 0 ? blob.graph->values()->Get(static_cast<uint32_t>(use.scales)) : nullptr;
   const int64_t scales_count = scale_value != nullptr ? numel_of(scale_value) : 0;
@@ -277,9 +295,33 @@ Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_da
                              compiled->method_name, key, use.scales);
   }
   const char* call = "";
-  const dnnl_status_t status =
-      reorder_once(*compiled, use.source, data->data(), compiled->memories[use.memory].memory, &call,
-                   use.scales >= 0 ? static_cast<const float*>(scales->data()) : nullptr, scales_count, use.scales_mask);
+  // Packed weights: reordered from their layout into the one chosen here,
+  // or, packed for another view of the value, unpacked to row-major first.
+  const_dnnl_memory_desc_t from = use.source;
+  const void* bytes = data->data();
+  MemoryDesc view;
+  dnnl_memory_t unpacked = nullptr;
+  dnnl_status_t status = dnnl_success;
+  if (use.packed != nullptr && use.packed_for_source && use.scales < 0) {
+    from = use.packed;
+  } else if (use.packed != nullptr) {
+    void* row_major = nullptr;
+    call = "dnnl_memory_create(unpacked weights)";
+    status = packed_view_desc(value->packed(), view.out());
+    if (status == dnnl_success) status = dnnl_memory_create(&unpacked, view.get(), compiled->engine, DNNL_MEMORY_ALLOCATE);
+    if (status == dnnl_success) status = dnnl_memory_get_data_handle(unpacked, &row_major);
+    if (status == dnnl_success) {
+      call = "reorder(unpacked weights)";
+      status = reorder_bytes(compiled->engine, use.packed, bytes, view.get(), row_major);
+    }
+    bytes = row_major;
+  }
+  if (status == dnnl_success) {
+    status = reorder_once(*compiled, from, bytes, compiled->memories[use.memory].memory, &call,
+                          use.scales >= 0 ? static_cast<const float*>(scales->data()) : nullptr, scales_count,
+                          use.scales_mask);
+  }
+  if (unpacked != nullptr) dnnl_memory_destroy(unpacked);
   if (status != dnnl_success) {
     KILN_LOG(Error, "OneDnnBackend: method '%s': constant '%s' (value %u): %s failed: %s", compiled->method_name, key,
              use.value, call, status_name(status));
@@ -311,6 +353,13 @@ Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocat
              "intermediates, %zu bytes of scratchpad)",
              compiled->method_name, compiled->arena_bytes, compiled->scratchpad_bytes);
     return Error::DelegateMemoryAllocationFailed;
+  }
+  for (uint32_t i = 0; i < compiled->constant_uses.size; ++i) {
+    ConstantUse& use = compiled->constant_uses[i];
+    if (!use.in_place) continue;
+    runtime::Result<FreeableBuffer> data = constant_bytes(blob, named_data, *compiled, use);
+    if (!data.ok()) return data.error();
+    use.held = std::move(*data);
   }
   KILN_TRY(create_memories_and_primitives(compiled));
   for (uint32_t i = 0; i < compiled->constant_uses.size; ++i) {
@@ -384,7 +433,10 @@ void release_compiled_graph(CompiledGraph* compiled) {
   }
   compiled->memories.size = 0;
   for (uint32_t i = 0; i < compiled->constant_uses.size; ++i) {
-    if (compiled->constant_uses[i].source != nullptr) dnnl_memory_desc_destroy(compiled->constant_uses[i].source);
+    ConstantUse& use = compiled->constant_uses[i];
+    if (use.source != nullptr) dnnl_memory_desc_destroy(use.source);
+    if (use.packed != nullptr) dnnl_memory_desc_destroy(use.packed);
+    use.~ConstantUse();  // frees the named data it held
   }
   compiled->constant_uses.size = 0;
   if (compiled->stream != nullptr) dnnl_stream_destroy(compiled->stream);

@@ -43,8 +43,12 @@ StepImplementation describe_step(const fb::Graph* graph, const Step& step) {
 
 }  // namespace
 
-Error visit_step_implementations(const void* data, size_t size, runtime::MemoryAllocator* allocator, StepVisitor visit,
-                                 void* context) {
+namespace {
+
+// Plans the blob as init would, at the backend's thread count, and hands the
+// plan to `visit`; oneDNN's objects are released before it returns.
+template <typename Visit>
+Error visit_plan(const void* data, size_t size, runtime::MemoryAllocator* allocator, const Visit& visit) {
   BlobGraph blob;
   KILN_TRY(read_blob_graph(data, size, "(implementations)", allocator, &blob));
   const dnnl_engine_t engine = shared_cpu_engine();
@@ -58,8 +62,27 @@ Error visit_step_implementations(const void* data, size_t size, runtime::MemoryA
   const ReleaseOnExit release{compiled};
   const ScopedThreads threads(num_threads());  // as init plans: at the backend's thread count
   KILN_TRY(plan_compiled_graph(blob, allocator, compiled));
-  for (uint32_t s = 0; s < compiled->steps.size; ++s) visit(context, describe_step(blob.graph, compiled->steps[s]));
+  visit(blob, *compiled);
   return Error::Ok;
+}
+
+}  // namespace
+
+Error visit_step_implementations(const void* data, size_t size, runtime::MemoryAllocator* allocator, StepVisitor visit,
+                                 void* context) {
+  return visit_plan(data, size, allocator, [&](const BlobGraph& blob, const CompiledGraph& compiled) {
+    for (uint32_t s = 0; s < compiled.steps.size; ++s) visit(context, describe_step(blob.graph, compiled.steps[s]));
+  });
+}
+
+Error visit_constant_layouts(const void* data, size_t size, runtime::MemoryAllocator* allocator,
+                             ConstantVisitor visit, void* context) {
+  return visit_plan(data, size, allocator, [&](const BlobGraph&, const CompiledGraph& compiled) {
+    for (uint32_t i = 0; i < compiled.constant_uses.size; ++i) {
+      const ConstantUse& use = compiled.constant_uses[i];
+      visit(context, ConstantLayout{use.value, use.source, compiled.memories[use.memory].desc, use.scales >= 0});
+    }
+  });
 }
 
 }  // namespace kiln::backends::onednn

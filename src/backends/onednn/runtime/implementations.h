@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <oneapi/dnnl/dnnl.h>
+
 #include "runtime/core/error.h"
 #include "runtime/core/memory_allocator.h"
 
@@ -45,5 +47,21 @@ bool is_reference_implementation(const char* implementation);
 [[nodiscard]] runtime::Error visit_step_implementations(const void* data, size_t size,
                                                         runtime::MemoryAllocator* allocator, StepVisitor visit,
                                                         void* context);
+
+/// One use of a constant in a planned blob: the layout it is read in.
+struct ConstantLayout {
+  uint32_t value;                   ///< the constant (Graph.values)
+  const_dnnl_memory_desc_t source;  ///< how the use views the value's row-major elements
+  const_dnnl_memory_desc_t chosen;  ///< the layout its primitive reads it in
+  bool scaled;                      ///< int8 weights dequantized as they are reordered
+};
+
+/// Called once per constant use; the descriptors live until the visit returns.
+using ConstantVisitor = void (*)(void* context, const ConstantLayout& constant);
+
+/// Plans the blob as visit_step_implementations does and calls `visit` for
+/// each constant use (what aot/packing.h packs the weights by).
+[[nodiscard]] runtime::Error visit_constant_layouts(const void* data, size_t size, runtime::MemoryAllocator* allocator,
+                                                    ConstantVisitor visit, void* context);
 
 }  // namespace kiln::backends::onednn

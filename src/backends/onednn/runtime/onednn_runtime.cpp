@@ -175,6 +175,7 @@ void* storage_data(const CompiledGraph& graph, const Storage& storage) {
     case Storage::kArgument: return graph.argument_data[storage.index];
     case Storage::kBuffer: return graph.arena + graph.buffers[storage.index].offset;
     case Storage::kScratchpad: return graph.scratchpad;
+    case Storage::kConstant: return const_cast<void*>(graph.constant_uses[storage.index].held.data());
   }
   return nullptr;
 }

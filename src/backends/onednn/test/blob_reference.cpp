@@ -13,6 +13,7 @@
 #include "aot/ir/graph_builder.h"
 #include "aot/ir/testing/aot_testing.h"
 #include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/aot/packing.h"
 
 namespace kiln::backends::onednn::testing {
 
@@ -50,7 +51,8 @@ class ReferenceBuilder {
       const fb::ValueT& value = *graph_.values[v];
       if (value.kind == fb::ValueKind::Input) inputs[value.index] = v;
       if (value.kind != fb::ValueKind::Constant) continue;
-      const std::vector<uint8_t>& bytes = named_.get(value.constant_key);
+      const std::vector<uint8_t>& stored = named_.get(value.constant_key);
+      const std::vector<uint8_t> bytes = value.packed != nullptr ? unpacked_bytes(*value.packed, stored) : stored;
       const bool int8 = value.dtype == fb::DataType::Int8;
       aot::HostTensor tensor = aot::HostTensor::zeros(int8 ? aot::ScalarType::Char : aot::ScalarType::Float, value.sizes);
       if (bytes.size() != tensor.nbytes()) throw AotError("constant %" + std::to_string(v) + " has the wrong byte count");
@@ -342,6 +344,22 @@ void expect_blob_computes_the_delegated_program(const aot::LoweredBackendModule&
     }
     EXPECT_EQ(mismatches, 0u) << "output " << i;
   }
+}
+
+std::string describe_unpacked(const std::vector<uint8_t>& blob) {
+  const std::unique_ptr<fb::GraphT> graph = parse_onednn_blob(blob);
+  for (auto& value : graph->values) value->packed.reset();
+  return describe_onednn_blob(serialize_onednn_blob(*graph));
+}
+
+aot::HostTensor constant_tensor(const fb::ValueT& value, const aot::NamedDataStoreOutput& named_data) {
+  EXPECT_EQ(value.kind, fb::ValueKind::Constant);
+  const std::vector<uint8_t>& stored = named_data.get(value.constant_key);
+  const std::vector<uint8_t> bytes = value.packed != nullptr ? unpacked_bytes(*value.packed, stored) : stored;
+  aot::HostTensor tensor = aot::HostTensor::zeros(aot::ScalarType::Float, value.sizes);
+  EXPECT_EQ(bytes.size(), tensor.nbytes());
+  std::memcpy(tensor.data(), bytes.data(), std::min(bytes.size(), tensor.nbytes()));
+  return tensor;
 }
 
 }  // namespace kiln::backends::onednn::testing

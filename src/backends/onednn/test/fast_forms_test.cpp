@@ -44,7 +44,7 @@ Lowered lower(ExportedProgram program) {
   aot::generate_debug_handles(program);
   testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
   const aot::PreprocessResult result = backend().preprocess(program, {});
-  Lowered lowered{describe_onednn_blob(result.processed_bytes), aot::to_string(result.debug_handle_map), {},
+  Lowered lowered{testing::describe_unpacked(result.processed_bytes), aot::to_string(result.debug_handle_map), {},
                   result.data_store_output.pte_data.size()};
   const std::unique_ptr<fb::GraphT> graph = parse_onednn_blob(result.processed_bytes);
   for (const auto& op : graph->operations) lowered.debug_ids.insert(op->debug_id);

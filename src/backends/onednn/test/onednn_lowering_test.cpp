@@ -36,7 +36,7 @@ using testing::ints;
 using testing::ramp;
 using ::testing::HasSubstr;
 
-std::string printout(const aot::PreprocessResult& result) { return describe_onednn_blob(result.processed_bytes); }
+std::string printout(const aot::PreprocessResult& result) { return testing::describe_unpacked(result.processed_bytes); }
 
 // A positive ramp, for variances.
 HostTensor positive(const std::vector<int64_t>& sizes, int seed) {
@@ -46,12 +46,7 @@ HostTensor positive(const std::vector<int64_t>& sizes, int seed) {
 }
 
 HostTensor named_tensor(const aot::PreprocessResult& result, const fb::ValueT& value) {
-  EXPECT_EQ(value.kind, fb::ValueKind::Constant);
-  const std::vector<uint8_t>& bytes = result.data_store_output.get(value.constant_key);
-  HostTensor tensor = HostTensor::zeros(aot::ScalarType::Float, value.sizes);
-  EXPECT_EQ(bytes.size(), tensor.nbytes());
-  std::memcpy(tensor.data(), bytes.data(), std::min(bytes.size(), tensor.nbytes()));
-  return tensor;
+  return testing::constant_tensor(value, result.data_store_output);
 }
 
 HostTensor run(ExportedProgram& program, const HostTensor& input) {

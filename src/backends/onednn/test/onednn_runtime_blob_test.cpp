@@ -133,7 +133,7 @@ TEST(OneDnnBlobTest, NamesAWrongVersionAndMagic) {
   Runner runner;
   EXPECT_EQ(runner.init(bad, &b.named_data), Error::DelegateInvalidCompatibility);
   EXPECT_THAT(log.text(), HasSubstr("refusing the blob of method 'forward'"));
-  EXPECT_THAT(log.text(), HasSubstr("version 2, this runtime reads 1"));
+  EXPECT_THAT(log.text(), HasSubstr("version 3, this runtime reads 1 to 2"));
   bad = blob;
   bad[0] = 'X';
   EXPECT_EQ(runner.init(bad, &b.named_data), Error::DelegateInvalidCompatibility);
