@@ -22,6 +22,7 @@
 #include "runtime/module/malloc_memory_allocator.h"
 #include "runtime/module/module.h"
 #include "tests/support/host_tensors.h"
+#include "tests/support/program_test_util.h"
 
 namespace kiln::runtime {
 namespace {
@@ -32,20 +33,11 @@ using testing::OwnedTensor;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// A file of this process's own: ctest runs each test as its own process, in
-// parallel, and a shared name let one truncate the file another had mapped.
-std::string write_temp_file(const std::string& name, const std::vector<uint8_t>& bytes) {
-  const std::string path = ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  return path;
-}
-
 // The mlp fixture (core ATen) lowered to a .pte file, once for all tests.
 const std::string& mlp_pte_path() {
   static const std::string path = [] {
     const aot::ExportedProgram program = aot::load_pt2(aot::testing::kFixtures + "mlp/model.core.pt2");
-    return write_temp_file("module_test_mlp.pte", aot::to_executorch(program).buffer);
+    return testing::write_temp_file(aot::to_executorch(program).buffer, "module_test_mlp");
   }();
   return path;
 }
@@ -109,7 +101,7 @@ TEST(ModuleTest, RunsAProgramWithDemoBackendDelegates) {
   b.output({b.call("aten::add.Tensor", {b.call("aten::mm", {y, m}), 1.0})});
   aot::ExportedProgram program = aot::to_backend(std::move(b).build(), aot::CapabilityPartitioner("DemoBackend"));
   ASSERT_EQ(aot::get_lowered_backend_modules(program).size(), 2u);
-  const std::string path = write_temp_file("module_test_demo.pte", aot::to_executorch(program).buffer);
+  const std::string path = testing::write_temp_file(aot::to_executorch(program).buffer, "module_test_demo");
 
   const HostTensor input = ramp({2, 3}, -0.75f, 0.5f);
   const aot::PyTree expected = aot::call_program(program, aot::PyTree::tuple({aot::PyTree::make_leaf(input)}));
@@ -142,7 +134,8 @@ TEST(ModuleTest, AMissingFileIsNotFound) {
 
 TEST(ModuleTest, AFileThatIsNoProgramIsInvalidProgram) {
   const std::string text = "this is not a program, only some text that is long enough to hold a header";
-  const std::string path = write_temp_file("module_test_not_a_program.pte", std::vector<uint8_t>(text.begin(), text.end()));
+  const std::string path =
+      testing::write_temp_file(std::vector<uint8_t>(text.begin(), text.end()), "module_test_not_a_program");
   for (Module::LoadMode mode : {Module::LoadMode::Mmap, Module::LoadMode::File}) {
     Module module(path, mode);
     LogCapture log;

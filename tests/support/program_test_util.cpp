@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "aot/delegate/canonical_partitioners.h"
 #include "aot/delegate/debug_handle.h"
@@ -31,10 +33,25 @@ std::vector<uint8_t> read_file_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 }
 
+namespace {
+
+// The files write_temp_file wrote, removed when the test process exits
+// (ctest runs every test as a process of its own, and /tmp kept them all).
+struct TempFiles {
+  std::vector<std::string> paths;
+  ~TempFiles() {
+    for (const std::string& path : paths) ::unlink(path.c_str());
+  }
+};
+
+}  // namespace
+
 std::string write_temp_file(const std::vector<uint8_t>& bytes, const std::string& stem) {
   static int counter = 0;
+  static TempFiles written;
   const std::string path = ::testing::TempDir() + "kiln_program_test_" + std::to_string(::getpid()) + "_" +
                            std::to_string(counter++) + "_" + stem + ".pte";
+  written.paths.push_back(path);
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   EXPECT_TRUE(file.good()) << "cannot write " << path;

@@ -20,7 +20,8 @@ inline const std::string kPteFixtures = KILN_SOURCE_DIR "/tests/fixtures/pte/";
 /// The bytes of the file at `path` (a test failure if it cannot be read).
 std::vector<uint8_t> read_file_bytes(const std::string& path);
 
-/// Writes `bytes` to a fresh file in the test's temporary folder; returns its path.
+/// Writes `bytes` to a fresh file in the test's temporary folder, removed
+/// when the process exits; returns its path.
 std::string write_temp_file(const std::vector<uint8_t>& bytes, const std::string& stem);
 
 enum class LoaderKind { Buffer, File, Mmap };
