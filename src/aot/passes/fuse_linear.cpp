@@ -8,7 +8,8 @@
 //             packed; or W read by other nodes too (a tied embedding table,
 //             which packing would store twice), read in place ('f32_rows');
 //             a float linear of static rows on a weight of its own (an
-//             untied projection of the last position to the vocabulary)
+//             untied projection of the last position to the vocabulary),
+//             or on a shared one of at most `max_shared_weight_copy_bytes`,
 //             packed only with `static_shapes`, else left for the
 //             backends;
 //   int8 weight-only (Int8WeightOnlyConfig)
@@ -162,7 +163,7 @@ struct Linear {
 };
 
 // linear(x, W, b) with W a float weight or dequantize_affine of one.
-std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node, bool static_shapes) {
+std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node, const KilnOpsOptions& options) {
   const auto args = call_args(node, "aten::linear.default");
   if (!args || !is_float(node)) return std::nullopt;
   Node* x = node_of(args->at(0));
@@ -184,8 +185,15 @@ std::optional<Linear> match_linear_op(const ExportedProgram& program, Node* node
       linear.pattern = act->nodes;
     }
   } else {
-    // Static rows of a weight of their own stay for the backends, if any.
-    if (!static_shapes && !has_dynamic_dim(x) && passes::only_read_by(w, node)) return std::nullopt;
+    // Static rows stay for the backends, if any, on a weight of their own
+    // or on a shared one the partitioner copies into the delegate.
+    if (!options.static_shapes && !has_dynamic_dim(x)) {
+      const HostTensor* weight = weight_of(program, w);
+      if (passes::only_read_by(w, node) ||
+          (weight != nullptr && weight->nbytes() <= options.max_shared_weight_copy_bytes)) {
+        return std::nullopt;
+      }
+    }
     weights = float_weights(program, w, node);
     if (!weights) return std::nullopt;
   }
@@ -303,7 +311,7 @@ Node* rewrite(ExportedProgram& program, Linear& linear, bool quantize_activation
 
 bool fuse_linear(ExportedProgram& program, const KilnOpsOptions& options) {
   const auto match = [&](Node* node) -> std::optional<Linear> {
-    if (std::optional<Linear> linear = match_linear_op(program, node, options.static_shapes)) return linear;
+    if (std::optional<Linear> linear = match_linear_op(program, node, options)) return linear;
     return match_int8_weight_only(program, node);
   };
   const bool changed = passes::rewrite_each_match<Linear>(

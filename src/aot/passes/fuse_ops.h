@@ -5,6 +5,8 @@
 // file; a pattern that does not match exactly stays as it is.
 #pragma once
 
+#include <cstddef>
+
 #include "aot/ir/exported_program.h"
 
 namespace kiln::aot {
@@ -24,6 +26,14 @@ struct KilnOpsOptions {
   /// whose parts (pow, rsqrt, slices) a backend would leave to the portable
   /// kernels one by one.
   bool static_shapes = true;
+  /// Without static_shapes, a float linear of static rows on a weight other
+  /// ops read too (an embedding table tied to the output projection) stays
+  /// for the backends when the weight is at most this many bytes: the
+  /// partitioner copies a shared constant that small into the delegate
+  /// (CapabilityPartitionerOptions::max_shared_constant_copy_bytes, which
+  /// lower() passes here), where it is packed; a larger one is read in place
+  /// by kiln::linear ('f32_rows'), stored once.
+  size_t max_shared_weight_copy_bytes = 0;
 };
 
 /// aten::scaled_dot_product_attention (the training IR's op; dropout 0) as

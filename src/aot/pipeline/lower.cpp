@@ -98,7 +98,8 @@ LoweredMethod delegate_method(std::string name, ExportedProgram program, const L
   if (source_nodes != nullptr) *source_nodes = aot::source_nodes(program);
   // The fusions that fit the training IR (attention, before decomposition
   // spells it out), then those that read core ATen.
-  const KilnOpsOptions kiln_ops{options.quantize_activations, /*static_shapes=*/options.backends.empty()};
+  const KilnOpsOptions kiln_ops{options.quantize_activations, /*static_shapes=*/options.backends.empty(),
+                                CapabilityPartitionerOptions{}.max_shared_constant_copy_bytes};
   if (options.fuse_kiln_ops) fuse_kiln_ops(program, kiln_ops);
   to_core_aten(program);
   if (options.fold_constants) aot::fold_constants(program);

@@ -302,6 +302,27 @@ TEST(FuseLinearTest, ATiedWeightIsReadInPlaceAndAnOwnStaticOneStays) {
   EXPECT_EQ(program.state_dict().size(), 2u);  // nothing packed, nothing dropped
 }
 
+// A tied weight the partitioner would copy into the delegate (at most
+// max_shared_weight_copy_bytes) leaves its linear of static rows to the
+// backends too; one byte over, the linear reads it in place.
+TEST(FuseLinearTest, ASharedWeightSmallEnoughToCopyStaysForTheBackends) {
+  for (const size_t limit : {size_t{16 * 8 * 4}, size_t{16 * 8 * 4 - 1}}) {
+    GraphBuilder b;
+    const TiedAndUntied linears = tied_and_untied(b, {1, 8});
+    b.output({linears.looked_up, linears.tied, linears.untied});
+    ExportedProgram program = std::move(b).build();
+    program.set_dialect(kTrainingDialect);
+    KilnOpsOptions for_a_backend;
+    for_a_backend.static_shapes = false;
+    for_a_backend.max_shared_weight_copy_bytes = limit;
+    const bool copied = limit >= 16 * 8 * 4;
+    EXPECT_EQ(fuse_linear(program, for_a_backend), !copied) << limit;
+    const auto counts = op_counts(program);
+    EXPECT_EQ(counts.count("kiln::linear.default"), copied ? 0u : 1u) << limit;
+    EXPECT_EQ(counts.at("aten::linear.default"), copied ? 2 : 1) << limit;
+  }
+}
+
 // For the portable kernels, a float linear of static rows on a weight of its
 // own (an untied projection of the last position to the vocabulary) is
 // packed too; the tied one is still read in place.
