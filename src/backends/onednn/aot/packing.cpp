@@ -32,7 +32,6 @@ struct Packing {
   const aot::NamedDataStoreOutput* named_data;
   std::map<uint32_t, Packed> packed;
   std::set<uint32_t> unpackable;
-  std::string problem;
 };
 
 bool same_layout(const fb::PackedLayoutT& a, const fb::PackedLayoutT& b) {
@@ -71,11 +70,13 @@ void visit_use(void* context, const ConstantLayout& use) {
     packing.packed.erase(use.value);
     return;
   }
-  const auto [it, added] = packing.packed.emplace(use.value, std::move(packed));
-  if (!added && !same_layout(it->second.layout, packed.layout)) {
+  const auto earlier = packing.packed.find(use.value);
+  if (earlier == packing.packed.end()) {
+    packing.packed.emplace(use.value, std::move(packed));
+  } else if (!same_layout(earlier->second.layout, packed.layout)) {
     // Two uses read it in two layouts: it stays row-major, each reordered at init.
     packing.unpackable.insert(use.value);
-    packing.packed.erase(it);
+    packing.packed.erase(earlier);
   }
 }
 
@@ -83,7 +84,7 @@ void visit_use(void* context, const ConstantLayout& use) {
 
 void pack_weights(LoweredPartition* lowered) {
   fb::GraphT& graph = *lowered->graph;
-  Packing packing{&graph, &lowered->named_data, {}, {}, {}};
+  Packing packing{&graph, &lowered->named_data, {}, {}};
   const std::vector<uint8_t> blob = serialize_onednn_blob(graph);
   plan_on_this_machine([&](runtime::MemoryAllocator* allocator) {
     packing.packed.clear();

@@ -4,7 +4,9 @@
 // lifetime, as a planner over usage records). Materialization: one oneDNN
 // memory object per memory (arguments bound later, at execute), one
 // primitive per step, and each constant reordered once from its named data,
-// which is released right after.
+// which is released right after -- or, packed at lowering in the layout
+// chosen here (packed_layout.h), read in place: its named data is held until
+// release and takes no arena bytes.
 #include <omp.h>
 
 #include <algorithm>

@@ -169,6 +169,24 @@ TEST(PackWeightsTest, EveryFloatWeightIsPackedAsThePlanReadsItAndReadInPlace) {
   EXPECT_EQ(packed_run.output, unpacked_run.output);
 }
 
+// One weight read by two convolutions in the same layout is packed once
+// and read in place by both.
+TEST(PackWeightsTest, AWeightTwoOperationsReadAlikeIsPackedOnce) {
+  GraphBuilder b;
+  Node* x = b.input("x", aot::f32({1, 8, 6, 6}));
+  Node* w = b.parameter("shared.weight", ramp({8, 8, 3, 3}));
+  Node* first = b.call("aten::relu", {conv2d(b, x, w, aot::None{}, 1, 1)});
+  b.output({conv2d(b, first, w, aot::None{}, 1, 1)});
+  LoweredPartition lowered = lower_partition(std::move(b).build());
+  const std::vector<uint8_t> row_major = lowered.named_data.get(weights(lowered).at(0)->constant_key);
+  pack_weights(&lowered);
+  ASSERT_EQ(weights(lowered).size(), 1u);
+  const fb::ValueT& value = *weights(lowered)[0];
+  ASSERT_NE(value.packed, nullptr);
+  EXPECT_EQ(unpacked_bytes(*value.packed, lowered.named_data.get(value.constant_key)), row_major);
+  EXPECT_EQ(lowered.named_data.pte_data.size(), 1u);
+}
+
 // As on a CPU whose kernels read another layout: init reorders from the
 // packed bytes into its own.
 TEST(PackWeightsTest, WeightsPackedInAnotherLayoutAreReorderedFromIt) {
