@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -361,7 +362,19 @@ Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocat
     if (!use.in_place) continue;
     runtime::Result<FreeableBuffer> data = constant_bytes(blob, named_data, *compiled, use);
     if (!data.ok()) return data.error();
-    use.held = std::move(*data);
+    if (reinterpret_cast<uintptr_t>(data->data()) % kAlignment == 0) {
+      use.held = std::move(*data);
+      continue;
+    }
+    // Named data in a buffer of the caller's that is not 64-byte aligned
+    // (a Python bytes object): copied once, as it lies, onto the boundary
+    // oneDNN's kernels read weights best from.
+    void* copy = allocator->allocate(data->size(), kAlignment);
+    KILN_CHECK_OR_LOG_RETURN(copy != nullptr, DelegateMemoryAllocationFailed,
+                             "OneDnnBackend: method '%s': the method allocator has no room for a copy of constant %u "
+                             "(%zu bytes) on a 64-byte boundary", compiled->method_name, use.value, data->size());
+    std::memcpy(copy, data->data(), data->size());
+    use.held = FreeableBuffer(copy, data->size(), nullptr);
   }
   KILN_TRY(create_memories_and_primitives(compiled));
   for (uint32_t i = 0; i < compiled->constant_uses.size; ++i) {

@@ -5,9 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aot/ir/graph_builder.h"
@@ -51,34 +55,61 @@ ExportedProgram small_network() {
   return std::move(b).build();
 }
 
-// The named data as the runtime's tests hand it over (float32 entries).
-testing::TestNamedData named_data_of(const aot::NamedDataStoreOutput& output) {
-  testing::TestNamedData named;
-  for (const auto& [key, entry] : output.pte_data) {
-    const std::vector<uint8_t>& bytes = output.buffers.at(entry.buffer_index);
-    std::vector<float> floats(bytes.size() / sizeof(float));
-    std::memcpy(floats.data(), bytes.data(), floats.size() * sizeof(float));
-    named.put(key, std::move(floats));
+// The named data, each entry `misalignment` bytes past a 64-byte boundary.
+class NamedData final : public runtime::NamedDataMap {
+ public:
+  NamedData(const aot::NamedDataStoreOutput& output, size_t misalignment) {
+    for (const auto& [key, entry] : output.pte_data) {
+      const std::vector<uint8_t>& bytes = output.buffers.at(entry.buffer_index);
+      std::vector<uint8_t>& storage = storage_[key];
+      storage.resize(bytes.size() + 64 + misalignment);
+      const size_t start = (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 + misalignment;
+      std::memcpy(storage.data() + start, bytes.data(), bytes.size());
+      entries_[key] = {storage.data() + start, bytes.size()};
+    }
   }
-  return named;
-}
+  runtime::Result<runtime::FreeableBuffer> get_data(const char* key) const override {
+    const auto it = entries_.find(key);
+    if (it == entries_.end()) return runtime::Error::NotFound;
+    return runtime::FreeableBuffer(it->second.first, it->second.second, nullptr);
+  }
+  size_t get_num_keys() const override { return entries_.size(); }
+  runtime::Result<const char*> get_key(size_t index) const override {
+    if (index >= entries_.size()) return runtime::Error::InvalidArgument;
+    return std::next(entries_.begin(), static_cast<long>(index))->first.c_str();
+  }
+  /// Whether `p` points into one of the entries.
+  bool holds(const void* p) const {
+    for (const auto& [key, entry] : entries_) {
+      const auto* bytes = static_cast<const uint8_t*>(p);
+      if (bytes >= entry.first && bytes < entry.first + entry.second) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::map<std::string, std::vector<uint8_t>> storage_;
+  std::map<std::string, std::pair<const uint8_t*, size_t>> entries_;
+};
 
 LoweredPartition lowered_copy(const LoweredPartition& lowered) {
   return {parse_onednn_blob(serialize_onednn_blob(*lowered.graph)), lowered.named_data, lowered.debug_handle_map};
 }
 
-// The outputs of one call of `lowered` on the runtime, and its compiled graph.
+// The outputs of one call of `lowered` on the runtime, and where its
+// compiled graph reads its weights from.
 struct Ran {
   std::vector<float> output;
   bool all_in_place = true;
   bool none_in_place = true;
-  bool in_place_within_named_data = true;
+  bool read_from_named_data = true;  ///< every weight read in place is read where the named data lies
+  bool read_from_copies = true;      ///< every one is read from a copy on a 64-byte boundary
   size_t arena_bytes = 0;
 };
 
-Ran run(const LoweredPartition& lowered, Error* status = nullptr) {
+Ran run(const LoweredPartition& lowered, Error* status = nullptr, size_t misalignment = 0) {
   const std::vector<uint8_t> blob = serialize_onednn_blob(*lowered.graph);
-  testing::TestNamedData named = named_data_of(lowered.named_data);
+  const NamedData named(lowered.named_data, misalignment);
   testing::Runner runner;
   Ran ran;
   const Error init = runner.init(blob, &named);
@@ -93,7 +124,9 @@ Ran run(const LoweredPartition& lowered, Error* status = nullptr) {
     if (!use.in_place) continue;
     void* handle = nullptr;
     EXPECT_EQ(dnnl_memory_get_data_handle(compiled->memories[use.memory].memory, &handle), dnnl_success);
-    ran.in_place_within_named_data = ran.in_place_within_named_data && handle == use.held.data();
+    EXPECT_EQ(handle, use.held.data());
+    ran.read_from_named_data = ran.read_from_named_data && named.holds(handle);
+    ran.read_from_copies = ran.read_from_copies && !named.holds(handle) && reinterpret_cast<uintptr_t>(handle) % 64 == 0;
   }
   testing::HostTensor x({1, 8, 6, 6}, testing::random_values(8 * 36, 7)), out({1, 5});
   EXPECT_EQ(runner.execute({&x, &out}), Error::Ok);
@@ -164,9 +197,15 @@ TEST(PackWeightsTest, EveryFloatWeightIsPackedAsThePlanReadsItAndReadInPlace) {
   const Ran packed_run = run(packed);
   EXPECT_TRUE(unpacked_run.none_in_place);
   EXPECT_TRUE(packed_run.all_in_place);
-  EXPECT_TRUE(packed_run.in_place_within_named_data);
+  EXPECT_TRUE(packed_run.read_from_named_data);
   EXPECT_LT(packed_run.arena_bytes, unpacked_run.arena_bytes);  // no copy of the weights
   EXPECT_EQ(packed_run.output, unpacked_run.output);
+
+  // Named data off a 64-byte boundary (a caller's buffer) is copied onto one.
+  const Ran misaligned = run(packed, nullptr, /*misalignment=*/4);
+  EXPECT_TRUE(misaligned.all_in_place);
+  EXPECT_TRUE(misaligned.read_from_copies);
+  EXPECT_EQ(misaligned.output, unpacked_run.output);
 }
 
 // One weight read by two convolutions in the same layout is packed once
@@ -251,7 +290,7 @@ TEST(PackWeightsTest, AVersionOneBlobStillLoads) {
   const LoweredPartition plain = lower_partition(small_network());
   std::vector<uint8_t> blob = serialize_onednn_blob(*plain.graph);
   write_u32_le(blob.data() + 4, 1);
-  testing::TestNamedData named = named_data_of(plain.named_data);
+  const NamedData named(plain.named_data, 0);
   testing::Runner runner;
   EXPECT_EQ(runner.init(blob, &named), Error::Ok);
 }
