@@ -18,6 +18,7 @@ constexpr FastFormRule kRules[] = {
     matmul_with_broadcasts_it_takes,
     transposed_convolution_as_matmul,
     binary_broadcast_as_a_trailing_block,
+    binary_with_post_ops_it_takes,
 };
 
 // Drops the constants no operation reads any more (a rule that reads a

@@ -11,7 +11,9 @@
 //                              operation after it
 //   fast_forms/binary.cpp      a binary operation broadcasting its second operand
 //                              as rows under a middle dimension: that dimension
-//                              moved first
+//                              moved first; one whose binary post-op broadcasts
+//                              otherwise than whole, per channel or as a number:
+//                              from that post-op on, a binary operation after it
 //   fast_forms/transposed_convolution.cpp
 //                              a transposed convolution whose stride is its
 //                              kernel (no overlap): a matmul and a depth-to-space

@@ -8,6 +8,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "aot/ir/testing/aot_testing.h"
 
@@ -499,6 +502,19 @@ Cases binary_cases() {
     // kernels broadcast the second but not the first (fast_forms/binary.cpp).
     cases.push_back(binary(op, "second_rows_per_channel", {2, 4, 5, 7}, {1, 4, 1, 7}));
     cases.push_back(binary(op, "second_rows_per_batch", {2, 4, 5, 7}, {2, 1, 1, 7}));
+  }
+  // A binary post-op broadcast otherwise than whole, per channel or as one
+  // number (Swin V2's scores times a scale per head plus a bias the windows
+  // share): oneDNN's JIT kernels take the post-op as a binary operation of
+  // its own (fast_forms/binary.cpp).
+  for (const auto& [name, bias] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
+           {"bias_per_image", {1, 3, 7, 5}}, {"bias_rows", {1, 1, 1, 5}}, {"bias_per_batch_and_row", {2, 1, 7, 5}}}) {
+    cases.push_back({"aten::add.Tensor", "scaled_per_channel_plus_" + name, [=] {
+                       CaseBuilder c;
+                       Node* x = c.input(image);
+                       Node* scaled = c.call("aten::mul.Tensor", {x, c.input({3, 1, 1})});
+                       return std::move(c).finish(c.call("aten::add.Tensor", {scaled, c.input(bias)}));
+                     }});
   }
   // oneDNN broadcasts its second operand only: the lowering swaps these.
   for (const char* op : {"aten::add.Tensor", "aten::mul.Tensor", "aten::maximum.default", "aten::minimum.default"}) {

@@ -5,7 +5,18 @@
 // operation then runs with the broadcast dimensions moved first, so that the
 // second operand is a trailing block (its moved dimensions have size 1: it is
 // only reshaped), and its result is permuted back.
+//
+// Their binary post-ops take less: an operand of the result's sizes, one
+// number or one channel; any other broadcast ([1, C, H, W] over a batch,
+// [N, 1, H, W], a row) sends the whole operation to the reference kernel
+// (Swin V2's attention: the scores times a logit scale per head, plus a
+// position bias the windows share: ref:any, 4 ms of a 21 ms model). From
+// the first post-op they do not take, the post-ops run as a binary operation
+// after it, whose second operand broadcasts as any binary operation's does;
+// and so on down the post-ops.
 #include <algorithm>
+#include <iterator>
+#include <memory>
 
 #include "backends/onednn/aot/fast_forms/form_writer.h"
 
@@ -35,6 +46,56 @@ bool rows_broadcast_under_a_middle_dim(const std::vector<int64_t>& a, const std:
 }
 
 }  // namespace
+
+bool binary_with_post_ops_it_takes(FormWriter& writer, const fb::OperationT& op) {
+  if (op.op.AsBinaryOp() == nullptr || !writer.reads_and_writes_plain_floats(op)) return false;
+  const std::vector<int64_t>& sizes = writer.sizes(op.outputs[0]);
+  const auto taken = [&](const fb::PostOpT& post) {
+    const auto* binary = post.op.AsBinaryPostOp();
+    return binary == nullptr || post_op_broadcast_is_taken(writer.sizes(binary->input), sizes);
+  };
+  const auto first_untaken = [&](const std::vector<std::unique_ptr<fb::PostOpT>>& posts) {
+    return static_cast<size_t>(std::find_if(posts.begin(), posts.end(), [&](const auto& p) { return !taken(*p); }) -
+                               posts.begin());
+  };
+  if (first_untaken(op.post_ops) == op.post_ops.size()) return false;
+  // Each piece may broadcast its second operand as rows, too.
+  const auto emit = [&](std::unique_ptr<fb::OperationT> piece) {
+    if (!binary_broadcast_as_a_trailing_block(writer, *piece)) writer.emit(std::move(piece));
+  };
+  auto current = std::make_unique<fb::OperationT>(op);
+  for (size_t split = first_untaken(current->post_ops); split < current->post_ops.size();
+       split = first_untaken(current->post_ops)) {
+    std::vector<std::unique_ptr<fb::PostOpT>> rest;
+    for (size_t p = split; p < current->post_ops.size(); ++p) rest.push_back(std::move(current->post_ops[p]));
+    current->post_ops.resize(split);
+    const int32_t partial = writer.intermediate(sizes);
+    current->outputs = {partial};
+    emit(std::move(current));
+    const fb::BinaryPostOpT& first = *rest.front()->op.AsBinaryPostOp();
+    fb::BinaryOpT binary;
+    binary.algorithm = first.algorithm;
+    fb::OperationKindUnion kind;
+    kind.Set(std::move(binary));
+    current = writer.operation_like(op, std::move(kind), {partial, first.input}, op.outputs[0]);
+    current->post_ops.assign(std::make_move_iterator(rest.begin() + 1), std::make_move_iterator(rest.end()));
+  }
+  emit(std::move(current));
+  return true;
+}
+
+bool post_op_broadcast_is_taken(const std::vector<int64_t>& operand, const std::vector<int64_t>& result) {
+  if (operand.size() > result.size()) return false;
+  const size_t lead = result.size() - operand.size();
+  bool full = true, number = true, channel = true;
+  for (size_t d = 0; d < result.size(); ++d) {
+    const int64_t size = d < lead ? 1 : operand[d - lead];
+    full = full && size == result[d];
+    number = number && size == 1;
+    channel = channel && (size == 1 || (d == 1 && size == result[d]));
+  }
+  return full || number || channel;
+}
 
 bool binary_broadcast_as_a_trailing_block(FormWriter& writer, const fb::OperationT& op) {
   if (op.op.AsBinaryOp() == nullptr || op.inputs.size() != 2 || !writer.reads_and_writes_plain_floats(op) ||

@@ -62,6 +62,12 @@ bool softmax_over_innermost_dim(FormWriter& writer, const fb::OperationT& op);
 bool matmul_with_broadcasts_it_takes(FormWriter& writer, const fb::OperationT& op);
 bool transposed_convolution_as_matmul(FormWriter& writer, const fb::OperationT& op);
 bool binary_broadcast_as_a_trailing_block(FormWriter& writer, const fb::OperationT& op);
+bool binary_with_post_ops_it_takes(FormWriter& writer, const fb::OperationT& op);
+
+/// Whether the JIT binary kernels take a binary post-op reading `operand`
+/// broadcast over a result of `result` sizes: the same sizes, one number,
+/// or one channel (dimension 1).
+bool post_op_broadcast_is_taken(const std::vector<int64_t>& operand, const std::vector<int64_t>& result);
 
 /// The element count of `sizes`.
 int64_t element_count(const std::vector<int64_t>& sizes);
