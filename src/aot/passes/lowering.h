@@ -86,6 +86,14 @@ bool eliminate_common_subexpressions(ExportedProgram& program);
 /// not one of lowering_passes(). (split_as_slices.cpp)
 bool split_as_slices(ExportedProgram& program);
 
+/// An expand read by pointwise ops (torch.Tag.pointwise) that broadcast its
+/// input to the same result anyway is not materialized: they read its
+/// input, and an expand left unread goes. The pipeline runs it before
+/// partitioning when backends are asked for (a backend's layout steps cannot
+/// repeat elements); it is not one of lowering_passes().
+/// (expand_into_broadcast.cpp)
+bool expand_into_broadcast(ExportedProgram& program);
+
 /// The passes above as Passes, in the order lower_to_executable runs them.
 std::vector<Pass> lowering_passes();
 

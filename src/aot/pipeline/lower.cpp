@@ -105,7 +105,10 @@ LoweredMethod delegate_method(std::string name, ExportedProgram program, const L
   if (options.fold_constants) aot::fold_constants(program);
   if (options.fuse_kiln_ops) fuse_kiln_ops(program, kiln_ops);
   eliminate_common_subexpressions(program);
-  if (!options.backends.empty()) split_as_slices(program);
+  if (!options.backends.empty()) {
+    split_as_slices(program);
+    expand_into_broadcast(program);
+  }
   std::vector<ToBackendReport> reports;
   ExportedProgram delegated =
       options.backends.empty() ? program.copy_of_verified() : delegate(program, options, reports);

@@ -93,6 +93,9 @@ struct OpSchema {
   std::vector<SchemaReturn> returns;
   bool is_core = false;       ///< torch.Tag.core
   bool is_view_copy = false;  ///< torch.Tag.view_copy (view_copy, permute_copy, ...)
+  /// torch.Tag.pointwise: each result element from the same element of each
+  /// tensor operand, the operands broadcast together (add, mul, where, relu, ...)
+  bool is_pointwise = false;
   /// Qualified name of the out variant ("aten::add.out"); an out variant names
   /// itself; "" when the op has none.
   std::string out_variant;
@@ -160,5 +163,6 @@ std::span<const OpSchema> all_op_schemas();
 inline constexpr unsigned kTagNone = 0;
 inline constexpr unsigned kTagCore = 1u << 0;      ///< torch.Tag.core
 inline constexpr unsigned kTagViewCopy = 1u << 1;  ///< torch.Tag.view_copy
+inline constexpr unsigned kTagPointwise = 1u << 2;  ///< torch.Tag.pointwise
 
 }  // namespace kiln::aot

@@ -52,6 +52,7 @@ OpTable build_table() {
     OpSchema functional = parse_op_schema(kOpRows[row].functional);
     functional.is_core = (kOpRows[row].tags & kTagCore) != 0;
     functional.is_view_copy = (kOpRows[row].tags & kTagViewCopy) != 0;
+    functional.is_pointwise = (kOpRows[row].tags & kTagPointwise) != 0;
     if (functional.is_out_variant()) {
       throw AotError("ops.def row " + std::to_string(row + 1) + ": '" + functional.qualified_name() +
                      "' has out arguments; list it as the out variant of its functional op");

@@ -536,6 +536,7 @@ TEST(OpTableTest, HoldsEveryRowFunctionalThenOut) {
     EXPECT_EQ(functional.to_string(), row.functional);
     EXPECT_EQ(functional.is_core, (row.tags & kTagCore) != 0);
     EXPECT_EQ(functional.is_view_copy, (row.tags & kTagViewCopy) != 0);
+    EXPECT_EQ(functional.is_pointwise, (row.tags & kTagPointwise) != 0);
     EXPECT_FALSE(functional.is_out_variant());
     EXPECT_TRUE(names.insert(functional.qualified_name()).second);
     EXPECT_EQ(find_op_schema(functional.qualified_name()), &functional);

@@ -424,5 +424,36 @@ TEST(SplitAsSlicesTest, ASplitReadWholeStays) {
   EXPECT_EQ(op_counts(program).at("aten::split_with_sizes_copy.default"), 1);
 }
 
+// A norm expanded to the values' sizes and divided into them (F.normalize,
+// Swin V2's cosine attention): the division broadcasts the norm itself.
+TEST(ExpandIntoBroadcastTest, APointwiseOpReadsTheExpandsInput) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4, 3, 5}));
+  Node* norm = b.call("aten::sum.dim_IntList", {x, ints({2}), true});
+  Node* expanded = b.call("aten::expand", {norm, ints({4, 3, 5})});
+  b.output({b.call("aten::div.Tensor", {x, expanded})});
+  ExportedProgram program = std::move(b).build();
+  const HostTensor xv = ramp({4, 3, 5}, 0.3f);
+  const std::vector<double> before = run(program, {xv});
+  EXPECT_TRUE(expand_into_broadcast(program));
+  EXPECT_EQ(op_counts(program).count("aten::expand.default"), 0u);
+  EXPECT_EQ(run(program, {xv}), before);
+  EXPECT_FALSE(expand_into_broadcast(program));
+}
+
+// Kept: read by a pointwise op whose result takes its sizes from the expand
+// (relu of it, or an add whose other operand is as small), by an op that is
+// not pointwise, or returned.
+TEST(ExpandIntoBroadcastTest, AnExpandThatGivesItsReaderItsSizesStays) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 5}));
+  Node* expanded = b.call("aten::expand", {x, ints({3, 5})});
+  b.output({b.call("aten::relu", {expanded}), b.call("aten::add.Tensor", {expanded, x}),
+            b.call("aten::sum.dim_IntList", {expanded, ints({0})}), expanded});
+  ExportedProgram program = std::move(b).build();
+  EXPECT_FALSE(expand_into_broadcast(program));
+  EXPECT_EQ(op_counts(program).at("aten::expand.default"), 1);
+}
+
 }  // namespace
 }  // namespace kiln::aot
