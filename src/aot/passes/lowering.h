@@ -86,6 +86,14 @@ bool eliminate_common_subexpressions(ExportedProgram& program);
 /// not one of lowering_passes(). (split_as_slices.cpp)
 bool split_as_slices(ExportedProgram& program);
 
+/// A slice with a step s > 1 along a dimension of static size D, a
+/// multiple of s (Swin's patch merging, x[:, 0::2, 1::2]), becomes a view of
+/// that dimension as [D / s, s], two slices of step 1 and a view back, with
+/// the slice's provenance: backends run those as layout steps. The pipeline
+/// runs it before partitioning when backends are asked for; it is not one
+/// of lowering_passes(). (step_slices_as_crops.cpp)
+bool step_slices_as_crops(ExportedProgram& program);
+
 /// An expand read by pointwise ops (torch.Tag.pointwise) that broadcast its
 /// input to the same result anyway is not materialized: they read its
 /// input, and an expand left unread goes. The pipeline runs it before

@@ -107,6 +107,7 @@ LoweredMethod delegate_method(std::string name, ExportedProgram program, const L
   eliminate_common_subexpressions(program);
   if (!options.backends.empty()) {
     split_as_slices(program);
+    step_slices_as_crops(program);
     expand_into_broadcast(program);
   }
   std::vector<ToBackendReport> reports;

@@ -455,5 +455,37 @@ TEST(ExpandIntoBroadcastTest, AnExpandThatGivesItsReaderItsSizesStays) {
   EXPECT_EQ(op_counts(program).at("aten::expand.default"), 1);
 }
 
+// Swin's patch merging: x[:, 1::2, 0::2, :] on an 8 x 6 image.
+TEST(StepSlicesAsCropsTest, AStepSliceIsAViewTwoCropsAndAView) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 8, 6, 4}));
+  Node* rows = b.call("aten::slice.Tensor", {x, 1, 1, int64_t{9223372036854775807}, 2});
+  rows->meta.debug_handle = 5;
+  Node* cols = b.call("aten::slice.Tensor", {rows, 2, 0, int64_t{9223372036854775807}, 2});
+  b.output({cols, b.call("aten::slice.Tensor", {x, 3, 1, 3})});  // step 1: stays
+  ExportedProgram program = std::move(b).build();
+  const HostTensor xv = ramp({1, 8, 6, 4}, 0.1f);
+  const std::vector<double> before = run(program, {xv});
+  EXPECT_TRUE(step_slices_as_crops(program));
+  const auto counts = op_counts(program);
+  EXPECT_EQ(counts.at("aten::slice.Tensor"), 1);
+  EXPECT_EQ(counts.at("aten::slice_copy.Tensor"), 4);
+  EXPECT_EQ(counts.at("aten::view.default"), 4);
+  size_t kept_provenance = 0;
+  for (const Node* node : program.graph()) kept_provenance += node->meta.debug_handle == 5;
+  EXPECT_EQ(kept_provenance, 4u);  // the first slice's view, crops and view back
+  EXPECT_EQ(run(program, {xv}), before);
+  EXPECT_FALSE(step_slices_as_crops(program));
+}
+
+// A step that does not divide the dimension stays a step slice.
+TEST(StepSlicesAsCropsTest, AStepThatDoesNotDivideTheDimensionStays) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({7, 3}));
+  b.output({b.call("aten::slice.Tensor", {x, 0, 0, 7, 2})});
+  ExportedProgram program = std::move(b).build();
+  EXPECT_FALSE(step_slices_as_crops(program));
+}
+
 }  // namespace
 }  // namespace kiln::aot
