@@ -9,11 +9,7 @@
 namespace kiln::aot::passes {
 namespace {
 
-ArgumentList ints(const std::vector<int64_t>& values) {
-  ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
+ArgumentList ints(const std::vector<int64_t>& values) { return ints_argument(values); }
 
 std::vector<int64_t> sizes_of(Rewriter& r, Node* node) {
   const TensorMeta& meta = node->meta.tensor();

@@ -9,6 +9,7 @@
 
 #include "aot/ir/op_table/op_schema.h"
 #include "aot/passes/lowering.h"
+#include "aot/passes/pattern.h"
 
 namespace kiln::aot {
 
@@ -17,18 +18,6 @@ namespace {
 bool is_expand(const Node& node) {
   return node.is_call_function() &&
          (node.target() == "aten::expand.default" || node.target() == "aten::expand_copy.default");
-}
-
-std::optional<std::vector<int64_t>> static_sizes(const Node& node) {
-  const auto* meta = std::get_if<TensorMeta>(&node.meta.val);
-  if (meta == nullptr) return std::nullopt;
-  std::vector<int64_t> sizes;
-  for (const SymExpr& size : meta->sizes) {
-    const std::optional<int64_t> value = size.constant_value();
-    if (!value) return std::nullopt;
-    sizes.push_back(*value);
-  }
-  return sizes;
 }
 
 // NumPy's broadcast of `a` and `b`; none where they do not broadcast.
@@ -46,13 +35,13 @@ std::optional<std::vector<int64_t>> broadcast(const std::vector<int64_t>& a, con
 // Whether pointwise `user`, reading `source` where it reads `expand`, still
 // gives its result's sizes.
 bool broadcasts_alike(const Node& user, const Node& expand, const Node& source) {
-  const std::optional<std::vector<int64_t>> result = static_sizes(user);
+  const std::optional<std::vector<int64_t>> result = passes::static_sizes_of(&user);
   if (!result) return false;
   std::vector<int64_t> sizes;
   bool known = true;
   const auto add = [&](Node* operand) {
     if (!std::holds_alternative<TensorMeta>(operand->meta.val)) return;  // a scalar, a symbol
-    const std::optional<std::vector<int64_t>> own = static_sizes(operand == &expand ? source : *operand);
+    const std::optional<std::vector<int64_t>> own = passes::static_sizes_of(operand == &expand ? &source : operand);
     const std::optional<std::vector<int64_t>> joined = own ? broadcast(sizes, *own) : std::nullopt;
     if (joined) sizes = *joined;
     known = known && joined.has_value();

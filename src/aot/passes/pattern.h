@@ -30,6 +30,13 @@ inline bool is_float(const Node* node) {
   return meta != nullptr && meta->dtype == ScalarType::Float;
 }
 
+/// `node`'s sizes if it is a tensor of static sizes, else nothing.
+inline std::optional<std::vector<int64_t>> static_sizes_of(const Node* node) {
+  const auto* meta = node != nullptr ? std::get_if<TensorMeta>(&node->meta.val) : nullptr;
+  if (meta == nullptr || !meta->is_static()) return std::nullopt;
+  return meta->static_sizes();
+}
+
 /// The node an argument names, or null.
 inline Node* node_of(const Argument& arg) { return arg.is_node() ? arg.node() : nullptr; }
 

@@ -260,4 +260,10 @@ std::string canonical_target(const std::string& target) {
   return schema == nullptr ? target : schema->qualified_name();
 }
 
+ArgumentList ints_argument(const std::vector<int64_t>& values) {
+  ArgumentList list;
+  for (int64_t v : values) list.emplace_back(v);
+  return list;
+}
+
 }  // namespace kiln::aot::passes

@@ -66,6 +66,8 @@ class Rewriter {
   std::set<const Node*> created_;
 };
 
+/// An int[] argument holding `values`.
+ArgumentList ints_argument(const std::vector<int64_t>& values);
 /// Replaces every reference to `node` in its users' arguments (lists too) by `value`.
 void replace_uses_with_literal(Node* node, const Argument& value);
 /// Normalizes `dim` against `rank` (Python's negative dims); throws naming `where`.

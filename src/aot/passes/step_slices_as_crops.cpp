@@ -12,6 +12,7 @@
 
 #include "aot/ir/pass_manager.h"
 #include "aot/passes/lowering.h"
+#include "aot/passes/pattern.h"
 #include "aot/passes/rewriter.h"
 
 namespace kiln::aot {
@@ -20,32 +21,6 @@ namespace {
 
 bool is_slice(const Node& node) {
   return node.is_call_function() && (node.target() == "aten::slice.Tensor" || node.target() == "aten::slice_copy.Tensor");
-}
-
-std::optional<std::vector<int64_t>> static_sizes(const Node& node) {
-  const auto* meta = std::get_if<TensorMeta>(&node.meta.val);
-  if (meta == nullptr) return std::nullopt;
-  std::vector<int64_t> sizes;
-  for (const SymExpr& size : meta->sizes) {
-    const std::optional<int64_t> value = size.constant_value();
-    if (!value) return std::nullopt;
-    sizes.push_back(*value);
-  }
-  return sizes;
-}
-
-ArgumentList ints(const std::vector<int64_t>& values) {
-  ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
-
-// An int argument of the slice (dim, start, end, step), `fallback` when absent or None.
-std::optional<int64_t> int_argument(const Node& node, size_t index, const char* name, int64_t fallback) {
-  const Argument* argument = index < node.args().size() ? &node.args()[index] : node.kwarg(name);
-  if (argument == nullptr || argument->is_none()) return fallback;
-  if (!argument->is_int()) return std::nullopt;
-  return argument->to_int();
 }
 
 }  // namespace
@@ -57,30 +32,33 @@ bool step_slices_as_crops(ExportedProgram& program) {
   }
   bool changed = false;
   for (Node* node : slices) {
-    const std::optional<std::vector<int64_t>> in = static_sizes(*node->args()[0].node());
-    const std::optional<std::vector<int64_t>> out = static_sizes(*node);
-    const std::optional<int64_t> dim_arg = int_argument(*node, 1, "dim", 0);
-    const std::optional<int64_t> start_arg = int_argument(*node, 2, "start", 0);
-    const std::optional<int64_t> step = int_argument(*node, 4, "step", 1);
-    if (!in || !out || !dim_arg || !start_arg || !step || *step <= 1 || in->size() != out->size()) continue;
+    const std::vector<Argument> args = bind_node_arguments(*node);
+    const std::optional<std::vector<int64_t>> in = passes::static_sizes_of(node->args()[0].node());
+    const std::optional<std::vector<int64_t>> out = passes::static_sizes_of(node);
+    // (self, dim, start, end, step), defaults filled in.
+    if (args.size() != 5 || !in || !out || in->size() != out->size() || !args[1].is_int() ||
+        !args[4].is_int() || !(args[2].is_int() || args[2].is_none())) {
+      continue;
+    }
     const auto rank = static_cast<int64_t>(in->size());
-    if (*dim_arg < -rank || *dim_arg >= rank) continue;
-    const auto dim = static_cast<size_t>(*dim_arg < 0 ? *dim_arg + rank : *dim_arg);
+    const int64_t dim_arg = args[1].to_int(), step = args[4].to_int();
+    if (step <= 1 || dim_arg < -rank || dim_arg >= rank) continue;
+    const auto dim = static_cast<size_t>(dim_arg < 0 ? dim_arg + rank : dim_arg);
     const int64_t size = (*in)[dim], count = (*out)[dim];
-    int64_t start = *start_arg < 0 ? *start_arg + size : *start_arg;
-    start = std::min(std::max<int64_t>(start, 0), size);
-    if (size % *step != 0 || count < 1 || start >= size) continue;
-    const int64_t group = start / *step, offset = start % *step;
-    if (group + count > size / *step) continue;
+    int64_t start = args[2].is_int() ? args[2].to_int() : 0;
+    start = std::min(std::max<int64_t>(start < 0 ? start + size : start, 0), size);
+    if (size % step != 0 || count < 1 || start >= size) continue;
+    const int64_t group = start / step, offset = start % step;
+    if (group + count > size / step) continue;
 
     passes::Rewriter r(*node);
     std::vector<int64_t> grouped(in->begin(), in->end());
-    grouped[dim] = size / *step;
-    grouped.insert(grouped.begin() + static_cast<std::ptrdiff_t>(dim) + 1, *step);
-    Node* view = r.op("aten::view", {r.arg(0), ints(grouped)});
+    grouped[dim] = size / step;
+    grouped.insert(grouped.begin() + static_cast<std::ptrdiff_t>(dim) + 1, step);
+    Node* view = r.op("aten::view", {r.arg(0), passes::ints_argument(grouped)});
     Node* picked = r.op("aten::slice_copy.Tensor", {view, static_cast<int64_t>(dim) + 1, offset, offset + 1});
     Node* groups = r.op("aten::slice_copy.Tensor", {picked, static_cast<int64_t>(dim), group, group + count});
-    r.replace_with(r.op("aten::view", {groups, ints(*out)}));
+    r.replace_with(r.op("aten::view", {groups, passes::ints_argument(*out)}));
     changed = true;
   }
   if (changed) update_signature_from_graph(program);  // a returned slice has a new name
