@@ -1,6 +1,8 @@
-// MmapDataLoader: maps the file read-only; each load maps the pages that hold
-// the requested range (unmapped when the FreeableBuffer is freed). Constants
-// and delegate blobs are then read straight from the page cache, never copied.
+// MmapDataLoader: maps the file read-only; each load maps the 2 MiB windows
+// of the file that hold the requested range (unmapped when the
+// FreeableBuffer is freed), so that the kernel can map the page cache's large
+// folios as huge pages. Constants and delegate blobs are then read straight
+// from the page cache, never copied.
 #pragma once
 
 #include <cstddef>

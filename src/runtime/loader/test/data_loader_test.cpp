@@ -161,6 +161,32 @@ TEST(MmapDataLoader, MapsAnyRangeAndUnmapsOnFree) {
   EXPECT_FALSE(is_mapped(start)) << "the page is still mapped after Free";
 }
 
+// A range is mapped with the whole 2 MiB windows of the file around it (as
+// far as the file goes), all unmapped on Free.
+TEST(MmapDataLoader, MapsTheWholeWindowsAroundARange) {
+  constexpr size_t kWindow = size_t{2} << 20;
+  const std::vector<uint8_t> bytes = pattern(2 * kWindow + 3 * 4096 + 7);
+  TempFile file(bytes);
+  Result<MmapDataLoader> loader = MmapDataLoader::from(file.path());
+  ASSERT_TRUE(loader.ok());
+  const size_t offset = kWindow + 12345;
+  Result<FreeableBuffer> loaded = loader->load(offset, 100, kInfo);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(std::memcmp(loaded->data(), bytes.data() + offset, 100), 0);
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t window_start = reinterpret_cast<uintptr_t>(loaded->data()) - 12345;
+  const uintptr_t window_last_page = window_start + kWindow - page;
+  EXPECT_TRUE(is_mapped(window_start)) << "the window's first page";
+  EXPECT_TRUE(is_mapped(window_last_page)) << "the window's last page";
+  // The last window ends with the file's last page.
+  Result<FreeableBuffer> last = loader->load(bytes.size() - 10, 10, kInfo);
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(std::memcmp(last->data(), bytes.data() + bytes.size() - 10, 10), 0);
+  loaded->Free();
+  EXPECT_FALSE(is_mapped(window_start));
+  EXPECT_FALSE(is_mapped(window_last_page));
+}
+
 TEST(MmapDataLoader, StillMapsAfterAMove) {
   const std::vector<uint8_t> bytes = pattern(20000);
   TempFile file(bytes);
