@@ -23,6 +23,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "backends/onednn/runtime/blob_graph.h"
+#include "backends/onednn/runtime/depthwise_int8.h"
 #include "runtime/core/freeable_buffer.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/named_data_map.h"
@@ -130,6 +131,17 @@ struct Step {
     int32_t src, weights, bias, dst;  ///< memories (bias -1 if none)
     int64_t n, k;
   } row_dots;
+  /// packed >= 0 (no primitive): an int8 depthwise convolution that Kiln's
+  /// own kernel runs (depthwise_int8.h), from memory src to dst. Init packs
+  /// its weights (int8, plain), weight scales and bias (-1 if none) into the
+  /// persistent buffer `packed`; each of up to `parts` threads takes its
+  /// slice of `scratch_bytes` of the scratchpad.
+  struct Depthwise {
+    int32_t packed, src, dst, weights, scales, bias;
+    int32_t parts;
+    size_t scratch_bytes;
+    DepthwiseInt8 shape;
+  } depthwise;
 };
 
 /// A table from the method allocator with a capacity fixed at init.

@@ -237,6 +237,13 @@ Result<uint32_t> GraphBuilder::define_output(int32_t v, const_dnnl_memory_desc_t
   return m;
 }
 
+Result<uint32_t> GraphBuilder::persistent_bytes(size_t bytes) {
+  const int64_t dims[] = {static_cast<int64_t>(bytes)};
+  MemoryDesc desc;
+  KILN_TRY(plain_desc(dims, 1, &desc, dnnl_u8));
+  return new_buffer(desc.get(), /*persistent=*/true);
+}
+
 Result<uint32_t> GraphBuilder::reorder_into_buffer(uint32_t memory, const_dnnl_memory_desc_t desc) {
   KILN_ASSIGN_OR_RETURN(const uint32_t m, new_buffer(desc, /*persistent=*/false));
   KILN_TRY(add_reorder(memory, m));
@@ -294,6 +301,7 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
     step->args[step->num_args++] = args[i];
     note_use(args[i].memory);
   }
+  step->depthwise.packed = -1;
   if (step->pd == nullptr) return Error::Ok;  // a fill, never followed by a pending reorder
   const_dnnl_memory_desc_t scratchpad = dnnl_primitive_desc_query_md(step->pd, dnnl_query_scratchpad_md, 0);
   const size_t scratchpad_bytes = scratchpad != nullptr ? dnnl_memory_desc_get_size(scratchpad) : 0;
@@ -304,6 +312,26 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
     step->args[step->num_args++] = StepArg{DNNL_ARG_SCRATCHPAD, m};
     if (scratchpad_bytes > compiled_->scratchpad_bytes) compiled_->scratchpad_bytes = scratchpad_bytes;
   }
+  return add_pending_output_reorder();
+}
+
+Error GraphBuilder::add_kernel_step(const StepArg* args, uint32_t num_args, size_t scratchpad_bytes, Step** added) {
+  PrimitiveDesc none;
+  KILN_TRY(add_step(&none, args, num_args));
+  Step* step = last_step();
+  *added = step;
+  if (scratchpad_bytes > 0) {
+    const int64_t dims[] = {static_cast<int64_t>(scratchpad_bytes)};
+    MemoryDesc bytes;
+    KILN_TRY(plain_desc(dims, 1, &bytes, dnnl_u8));
+    KILN_ASSIGN_OR_RETURN(const uint32_t m, add_memory(bytes.release(), Storage{Storage::kScratchpad, 0}));
+    step->args[step->num_args++] = StepArg{DNNL_ARG_SCRATCHPAD, m};
+    if (scratchpad_bytes > compiled_->scratchpad_bytes) compiled_->scratchpad_bytes = scratchpad_bytes;
+  }
+  return add_pending_output_reorder();
+}
+
+Error GraphBuilder::add_pending_output_reorder() {
   if (pending_output_reorder_.from >= 0) {
     const PendingReorder pending = pending_output_reorder_;
     pending_output_reorder_ = PendingReorder{};

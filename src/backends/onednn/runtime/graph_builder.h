@@ -175,6 +175,9 @@ class GraphBuilder {
   runtime::Error add_quantization(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize);
   /// add_quantization's one reorder that converts, in any layouts.
   runtime::Error add_conversion(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize);
+  /// A buffer of `bytes` bytes alive from init on, which init fills (a
+  /// kernel of Kiln's own's packed weights).
+  runtime::Result<uint32_t> persistent_bytes(size_t bytes);
   /// A buffer of layout `desc` that only the operation's own steps use.
   runtime::Result<uint32_t> temporary_buffer(const_dnnl_memory_desc_t desc) { return new_buffer(desc, false); }
   /// The last step writes `value`: when it is quantized, tracing logs it
@@ -204,6 +207,10 @@ class GraphBuilder {
   /// refused (too_many_arguments), the step not added.
   runtime::Error add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t num_args, int32_t fill_memory = -1,
                           float fill_value = 0);
+  /// Adds a step with no primitive (a kernel of Kiln's own, which the caller
+  /// describes on `*added`) reading and writing `args`, with a scratchpad
+  /// of `scratchpad_bytes`.
+  runtime::Error add_kernel_step(const StepArg* args, uint32_t num_args, size_t scratchpad_bytes, Step** added);
   /// Primitive attributes: user scratchpad and the operation's post-ops
   /// (binary post-op inputs seen with `dst_rank` dims); `post_args` receives
   /// one argument per binary post-op (at most kMaxStepArgs / 2).
@@ -222,6 +229,8 @@ class GraphBuilder {
   runtime::Result<uint32_t> add_memory(dnnl_memory_desc_t desc, Storage storage);
   runtime::Result<uint32_t> new_buffer(const_dnnl_memory_desc_t desc, bool persistent);
   void note_use(uint32_t memory);
+  /// After a step: the reorder of an output written in another layout.
+  runtime::Error add_pending_output_reorder();
   void log_operation(const char* format, va_list args);
 
   const BlobGraph& blob_;

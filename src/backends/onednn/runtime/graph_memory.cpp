@@ -335,6 +335,31 @@ Error load_constant(const BlobGraph& blob, const runtime::NamedDataMap* named_da
 
 }  // namespace
 
+// Kiln's own kernels' weights, packed from their constants (Step::Depthwise).
+Error pack_kernel_weights(const CompiledGraph& compiled) {
+  const auto data_of = [&](int32_t memory) -> void* {
+    void* data = nullptr;
+    if (memory < 0 || dnnl_memory_get_data_handle(compiled.memories[static_cast<uint32_t>(memory)].memory, &data) !=
+                          dnnl_success) {
+      return nullptr;
+    }
+    return data;
+  };
+  for (uint32_t s = 0; s < compiled.steps.size; ++s) {
+    const Step::Depthwise& d = compiled.steps[s].depthwise;
+    if (d.packed < 0) continue;
+    void* packed = data_of(d.packed);
+    const void* weights = data_of(d.weights);
+    const void* scales = data_of(d.scales);
+    KILN_CHECK_OR_LOG_RETURN(packed != nullptr && weights != nullptr && scales != nullptr, DelegateInvalidCompatibility,
+                             "OneDnnBackend: method '%s': operation %u: a depthwise convolution's weights have no data",
+                             compiled.method_name, compiled.steps[s].operation);
+    pack_depthwise_int8(d.shape, static_cast<const int8_t*>(weights), static_cast<const float*>(scales),
+                        static_cast<const float*>(data_of(d.bias)), static_cast<uint8_t*>(packed));
+  }
+  return Error::Ok;
+}
+
 Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocator,
                                  const runtime::NamedDataMap* named_data, CompiledGraph* compiled) {
   Table<Buffer>& buffers = compiled->buffers;
@@ -389,7 +414,7 @@ Error materialize_compiled_graph(const BlobGraph& blob, MemoryAllocator* allocat
                              compiled->method_name);
     std::memcpy(data, &init.bits, sizeof init.bits);
   }
-  return Error::Ok;
+  return pack_kernel_weights(*compiled);
 }
 
 Error resize_runtime_memories(CompiledGraph* compiled, int64_t size) {

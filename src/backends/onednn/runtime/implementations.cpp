@@ -28,6 +28,11 @@ StepImplementation describe_step(const fb::Graph* graph, const Step& step) {
   const fb::Operation* operation = graph->operations()->Get(step.operation);
   StepImplementation described{step.operation, operation->name() != nullptr ? operation->name()->c_str() : "",
                                fb::EnumNameOperationKind(operation->op_type()), "kiln", "kiln"};
+  if (step.depthwise.packed >= 0) {
+    described.primitive_kind = "convolution";
+    described.implementation = "kiln_depthwise_int8:avx512_core_vnni";
+    return described;
+  }
   if (step.pd == nullptr) return described;
   dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
   if (dnnl_primitive_desc_query(step.pd, dnnl_query_primitive_kind, 0, &kind) == dnnl_success) {

@@ -257,6 +257,33 @@ void run_row_dots(const CompiledGraph& graph, const Step& step, int threads) {
 #endif
 }
 
+// Step::Depthwise: Kiln's int8 depthwise kernel, its items split over the
+// threads (at most the ones its scratchpad has slices for).
+void run_depthwise(const CompiledGraph& graph, const Step& step, int threads) {
+  const Step::Depthwise& d = step.depthwise;
+  const auto* packed = static_cast<const uint8_t*>(storage_data(graph, graph.memories[static_cast<uint32_t>(d.packed)].storage));
+  const void* src = storage_data(graph, graph.memories[static_cast<uint32_t>(d.src)].storage);
+  void* dst = storage_data(graph, graph.memories[static_cast<uint32_t>(d.dst)].storage);
+  const int64_t parts = std::max(1, std::min(threads, d.parts));
+  const int64_t items = depthwise_int8_items(d.shape, parts);
+  if (parts == 1) return run_depthwise_int8(d.shape, packed, src, dst, 1, 0, items, graph.scratchpad);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(parts)
+  {
+    // However many threads came, the parts the items were split for.
+    for (int64_t part = omp_get_thread_num(); part < parts; part += omp_get_num_threads()) {
+      run_depthwise_int8(d.shape, packed, src, dst, parts, items * part / parts, items * (part + 1) / parts,
+                         graph.scratchpad + static_cast<size_t>(part) * d.scratch_bytes);
+    }
+  }
+#else
+  for (int64_t part = 0; part < parts; ++part) {
+    run_depthwise_int8(d.shape, packed, src, dst, parts, items * part / parts, items * (part + 1) / parts,
+                       graph.scratchpad + static_cast<size_t>(part) * d.scratch_bytes);
+  }
+#endif
+}
+
 // The operation's result (its last step's destination), reordered into a
 // plain row-major float32 copy, logged with its event. For `kiln compare`
 // only (the tracer wants outputs): it makes a reorder primitive per call.
@@ -352,7 +379,9 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
     const Step& step = graph.steps[s];
     if (step.fill_memory >= 0) fill(graph, graph.memories[static_cast<uint32_t>(step.fill_memory)], step.fill_value);
     if (step.choose_qparams.source >= 0) choose_qparams(graph, step);
-    if (step.row_dots.src >= 0 && graph.runtime_size == 1) {
+    if (step.depthwise.packed >= 0) {
+      run_depthwise(graph, step, step.single_thread ? 1 : threads);
+    } else if (step.row_dots.src >= 0 && graph.runtime_size == 1) {
       run_row_dots(graph, step, step.single_thread ? 1 : threads);
     } else if (step.primitive != nullptr) {
       if (step.single_thread != single) {

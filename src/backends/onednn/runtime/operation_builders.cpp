@@ -3,6 +3,9 @@
 // results in oneDNN's chosen layout (plain at the delegate's outputs),
 // weights reordered once at init into the layout the primitive chose.
 #include <cstring>
+#include <limits>
+
+#include <omp.h>
 
 #include "backends/onednn/runtime/operation_util.h"
 
@@ -273,6 +276,120 @@ Result<uint32_t> bias_memory(GraphBuilder& b, int32_t bias, uint32_t rank) {
   return b.value_memory_with_rank(bias, rank, true);
 }
 
+// ---- Kiln's own int8 depthwise kernel (depthwise_int8.h)
+
+// The clamp of a convolution's post-ops: none, a relu or a clip; false for
+// anything else (left to oneDNN).
+bool clamp_of(const fb::Operation* operation, float* low, float* high) {
+  *low = -std::numeric_limits<float>::infinity();
+  *high = std::numeric_limits<float>::infinity();
+  const auto* post_ops = operation->post_ops();
+  if (post_ops == nullptr || post_ops->size() == 0) return true;
+  if (post_ops->size() != 1) return false;
+  const fb::Eltwise* eltwise = post_ops->Get(0)->op_as_Eltwise();
+  if (eltwise == nullptr) return false;
+  if (eltwise->algorithm() == fb::EltwiseAlgorithm::Relu && eltwise->alpha() == 0) {
+    *low = 0;
+    return true;
+  }
+  if (eltwise->algorithm() == fb::EltwiseAlgorithm::Clip) {
+    *low = eltwise->alpha();
+    *high = eltwise->beta();
+    return true;
+  }
+  return false;
+}
+
+// The convolution as Kiln's int8 depthwise kernel takes it, when it is one:
+// int8 on both sides (not emulated), 2-D, one channel per group, not
+// dilated, static quantization, its post-ops a clamp, on a CPU whose
+// effective ISA (oneDNN's, which a cap on it lowers) has AVX-512 VNNI.
+bool own_depthwise(GraphBuilder& b, const fb::Convolution* conv, const Quantization& q, const dnnl_dims_t strides,
+                   const dnnl_dims_t dilates, const dnnl_dims_t padding_l, const dnnl_dims_t padding_r,
+                   DepthwiseInt8* shape) {
+  if (!q.quantized || q.emulated || conv->transposed()) return false;
+  const fb::Value* src = b.value(q.src);
+  const fb::Value* out = b.value(q.out);
+  const fb::Value* weights = b.value(b.input(1));
+  if (rank_of(src) != 4 || !is_quantized(out) || src->dynamic() || out->dynamic() ||
+      out->kind() != fb::ValueKind::Intermediate || dilates[0] != 0 || dilates[1] != 0) {
+    return false;
+  }
+  const int64_t channels = src->sizes()->Get(1);
+  if (conv->groups() != channels || out->sizes()->Get(1) != channels || weights->sizes()->Get(0) != channels ||
+      weights->sizes()->Get(1) != 1) {
+    return false;
+  }
+  DepthwiseInt8 c;
+  if (!clamp_of(b.operation(), &c.low, &c.high)) return false;
+  c.batch = src->sizes()->Get(0);
+  c.channels = channels;
+  c.in_h = src->sizes()->Get(2);
+  c.in_w = src->sizes()->Get(3);
+  c.out_h = out->sizes()->Get(2);
+  c.out_w = out->sizes()->Get(3);
+  c.kernel_h = weights->sizes()->Get(2);
+  c.kernel_w = weights->sizes()->Get(3);
+  c.stride_h = strides[0];
+  c.stride_w = strides[1];
+  c.pad_top = padding_l[0];
+  c.pad_left = padding_l[1];
+  c.pad_bottom = padding_r[0];
+  c.pad_right = padding_r[1];
+  c.src_signed = src->dtype() == fb::DataType::Int8;
+  c.dst_signed = out->dtype() == fb::DataType::Int8;
+  c.src_scale = src->scale();
+  c.dst_scale = out->scale();
+  c.src_zero_point = static_cast<int32_t>(src->zero_point());
+  c.dst_zero_point = static_cast<int32_t>(out->zero_point());
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  const bool vnni = (isa & dnnl_cpu_isa_avx512_core_vnni) == dnnl_cpu_isa_avx512_core_vnni;
+  if (depthwise_int8_refusal(c, vnni) != nullptr) return false;
+  *shape = c;
+  return true;
+}
+
+// Plans the convolution own_depthwise took: channels-last source and
+// result, the weights, scales and bias as constants init packs, and a
+// scratchpad slice per thread.
+Error build_own_depthwise(GraphBuilder& b, const DepthwiseInt8& shape, const Quantization& q, int32_t bias) {
+  const int32_t w = b.input(1);
+  MemoryDesc src_layout, dst_layout, weights_plain;
+  KILN_TRY(b.channels_last_desc_of(q.src, &src_layout));
+  KILN_TRY(b.channels_last_desc_of(q.out, &dst_layout));
+  KILN_TRY(b.plain_desc_of(w, &weights_plain));
+  KILN_ASSIGN_OR_RETURN(uint32_t src_m, b.value_memory(q.src, false));
+  if (!dnnl_memory_desc_equal(src_layout.get(), b.desc(src_m))) {
+    KILN_ASSIGN_OR_RETURN(src_m, b.reorder_into_buffer(src_m, src_layout.get()));
+  }
+  KILN_ASSIGN_OR_RETURN(const uint32_t weights_m, b.constant(w, weights_plain.get(), weights_plain.get()));
+  KILN_ASSIGN_OR_RETURN(const uint32_t scales_m, b.value_memory(q.weight_scales, true));
+  int32_t bias_m = -1;
+  if (bias >= 0) {
+    KILN_ASSIGN_OR_RETURN(const uint32_t m, bias_memory(b, bias, 1));
+    bias_m = static_cast<int32_t>(m);
+  }
+  KILN_ASSIGN_OR_RETURN(const uint32_t packed_m, b.persistent_bytes(depthwise_int8_packed_bytes(shape)));
+  KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(q.out, dst_layout.get()));
+  ArgList args;
+  args.add(DNNL_ARG_SRC, src_m);
+  args.add(DNNL_ARG_WEIGHTS, weights_m);
+  args.add(DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, scales_m);
+  if (bias_m >= 0) args.add(DNNL_ARG_BIAS, static_cast<uint32_t>(bias_m));
+  args.add(DNNL_ARG_DST, dst_m);
+  // The threads the plan is for (one for a small operation: ScopedThreads).
+  const int32_t parts = omp_get_max_threads();
+  const size_t slice = (depthwise_int8_scratch_bytes(shape) + 63) / 64 * 64;
+  Step* step = nullptr;
+  KILN_TRY(b.add_kernel_step(args.items, args.size, slice * static_cast<size_t>(parts), &step));
+  step->depthwise = Step::Depthwise{static_cast<int32_t>(packed_m), static_cast<int32_t>(src_m),
+                                    static_cast<int32_t>(dst_m),    static_cast<int32_t>(weights_m),
+                                    static_cast<int32_t>(scales_m), bias_m,
+                                    parts,                          slice,
+                                    shape};
+  return b.describe_quantized_result(q.out);
+}
+
 Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   const int32_t src = b.input(0), w = b.input(1), bias = b.input(2), scales = b.input(3), out = b.output();
   const uint32_t rank = rank_of_value(b, src);
@@ -312,6 +429,10 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   KILN_TRY(quantization.prepare(b, src, w, scales, out, out_channels, conv->groups() > 1 ? 0x3 : 0x1, attr));
   if ((quantization.quantized || quantization.dequantized_weights) && conv->transposed()) {
     return b.refuse("a quantized transposed convolution");
+  }
+  DepthwiseInt8 depthwise;
+  if (own_depthwise(b, conv, quantization, strides, dilates, padding_l, padding_r, &depthwise)) {
+    return build_own_depthwise(b, depthwise, quantization, bias);
   }
   const fb::Value* src_value = b.value(src);
   KILN_TRY(b.any_desc(src_value->sizes()->data(), rank, &src_any, quantization.compute_type(src_value)));

@@ -1,0 +1,71 @@
+// Kiln's own int8 depthwise convolution, which OneDnnBackend runs instead of
+// oneDNN's on CPUs with AVX-512 VNNI. oneDNN 3.2's int8 depthwise kernels
+// (jit_int8, brdgmm_dw) multiply one tap at a time, about 13 multiply-adds
+// per cycle (49 GMAC/s for MobileNetV2's 56x56x144 layer on one Zen 5 core);
+// depthwise layers were a third of MobileNetV2's int8 time. This one adds
+// four taps of a kernel row at once with VPDPBUSD: each input row is
+// turned once into dwords of four neighbouring columns' bytes, which every
+// output row that reads it takes with one instruction per kernel row and 16
+// channels.
+//
+// Layouts: source and result channels-last (N, H, W, C), int8 or uint8 with
+// a scale and zero point; weights (C, 1, kH, kW) int8 with one scale per
+// channel (zero point 0); bias float32 or none. The result is
+//   q = saturate(round_half_even(clamp(acc * src_scale * w_scale[c] + bias[c],
+//                                      low, high) / dst_scale) + dst_zero_point)
+// with acc = sum of w * (q_src - src_zero_point) over the taps, padding
+// reading the source's zero point: the computation oneDNN's int8
+// convolution makes with a clip (or relu) post-op.
+//
+// These are pure functions: the plan asks depthwise_int8_takes, init packs
+// the weights once (pack_depthwise_int8), and each call runs the work items
+// split over the threads (run_depthwise_int8).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kiln::backends::onednn {
+
+/// One depthwise convolution: C channels, multiplier 1.
+struct DepthwiseInt8 {
+  int64_t batch = 1;
+  int64_t channels = 0;
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 0, kernel_w = 0;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  bool src_signed = false;  ///< int8 source (else uint8)
+  bool dst_signed = false;  ///< int8 result (else uint8)
+  float src_scale = 1, dst_scale = 1;
+  int32_t src_zero_point = 0, dst_zero_point = 0;
+  /// The clamp before requantization, in the float32 result's units
+  /// (relu: 0 and +inf; relu6/hardtanh: its bounds; none: -inf and +inf).
+  float low = 0, high = 0;
+};
+
+/// Why Kiln's kernel does not take `conv` on this CPU (a sentence), or null
+/// when it does. `vnni`: the CPU has AVX-512 VNNI (and oneDNN may use it).
+const char* depthwise_int8_refusal(const DepthwiseInt8& conv, bool vnni);
+
+/// Bytes of the packed weights and per-channel constants.
+size_t depthwise_int8_packed_bytes(const DepthwiseInt8& conv);
+
+/// Bytes of scratch one thread needs (its padded and transformed rows).
+size_t depthwise_int8_scratch_bytes(const DepthwiseInt8& conv);
+
+/// Packs `weights` (C x kH x kW int8), `weight_scales` (C) and `bias` (C, or
+/// null) into `packed` (depthwise_int8_packed_bytes, 64-byte aligned).
+void pack_depthwise_int8(const DepthwiseInt8& conv, const int8_t* weights, const float* weight_scales,
+                         const float* bias, uint8_t* packed);
+
+/// Work items of a call on `parts` threads (channel blocks x row ranges).
+int64_t depthwise_int8_items(const DepthwiseInt8& conv, int64_t parts);
+
+/// Runs the items [first, last) of the `parts` split: reads `src`
+/// (N x H x W x C), writes `dst` (N x OH x OW x C), with `scratch` of
+/// depthwise_int8_scratch_bytes (64-byte aligned) for this thread alone.
+void run_depthwise_int8(const DepthwiseInt8& conv, const uint8_t* packed, const void* src, void* dst, int64_t parts,
+                        int64_t first, int64_t last, uint8_t* scratch);
+
+}  // namespace kiln::backends::onednn
