@@ -23,6 +23,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "backends/onednn/runtime/blob_graph.h"
+#include "backends/onednn/runtime/channels_last_quantize.h"
 #include "backends/onednn/runtime/depthwise_int8.h"
 #include "runtime/core/freeable_buffer.h"
 #include "runtime/core/memory_allocator.h"
@@ -142,6 +143,13 @@ struct Step {
     size_t scratch_bytes;
     DepthwiseInt8 shape;
   } depthwise;
+  /// src >= 0 (no primitive): Kiln's quantization of a float32 image of a
+  /// few channels, plain, into channels-last bytes (channels_last_quantize.h),
+  /// from memory src to dst.
+  struct QuantizeImage {
+    int32_t src, dst;
+    ChannelsLastQuantize shape;
+  } quantize_image;
 };
 
 /// A table from the method allocator with a capacity fixed at init.

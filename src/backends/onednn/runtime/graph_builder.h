@@ -173,6 +173,9 @@ class GraphBuilder {
   /// dequantizing `from` into float32 `to`, by the scale and zero point of
   /// `quantized_value` (PyTorch's rounding).
   runtime::Error add_quantization(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize);
+  /// add_quantization's kernel of Kiln's own for an image entering the
+  /// delegate (channels_last_quantize.h), when it applies.
+  bool image_to_channels_last(uint32_t from, uint32_t to, int32_t quantized_value, ChannelsLastQuantize* image);
   /// add_quantization's one reorder that converts, in any layouts.
   runtime::Error add_conversion(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize);
   /// A buffer of `bytes` bytes alive from init on, which init fills (a

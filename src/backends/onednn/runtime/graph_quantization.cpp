@@ -85,6 +85,33 @@ bool exact_int8_dot_products(dnnl_cpu_isa_t isa) {
   return has(dnnl_cpu_isa_avx2_vnni) || has(dnnl_cpu_isa_avx512_core_vnni);
 }
 
+// Whether quantizing `from` into `to` is a plain float32 image of at most
+// ChannelsLastQuantize::kMaxChannels channels into channels-last bytes by a
+// static scale: Kiln's kernel does that in one pass (the image's shape in
+// `image`).
+bool GraphBuilder::image_to_channels_last(uint32_t from, uint32_t to, int32_t quantized_value,
+                                          ChannelsLastQuantize* image) {
+  const fb::Value* q = value(quantized_value);
+  if (q->dynamic() || rank_of(q) != 4) return false;
+  const int64_t* sizes = q->sizes()->data();
+  MemoryDesc plain_floats, channels_last;
+  if (plain_desc(sizes, 4, &plain_floats, dnnl_f32) != Error::Ok ||
+      check(dnnl_memory_desc_create_with_tag(channels_last.out(), 4, sizes, data_type_of(q), dnnl_acdb),
+            "dnnl_memory_desc_create_with_tag") != Error::Ok) {
+    return false;
+  }
+  if (!dnnl_memory_desc_equal(plain_floats.get(), desc(from)) || !dnnl_memory_desc_equal(channels_last.get(), desc(to))) {
+    return false;
+  }
+  image->batch = sizes[0];
+  image->channels = sizes[1];
+  image->pixels = sizes[2] * sizes[3];
+  image->inverse_scale = static_cast<float>(1.0 / static_cast<double>(q->scale()));
+  image->zero_point = static_cast<int32_t>(q->zero_point());
+  image->to_signed = q->dtype() == fb::DataType::Int8;
+  return channels_last_quantize_takes(*image);
+}
+
 // q = saturate(round_half_even(x * (1 / scale)) + zero_point): oneDNN's
 // source scale is PyTorch's inverse scale, so that the product is the one
 // PyTorch rounds; x = scale * (q - zero_point) the other way.
@@ -96,6 +123,16 @@ bool exact_int8_dot_products(dnnl_cpu_isa_t isa) {
 // 0.045 at 16x112x112): so the (de)quantization runs in the float32
 // side's layout and a byte reorder permutes the int8 side.
 Error GraphBuilder::add_quantization(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize) {
+  if (quantize) {
+    ChannelsLastQuantize image;
+    if (image_to_channels_last(from, to, quantized_value, &image)) {
+      StepArg args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+      Step* step = nullptr;
+      KILN_TRY(add_kernel_step(args, 2, 0, &step));
+      step->quantize_image = Step::QuantizeImage{static_cast<int32_t>(from), static_cast<int32_t>(to), image};
+      return Error::Ok;
+    }
+  }
   const_dnnl_memory_desc_t float_side = quantize ? desc(from) : desc(to);
   const_dnnl_memory_desc_t int8_side = quantize ? desc(to) : desc(from);
   dnnl_data_type_t int8_type = dnnl_data_type_undef;

@@ -33,6 +33,11 @@ StepImplementation describe_step(const fb::Graph* graph, const Step& step) {
     described.implementation = "kiln_depthwise_int8:avx512_core_vnni";
     return described;
   }
+  if (step.quantize_image.src >= 0) {
+    described.primitive_kind = "reorder";
+    described.implementation = "kiln_quantize_channels_last";
+    return described;
+  }
   if (step.pd == nullptr) return described;
   dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
   if (dnnl_primitive_desc_query(step.pd, dnnl_query_primitive_kind, 0, &kind) == dnnl_success) {

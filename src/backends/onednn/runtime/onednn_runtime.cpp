@@ -284,6 +284,27 @@ void run_depthwise(const CompiledGraph& graph, const Step& step, int threads) {
 #endif
 }
 
+// Step::QuantizeImage: the pixels split over the threads.
+void run_quantize_image(const CompiledGraph& graph, const Step& step, int threads) {
+  const Step::QuantizeImage& q = step.quantize_image;
+  const auto* src = static_cast<const float*>(storage_data(graph, graph.memories[static_cast<uint32_t>(q.src)].storage));
+  auto* dst = static_cast<uint8_t*>(storage_data(graph, graph.memories[static_cast<uint32_t>(q.dst)].storage));
+  const int64_t pixels = q.shape.pixels;
+  if (threads <= 1) return run_channels_last_quantize(q.shape, src, dst, 0, pixels);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
+    // Whole blocks of 16 pixels to each thread but the last.
+    const int64_t first = pixels * part / parts / 16 * 16;
+    const int64_t last = part + 1 == parts ? pixels : pixels * (part + 1) / parts / 16 * 16;
+    run_channels_last_quantize(q.shape, src, dst, first, last);
+  }
+#else
+  run_channels_last_quantize(q.shape, src, dst, 0, pixels);
+#endif
+}
+
 // The operation's result (its last step's destination), reordered into a
 // plain row-major float32 copy, logged with its event. For `kiln compare`
 // only (the tracer wants outputs): it makes a reorder primitive per call.
@@ -381,6 +402,8 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
     if (step.choose_qparams.source >= 0) choose_qparams(graph, step);
     if (step.depthwise.packed >= 0) {
       run_depthwise(graph, step, step.single_thread ? 1 : threads);
+    } else if (step.quantize_image.src >= 0) {
+      run_quantize_image(graph, step, step.single_thread ? 1 : threads);
     } else if (step.row_dots.src >= 0 && graph.runtime_size == 1) {
       run_row_dots(graph, step, step.single_thread ? 1 : threads);
     } else if (step.primitive != nullptr) {
