@@ -1,14 +1,15 @@
 // Kiln's int8 depthwise convolution (depthwise_int8.h).
 //
-// Channels go in blocks of 64 (one 512-bit register of bytes). For a block,
-// each input row the outputs read is copied once into a padded row (the
-// source's zero point in the padding, an int8 source moved onto uint8) and
-// then turned into dwords of four neighbouring columns: dword (j, c) holds
-// the bytes of columns j..j+3 of channel c. An output then takes each kernel
-// row's taps 4 at a time with VPDPBUSD (uint8 x int8, added in 32 bits),
-// against weights packed the same way (taps past the kernel's width are 0).
-// The transformed rows of the last kH input rows are kept in a ring, so an
-// input row is transformed once however many output rows read it.
+// Channels go in blocks of 64, 32 or 16 (a 512-, 256- or 128-bit register of
+// bytes). For a block, each input row the outputs read is turned once into
+// dwords of four neighbouring columns: dword (j, c) holds the bytes of
+// columns j..j+3 of channel c (the source's zero point where they are
+// padding; an int8 source moved onto uint8). An output then takes each
+// kernel row's taps 4 at a time with VPDPBUSD (uint8 x int8, added in 32
+// bits), against weights packed the same way (taps past the kernel's width
+// are 0), four outputs of a row sharing each register of weights. The
+// transformed rows of the last kH input rows are kept in a ring, so an input
+// row is transformed once however many output rows read it.
 //
 // The byte interleave is two rounds of unpacks, which work inside 128-bit
 // lanes: register k of a transformed column holds, in lane L, channels
