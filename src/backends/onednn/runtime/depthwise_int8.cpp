@@ -41,11 +41,19 @@ int64_t transformed_columns(const DepthwiseInt8& c) { return (c.out_w - 1) * c.s
 // A block of channels: [first, first + width) of which `valid` exist; width
 // 64, 32 or 16 (a 512-, 256- or 128-bit register of bytes). The channels
 // past the last full block of 64 go in narrower blocks, so that 144
-// channels are 64 + 64 + 16, not three blocks of 64.
+// channels are 64 + 64 + 16, not three blocks of 64. An image of 16 or 32
+// channels at stride 1 is one block of 64 bytes that holds `pixels` (4 or 2)
+// neighbouring pixels instead: the bytes of a row are contiguous, and at
+// stride 1 so are the windows of neighbouring outputs.
 struct Block {
   int64_t first, width, valid;
   size_t offset;  // in the packed bytes
+  int64_t pixels;
 };
+
+int64_t pixels_per_block(const DepthwiseInt8& c) {
+  return c.stride_w == 1 && (c.channels == 16 || c.channels == 32) ? 64 / c.channels : 1;
+}
 
 // Per block: compensation (int32), multipliers and offsets (float32), then
 // kH x groups x 4 registers of weights.
@@ -56,14 +64,16 @@ size_t block_bytes(const DepthwiseInt8& c, int64_t width) {
 int64_t tail_width(int64_t rest) { return rest > 48 ? 64 : rest > 16 ? 32 : 16; }
 
 int64_t channel_blocks(const DepthwiseInt8& c) {
+  if (pixels_per_block(c) > 1) return 1;
   int64_t blocks = c.channels / kBlock;
   for (int64_t rest = c.channels % kBlock; rest > 0; rest -= std::min(rest, tail_width(rest))) ++blocks;
   return blocks;
 }
 
 Block block_of(const DepthwiseInt8& c, int64_t index) {
+  if (pixels_per_block(c) > 1) return Block{0, kBlock, kBlock, 0, pixels_per_block(c)};
   const int64_t full = c.channels / kBlock;
-  Block b{0, kBlock, kBlock, 0};
+  Block b{0, kBlock, kBlock, 0, 1};
   if (index < full) {
     b.first = index * kBlock;
     b.offset = static_cast<size_t>(index) * block_bytes(c, kBlock);
@@ -151,7 +161,8 @@ void pack_depthwise_int8(const DepthwiseInt8& c, const int8_t* weights, const fl
     auto* offset = reinterpret_cast<float*>(block + 2 * b.width * 4);
     auto* w = reinterpret_cast<int8_t*>(block + 3 * b.width * 4);
     for (int64_t o = 0; o < b.valid; ++o) {
-      const int64_t channel = b.first + o, p = permuted(o, b.width);
+      // Each of a block's pixels has the same channels.
+      const int64_t channel = b.pixels > 1 ? o % c.channels : b.first + o, p = permuted(o, b.width);
       const int8_t* kernel = weights + channel * taps;
       int32_t sum = 0;
       for (int64_t t = 0; t < taps; ++t) sum += kernel[t];
@@ -189,6 +200,7 @@ struct Vec<64> {
   KILN_VNNI static I load(const void* p) { return _mm512_load_si512(p); }
   KILN_VNNI static void store(void* p, I v) { _mm512_store_si512(p, v); }
   KILN_VNNI static I load_bytes(M m, const void* p) { return _mm512_maskz_loadu_epi8(m, p); }
+  KILN_VNNI static I load_bytes_or(I fill, M m, const void* p) { return _mm512_mask_loadu_epi8(fill, m, p); }
   KILN_VNNI static void store_bytes(void* p, M m, I v) { _mm512_mask_storeu_epi8(p, m, v); }
   KILN_VNNI static I bytes(int v) { return _mm512_set1_epi8(static_cast<char>(v)); }
   KILN_VNNI static I bitwise_xor(I a, I b) { return _mm512_xor_si512(a, b); }
@@ -216,6 +228,7 @@ struct Vec<32> {
   KILN_VNNI static I load(const void* p) { return _mm256_load_si256(static_cast<const I*>(p)); }
   KILN_VNNI static void store(void* p, I v) { _mm256_store_si256(static_cast<I*>(p), v); }
   KILN_VNNI static I load_bytes(M m, const void* p) { return _mm256_maskz_loadu_epi8(m, p); }
+  KILN_VNNI static I load_bytes_or(I fill, M m, const void* p) { return _mm256_mask_loadu_epi8(fill, m, p); }
   KILN_VNNI static void store_bytes(void* p, M m, I v) { _mm256_mask_storeu_epi8(p, m, v); }
   KILN_VNNI static I bytes(int v) { return _mm256_set1_epi8(static_cast<char>(v)); }
   KILN_VNNI static I bitwise_xor(I a, I b) { return _mm256_xor_si256(a, b); }
@@ -243,6 +256,7 @@ struct Vec<16> {
   KILN_VNNI static I load(const void* p) { return _mm_load_si128(static_cast<const I*>(p)); }
   KILN_VNNI static void store(void* p, I v) { _mm_store_si128(static_cast<I*>(p), v); }
   KILN_VNNI static I load_bytes(M m, const void* p) { return _mm_maskz_loadu_epi8(m, p); }
+  KILN_VNNI static I load_bytes_or(I fill, M m, const void* p) { return _mm_mask_loadu_epi8(fill, m, p); }
   KILN_VNNI static void store_bytes(void* p, M m, I v) { _mm_mask_storeu_epi8(p, m, v); }
   KILN_VNNI static I bytes(int v) { return _mm_set1_epi8(static_cast<char>(v)); }
   KILN_VNNI static I bitwise_xor(I a, I b) { return _mm_xor_si128(a, b); }
@@ -290,12 +304,21 @@ KILN_VNNI void transform_row(const Call& call, const uint8_t* image, const Block
   const I flip = V::bytes(c.src_signed ? 0x80 : 0);
   const bool inside = in_y >= 0 && in_y < c.in_h;
   const uint8_t* line = image + in_y * c.in_w * c.channels + b.first;
+  // Source column x's bytes of the block (its `pixels` pixels from x on),
+  // the zero point in the padding.
   const auto column = [&](int64_t x) KILN_VNNI_LAMBDA {
     const int64_t in_x = x - c.pad_left;
-    if (!inside || in_x < 0 || in_x >= c.in_w) return zero_point;
-    return V::bitwise_xor(V::load_bytes(mask, line + in_x * c.channels), flip);
+    if (!inside || in_x + b.pixels <= 0 || in_x >= c.in_w) return zero_point;
+    auto bytes = mask;
+    if (b.pixels > 1 && (in_x < 0 || in_x + b.pixels > c.in_w)) {
+      bytes = 0;
+      for (int64_t i = std::max<int64_t>(0, -in_x); i < std::min(b.pixels, c.in_w - in_x); ++i) {
+        bytes |= mask_of<W>(c.channels) << (i * c.channels);
+      }
+    }
+    return V::bitwise_xor(V::load_bytes_or(zero_point, bytes, line + in_x * c.channels), flip);
   };
-  const int64_t step = call.step;
+  const int64_t step = call.step * b.pixels;
   I a = column(0), b1 = column(1), c2 = column(2), d = column(3);
   for (int64_t j = 0; j < call.columns; j += step) {
     if (j > 0) {
@@ -317,9 +340,9 @@ KILN_VNNI void transform_row(const Call& call, const uint8_t* image, const Block
   }
 }
 
-// Outputs x .. x + N - 1 of one output row of block `b`; `rows[r]` is the
-// transformed input row kernel row r reads. The N outputs share each
-// register of weights.
+// N outputs of one output row of block `b` from output x on (N blocks of
+// b.pixels outputs each); `rows[r]` is the transformed input row kernel row
+// r reads. The N share each register of weights.
 template <int64_t W, int KH, int G, int N>
 KILN_VNNI void outputs(const Call& call, const Block& b, const uint8_t* block, const uint8_t* const* rows, int64_t x,
                        uint8_t* out_row) {
@@ -338,25 +361,28 @@ KILN_VNNI void outputs(const Call& call, const Block& b, const uint8_t* block, c
 #pragma GCC unroll 2
     for (int g = 0; g < G; ++g) {
       const uint8_t* column = rows[r] + (x * c.stride_w + 4 * g) * 4 * W;
+      const int64_t next = b.pixels * c.stride_w * 4 * W;  // the next of the N
       const uint8_t* w = weights + (r * G + g) * 4 * W;
 #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) {
         const I wk = V::load(w + k * W);
 #pragma GCC unroll 4
-        for (int n = 0; n < N; ++n) acc[n][k] = V::dpbusd(acc[n][k], V::load(column + n * c.stride_w * 4 * W + k * W), wk);
+        for (int n = 0; n < N; ++n) acc[n][k] = V::dpbusd(acc[n][k], V::load(column + n * next + k * W), wk);
       }
     }
   }
   const I low = V::bytes(call.low), high = V::bytes(call.high);
-  const auto mask = mask_of<W>(b.valid);
 #pragma GCC unroll 4
   for (int n = 0; n < N; ++n) {
+    const int64_t at = x + n * b.pixels;  // its first output
+    // A block of pixels past the row's end stores only the ones in it.
+    const auto mask = mask_of<W>(b.pixels == 1 ? b.valid : std::min(b.pixels, c.out_w - at) * c.channels);
     I q[4];
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
       q[k] = V::requantize(acc[n][k], V::loadf(block + W * 4 + k * W), V::loadf(block + 2 * W * 4 + k * W));
     }
-    V::store_bytes(out_row + (x + n) * c.channels + b.first, mask,
+    V::store_bytes(out_row + at * c.channels + b.first, mask,
                    V::pack(q[0], q[1], q[2], q[3], c.dst_signed, low, high));
   }
 }
@@ -366,8 +392,8 @@ KILN_VNNI_ENTRY void output_row(const Call& call, const Block& b, const uint8_t*
                                 uint8_t* out_row) {
   constexpr int kN = 4;
   int64_t x = 0;
-  for (; x + kN <= call.c->out_w; x += kN) outputs<W, KH, G, kN>(call, b, block, rows, x, out_row);
-  for (; x < call.c->out_w; ++x) outputs<W, KH, G, 1>(call, b, block, rows, x, out_row);
+  for (; x + kN * b.pixels <= call.c->out_w; x += kN * b.pixels) outputs<W, KH, G, kN>(call, b, block, rows, x, out_row);
+  for (; x < call.c->out_w; x += b.pixels) outputs<W, KH, G, 1>(call, b, block, rows, x, out_row);
 }
 
 template <int64_t W>

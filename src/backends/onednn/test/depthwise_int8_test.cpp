@@ -160,6 +160,26 @@ TEST_F(DepthwiseInt8Test, WiderKernelsAndUnevenPadding) {
   expect_matches(tall, 1, seed++);
 }
 
+// 16 or 32 channels at stride 1: 4 or 2 pixels to a block, the row's ends
+// inside a block.
+TEST_F(DepthwiseInt8Test, NarrowImagesPackNeighbouringPixels) {
+  uint32_t seed = 500;
+  for (int64_t channels : {16, 32}) {
+    for (int64_t k : {3, 5, 7}) {
+      for (int64_t w : {1, 2, 3, 5, 6, 9}) {
+        SCOPED_TRACE("channels " + std::to_string(channels) + ", kernel " + std::to_string(k) + ", width " +
+                     std::to_string(w));
+        expect_matches(shape(channels, 6, w, k, 1, k / 2), 1, seed++);
+      }
+      DepthwiseInt8 uneven = shape(channels, 7, 10, k, 1, 0);
+      uneven.pad_left = k - 1;  // all the padding on one side
+      uneven.out_w = (10 + k - 1 - k) + 1;
+      SCOPED_TRACE("channels " + std::to_string(channels) + ", kernel " + std::to_string(k) + ", left padding");
+      expect_matches(uneven, 2, seed++);
+    }
+  }
+}
+
 TEST_F(DepthwiseInt8Test, SignsAndClamps) {
   uint32_t seed = 200;
   for (bool src_signed : {false, true}) {
