@@ -130,6 +130,9 @@ const char* depthwise_int8_refusal(const DepthwiseInt8& c, bool vnni) {
     return "a scale that is not a positive number";
   }
   if (std::isnan(c.low) || std::isnan(c.high) || c.low > c.high) return "a clamp whose bounds are not ordered";
+  if (c.hard_swish && (c.low != -std::numeric_limits<float>::infinity() || c.high != std::numeric_limits<float>::infinity())) {
+    return "a clamp and a hardswish";
+  }
   if (depthwise_int8_scratch_bytes(c) > kMaxScratchBytes) return "rows too wide for its scratch";
   return nullptr;
 #endif
@@ -167,8 +170,14 @@ void pack_depthwise_int8(const DepthwiseInt8& c, const int8_t* weights, const fl
       int32_t sum = 0;
       for (int64_t t = 0; t < taps; ++t) sum += kernel[t];
       compensation[p] = -zero_point * sum;
-      multiplier[p] = c.src_scale * weight_scales[channel] / c.dst_scale;
-      offset[p] = (bias != nullptr ? bias[channel] : 0.0f) / c.dst_scale + static_cast<float>(c.dst_zero_point);
+      const float bias_value = bias != nullptr ? bias[channel] : 0.0f;
+      if (c.hard_swish) {  // the float32 result: the grid comes after the hardswish
+        multiplier[p] = c.src_scale * weight_scales[channel];
+        offset[p] = bias_value;
+      } else {
+        multiplier[p] = c.src_scale * weight_scales[channel] / c.dst_scale;
+        offset[p] = bias_value / c.dst_scale + static_cast<float>(c.dst_zero_point);
+      }
       for (int64_t r = 0; r < c.kernel_h; ++r) {
         for (int64_t g = 0; g < groups; ++g) {
           for (int64_t t = 0; t < 4 && 4 * g + t < c.kernel_w; ++t) {
@@ -210,9 +219,14 @@ struct Vec<64> {
   KILN_VNNI static I unpackhi16(I a, I b) { return _mm512_unpackhi_epi16(a, b); }
   KILN_VNNI static I dpbusd(I acc, I u8, I s8) { return _mm512_dpbusd_epi32(acc, u8, s8); }
   KILN_VNNI static F loadf(const void* p) { return _mm512_load_ps(p); }
-  KILN_VNNI static I requantize(I acc, F multiplier, F offset) {
-    return _mm512_cvtps_epi32(_mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), multiplier, offset));
+  KILN_VNNI static F to_float(I acc, F multiplier, F offset) {
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), multiplier, offset);
   }
+  KILN_VNNI static I to_int(F f) { return _mm512_cvtps_epi32(f); }  // rounds half to even (MXCSR's default)
+  KILN_VNNI static F floats(float v) { return _mm512_set1_ps(v); }
+  KILN_VNNI static F fmadd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+  KILN_VNNI static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  KILN_VNNI static F clamp(F a, F low, F high) { return _mm512_min_ps(_mm512_max_ps(a, low), high); }
   KILN_VNNI static I pack(I q0, I q1, I q2, I q3, bool to_signed, I low, I high) {
     const I lo = _mm512_packs_epi32(q0, q1), hi = _mm512_packs_epi32(q2, q3);
     if (to_signed) return _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(lo, hi), low), high);
@@ -238,9 +252,14 @@ struct Vec<32> {
   KILN_VNNI static I unpackhi16(I a, I b) { return _mm256_unpackhi_epi16(a, b); }
   KILN_VNNI static I dpbusd(I acc, I u8, I s8) { return _mm256_dpbusd_epi32(acc, u8, s8); }
   KILN_VNNI static F loadf(const void* p) { return _mm256_load_ps(static_cast<const float*>(p)); }
-  KILN_VNNI static I requantize(I acc, F multiplier, F offset) {
-    return _mm256_cvtps_epi32(_mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), multiplier, offset));
+  KILN_VNNI static F to_float(I acc, F multiplier, F offset) {
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), multiplier, offset);
   }
+  KILN_VNNI static I to_int(F f) { return _mm256_cvtps_epi32(f); }  // rounds half to even (MXCSR's default)
+  KILN_VNNI static F floats(float v) { return _mm256_set1_ps(v); }
+  KILN_VNNI static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+  KILN_VNNI static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  KILN_VNNI static F clamp(F a, F low, F high) { return _mm256_min_ps(_mm256_max_ps(a, low), high); }
   KILN_VNNI static I pack(I q0, I q1, I q2, I q3, bool to_signed, I low, I high) {
     const I lo = _mm256_packs_epi32(q0, q1), hi = _mm256_packs_epi32(q2, q3);
     if (to_signed) return _mm256_min_epi8(_mm256_max_epi8(_mm256_packs_epi16(lo, hi), low), high);
@@ -266,9 +285,14 @@ struct Vec<16> {
   KILN_VNNI static I unpackhi16(I a, I b) { return _mm_unpackhi_epi16(a, b); }
   KILN_VNNI static I dpbusd(I acc, I u8, I s8) { return _mm_dpbusd_epi32(acc, u8, s8); }
   KILN_VNNI static F loadf(const void* p) { return _mm_load_ps(static_cast<const float*>(p)); }
-  KILN_VNNI static I requantize(I acc, F multiplier, F offset) {
-    return _mm_cvtps_epi32(_mm_fmadd_ps(_mm_cvtepi32_ps(acc), multiplier, offset));
+  KILN_VNNI static F to_float(I acc, F multiplier, F offset) {
+    return _mm_fmadd_ps(_mm_cvtepi32_ps(acc), multiplier, offset);
   }
+  KILN_VNNI static I to_int(F f) { return _mm_cvtps_epi32(f); }  // rounds half to even (MXCSR's default)
+  KILN_VNNI static F floats(float v) { return _mm_set1_ps(v); }
+  KILN_VNNI static F fmadd(F a, F b, F c) { return _mm_fmadd_ps(a, b, c); }
+  KILN_VNNI static F mul(F a, F b) { return _mm_mul_ps(a, b); }
+  KILN_VNNI static F clamp(F a, F low, F high) { return _mm_min_ps(_mm_max_ps(a, low), high); }
   KILN_VNNI static I pack(I q0, I q1, I q2, I q3, bool to_signed, I low, I high) {
     const I lo = _mm_packs_epi32(q0, q1), hi = _mm_packs_epi32(q2, q3);
     if (to_signed) return _mm_min_epi8(_mm_max_epi8(_mm_packs_epi16(lo, hi), low), high);
@@ -343,7 +367,7 @@ KILN_VNNI void transform_row(const Call& call, const uint8_t* image, const Block
 // N outputs of one output row of block `b` from output x on (N blocks of
 // b.pixels outputs each); `rows[r]` is the transformed input row kernel row
 // r reads. The N share each register of weights.
-template <int64_t W, int KH, int G, int N>
+template <int64_t W, int KH, int G, int N, bool kHardSwish>
 KILN_VNNI void outputs(const Call& call, const Block& b, const uint8_t* block, const uint8_t* const* rows, int64_t x,
                        uint8_t* out_row) {
   using V = Vec<W>;
@@ -380,20 +404,27 @@ KILN_VNNI void outputs(const Call& call, const Block& b, const uint8_t* block, c
     I q[4];
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
-      q[k] = V::requantize(acc[n][k], V::loadf(block + W * 4 + k * W), V::loadf(block + 2 * W * 4 + k * W));
+      typename V::F f = V::to_float(acc[n][k], V::loadf(block + W * 4 + k * W), V::loadf(block + 2 * W * 4 + k * W));
+      if constexpr (kHardSwish) {
+        // f is the float32 result here: hardswish it, then onto the grid.
+        const typename V::F gate = V::clamp(V::fmadd(f, V::floats(c.hard_swish_alpha), V::floats(c.hard_swish_beta)),
+                                            V::floats(0.0f), V::floats(1.0f));
+        f = V::fmadd(V::mul(f, gate), V::floats(1.0f / c.dst_scale), V::floats(static_cast<float>(c.dst_zero_point)));
+      }
+      q[k] = V::to_int(f);
     }
     V::store_bytes(out_row + at * c.channels + b.first, mask,
                    V::pack(q[0], q[1], q[2], q[3], c.dst_signed, low, high));
   }
 }
 
-template <int64_t W, int KH, int G>
+template <int64_t W, int KH, int G, bool kHardSwish>
 KILN_VNNI_ENTRY void output_row(const Call& call, const Block& b, const uint8_t* block, const uint8_t* const* rows,
                                 uint8_t* out_row) {
   constexpr int kN = 4;
   int64_t x = 0;
-  for (; x + kN * b.pixels <= call.c->out_w; x += kN * b.pixels) outputs<W, KH, G, kN>(call, b, block, rows, x, out_row);
-  for (; x < call.c->out_w; x += b.pixels) outputs<W, KH, G, 1>(call, b, block, rows, x, out_row);
+  for (; x + kN * b.pixels <= call.c->out_w; x += kN * b.pixels) outputs<W, KH, G, kN, kHardSwish>(call, b, block, rows, x, out_row);
+  for (; x < call.c->out_w; x += b.pixels) outputs<W, KH, G, 1, kHardSwish>(call, b, block, rows, x, out_row);
 }
 
 template <int64_t W>
@@ -405,17 +436,22 @@ KILN_VNNI_ENTRY void transform_row_entry(const Call& call, const uint8_t* image,
 using OutputRow = void (*)(const Call&, const Block&, const uint8_t*, const uint8_t* const*, uint8_t*);
 using TransformRow = void (*)(const Call&, const uint8_t*, const Block&, int64_t, uint8_t*);
 
-template <int64_t W>
+template <int64_t W, bool kHardSwish>
 OutputRow output_row_for(int64_t kernel_h, int64_t groups) {
   switch (kernel_h * 10 + groups) {
-    case 31: return output_row<W, 3, 1>;
-    case 32: return output_row<W, 3, 2>;
-    case 51: return output_row<W, 5, 1>;
-    case 52: return output_row<W, 5, 2>;
-    case 71: return output_row<W, 7, 1>;
-    case 72: return output_row<W, 7, 2>;
+    case 31: return output_row<W, 3, 1, kHardSwish>;
+    case 32: return output_row<W, 3, 2, kHardSwish>;
+    case 51: return output_row<W, 5, 1, kHardSwish>;
+    case 52: return output_row<W, 5, 2, kHardSwish>;
+    case 71: return output_row<W, 7, 1, kHardSwish>;
+    case 72: return output_row<W, 7, 2, kHardSwish>;
     default: return nullptr;
   }
+}
+
+template <int64_t W>
+OutputRow output_row_for(const DepthwiseInt8& c, int64_t groups) {
+  return c.hard_swish ? output_row_for<W, true>(c.kernel_h, groups) : output_row_for<W, false>(c.kernel_h, groups);
 }
 
 int32_t grid_bound(const DepthwiseInt8& c, float bound, int32_t lowest, int32_t highest) {
@@ -441,9 +477,9 @@ void run_depthwise_int8(const DepthwiseInt8& c, const uint8_t* packed, const voi
   for (int64_t item = first; item < last; ++item) {
     const int64_t image = item / (blocks * chunks), chunk = item % chunks;
     const Block b = block_of(c, item / chunks % blocks);
-    const OutputRow row_of = b.width == 64   ? output_row_for<64>(c.kernel_h, call.groups)
-                             : b.width == 32 ? output_row_for<32>(c.kernel_h, call.groups)
-                                             : output_row_for<16>(c.kernel_h, call.groups);
+    const OutputRow row_of = b.width == 64   ? output_row_for<64>(c, call.groups)
+                             : b.width == 32 ? output_row_for<32>(c, call.groups)
+                                             : output_row_for<16>(c, call.groups);
     const TransformRow transform = b.width == 64   ? transform_row_entry<64>
                                    : b.width == 32 ? transform_row_entry<32>
                                                    : transform_row_entry<16>;

@@ -11,11 +11,12 @@
 // Layouts: source and result channels-last (N, H, W, C), int8 or uint8 with
 // a scale and zero point; weights (C, 1, kH, kW) int8 with one scale per
 // channel (zero point 0); bias float32 or none. The result is
-//   q = saturate(round_half_even(clamp(acc * src_scale * w_scale[c] + bias[c],
-//                                      low, high) / dst_scale) + dst_zero_point)
+//   q = saturate(round_half_even(act(acc * src_scale * w_scale[c] + bias[c])
+//                                / dst_scale + dst_zero_point))
 // with acc = sum of w * (q_src - src_zero_point) over the taps, padding
-// reading the source's zero point: the computation oneDNN's int8
-// convolution makes with a clip (or relu) post-op.
+// reading the source's zero point, and act a clamp (relu, relu6, none) or a
+// hardswish: the computation oneDNN's int8 convolution makes with such a
+// post-op.
 //
 // These are pure functions: the plan asks depthwise_int8_takes, init packs
 // the weights once (pack_depthwise_int8), and each call runs the work items
@@ -42,6 +43,10 @@ struct DepthwiseInt8 {
   /// The clamp before requantization, in the float32 result's units
   /// (relu: 0 and +inf; relu6/hardtanh: its bounds; none: -inf and +inf).
   float low = 0, high = 0;
+  /// A hardswish instead of the clamp (which is then -inf to +inf):
+  /// f * clamp(alpha * f + beta, 0, 1) of the float32 result f.
+  bool hard_swish = false;
+  float hard_swish_alpha = 1.0f / 6, hard_swish_beta = 0.5f;
 };
 
 /// Why Kiln's kernel does not take `conv` on this CPU (a sentence), or null

@@ -278,31 +278,38 @@ Result<uint32_t> bias_memory(GraphBuilder& b, int32_t bias, uint32_t rank) {
 
 // ---- Kiln's own int8 depthwise kernel (depthwise_int8.h)
 
-// The clamp of a convolution's post-ops: none, a relu or a clip; false for
-// anything else (left to oneDNN).
-bool clamp_of(const fb::Operation* operation, float* low, float* high) {
-  *low = -std::numeric_limits<float>::infinity();
-  *high = std::numeric_limits<float>::infinity();
+// A convolution's post-ops as the depthwise kernel's activation: none, a
+// relu or a clip (its clamp), or a hardswish; false for anything else (left
+// to oneDNN).
+bool activation_of(const fb::Operation* operation, DepthwiseInt8* c) {
+  c->low = -std::numeric_limits<float>::infinity();
+  c->high = std::numeric_limits<float>::infinity();
   const auto* post_ops = operation->post_ops();
   if (post_ops == nullptr || post_ops->size() == 0) return true;
   if (post_ops->size() != 1) return false;
   const fb::Eltwise* eltwise = post_ops->Get(0)->op_as_Eltwise();
   if (eltwise == nullptr) return false;
-  if (eltwise->algorithm() == fb::EltwiseAlgorithm::Relu && eltwise->alpha() == 0) {
-    *low = 0;
-    return true;
+  switch (eltwise->algorithm()) {
+    case fb::EltwiseAlgorithm::Relu:
+      c->low = 0;
+      return eltwise->alpha() == 0;
+    case fb::EltwiseAlgorithm::Clip:
+      c->low = eltwise->alpha();
+      c->high = eltwise->beta();
+      return true;
+    case fb::EltwiseAlgorithm::HardSwish:
+      c->hard_swish = true;
+      c->hard_swish_alpha = eltwise->alpha();
+      c->hard_swish_beta = eltwise->beta();
+      return true;
+    default:
+      return false;
   }
-  if (eltwise->algorithm() == fb::EltwiseAlgorithm::Clip) {
-    *low = eltwise->alpha();
-    *high = eltwise->beta();
-    return true;
-  }
-  return false;
 }
 
 // The convolution as Kiln's int8 depthwise kernel takes it, when it is one:
 // int8 on both sides (not emulated), 2-D, one channel per group, not
-// dilated, static quantization, its post-ops a clamp, on a CPU whose
+// dilated, static quantization, its post-ops a clamp or a hardswish, on a CPU whose
 // effective ISA (oneDNN's, which a cap on it lowers) has AVX-512 VNNI.
 bool own_depthwise(GraphBuilder& b, const fb::Convolution* conv, const Quantization& q, const dnnl_dims_t strides,
                    const dnnl_dims_t dilates, const dnnl_dims_t padding_l, const dnnl_dims_t padding_r,
@@ -321,7 +328,7 @@ bool own_depthwise(GraphBuilder& b, const fb::Convolution* conv, const Quantizat
     return false;
   }
   DepthwiseInt8 c;
-  if (!clamp_of(b.operation(), &c.low, &c.high)) return false;
+  if (!activation_of(b.operation(), &c)) return false;
   c.batch = src->sizes()->Get(0);
   c.channels = channels;
   c.in_h = src->sizes()->Get(2);

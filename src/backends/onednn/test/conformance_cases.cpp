@@ -749,6 +749,18 @@ Cases quantized_cases() {
                                                ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 19});
         return on_grid(c, c.call("aten::hardtanh", {y, 0.0, 6.0}), out_scale, -128);
       }),
+      quantized(per_channel, "depthwise_5x5_hardswish_requantized", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 40, 9, 7}), in_scale, 3);
+        Node* y = c.call("aten::convolution", {x, int8_weight(c, {40, 1, 5, 5}, 112), c.weight({40}), ints({1, 1}),
+                                               ints({2, 2}), ints({1, 1}), false, ints({0, 0}), 40});
+        return on_grid(c, c.call("aten::hardswish", {y}), out_scale, -100);
+      }),
+      quantized(per_channel, "depthwise_32_channels_requantized", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 32, 6, 9}), in_scale, -7);
+        Node* y = c.call("aten::convolution", {x, int8_weight(c, {32, 1, 3, 3}, 113), c.weight({32}), ints({1, 1}),
+                                               ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 32});
+        return on_grid(c, y, out_scale, 10);
+      }),
       quantized(per_channel, "pointwise_requantized_zero_point_5", out_scale, [=](CaseBuilder& c) {
         Node* x = on_grid(c, c.input({2, 19, 7, 5}), in_scale, 0);
         Node* y = c.call("aten::convolution", {x, int8_weight(c, {17, 19, 1, 1}, 103), c.weight({17}), ints({1, 1}),

@@ -67,9 +67,17 @@ std::vector<uint8_t> reference(const DepthwiseInt8& c, const std::vector<uint8_t
               acc += w[static_cast<size_t>((ch * c.kernel_h + r) * c.kernel_w + t)] * (q - c.src_zero_point);
             }
           }
-          const float multiplier = c.src_scale * scales[static_cast<size_t>(ch)] / c.dst_scale;
-          const float offset = bias[static_cast<size_t>(ch)] / c.dst_scale + static_cast<float>(c.dst_zero_point);
-          const float v = std::fma(static_cast<float>(acc), multiplier, offset);
+          float v = 0;
+          if (c.hard_swish) {
+            const float f = std::fma(static_cast<float>(acc), c.src_scale * scales[static_cast<size_t>(ch)],
+                                     bias[static_cast<size_t>(ch)]);
+            const float gate = std::min(std::max(std::fma(f, c.hard_swish_alpha, c.hard_swish_beta), 0.0f), 1.0f);
+            v = std::fma(f * gate, 1.0f / c.dst_scale, static_cast<float>(c.dst_zero_point));
+          } else {
+            const float multiplier = c.src_scale * scales[static_cast<size_t>(ch)] / c.dst_scale;
+            const float offset = bias[static_cast<size_t>(ch)] / c.dst_scale + static_cast<float>(c.dst_zero_point);
+            v = std::fma(static_cast<float>(acc), multiplier, offset);
+          }
           const float low = c.low / c.dst_scale + static_cast<float>(c.dst_zero_point);
           const float high = c.high / c.dst_scale + static_cast<float>(c.dst_zero_point);
           const float clamped = std::min(std::max(v, low), high);
@@ -198,6 +206,24 @@ TEST_F(DepthwiseInt8Test, SignsAndClamps) {
       }
     }
   }
+}
+
+TEST_F(DepthwiseInt8Test, HardSwish) {
+  uint32_t seed = 600;
+  for (bool dst_signed : {false, true}) {
+    for (int64_t channels : {32, 40, 96}) {  // packed pixels, a part block, two blocks
+      DepthwiseInt8 c = shape(channels, 9, 9, 5, 1, 2);
+      c.hard_swish = true;
+      c.dst_signed = dst_signed;
+      c.dst_zero_point = dst_signed ? -100 : 20;  // hardswish is at least -3/8: the grid starts just below 0
+      SCOPED_TRACE(std::to_string(channels) + " channels, " + (dst_signed ? "s8" : "u8"));
+      expect_matches(c, 1, seed++);
+    }
+  }
+  DepthwiseInt8 both = shape(32, 8, 8, 3, 1, 1);
+  both.hard_swish = true;
+  both.low = 0;
+  EXPECT_NE(depthwise_int8_refusal(both, true), nullptr);  // a clamp and a hardswish: not one activation
 }
 
 TEST_F(DepthwiseInt8Test, ABatchAndItemsSplitOverThreads) {

@@ -120,23 +120,28 @@ TEST(OneDnnImplementationsTest, NamesTheImplementationOfEachStep) {
 
 TEST(OneDnnImplementationsTest, RunsInt8DepthwiseOnKilnsKernelWhereTheCpuHasVnni) {
   // oneDNN's int8 depthwise kernels take one tap at a time; Kiln's takes
-  // four (depthwise_int8.h) where the ISA oneDNN may use has AVX-512 VNNI.
-  const ConformanceCase* depthwise = nullptr;
-  for (const ConformanceCase& c : cases()) {
-    if (c.name == "depthwise_relu6_requantized_stride2") depthwise = &c;
-  }
-  ASSERT_NE(depthwise, nullptr);
+  // four (depthwise_int8.h) where the ISA oneDNN may use has AVX-512 VNNI:
+  // with a clamp, a hardswish or nothing after it, 3x3 or 5x5, 16-channel
+  // blocks or pixels packed in one.
   const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
   const bool vnni = (isa & dnnl_cpu_isa_avx512_core_vnni) == dnnl_cpu_isa_avx512_core_vnni;
-  const std::vector<OperationImplementation> steps = implementations_of(*depthwise);
-  int on_kiln = 0, convolutions = 0;
-  for (const OperationImplementation& step : steps) {
-    if (step.primitive != "convolution") continue;  // not the reorders around an emulated one
-    ++convolutions;
-    on_kiln += step.implementation == "kiln_depthwise_int8:avx512_core_vnni";
+  for (const char* name : {"depthwise_relu6_requantized_stride2", "depthwise_5x5_hardswish_requantized",
+                           "depthwise_32_channels_requantized"}) {
+    const ConformanceCase* depthwise = nullptr;
+    for (const ConformanceCase& c : cases()) {
+      if (c.name == name) depthwise = &c;
+    }
+    ASSERT_NE(depthwise, nullptr) << name;
+    const std::vector<OperationImplementation> steps = implementations_of(*depthwise);
+    int on_kiln = 0, convolutions = 0;
+    for (const OperationImplementation& step : steps) {
+      if (step.primitive != "convolution") continue;  // not the reorders around an emulated one
+      ++convolutions;
+      on_kiln += step.implementation == "kiln_depthwise_int8:avx512_core_vnni";
+    }
+    EXPECT_EQ(convolutions, 1) << name << "\n" << describe_implementations(steps);
+    EXPECT_EQ(on_kiln, vnni ? 1 : 0) << name << "\n" << describe_implementations(steps);
   }
-  EXPECT_EQ(convolutions, 1) << describe_implementations(steps);
-  EXPECT_EQ(on_kiln, vnni ? 1 : 0) << describe_implementations(steps);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, OneDnnImplementationsTest, ::testing::Range<size_t>(0, cases().size()),
