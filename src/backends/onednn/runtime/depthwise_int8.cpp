@@ -93,6 +93,9 @@ Block block_of(const DepthwiseInt8& c, int64_t index) {
 // Where channel `o` of a block of `width` lies in the unpacked order:
 // register k = (o % 16) / 4, dword 4 * (o / 16) + o % 4 of its width / 4.
 int64_t permuted(int64_t o, int64_t width) { return ((o % 16) / 4) * (width / 4) + (o / 16) * 4 + o % 4; }
+// Whether the activation runs on the float32 result (a hardswish, or a grid
+// between), or its clamp folds into the requantization.
+bool float_result(const DepthwiseInt8& c) { return c.hard_swish || c.grid_between; }
 int32_t source_zero_point(const DepthwiseInt8& c) { return c.src_zero_point + (c.src_signed ? 128 : 0); }
 // Row chunks per block on `parts` threads: enough blocks to go round keep
 // whole rows (no ring refills); otherwise each block's rows are split.
@@ -133,6 +136,10 @@ const char* depthwise_int8_refusal(const DepthwiseInt8& c, bool vnni) {
   if (c.hard_swish && (c.low != -std::numeric_limits<float>::infinity() || c.high != std::numeric_limits<float>::infinity())) {
     return "a clamp and a hardswish";
   }
+  if (c.grid_between && (!std::isfinite(c.grid_multiplier) || !std::isfinite(c.grid_scale) || std::isnan(c.grid_low) ||
+                         std::isnan(c.grid_high) || c.grid_low > c.grid_high)) {
+    return "a grid between that is not one";
+  }
   if (depthwise_int8_scratch_bytes(c) > kMaxScratchBytes) return "rows too wide for its scratch";
   return nullptr;
 #endif
@@ -171,7 +178,7 @@ void pack_depthwise_int8(const DepthwiseInt8& c, const int8_t* weights, const fl
       for (int64_t t = 0; t < taps; ++t) sum += kernel[t];
       compensation[p] = -zero_point * sum;
       const float bias_value = bias != nullptr ? bias[channel] : 0.0f;
-      if (c.hard_swish) {  // the float32 result: the grid comes after the hardswish
+      if (float_result(c)) {  // the float32 result: the result's grid comes after the activation
         multiplier[p] = c.src_scale * weight_scales[channel];
         offset[p] = bias_value;
       } else {
@@ -226,6 +233,7 @@ struct Vec<64> {
   KILN_VNNI static F floats(float v) { return _mm512_set1_ps(v); }
   KILN_VNNI static F fmadd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
   KILN_VNNI static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  KILN_VNNI static F round(F a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }  // half to even
   KILN_VNNI static F clamp(F a, F low, F high) { return _mm512_min_ps(_mm512_max_ps(a, low), high); }
   KILN_VNNI static I pack(I q0, I q1, I q2, I q3, bool to_signed, I low, I high) {
     const I lo = _mm512_packs_epi32(q0, q1), hi = _mm512_packs_epi32(q2, q3);
@@ -259,6 +267,7 @@ struct Vec<32> {
   KILN_VNNI static F floats(float v) { return _mm256_set1_ps(v); }
   KILN_VNNI static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
   KILN_VNNI static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  KILN_VNNI static F round(F a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }  // half to even
   KILN_VNNI static F clamp(F a, F low, F high) { return _mm256_min_ps(_mm256_max_ps(a, low), high); }
   KILN_VNNI static I pack(I q0, I q1, I q2, I q3, bool to_signed, I low, I high) {
     const I lo = _mm256_packs_epi32(q0, q1), hi = _mm256_packs_epi32(q2, q3);
@@ -292,6 +301,7 @@ struct Vec<16> {
   KILN_VNNI static F floats(float v) { return _mm_set1_ps(v); }
   KILN_VNNI static F fmadd(F a, F b, F c) { return _mm_fmadd_ps(a, b, c); }
   KILN_VNNI static F mul(F a, F b) { return _mm_mul_ps(a, b); }
+  KILN_VNNI static F round(F a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }  // half to even
   KILN_VNNI static F clamp(F a, F low, F high) { return _mm_min_ps(_mm_max_ps(a, low), high); }
   KILN_VNNI static I pack(I q0, I q1, I q2, I q3, bool to_signed, I low, I high) {
     const I lo = _mm_packs_epi32(q0, q1), hi = _mm_packs_epi32(q2, q3);
@@ -367,7 +377,7 @@ KILN_VNNI void transform_row(const Call& call, const uint8_t* image, const Block
 // N outputs of one output row of block `b` from output x on (N blocks of
 // b.pixels outputs each); `rows[r]` is the transformed input row kernel row
 // r reads. The N share each register of weights.
-template <int64_t W, int KH, int G, int N, bool kHardSwish>
+template <int64_t W, int KH, int G, int N, bool kFloatResult>
 KILN_VNNI void outputs(const Call& call, const Block& b, const uint8_t* block, const uint8_t* const* rows, int64_t x,
                        uint8_t* out_row) {
   using V = Vec<W>;
@@ -405,11 +415,22 @@ KILN_VNNI void outputs(const Call& call, const Block& b, const uint8_t* block, c
 #pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) {
       typename V::F f = V::to_float(acc[n][k], V::loadf(block + W * 4 + k * W), V::loadf(block + 2 * W * 4 + k * W));
-      if constexpr (kHardSwish) {
-        // f is the float32 result here: hardswish it, then onto the grid.
-        const typename V::F gate = V::clamp(V::fmadd(f, V::floats(c.hard_swish_alpha), V::floats(c.hard_swish_beta)),
-                                            V::floats(0.0f), V::floats(1.0f));
-        f = V::fmadd(V::mul(f, gate), V::floats(1.0f / c.dst_scale), V::floats(static_cast<float>(c.dst_zero_point)));
+      if constexpr (kFloatResult) {
+        // f is the float32 result here: onto the grid between, the
+        // activation, then onto the result's grid.
+        if (c.grid_between) {
+          f = V::mul(V::clamp(V::round(V::mul(f, V::floats(c.grid_multiplier))), V::floats(c.grid_low),
+                              V::floats(c.grid_high)),
+                     V::floats(c.grid_scale));
+        }
+        if (c.hard_swish) {
+          const typename V::F gate = V::clamp(V::fmadd(f, V::floats(c.hard_swish_alpha), V::floats(c.hard_swish_beta)),
+                                              V::floats(0.0f), V::floats(1.0f));
+          f = V::mul(f, gate);
+        } else {
+          f = V::clamp(f, V::floats(c.low), V::floats(c.high));
+        }
+        f = V::fmadd(f, V::floats(1.0f / c.dst_scale), V::floats(static_cast<float>(c.dst_zero_point)));
       }
       q[k] = V::to_int(f);
     }
@@ -418,13 +439,13 @@ KILN_VNNI void outputs(const Call& call, const Block& b, const uint8_t* block, c
   }
 }
 
-template <int64_t W, int KH, int G, bool kHardSwish>
+template <int64_t W, int KH, int G, bool kFloatResult>
 KILN_VNNI_ENTRY void output_row(const Call& call, const Block& b, const uint8_t* block, const uint8_t* const* rows,
                                 uint8_t* out_row) {
   constexpr int kN = 4;
   int64_t x = 0;
-  for (; x + kN * b.pixels <= call.c->out_w; x += kN * b.pixels) outputs<W, KH, G, kN, kHardSwish>(call, b, block, rows, x, out_row);
-  for (; x < call.c->out_w; x += b.pixels) outputs<W, KH, G, 1, kHardSwish>(call, b, block, rows, x, out_row);
+  for (; x + kN * b.pixels <= call.c->out_w; x += kN * b.pixels) outputs<W, KH, G, kN, kFloatResult>(call, b, block, rows, x, out_row);
+  for (; x < call.c->out_w; x += b.pixels) outputs<W, KH, G, 1, kFloatResult>(call, b, block, rows, x, out_row);
 }
 
 template <int64_t W>
@@ -436,22 +457,22 @@ KILN_VNNI_ENTRY void transform_row_entry(const Call& call, const uint8_t* image,
 using OutputRow = void (*)(const Call&, const Block&, const uint8_t*, const uint8_t* const*, uint8_t*);
 using TransformRow = void (*)(const Call&, const uint8_t*, const Block&, int64_t, uint8_t*);
 
-template <int64_t W, bool kHardSwish>
+template <int64_t W, bool kFloatResult>
 OutputRow output_row_for(int64_t kernel_h, int64_t groups) {
   switch (kernel_h * 10 + groups) {
-    case 31: return output_row<W, 3, 1, kHardSwish>;
-    case 32: return output_row<W, 3, 2, kHardSwish>;
-    case 51: return output_row<W, 5, 1, kHardSwish>;
-    case 52: return output_row<W, 5, 2, kHardSwish>;
-    case 71: return output_row<W, 7, 1, kHardSwish>;
-    case 72: return output_row<W, 7, 2, kHardSwish>;
+    case 31: return output_row<W, 3, 1, kFloatResult>;
+    case 32: return output_row<W, 3, 2, kFloatResult>;
+    case 51: return output_row<W, 5, 1, kFloatResult>;
+    case 52: return output_row<W, 5, 2, kFloatResult>;
+    case 71: return output_row<W, 7, 1, kFloatResult>;
+    case 72: return output_row<W, 7, 2, kFloatResult>;
     default: return nullptr;
   }
 }
 
 template <int64_t W>
 OutputRow output_row_for(const DepthwiseInt8& c, int64_t groups) {
-  return c.hard_swish ? output_row_for<W, true>(c.kernel_h, groups) : output_row_for<W, false>(c.kernel_h, groups);
+  return float_result(c) ? output_row_for<W, true>(c.kernel_h, groups) : output_row_for<W, false>(c.kernel_h, groups);
 }
 
 int32_t grid_bound(const DepthwiseInt8& c, float bound, int32_t lowest, int32_t highest) {

@@ -11,12 +11,12 @@
 // Layouts: source and result channels-last (N, H, W, C), int8 or uint8 with
 // a scale and zero point; weights (C, 1, kH, kW) int8 with one scale per
 // channel (zero point 0); bias float32 or none. The result is
-//   q = saturate(round_half_even(act(acc * src_scale * w_scale[c] + bias[c])
+//   q = saturate(round_half_even(act(grid(acc * src_scale * w_scale[c] + bias[c]))
 //                                / dst_scale + dst_zero_point))
 // with acc = sum of w * (q_src - src_zero_point) over the taps, padding
-// reading the source's zero point, and act a clamp (relu, relu6, none) or a
-// hardswish: the computation oneDNN's int8 convolution makes with such a
-// post-op.
+// reading the source's zero point, act a clamp (relu, relu6, none) or a
+// hardswish, and grid the identity or a quantization onto a grid between:
+// the computation oneDNN's int8 convolution makes with such post-ops.
 //
 // These are pure functions: the plan asks depthwise_int8_takes, init packs
 // the weights once (pack_depthwise_int8), and each call runs the work items
@@ -47,6 +47,12 @@ struct DepthwiseInt8 {
   /// f * clamp(alpha * f + beta, 0, 1) of the float32 result f.
   bool hard_swish = false;
   float hard_swish_alpha = 1.0f / 6, hard_swish_beta = 0.5f;
+  /// A grid between the convolution and its activation (PT2E quantizes a
+  /// convolution's result before a hardswish, and the hardswish's after it):
+  /// f = clamp(round_half_even(f * grid_multiplier), grid_low, grid_high) *
+  /// grid_scale first.
+  bool grid_between = false;
+  float grid_multiplier = 1, grid_low = 0, grid_high = 0, grid_scale = 1;
 };
 
 /// Why Kiln's kernel does not take `conv` on this CPU (a sentence), or null

@@ -278,16 +278,35 @@ Result<uint32_t> bias_memory(GraphBuilder& b, int32_t bias, uint32_t rank) {
 
 // ---- Kiln's own int8 depthwise kernel (depthwise_int8.h)
 
-// A convolution's post-ops as the depthwise kernel's activation: none, a
-// relu or a clip (its clamp), or a hardswish; false for anything else (left
-// to oneDNN).
+// A convolution's post-ops as the depthwise kernel's activation: a grid
+// between (x * a, round, clip, * b: a quantize and dequantize PT2E leaves
+// before a hardswish) or none, then none, a relu or a clip (its clamp), or a
+// hardswish; false for anything else (left to oneDNN).
 bool activation_of(const fb::Operation* operation, DepthwiseInt8* c) {
   c->low = -std::numeric_limits<float>::infinity();
   c->high = std::numeric_limits<float>::infinity();
   const auto* post_ops = operation->post_ops();
-  if (post_ops == nullptr || post_ops->size() == 0) return true;
-  if (post_ops->size() != 1) return false;
-  const fb::Eltwise* eltwise = post_ops->Get(0)->op_as_Eltwise();
+  const uint32_t n = post_ops != nullptr ? post_ops->size() : 0;
+  const auto eltwise_at = [&](uint32_t i, fb::EltwiseAlgorithm algorithm) -> const fb::Eltwise* {
+    const fb::Eltwise* e = i < n ? post_ops->Get(i)->op_as_Eltwise() : nullptr;
+    return e != nullptr && e->algorithm() == algorithm ? e : nullptr;
+  };
+  uint32_t at = 0;
+  const fb::Eltwise* to_grid = eltwise_at(0, fb::EltwiseAlgorithm::Linear);
+  const fb::Eltwise* clip = eltwise_at(2, fb::EltwiseAlgorithm::Clip);
+  const fb::Eltwise* from_grid = eltwise_at(3, fb::EltwiseAlgorithm::Linear);
+  if (to_grid != nullptr && to_grid->beta() == 0 && eltwise_at(1, fb::EltwiseAlgorithm::Round) != nullptr &&
+      clip != nullptr && from_grid != nullptr && from_grid->beta() == 0) {
+    c->grid_between = true;
+    c->grid_multiplier = to_grid->alpha();
+    c->grid_low = clip->alpha();
+    c->grid_high = clip->beta();
+    c->grid_scale = from_grid->alpha();
+    at = 4;
+  }
+  if (at == n) return true;
+  if (at + 1 != n) return false;
+  const fb::Eltwise* eltwise = post_ops->Get(at)->op_as_Eltwise();
   if (eltwise == nullptr) return false;
   switch (eltwise->algorithm()) {
     case fb::EltwiseAlgorithm::Relu:

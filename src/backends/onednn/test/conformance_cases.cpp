@@ -755,6 +755,15 @@ Cases quantized_cases() {
                                                ints({2, 2}), ints({1, 1}), false, ints({0, 0}), 40});
         return on_grid(c, c.call("aten::hardswish", {y}), out_scale, -100);
       }),
+      // MobileNetV3's depthwise layers as PT2E leaves them: the result on a
+      // grid of its own, then the hardswish, then the output's grid.
+      quantized(per_channel, "depthwise_grid_then_hardswish", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 24, 7, 9}), in_scale, 5);
+        Node* y = c.call("aten::convolution", {x, int8_weight(c, {24, 1, 3, 3}, 116), c.weight({24}), ints({2, 2}),
+                                               ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 24});
+        Node* z = on_grid(c, y, out_scale * 2, 12);
+        return on_grid(c, c.call("aten::hardswish", {z}), out_scale, -90);
+      }),
       quantized(per_channel, "depthwise_32_channels_requantized", out_scale, [=](CaseBuilder& c) {
         Node* x = on_grid(c, c.input({1, 32, 6, 9}), in_scale, -7);
         Node* y = c.call("aten::convolution", {x, int8_weight(c, {32, 1, 3, 3}, 113), c.weight({32}), ints({1, 1}),

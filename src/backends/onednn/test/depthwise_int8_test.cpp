@@ -68,11 +68,18 @@ std::vector<uint8_t> reference(const DepthwiseInt8& c, const std::vector<uint8_t
             }
           }
           float v = 0;
-          if (c.hard_swish) {
-            const float f = std::fma(static_cast<float>(acc), c.src_scale * scales[static_cast<size_t>(ch)],
-                                     bias[static_cast<size_t>(ch)]);
-            const float gate = std::min(std::max(std::fma(f, c.hard_swish_alpha, c.hard_swish_beta), 0.0f), 1.0f);
-            v = std::fma(f * gate, 1.0f / c.dst_scale, static_cast<float>(c.dst_zero_point));
+          if (c.hard_swish || c.grid_between) {
+            float f = std::fma(static_cast<float>(acc), c.src_scale * scales[static_cast<size_t>(ch)],
+                               bias[static_cast<size_t>(ch)]);
+            if (c.grid_between) {
+              f = std::min(std::max(std::nearbyint(f * c.grid_multiplier), c.grid_low), c.grid_high) * c.grid_scale;
+            }
+            if (c.hard_swish) {
+              f *= std::min(std::max(std::fma(f, c.hard_swish_alpha, c.hard_swish_beta), 0.0f), 1.0f);
+            } else {
+              f = std::min(std::max(f, c.low), c.high);
+            }
+            v = std::fma(f, 1.0f / c.dst_scale, static_cast<float>(c.dst_zero_point));
           } else {
             const float multiplier = c.src_scale * scales[static_cast<size_t>(ch)] / c.dst_scale;
             const float offset = bias[static_cast<size_t>(ch)] / c.dst_scale + static_cast<float>(c.dst_zero_point);
@@ -219,6 +226,19 @@ TEST_F(DepthwiseInt8Test, HardSwish) {
       SCOPED_TRACE(std::to_string(channels) + " channels, " + (dst_signed ? "s8" : "u8"));
       expect_matches(c, 1, seed++);
     }
+  }
+  // PT2E's grid before the hardswish (and a clamp after one).
+  for (bool hard_swish : {true, false}) {
+    DepthwiseInt8 c = shape(72, 8, 8, 3, 2, 1);
+    c.grid_between = true;
+    c.grid_multiplier = 1 / 0.03f;
+    c.grid_low = -110;
+    c.grid_high = 145;
+    c.grid_scale = 0.03f;
+    c.hard_swish = hard_swish;
+    if (!hard_swish) c.low = 0, c.high = 6;
+    SCOPED_TRACE(std::string("grid between, then ") + (hard_swish ? "hardswish" : "relu6"));
+    expect_matches(c, 1, seed++);
   }
   DepthwiseInt8 both = shape(32, 8, 8, 3, 1, 1);
   both.hard_swish = true;
