@@ -48,6 +48,10 @@ def parse_args(argv):
     parser.add_argument("--runtimes", default=",".join(RUNTIMES), help=f"comma-separated subset of {', '.join(RUNTIMES)}")
     parser.add_argument("--runs", type=int, default=50, help="timed calls per row (default 50)")
     parser.add_argument("--warmup", type=int, default=5, help="untimed calls before them (default 5)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure each model's rows this many times, the runtimes taking turns in each round, "
+                        "and keep each row's median round (default 1): where the machine's speed drifts (a VM "
+                        "whose host is busy), a slow spell then falls on every runtime rather than on one")
     parser.add_argument("--quick", action="store_true", help="5 runs after 1 warm-up: for development, not numbers")
     parser.add_argument("--tolerance", type=float, default=1e-3,
                         help="an output passes when max |out - PyTorch| <= TOL * max(1, max |PyTorch|) (default 1e-3)")
@@ -94,6 +98,8 @@ def parse_args(argv):
         args.runs, args.warmup = 5, 1
     if args.runs < 1 or args.warmup < 0:
         parser.error("--runs must be at least 1 and --warmup at least 0")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     return args
 
 
@@ -163,7 +169,9 @@ def header_lines(args, load_before, load_after, started, took_s, peak_gflops):
         f"(`{' '.join(sys.argv[1:]) or 'no options'}`) on {machine()}.",
         f"Kiln at `{kiln_commit()}`; torch {v['torch']}, torchvision {v['torchvision']}, torchao {v['torchao']}, "
         f"ExecuTorch {v['executorch']}, ONNX Runtime {v['onnxruntime']}, OpenVINO {v['openvino']}.",
-        f"Median of {args.runs} timed calls after {args.warmup} warm-up calls per row, batch 1, "
+        f"Median of {args.runs} timed calls after {args.warmup} warm-up calls per row"
+        + (f" (each row the median of {args.rounds} rounds in which the runtimes took turns)" if args.rounds > 1 else "")
+        + ", batch 1, "
         f"{precision_line(args)}. "
         f"Load average (1 min) {load_before:.2f} before, {load_after:.2f} after (the benchmark's own threads "
         "raise the second): "
@@ -176,6 +184,21 @@ def header_lines(args, load_before, load_after, started, took_s, peak_gflops):
            f"A check passes when max |out - PyTorch| <= {args.tolerance:g} * max(1, max |PyTorch|). ")
         + "Columns: bench/README.md.",
     ]
+
+
+def median_round(rounds):
+    """The row of the round whose median is the median over the rounds (the
+    lower one of an even count), all its columns from that one process; a
+    row that failed in any round stands for them all (the failure is the
+    news). Its note lists every round's median."""
+    failed = [row for row in rounds if row.error or row.median_ms is None or not row.passed]
+    if failed or len(rounds) == 1:
+        return failed[0] if failed else rounds[0]
+    ordered = sorted(rounds, key=lambda row: row.median_ms)
+    chosen = ordered[(len(ordered) - 1) // 2]
+    spread = ", ".join(report.fmt(row.median_ms) for row in rounds)
+    chosen.note = "; ".join(filter(None, [chosen.note, f"median round of {len(rounds)}: {spread} ms"]))
+    return chosen
 
 
 def run(args):
@@ -198,11 +221,15 @@ def run(args):
         if args.int8:
             quantized[name] = {"quantization": prepared.quantization, "reference_error": prepared.reference_error}
         for threads in args.threads:
-            for runtime in args.runtimes:
-                row = measure.measure(runtime, prepared, threads, options)
-                rows.append(row)
-                result = row.error or f"{report.fmt(row.median_ms)} ms, " + ("pass" if row.passed else "FAIL")
-                log(f"  {threads} thread{'s' if threads > 1 else ''} {report.NAMES[runtime]}: {result}")
+            rounds = {runtime: [] for runtime in args.runtimes}
+            for turn in range(args.rounds):
+                for runtime in args.runtimes:
+                    row = measure.measure(runtime, prepared, threads, options)
+                    rounds[runtime].append(row)
+                    result = row.error or f"{report.fmt(row.median_ms)} ms, " + ("pass" if row.passed else "FAIL")
+                    where = f" (round {turn + 1} of {args.rounds})" if args.rounds > 1 else ""
+                    log(f"  {threads} thread{'s' if threads > 1 else ''} {report.NAMES[runtime]}{where}: {result}")
+            rows.extend(median_round(rounds[runtime]) for runtime in args.runtimes)
     took = time.monotonic() - start
     text = "\n".join(header_lines(args, load_before, os.getloadavg()[0], started, took, peak_gflops)) + "\n\n"
     if args.int8:
