@@ -95,7 +95,7 @@ Block block_of(const DepthwiseInt8& c, int64_t index) {
 int64_t permuted(int64_t o, int64_t width) { return ((o % 16) / 4) * (width / 4) + (o / 16) * 4 + o % 4; }
 // Whether the activation runs on the float32 result (a hardswish, or a grid
 // between), or its clamp folds into the requantization.
-bool float_result(const DepthwiseInt8& c) { return c.hard_swish || c.grid_between; }
+bool float_result(const DepthwiseInt8& c) { return c.hard_swish || c.swish || c.grid_between; }
 int32_t source_zero_point(const DepthwiseInt8& c) { return c.src_zero_point + (c.src_signed ? 128 : 0); }
 // Row chunks per block on `parts` threads: enough blocks to go round keep
 // whole rows (no ring refills); otherwise each block's rows are split.
@@ -133,9 +133,9 @@ const char* depthwise_int8_refusal(const DepthwiseInt8& c, bool vnni) {
     return "a scale that is not a positive number";
   }
   if (std::isnan(c.low) || std::isnan(c.high) || c.low > c.high) return "a clamp whose bounds are not ordered";
-  if (c.hard_swish && (c.low != -std::numeric_limits<float>::infinity() || c.high != std::numeric_limits<float>::infinity())) {
-    return "a clamp and a hardswish";
-  }
+  const bool clamps = c.low != -std::numeric_limits<float>::infinity() || c.high != std::numeric_limits<float>::infinity();
+  if ((c.hard_swish || c.swish) && clamps) return "a clamp and a hardswish or swish";
+  if (c.hard_swish && c.swish) return "a hardswish and a swish";
   if (c.grid_between && (!std::isfinite(c.grid_multiplier) || !std::isfinite(c.grid_scale) || std::isnan(c.grid_low) ||
                          std::isnan(c.grid_high) || c.grid_low > c.grid_high)) {
     return "a grid between that is not one";
@@ -233,6 +233,24 @@ struct Vec<64> {
   KILN_VNNI static F floats(float v) { return _mm512_set1_ps(v); }
   KILN_VNNI static F fmadd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
   KILN_VNNI static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  // f * sigmoid(alpha * f) = f / (1 + exp(-alpha * f)): exp(x) = 2^n e^r
+  // with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts) and e^r
+  // a degree-6 Taylor polynomial (|r| <= ln 2 / 2: within 2 ulp).
+  KILN_VNNI static F swish(F f, F alpha) {
+    const F x = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(f, _mm512_sub_ps(_mm512_setzero_ps(), alpha)), _mm512_set1_ps(-87.0f)),
+                              _mm512_set1_ps(88.0f));
+    const F n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    F r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
+    F p = _mm512_set1_ps(1.0f / 720);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_div_ps(f, _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_scalef_ps(p, n)));
+  }
   KILN_VNNI static F round(F a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }  // half to even
   KILN_VNNI static F clamp(F a, F low, F high) { return _mm512_min_ps(_mm512_max_ps(a, low), high); }
   KILN_VNNI static I pack(I q0, I q1, I q2, I q3, bool to_signed, I low, I high) {
@@ -267,6 +285,24 @@ struct Vec<32> {
   KILN_VNNI static F floats(float v) { return _mm256_set1_ps(v); }
   KILN_VNNI static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
   KILN_VNNI static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  // f * sigmoid(alpha * f) = f / (1 + exp(-alpha * f)): exp(x) = 2^n e^r
+  // with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts) and e^r
+  // a degree-6 Taylor polynomial (|r| <= ln 2 / 2: within 2 ulp).
+  KILN_VNNI static F swish(F f, F alpha) {
+    const F x = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(f, _mm256_sub_ps(_mm256_setzero_ps(), alpha)), _mm256_set1_ps(-87.0f)),
+                              _mm256_set1_ps(88.0f));
+    const F n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    F r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606765330187e-06f), r);
+    F p = _mm256_set1_ps(1.0f / 720);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    return _mm256_div_ps(f, _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_scalef_ps(p, n)));
+  }
   KILN_VNNI static F round(F a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }  // half to even
   KILN_VNNI static F clamp(F a, F low, F high) { return _mm256_min_ps(_mm256_max_ps(a, low), high); }
   KILN_VNNI static I pack(I q0, I q1, I q2, I q3, bool to_signed, I low, I high) {
@@ -301,6 +337,24 @@ struct Vec<16> {
   KILN_VNNI static F floats(float v) { return _mm_set1_ps(v); }
   KILN_VNNI static F fmadd(F a, F b, F c) { return _mm_fmadd_ps(a, b, c); }
   KILN_VNNI static F mul(F a, F b) { return _mm_mul_ps(a, b); }
+  // f * sigmoid(alpha * f) = f / (1 + exp(-alpha * f)): exp(x) = 2^n e^r
+  // with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts) and e^r
+  // a degree-6 Taylor polynomial (|r| <= ln 2 / 2: within 2 ulp).
+  KILN_VNNI static F swish(F f, F alpha) {
+    const F x = _mm_min_ps(_mm_max_ps(_mm_mul_ps(f, _mm_sub_ps(_mm_setzero_ps(), alpha)), _mm_set1_ps(-87.0f)),
+                              _mm_set1_ps(88.0f));
+    const F n = _mm_round_ps(_mm_mul_ps(x, _mm_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    F r = _mm_fnmadd_ps(n, _mm_set1_ps(0.693145751953125f), x);
+    r = _mm_fnmadd_ps(n, _mm_set1_ps(1.428606765330187e-06f), r);
+    F p = _mm_set1_ps(1.0f / 720);
+    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f / 120));
+    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f / 24));
+    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f / 6));
+    p = _mm_fmadd_ps(p, r, _mm_set1_ps(0.5f));
+    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f));
+    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f));
+    return _mm_div_ps(f, _mm_add_ps(_mm_set1_ps(1.0f), _mm_scalef_ps(p, n)));
+  }
   KILN_VNNI static F round(F a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }  // half to even
   KILN_VNNI static F clamp(F a, F low, F high) { return _mm_min_ps(_mm_max_ps(a, low), high); }
   KILN_VNNI static I pack(I q0, I q1, I q2, I q3, bool to_signed, I low, I high) {
@@ -423,7 +477,9 @@ KILN_VNNI void outputs(const Call& call, const Block& b, const uint8_t* block, c
                               V::floats(c.grid_high)),
                      V::floats(c.grid_scale));
         }
-        if (c.hard_swish) {
+        if (c.swish) {
+          f = V::swish(f, V::floats(c.swish_alpha));
+        } else if (c.hard_swish) {
           const typename V::F gate = V::clamp(V::fmadd(f, V::floats(c.hard_swish_alpha), V::floats(c.hard_swish_beta)),
                                               V::floats(0.0f), V::floats(1.0f));
           f = V::mul(f, gate);

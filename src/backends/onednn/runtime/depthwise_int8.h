@@ -14,8 +14,8 @@
 //   q = saturate(round_half_even(act(grid(acc * src_scale * w_scale[c] + bias[c]))
 //                                / dst_scale + dst_zero_point))
 // with acc = sum of w * (q_src - src_zero_point) over the taps, padding
-// reading the source's zero point, act a clamp (relu, relu6, none) or a
-// hardswish, and grid the identity or a quantization onto a grid between:
+// reading the source's zero point, act a clamp (relu, relu6, none), a
+// hardswish or a swish, and grid the identity or a quantization onto a grid between:
 // the computation oneDNN's int8 convolution makes with such post-ops.
 //
 // These are pure functions: the plan asks depthwise_int8_takes, init packs
@@ -47,6 +47,11 @@ struct DepthwiseInt8 {
   /// f * clamp(alpha * f + beta, 0, 1) of the float32 result f.
   bool hard_swish = false;
   float hard_swish_alpha = 1.0f / 6, hard_swish_beta = 0.5f;
+  /// A swish (silu: alpha 1) instead of the clamp: f * sigmoid(alpha * f),
+  /// its exponential a polynomial within 2 ulp of std::exp (a result on a
+  /// tie between two grid steps may round to the other).
+  bool swish = false;
+  float swish_alpha = 1;
   /// A grid between the convolution and its activation (PT2E quantizes a
   /// convolution's result before a hardswish, and the hardswish's after it):
   /// f = clamp(round_half_even(f * grid_multiplier), grid_low, grid_high) *

@@ -280,8 +280,8 @@ Result<uint32_t> bias_memory(GraphBuilder& b, int32_t bias, uint32_t rank) {
 
 // A convolution's post-ops as the depthwise kernel's activation: a grid
 // between (x * a, round, clip, * b: a quantize and dequantize PT2E leaves
-// before a hardswish) or none, then none, a relu or a clip (its clamp), or a
-// hardswish; false for anything else (left to oneDNN).
+// before a hardswish) or none, then none, a relu or a clip (its clamp), a
+// hardswish or a swish; false for anything else (left to oneDNN).
 bool activation_of(const fb::Operation* operation, DepthwiseInt8* c) {
   c->low = -std::numeric_limits<float>::infinity();
   c->high = std::numeric_limits<float>::infinity();
@@ -320,6 +320,10 @@ bool activation_of(const fb::Operation* operation, DepthwiseInt8* c) {
       c->hard_swish = true;
       c->hard_swish_alpha = eltwise->alpha();
       c->hard_swish_beta = eltwise->beta();
+      return true;
+    case fb::EltwiseAlgorithm::Swish:
+      c->swish = true;
+      c->swish_alpha = eltwise->alpha();
       return true;
     default:
       return false;

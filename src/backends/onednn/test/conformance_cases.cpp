@@ -764,6 +764,14 @@ Cases quantized_cases() {
         Node* z = on_grid(c, y, out_scale * 2, 12);
         return on_grid(c, c.call("aten::hardswish", {z}), out_scale, -90);
       }),
+      // EfficientNet's: the result on a grid of its own, then the silu.
+      quantized(per_channel, "depthwise_grid_then_silu", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 48, 9, 8}), in_scale, -2);
+        Node* y = c.call("aten::convolution", {x, int8_weight(c, {48, 1, 5, 5}, 117), c.weight({48}), ints({1, 1}),
+                                               ints({2, 2}), ints({1, 1}), false, ints({0, 0}), 48});
+        Node* z = on_grid(c, y, out_scale * 2, -5);
+        return on_grid(c, c.call("aten::silu", {z}), out_scale, -110);
+      }),
       quantized(per_channel, "depthwise_32_channels_requantized", out_scale, [=](CaseBuilder& c) {
         Node* x = on_grid(c, c.input({1, 32, 6, 9}), in_scale, -7);
         Node* y = c.call("aten::convolution", {x, int8_weight(c, {32, 1, 3, 3}, 113), c.weight({32}), ints({1, 1}),

@@ -121,13 +121,14 @@ TEST(OneDnnImplementationsTest, NamesTheImplementationOfEachStep) {
 TEST(OneDnnImplementationsTest, RunsInt8DepthwiseOnKilnsKernelWhereTheCpuHasVnni) {
   // oneDNN's int8 depthwise kernels take one tap at a time; Kiln's takes
   // four (depthwise_int8.h) where the ISA oneDNN may use has AVX-512 VNNI:
-  // with a clamp, a hardswish (after a grid of its own, as PT2E leaves it)
-  // or nothing after it, 3x3 or 5x5, 16-channel blocks or pixels packed in
+  // with a clamp, a hardswish or a silu (after a grid of its own, as PT2E
+  // leaves them) or nothing after it, 3x3 or 5x5, 16-channel blocks or pixels packed in
   // one.
   const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
   const bool vnni = (isa & dnnl_cpu_isa_avx512_core_vnni) == dnnl_cpu_isa_avx512_core_vnni;
   for (const char* name : {"depthwise_relu6_requantized_stride2", "depthwise_5x5_hardswish_requantized",
-                           "depthwise_32_channels_requantized", "depthwise_grid_then_hardswish"}) {
+                           "depthwise_32_channels_requantized", "depthwise_grid_then_hardswish",
+                           "depthwise_grid_then_silu"}) {
     const ConformanceCase* depthwise = nullptr;
     for (const ConformanceCase& c : cases()) {
       if (c.name == name) depthwise = &c;
