@@ -841,6 +841,18 @@ Cases quantized_cases() {
         Node* z = on_grid(c, shuffled, out_scale, -128);
         return on_grid(c, c.call("aten::cat", {ArgumentList{z, y}, 1}), out_scale, -128);
       }),
+      // The same shuffle as PT2E writes it for torchvision's ShuffleNetV2:
+      // each layout op between two grids of its input's parameters.
+      quantized(dequantize, "channel_shuffle_each_op_between_grids", out_scale, [=](CaseBuilder& c) {
+        Node* x = c.call("aten::relu", {c.call("aten::convolution", {on_grid(c, c.input({1, 8, 5, 5}), in_scale, 0),
+                                                                     int8_weight(c, {8, 8, 1, 1}, 118), c.weight({8}),
+                                                                     ints({1, 1}), ints({0, 0}), ints({1, 1}), false,
+                                                                     ints({0, 0}), 1})});
+        Node* y = on_grid(c, x, out_scale, -128);
+        Node* split = on_grid(c, c.call("aten::view", {y, ints({1, 2, 4, 5, 5})}), out_scale, -128);
+        Node* swapped = on_grid(c, c.call("aten::permute", {split, ints({0, 2, 1, 3, 4})}), out_scale, -128);
+        return on_grid(c, c.call("aten::view", {swapped, ints({1, 8, 5, 5})}), out_scale, -128);
+      }),
       // ShuffleNet's channel split as PT2E quantizes it: each half a crop on
       // the grid of the values it takes (slices of one split).
       quantized(dequantize, "split_halves_as_crops_on_their_grid", out_scale, [=](CaseBuilder& c) {

@@ -125,6 +125,17 @@ ExportedProgram concat_between_grids(double second_scale) {
   return std::move(b).build();
 }
 
+// ShuffleNet's channel shuffle as PT2E writes it: each layout op between two
+// grids of its input's parameters (q, dq, view, q, dq, permute, q).
+ExportedProgram reshape_and_permute_between_grids() {
+  GraphBuilder b;
+  Node* x = quantize(b, b.input("x", f32({1, 4, 3, 3})), 0.25, 1);
+  Node* split = b.call("aten::view", {dequantize(b, x, 0.25, 1), ints({1, 2, 2, 3, 3})});
+  Node* swapped = b.call("aten::permute", {dequantize(b, quantize(b, split, 0.25, 1), 0.25, 1), ints({0, 2, 1, 3, 4})});
+  b.output({dequantize(b, quantize(b, swapped, 0.25, 1), 0.25, 1)});
+  return std::move(b).build();
+}
+
 // ResNet's residual as PT2E writes it: conv, q, dq, add(_, x), relu, q.
 ExportedProgram residual_after_a_quantized_convolution() {
   GraphBuilder b;
@@ -275,6 +286,14 @@ const std::vector<FusionCase>& fusion_cases() {
        "quantize_per_tensor[fake_quant]: quantize_per_tensor; dequantize_per_tensor[]: dequantize_per_tensor; "
        "quantize_per_tensor_1[fake_quant]: quantize_per_tensor_1; dequantize_per_tensor_1[]: dequantize_per_tensor_1; "
        "cat[]: cat; quantize_per_tensor_2[fake_quant]: quantize_per_tensor_2; "
+       "dequantize_per_tensor_2[]: dequantize_per_tensor_2"},
+      // The view joins the dequantize op's alias of the first grid, and then
+      // the quantize op after it (the identity); the permute likewise.
+      {"AReshapeAfterADequantizeTakesTheQuantizeAfterIt", reshape_and_permute_between_grids,
+       "quantize_per_tensor[fake_quant]: quantize_per_tensor; "
+       "quantize_per_tensor_1[layout_chain,layout_on_its_grid]: dequantize_per_tensor view quantize_per_tensor_1; "
+       "dequantize_per_tensor_1[]: dequantize_per_tensor_1; "
+       "quantize_per_tensor_2[layout_on_its_grid]: permute quantize_per_tensor_2; "
        "dequantize_per_tensor_2[]: dequantize_per_tensor_2"},
       // The add and the relu are the convolution's post-ops after its grid.
       {"AResidualAddAfterAQuantizedConvolutionIsItsPostOp", residual_after_a_quantized_convolution,

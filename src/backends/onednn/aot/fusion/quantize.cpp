@@ -132,11 +132,18 @@ std::optional<Match> identity_requantization(const FusedGroup& group, const Fusi
       !grid) {
     return std::nullopt;
   }
+  // A group that starts at a dequantize op (an alias of its quantize op's
+  // value, which a reshape after it joins: fusion/layout.cpp) reads that
+  // quantize op's value itself.
+  const bool from_dequantize = aot::quant_op_kind(group.base->target()) == aot::QuantOpKind::DequantizePerTensor &&
+                               aot::constant_tensor_qparams(*group.base) == grid;
   for (const aot::Node* source : group.op.inputs) {
-    if (source == nullptr || aot::quant_op_kind(source->target()) != aot::QuantOpKind::DequantizePerTensor ||
-        aot::constant_tensor_qparams(*source) != grid) {
-      return std::nullopt;
-    }
+    if (source == nullptr) return std::nullopt;
+    const aot::QuantOpKind kind = aot::quant_op_kind(source->target());
+    const bool on_grid = (kind == aot::QuantOpKind::DequantizePerTensor ||
+                          (from_dequantize && kind == aot::QuantOpKind::QuantizePerTensor)) &&
+                         aot::constant_tensor_qparams(*source) == grid;
+    if (!on_grid) return std::nullopt;
   }
   if (!quantized_grid(*requantize)) return std::nullopt;
   Match match;

@@ -7,12 +7,16 @@ namespace kiln::backends::onednn {
 
 using aot::Node;
 
+// The families in the order a group's Extend rules are tried; a layout
+// chain before the requantization rules, so that a quantize op after a
+// chain of reshapes (each between grids of one parameter set, as PT2E
+// leaves ShuffleNet's channel shuffle) is seen after the whole chain.
 std::span<const FusionRule> fusion_rules() {
   static const std::vector<FusionRule> table = [] {
     std::vector<FusionRule> rules;
     for (std::span<const FusionRule> family :
          {softmax_rules(), activation_rules(), quantize_rules(), matmul_rules(), batch_norm_rules(), post_op_rules(),
-          requantization_rules(), layout_rules()}) {
+          layout_rules(), requantization_rules()}) {
       rules.insert(rules.end(), family.begin(), family.end());
     }
     return rules;
