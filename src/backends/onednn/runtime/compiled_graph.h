@@ -212,7 +212,8 @@ size_t place_buffers(Buffer* buffers, uint32_t count, Buffer** order);
 
 /// An operation's estimated time on one thread, from its sizes: its
 /// multiply-adds (a convolution's or a matmul's) at 30 per ns and every
-/// element it reads or writes at 5 per ns. Below kSmallOperationNs, an
+/// element it reads or writes at 5 per ns; an int8 one (a quantized source
+/// where oneDNN's int8 dot products are exact) in a quarter of that. Below kSmallOperationNs, an
 /// operation's steps run on one thread when the backend has several: forking
 /// to the others and joining them costs more than it saves (ShuffleNetV2 at
 /// 64x64 ran slower on two threads than on one).

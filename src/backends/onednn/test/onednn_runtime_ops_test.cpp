@@ -525,6 +525,18 @@ TEST(OneDnnOpsTest, SmallOperationsRunOnOneThreadAmongSeveral) {
   const fb::Graph* graph = fb::GetGraph(blob.data() + kBlobHeaderSize);
   EXPECT_LT(estimated_ns(graph, graph->operations()->Get(0)), kSmallOperationNs);
   EXPECT_GT(estimated_ns(graph, graph->operations()->Get(1)), 100 * kSmallOperationNs);  // 115M multiply-adds
+  {
+    // The same sizes in int8 (where the CPU's int8 dot products are exact)
+    // take a quarter of the float32 estimate.
+    BlobBuilder q;
+    const int qx = q.quantized(is, fb::DataType::UInt8, 0.5f, 3), qw = q.constant(ws, random_values(numel(ws), 4));
+    q.op(fb::OperationKind::Convolution, conv(q, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 1), {qx, qw, -1}, q.output(is));
+    const std::vector<uint8_t> quantized_blob = q.finish();
+    const fb::Graph* quantized_graph = fb::GetGraph(quantized_blob.data() + kBlobHeaderSize);
+    const double ratio = estimated_ns(quantized_graph, quantized_graph->operations()->Get(0)) /
+                         estimated_ns(graph, graph->operations()->Get(1));
+    EXPECT_DOUBLE_EQ(ratio, exact_int8_dot_products(dnnl_get_effective_cpu_isa()) ? 0.25 : 1.0);
+  }
   Runner runner;
   ASSERT_EQ(runner.init(blob, &b.named_data), Error::Ok);
   const auto* compiled = static_cast<const CompiledGraph*>(runner.handle);
