@@ -77,6 +77,7 @@ enum class QuantizedValues : uint8_t {
 /// The post-ops (onednn_graph.fbs PostOp) an operation carries.
 enum class PostOpKinds : uint8_t {
   kNone,
+  kRelu,     ///< one relu (any negative slope) at most: oneDNN 3.2's batch norm takes no other
   kEltwise,  ///< eltwise post-ops only
   kAll,      ///< eltwise and binary post-ops
 };
@@ -98,12 +99,14 @@ struct OperationRules {
 
 /// One row per operation kind, in the schema's order (kind - 1). The
 /// post-ops are what oneDNN 3.2 makes primitives with: a layer norm takes
-/// none, a batch norm eltwise ones only (capabilities_test.cpp builds each).
+/// none, a batch norm one relu (capabilities_test.cpp builds each). A batch
+/// norm fuses it: DenseNet's norm-relu before each convolution is one
+/// primitive (bnorm_jit, as fast as the norm alone) instead of two.
 inline constexpr OperationRules kOperationRules[] = {
     // kind                              run-time sizes       quantized values             post-ops               fuses post-ops
     {fb::OperationKind::Convolution,     RuntimeSizes::kNone, QuantizedValues::kWeighted,  PostOpKinds::kAll,     true},
     {fb::OperationKind::MatMul,          RuntimeSizes::kRows, QuantizedValues::kWeighted,  PostOpKinds::kAll,     true},
-    {fb::OperationKind::BatchNorm,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kEltwise, false},
+    {fb::OperationKind::BatchNorm,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kRelu,    true},
     {fb::OperationKind::LayerNorm,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kNone,    false},
     {fb::OperationKind::Softmax,         RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
     {fb::OperationKind::Pooling,         RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kAll,     false},
@@ -188,6 +191,7 @@ struct OperationFacts {
   /// result is some of the inputs' values (picks_input_values).
   bool on_one_grid = false;
   uint32_t eltwise_post_ops = 0;
+  uint32_t relu_post_ops = 0;  ///< of the eltwise ones, relus
   uint32_t binary_post_ops = 0;
 };
 
@@ -235,6 +239,8 @@ inline OperationFacts facts_of(const fb::Graph& graph, const fb::Operation& op) 
       const fb::BinaryPostOp* binary = post->op_as_BinaryPostOp();
       if (binary == nullptr) {
         ++facts.eltwise_post_ops;
+        const fb::Eltwise* eltwise = post->op_as_Eltwise();
+        if (eltwise != nullptr && eltwise->algorithm() == fb::EltwiseAlgorithm::Relu) ++facts.relu_post_ops;
         continue;
       }
       ++facts.binary_post_ops;
@@ -290,6 +296,10 @@ constexpr Verdict verdict_of(const OperationFacts& op) {
   }
   if (rules.post_ops == PostOpKinds::kEltwise && op.binary_post_ops > 0) {
     return Verdict::no("a binary post-op on an operation that takes eltwise post-ops only");
+  }
+  if (rules.post_ops == PostOpKinds::kRelu &&
+      (op.binary_post_ops > 0 || op.eltwise_post_ops > 1 || op.relu_post_ops != op.eltwise_post_ops)) {
+    return Verdict::no("post-ops other than one relu on an operation that takes one relu at most");
   }
   return Verdict::yes();
 }

@@ -266,7 +266,7 @@ TinyGraph graph_of(fb::OperationKind kind) {
 }
 
 // What a rule is about, added to operation 0 (of the kind).
-enum class Probe { kNothing, kRuntimeSize, kQuantizedValues, kEltwisePostOp, kBinaryPostOp };
+enum class Probe { kNothing, kRuntimeSize, kQuantizedValues, kEltwisePostOp, kOtherEltwisePostOp, kBinaryPostOp };
 
 const char* name_of(Probe probe) {
   switch (probe) {
@@ -274,6 +274,7 @@ const char* name_of(Probe probe) {
     case Probe::kRuntimeSize: return "a run-time size";
     case Probe::kQuantizedValues: return "quantized values";
     case Probe::kEltwisePostOp: return "an eltwise post-op";
+    case Probe::kOtherEltwisePostOp: return "an eltwise post-op other than a relu";
     case Probe::kBinaryPostOp: return "a binary post-op";
   }
   return "";
@@ -313,6 +314,14 @@ void add(Probe probe, TinyGraph& g) {
       op.post_ops.push_back(std::move(post));
       break;
     }
+    case Probe::kOtherEltwisePostOp: {
+      fb::EltwiseT tanh;
+      tanh.algorithm = fb::EltwiseAlgorithm::Tanh;
+      auto post = std::make_unique<fb::PostOpT>();
+      post->op.Set(std::move(tanh));
+      op.post_ops.push_back(std::move(post));
+      break;
+    }
     case Probe::kBinaryPostOp: {
       fb::BinaryPostOpT binary;
       binary.input = g.input(g.at(result).sizes);
@@ -331,6 +340,7 @@ bool allowed_by_the_table(const OperationRules& rules, Probe probe) {
     case Probe::kRuntimeSize: return rules.runtime_sizes != RuntimeSizes::kNone;
     case Probe::kQuantizedValues: return rules.quantized != QuantizedValues::kNone;
     case Probe::kEltwisePostOp: return rules.post_ops != PostOpKinds::kNone;
+    case Probe::kOtherEltwisePostOp: return rules.post_ops == PostOpKinds::kEltwise || rules.post_ops == PostOpKinds::kAll;
     case Probe::kBinaryPostOp: return rules.post_ops == PostOpKinds::kAll;
   }
   return false;
@@ -361,7 +371,8 @@ class EveryKindTest : public ::testing::TestWithParam<OperationRules> {};
 TEST_P(EveryKindTest, TheLoweringAndTheRuntimeFollowItsRow) {
   const OperationRules& rules = GetParam();
   for (const Probe probe :
-       {Probe::kNothing, Probe::kRuntimeSize, Probe::kQuantizedValues, Probe::kEltwisePostOp, Probe::kBinaryPostOp}) {
+       {Probe::kNothing, Probe::kRuntimeSize, Probe::kQuantizedValues, Probe::kEltwisePostOp,
+        Probe::kOtherEltwisePostOp, Probe::kBinaryPostOp}) {
     SCOPED_TRACE(std::string(fb::EnumNameOperationKind(rules.kind)) + " with " + name_of(probe));
     TinyGraph g = graph_of(rules.kind);
     add(probe, g);

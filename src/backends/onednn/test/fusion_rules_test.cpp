@@ -311,8 +311,9 @@ const std::vector<FusionCase>& fusion_cases() {
       {"ABatchNormOnConstantsFoldsIntoTheConvolutionThenTheReluIsAPostOp",
        [] { return batch_norm_after_a_convolution(true); },
        "relu[batch_norm_into_convolution,post_op]: convolution _native_batch_norm_legit_no_training getitem relu"},
+      // Apart from the convolution; the relu is its one post-op.
       {"ABatchNormOnAnInputsStatisticsStaysApart", [] { return batch_norm_after_a_convolution(false); },
-       "convolution[]: convolution; getitem[]: _native_batch_norm_legit_no_training getitem; relu[]: relu"},
+       "convolution[]: convolution; relu[post_op]: _native_batch_norm_legit_no_training getitem relu"},
       {"PostOpsFollowAConvolution", post_ops_after_a_convolution,
        "tanh[post_op]: convolution add relu mul sigmoid tanh"},
       {"PostOpsDoNotFollowAnEltwiseOp", eltwise_after_an_eltwise, "sigmoid[]: sigmoid; tanh[]: tanh"},

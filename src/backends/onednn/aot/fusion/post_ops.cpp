@@ -15,7 +15,7 @@
 // first grid then).
 // Only after an operation whose kind fuses post-ops (capabilities.h: a
 // convolution, a matmul, a binary op -- a safe softmax's product, a group
-// norm's affine). At most kMaxPostOps on one operation; each post-op writes
+// norm's affine -- and a batch norm, which takes one relu). At most kMaxPostOps on one operation; each post-op writes
 // the operation's own result sizes.
 #include "aot/ir/quantization.h"
 #include "backends/onednn/aot/fusion/rule.h"
@@ -30,6 +30,24 @@ namespace {
 // A safe softmax's last operation is the product that takes its post-ops.
 bool takes_post_ops(const NodeOp& op) {
   return operation_rules(op.safe_softmax ? fb::OperationKind::BinaryOp : op.kind()).fuses_post_ops;
+}
+
+// Whether the group's operation takes `eltwise` after its post-ops so far
+// (capabilities.h's verdict on the operation with it).
+bool takes_one_more_eltwise(const FusedGroup& group, const fb::EltwiseT& eltwise) {
+  OperationFacts facts;
+  facts.kind = group.op.kind();
+  for (const PlannedPostOp& post : group.post_ops) {
+    if (post.eltwise) {
+      ++facts.eltwise_post_ops;
+      facts.relu_post_ops += post.eltwise->algorithm == fb::EltwiseAlgorithm::Relu ? 1 : 0;
+    } else {
+      ++facts.binary_post_ops;
+    }
+  }
+  ++facts.eltwise_post_ops;
+  facts.relu_post_ops += eltwise.algorithm == fb::EltwiseAlgorithm::Relu ? 1 : 0;
+  return static_cast<bool>(verdict_of(facts));
 }
 
 bool commutes(fb::BinaryAlgorithm algorithm) {
@@ -70,8 +88,11 @@ std::optional<Match> select_post_op(const FusedGroup& group, const FusionContext
   Match match;
   match.nodes = {user};
   if (passed != nullptr) match.nodes.insert(match.nodes.begin(), passed);
+  // One relu at most (a batch norm): no pattern, no binary op, no grid.
+  const bool relu_only = operation_rules(group.op.kind()).post_ops == PostOpKinds::kRelu;
+  if (relu_only && passed != nullptr) return std::nullopt;
   if (const Match* pattern = context.pattern_at(user); pattern != nullptr) {
-    if (pattern->eltwises.empty() || pattern->eltwise_input != result ||
+    if (relu_only || pattern->eltwises.empty() || pattern->eltwise_input != result ||
         group.post_ops.size() + pattern->eltwises.size() > limit) {
       return std::nullopt;
     }
@@ -87,6 +108,7 @@ std::optional<Match> select_post_op(const FusedGroup& group, const FusionContext
   const std::optional<NodeOp> op = describe_if(user);
   if (!op || op->sizes != group.op.sizes || op->group_norm) return std::nullopt;
   if (const auto* eltwise = op->op.AsEltwiseOp(); eltwise != nullptr && op->inputs[0] == result) {
+    if (!takes_one_more_eltwise(group, *eltwise->eltwise)) return std::nullopt;
     match.apply = [user, passed, e = *eltwise->eltwise](FusedGroup& group) {
       if (passed != nullptr) group.nodes.push_back(passed);
       add_eltwise_post_op(group, e, user);
@@ -96,7 +118,7 @@ std::optional<Match> select_post_op(const FusedGroup& group, const FusionContext
     return match;
   }
   const auto* binary = op->op.AsBinaryOp();
-  if (binary == nullptr || op->inputs[0] == op->inputs[1]) return std::nullopt;
+  if (relu_only || binary == nullptr || op->inputs[0] == op->inputs[1]) return std::nullopt;
   PlannedPostOp post;
   post.node = user;
   post.binary = binary->algorithm;
