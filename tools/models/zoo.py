@@ -670,6 +670,10 @@ def main():
                              "vit_*, swin_* and maxvit_t) quantized with bench/run.sh --int8's PT2E recipe, Kiln's "
                              "OneDnnBackend .pte at --threads against ExecuTorch's XNNPACK .pte of the same export, "
                              "checked against PyTorch's int8 output; writes the int8 section of --output only")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="with --int8: Kiln and ExecuTorch take turns this many times at each thread count, "
+                             "and each time is the median over the rounds (default 1): on a machine whose speed "
+                             "drifts (a VM), a slow spell then falls on both")
     parser.add_argument("--int8-tolerance", type=float, default=None,
                         help="with --int8: an output passes when max |out - PyTorch int8| <= TOL * max |PyTorch int8| "
                              "(default 0.1, as bench/run.sh --int8)")
@@ -696,6 +700,8 @@ def main():
         return
     if args.int8_tolerance is not None:
         parser.error("--int8-tolerance is an option of --int8")
+    if args.rounds is not None:
+        parser.error("--rounds is an option of --int8")
     args.ir = args.ir or "training,core"
     for ir in args.ir.split(","):
         if ir not in ("training", "core"):
@@ -718,6 +724,10 @@ def check_int8_options(parser, args):
         args.int8_tolerance = zoo_int8.measure.INT8_TOLERANCE
     if args.int8_tolerance <= 0:
         parser.error("--int8-tolerance must be positive")
+    if args.rounds is None:
+        args.rounds = 1
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
 
 
 if __name__ == "__main__":

@@ -168,8 +168,9 @@ def run_executorch(row, name, directory, threads, args):
 
 
 def check_model(name, work, args):
-    """One model's row. Kiln and ExecuTorch take turns at each thread count,
-    so that a busy spell on the machine falls on both rather than on one."""
+    """One model's row. Kiln and ExecuTorch take turns at each thread count
+    (--rounds times), so that a busy spell on the machine falls on both
+    rather than on one."""
     row = new_row(name)
     directory = work / name
     shutil.rmtree(directory, ignore_errors=True)
@@ -183,8 +184,19 @@ def check_model(name, work, args):
     kiln_ok = lower_kiln(row, directory, args)
     executorch_ok = lower_executorch(row, exported, directory)
     for threads in args.threads:
-        kiln_ok = kiln_ok and run_kiln(row, directory, threads, args)
-        executorch_ok = executorch_ok and run_executorch(row, name, directory, threads, args)
+        kiln_times, executorch_times = [], []
+        for _ in range(args.rounds):
+            kiln_ok = kiln_ok and run_kiln(row, directory, threads, args)
+            if kiln_ok:
+                kiln_times.append(row["kiln_ms"][threads])
+            executorch_ok = executorch_ok and run_executorch(row, name, directory, threads, args)
+            if executorch_ok:
+                executorch_times.append(row["et_ms"][threads])
+        # Each time the median over the rounds (the lower middle of an even count).
+        if kiln_ok:
+            row["kiln_ms"][threads] = sorted(kiln_times)[(len(kiln_times) - 1) // 2]
+        if executorch_ok:
+            row["et_ms"][threads] = sorted(executorch_times)[(len(executorch_times) - 1) // 2]
     row["passed"] = kiln_ok and not row["problem"]
     shutil.rmtree(directory, ignore_errors=True)
     return row
@@ -234,7 +246,8 @@ def section(rows, args, notes):
         f"calibrated on {models.CALIBRATION_BATCHES} random batches) and exported again; Kiln lowers that export "
         "with `--backend OneDnnBackend`, ExecuTorch with its XNNPACK partitioner (run by bench/worker.py "
         f"--int8). Both run at {' / '.join(f'{t}T' for t in threads)} threads (median of {args.runs} calls after "
-        f"2) and pass when max |out - PyTorch int8| <= {args.int8_tolerance:g} * max |PyTorch int8|. Result: pass, "
+        f"2{f', taking turns {args.rounds} times, each time the median over the turns' if args.rounds > 1 else ''}"
+        f") and pass when max |out - PyTorch int8| <= {args.int8_tolerance:g} * max |PyTorch int8|. Result: pass, "
         "or Kiln's problem; error: Kiln's largest such difference over max |PyTorch int8|; PyTorch int8 vs float: "
         "the same measure of the quantized model against the float one, for scale. An ExecuTorch run that fails "
         "or differs has no time (listed below the table)."
