@@ -233,22 +233,8 @@ struct Vec<64> {
   KILN_VNNI static F floats(float v) { return _mm512_set1_ps(v); }
   KILN_VNNI static F fmadd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
   KILN_VNNI static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
-  // f * sigmoid(alpha * f) = f / (1 + exp(-alpha * f)): exp(x) = 2^n e^r
-  // with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts) and e^r
-  // a degree-6 Taylor polynomial (|r| <= ln 2 / 2: within 2 ulp).
-  KILN_VNNI static F swish(F f, F alpha) {
-    const F x = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(f, _mm512_sub_ps(_mm512_setzero_ps(), alpha)), _mm512_set1_ps(-87.0f)),
-                              _mm512_set1_ps(88.0f));
-    const F n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    F r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
-    F p = _mm512_set1_ps(1.0f / 720);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  KILN_VNNI static F fnmadd(F a, F b, F c) { return _mm512_fnmadd_ps(a, b, c); }  // c - a * b
+  KILN_VNNI static F divide_one_plus_pow2(F f, F p, F n) {  // f / (1 + p * 2^n)
     return _mm512_div_ps(f, _mm512_add_ps(_mm512_set1_ps(1.0f), _mm512_scalef_ps(p, n)));
   }
   KILN_VNNI static F round(F a) { return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }  // half to even
@@ -285,22 +271,8 @@ struct Vec<32> {
   KILN_VNNI static F floats(float v) { return _mm256_set1_ps(v); }
   KILN_VNNI static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
   KILN_VNNI static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
-  // f * sigmoid(alpha * f) = f / (1 + exp(-alpha * f)): exp(x) = 2^n e^r
-  // with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts) and e^r
-  // a degree-6 Taylor polynomial (|r| <= ln 2 / 2: within 2 ulp).
-  KILN_VNNI static F swish(F f, F alpha) {
-    const F x = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(f, _mm256_sub_ps(_mm256_setzero_ps(), alpha)), _mm256_set1_ps(-87.0f)),
-                              _mm256_set1_ps(88.0f));
-    const F n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    F r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606765330187e-06f), r);
-    F p = _mm256_set1_ps(1.0f / 720);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  KILN_VNNI static F fnmadd(F a, F b, F c) { return _mm256_fnmadd_ps(a, b, c); }  // c - a * b
+  KILN_VNNI static F divide_one_plus_pow2(F f, F p, F n) {  // f / (1 + p * 2^n)
     return _mm256_div_ps(f, _mm256_add_ps(_mm256_set1_ps(1.0f), _mm256_scalef_ps(p, n)));
   }
   KILN_VNNI static F round(F a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }  // half to even
@@ -337,22 +309,8 @@ struct Vec<16> {
   KILN_VNNI static F floats(float v) { return _mm_set1_ps(v); }
   KILN_VNNI static F fmadd(F a, F b, F c) { return _mm_fmadd_ps(a, b, c); }
   KILN_VNNI static F mul(F a, F b) { return _mm_mul_ps(a, b); }
-  // f * sigmoid(alpha * f) = f / (1 + exp(-alpha * f)): exp(x) = 2^n e^r
-  // with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts) and e^r
-  // a degree-6 Taylor polynomial (|r| <= ln 2 / 2: within 2 ulp).
-  KILN_VNNI static F swish(F f, F alpha) {
-    const F x = _mm_min_ps(_mm_max_ps(_mm_mul_ps(f, _mm_sub_ps(_mm_setzero_ps(), alpha)), _mm_set1_ps(-87.0f)),
-                              _mm_set1_ps(88.0f));
-    const F n = _mm_round_ps(_mm_mul_ps(x, _mm_set1_ps(1.44269504f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    F r = _mm_fnmadd_ps(n, _mm_set1_ps(0.693145751953125f), x);
-    r = _mm_fnmadd_ps(n, _mm_set1_ps(1.428606765330187e-06f), r);
-    F p = _mm_set1_ps(1.0f / 720);
-    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f / 120));
-    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f / 24));
-    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f / 6));
-    p = _mm_fmadd_ps(p, r, _mm_set1_ps(0.5f));
-    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f));
-    p = _mm_fmadd_ps(p, r, _mm_set1_ps(1.0f));
+  KILN_VNNI static F fnmadd(F a, F b, F c) { return _mm_fnmadd_ps(a, b, c); }  // c - a * b
+  KILN_VNNI static F divide_one_plus_pow2(F f, F p, F n) {  // f / (1 + p * 2^n)
     return _mm_div_ps(f, _mm_add_ps(_mm_set1_ps(1.0f), _mm_scalef_ps(p, n)));
   }
   KILN_VNNI static F round(F a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }  // half to even
@@ -363,6 +321,21 @@ struct Vec<16> {
     return _mm_min_epu8(_mm_max_epu8(_mm_packus_epi16(lo, hi), low), high);
   }
 };
+
+// f * sigmoid(alpha * f) = f / (1 + exp(-alpha * f)) at any width:
+// exp(x) = 2^n e^r with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two
+// parts), e^r a degree-6 Taylor polynomial (|r| <= ln 2 / 2: within 2 ulp).
+template <typename V>
+KILN_VNNI typename V::F swish(typename V::F f, typename V::F alpha) {
+  using F = typename V::F;
+  const F x = V::clamp(V::mul(f, V::mul(alpha, V::floats(-1.0f))), V::floats(-87.0f), V::floats(88.0f));
+  const F n = V::round(V::mul(x, V::floats(1.44269504f)));
+  F r = V::fnmadd(n, V::floats(0.693145751953125f), x);
+  r = V::fnmadd(n, V::floats(1.428606765330187e-06f), r);
+  F p = V::floats(1.0f / 720);
+  for (const float c : {1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f}) p = V::fmadd(p, r, V::floats(c));
+  return V::divide_one_plus_pow2(f, p, n);
+}
 
 // What a call's items share.
 struct Call {
@@ -478,7 +451,7 @@ KILN_VNNI void outputs(const Call& call, const Block& b, const uint8_t* block, c
                      V::floats(c.grid_scale));
         }
         if (c.swish) {
-          f = V::swish(f, V::floats(c.swish_alpha));
+          f = swish<V>(f, V::floats(c.swish_alpha));
         } else if (c.hard_swish) {
           const typename V::F gate = V::clamp(V::fmadd(f, V::floats(c.hard_swish_alpha), V::floats(c.hard_swish_beta)),
                                               V::floats(0.0f), V::floats(1.0f));
