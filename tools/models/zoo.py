@@ -44,6 +44,7 @@ own part of the file and keeps the other.
   .venv/bin/python tools/models/zoo.py --models resnet34 --merge --fast-only  # the fast columns only
   .venv/bin/python tools/models/zoo.py --no-fast            # the portable path only (no peers needed)
   .venv/bin/python tools/models/zoo.py --int8 --models resnet18,mobilenet_v2 --merge   # their int8 rows
+  .venv/bin/python tools/models/zoo.py --int8 --merge --rounds 3   # each time the median of three turns (a VM)
 """
 
 import argparse
