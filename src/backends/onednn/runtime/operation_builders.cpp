@@ -332,8 +332,9 @@ bool activation_of(const fb::Operation* operation, DepthwiseInt8* c) {
 
 // The convolution as Kiln's int8 depthwise kernel takes it, when it is one:
 // int8 on both sides (not emulated), 2-D, one channel per group, not
-// dilated, static quantization, its post-ops a clamp or a hardswish, on a CPU whose
-// effective ISA (oneDNN's, which a cap on it lowers) has AVX-512 VNNI.
+// dilated, static quantization, its post-ops an activation the kernel has
+// (activation_of), on a CPU whose effective ISA (oneDNN's, which a cap on
+// it lowers) has AVX-512 VNNI, and a shape depthwise_int8_refusal takes.
 bool own_depthwise(GraphBuilder& b, const fb::Convolution* conv, const Quantization& q, const dnnl_dims_t strides,
                    const dnnl_dims_t dilates, const dnnl_dims_t padding_l, const dnnl_dims_t padding_r,
                    DepthwiseInt8* shape) {
