@@ -48,6 +48,17 @@ DepthwiseInt8 shape(int64_t channels, int64_t h, int64_t w, int64_t k, int64_t s
   return c;
 }
 
+// `c` with PT2E's grid between the convolution and its activation: steps
+// of `scale`, from `low` to `high` steps.
+DepthwiseInt8 with_grid_between(DepthwiseInt8 c, float scale, float low, float high) {
+  c.grid_between = true;
+  c.grid_multiplier = 1 / scale;
+  c.grid_low = low;
+  c.grid_high = high;
+  c.grid_scale = scale;
+  return c;
+}
+
 // The result, computed one output at a time as the header states it.
 std::vector<uint8_t> reference(const DepthwiseInt8& c, const std::vector<uint8_t>& src, const std::vector<int8_t>& w,
                                const std::vector<float>& scales, const std::vector<float>& bias) {
@@ -240,12 +251,7 @@ TEST_F(DepthwiseInt8Test, HardSwish) {
   }
   // PT2E's grid before the hardswish (and a clamp after one).
   for (bool hard_swish : {true, false}) {
-    DepthwiseInt8 c = shape(72, 8, 8, 3, 2, 1);
-    c.grid_between = true;
-    c.grid_multiplier = 1 / 0.03f;
-    c.grid_low = -110;
-    c.grid_high = 145;
-    c.grid_scale = 0.03f;
+    DepthwiseInt8 c = with_grid_between(shape(72, 8, 8, 3, 2, 1), 0.03f, -110, 145);
     c.hard_swish = hard_swish;
     if (!hard_swish) c.low = 0, c.high = 6;
     SCOPED_TRACE(std::string("grid between, then ") + (hard_swish ? "hardswish" : "relu6"));
@@ -253,12 +259,7 @@ TEST_F(DepthwiseInt8Test, HardSwish) {
   }
   // EfficientNet's: the grid, then a swish (silu).
   for (int64_t channels : {32, 96, 144}) {
-    DepthwiseInt8 c = shape(channels, 10, 10, 5, channels == 96 ? 2 : 1, 2);
-    c.grid_between = true;
-    c.grid_multiplier = 1 / 0.02f;
-    c.grid_low = -120;
-    c.grid_high = 135;
-    c.grid_scale = 0.02f;
+    DepthwiseInt8 c = with_grid_between(shape(channels, 10, 10, 5, channels == 96 ? 2 : 1, 2), 0.02f, -120, 135);
     c.swish = true;
     SCOPED_TRACE(std::to_string(channels) + " channels, grid between, then swish");
     expect_matches(c, 1, seed++, /*near=*/true);
