@@ -162,6 +162,22 @@ Result<uint32_t> GraphBuilder::value_memory(int32_t v, bool plain) {
   return static_cast<uint32_t>(state.plain_memory);
 }
 
+Result<uint32_t> GraphBuilder::channels_last_memory(int32_t v) {
+  KILN_ASSIGN_OR_RETURN(const uint32_t m, value_memory(v, false));
+  ValueState& state = values_[v];
+  if (state.channels_last_memory < 0) {
+    MemoryDesc channels_last;
+    KILN_TRY(channels_last_desc_of(v, &channels_last));
+    if (dnnl_memory_desc_equal(channels_last.get(), desc(m)) != 0) {
+      state.channels_last_memory = static_cast<int32_t>(m);
+    } else {
+      KILN_ASSIGN_OR_RETURN(const uint32_t copy, reorder_into_buffer(m, channels_last.get()));
+      state.channels_last_memory = static_cast<int32_t>(copy);
+    }
+  }
+  return static_cast<uint32_t>(state.channels_last_memory);
+}
+
 Result<uint32_t> GraphBuilder::value_memory_with_rank(int32_t v, uint32_t rank, bool plain) {
   if (rank == rank_of(value(v)) || (rank == 1 && rank_of(value(v)) == 0)) return value_memory(v, plain);
   KILN_ASSIGN_OR_RETURN(const uint32_t m, value_memory(v, true));

@@ -59,8 +59,10 @@ class Owned {
   Owned() = default;
   Owned(const Owned&) = delete;
   Owned& operator=(const Owned&) = delete;
-  ~Owned() {
+  ~Owned() { reset(); }
+  void reset() {
     if (value_ != nullptr) Destroy(value_);
+    value_ = nullptr;
   }
   T get() const { return value_; }
   T* out() { return &value_; }
@@ -85,6 +87,7 @@ struct ValueState {
   /// zero point (int32), written at run time; -1 otherwise.
   int32_t scale_memory;
   int32_t zero_point_memory;
+  int32_t channels_last_memory = -1;  ///< a channels-last copy or the memory itself; -1 until asked for
 };
 
 class GraphBuilder {
@@ -141,6 +144,9 @@ class GraphBuilder {
   runtime::Result<uint32_t> value_memory(int32_t value, bool plain);
   /// As value_memory, seen with `rank` dims (leading 1s; plain then).
   runtime::Result<uint32_t> value_memory_with_rank(int32_t value, uint32_t rank, bool plain);
+  /// The value channels-last (channels_last_desc_of): its memory when it is
+  /// laid out so, else a reorder of it, added the first time it is asked for.
+  runtime::Result<uint32_t> channels_last_memory(int32_t value);
   /// A memory over `memory`'s storage with another descriptor (cloned).
   runtime::Result<uint32_t> view(uint32_t memory, const_dnnl_memory_desc_t desc);
   /// A constant in the layout `chosen`, reordered at init from its named

@@ -24,7 +24,7 @@ Capacities capacities_of(const fb::Graph* graph) {
   for (uint32_t o = 0; o < graph->operations()->size(); ++o) {
     const fb::Operation* op = graph->operations()->Get(o);
     const uint32_t reads = op->inputs()->size() + (op->post_ops() != nullptr ? op->post_ops()->size() : 0);
-    c.steps += reads + 3;
+    c.steps += 2 * reads + 3;  // a first attempt's reorders, then a retry's
     c.memories += 4 * reads + 12;
     c.constant_uses += reads;
     c.init_values += 8;  // a quantized operation's source and result scales and zero points, a reorder's inverse scale

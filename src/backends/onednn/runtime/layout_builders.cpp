@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "backends/onednn/runtime/graph_builder.h"
+#include "backends/onednn/runtime/implementations.h"
 
 namespace kiln::backends::onednn {
 
@@ -25,6 +26,14 @@ bool same_dims(const int64_t* a, const int64_t* b, uint32_t rank) {
 bool commutative(fb::BinaryAlgorithm algorithm) {
   return algorithm == fb::BinaryAlgorithm::Add || algorithm == fb::BinaryAlgorithm::Mul ||
          algorithm == fb::BinaryAlgorithm::Max || algorithm == fb::BinaryAlgorithm::Min;
+}
+
+// oneDNN made the descriptor on an implementation other than its reference one.
+bool runs_well(dnnl_status_t status, const PrimitiveDesc& pd) {
+  const char* implementation = nullptr;
+  return status == dnnl_success &&
+         dnnl_primitive_desc_query(pd.get(), dnnl_query_impl_info_str, 0, &implementation) == dnnl_success &&
+         !is_reference_implementation(implementation);
 }
 
 }  // namespace
@@ -53,9 +62,24 @@ Error build_concat(GraphBuilder& b, const fb::Concat* concat) {
   uint32_t num_post = 0;
   KILN_TRY(b.make_attr(static_cast<uint32_t>(rank), &attr, post_args, &num_post));  // no post-ops (capabilities.h)
   PrimitiveDesc pd;
-  KILN_TRY(b.check_pd(dnnl_concat_primitive_desc_create(pd.out(), b.engine(), dst.get(), static_cast<int>(n), axis,
-                                                        descs, attr.get()),
-                      "dnnl_concat_primitive_desc_create", &pd));
+  dnnl_status_t status = dnnl_concat_primitive_desc_create(pd.out(), b.engine(), dst.get(), static_cast<int>(n), axis,
+                                                           descs, attr.get());
+  if (!b.plain_inputs() && rank >= 3 && rank <= 5 && !runs_well(status, pd)) {
+    // Images in different layouts (a pool's blocked result beside
+    // convolutions' channels-last ones, DenseNet's first block) join only on
+    // oneDNN's reference concat: join them channels-last, where the ones
+    // already so are read in place, rather than plain, where the operations
+    // after it (a batch norm: ncsp_bnorm) run far slower.
+    for (uint32_t i = 0; i < n; ++i) {
+      KILN_ASSIGN_OR_RETURN(sources[i], b.channels_last_memory(b.input(i)));
+      descs[i] = b.desc(sources[i]);
+    }
+    KILN_TRY(b.channels_last_desc_of(out, &dst));
+    pd.reset();
+    status = dnnl_concat_primitive_desc_create(pd.out(), b.engine(), dst.get(), static_cast<int>(n), axis, descs,
+                                               attr.get());
+  }
+  KILN_TRY(b.check_pd(status, "dnnl_concat_primitive_desc_create", &pd));
   const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_dst_md, 0);
   KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, chosen));
   StepArg args[kMaxStepArgs];

@@ -381,6 +381,44 @@ ConformanceCase pad_then_conv() {
           }};
 }
 
+// DenseNet's first block: a max pool's result (written in the layout of the
+// convolution before it) joined with convolutions' (their own layout), each
+// join read by a batch norm and a relu, then a 1x1 convolution. The images
+// join in one layout, not plain (layout_builders.cpp).
+ConformanceCase dense_block() {
+  return {"aten::cat.default", "dense_block_of_a_pool_and_convolutions", [] {
+            CaseBuilder c;
+            auto conv = [&](Node* x, std::vector<int64_t> weight, int64_t stride, int64_t padding) {
+              return c.call("aten::convolution", {x, c.weight(weight), None{}, ints({stride, stride}),
+                                                  ints({padding, padding}), ints({1, 1}), false, ints({0, 0}), 1});
+            };
+            int norms = 0;
+            auto norm_relu = [&](Node* x, int64_t channels) {
+              // A variance near the convolutions' keeps the values near 1.
+              const std::vector<int64_t> per_channel{channels};
+              HostTensor variance = HostTensor::zeros(aot::ScalarType::Float, per_channel);
+              for (int64_t i = 0; i < channels; ++i) variance.data<float>()[i] = 400.0f + static_cast<float>(i);
+              Node* bn = c.call("aten::_native_batch_norm_legit_no_training",
+                                {x, c.weight(per_channel), c.weight(per_channel), c.weight(per_channel),
+                                 c.constant("variance_" + std::to_string(norms++), std::move(variance)), 0.1, 1e-5});
+              return c.call("aten::relu", {c.getitem(bn, 0)});
+            };
+            Node* stem = c.call("aten::relu", {conv(c.input({1, 3, 32, 32}), {64, 3, 7, 7}, 2, 3)});
+            Node* pool = c.call("aten::max_pool2d_with_indices", {stem, ints({3, 3}), ints({2, 2}), ints({1, 1})});
+            Node* pooled = c.getitem(pool, 0);
+            ArgumentList features{pooled};
+            int64_t channels = 64;
+            for (int layer = 0; layer < 3; ++layer) {
+              Node* joined = layer == 0 ? pooled : c.call("aten::cat", {features, 1});
+              Node* narrow = norm_relu(conv(norm_relu(joined, channels), {64, channels, 1, 1}, 1, 0), 64);
+              features.emplace_back(conv(narrow, {32, 64, 3, 3}, 1, 1));
+              channels += 32;
+            }
+            return std::move(c).finish(conv(norm_relu(c.call("aten::cat", {features, 1}), channels),
+                                            {32, channels, 1, 1}, 1, 0));
+          }};
+}
+
 // A crop of a convolution's result (oneDNN's blocked layout) then a matmul:
 // the encoder's select of q, k, v between two oneDNN ops.
 ConformanceCase crop_between_compute_ops(const std::string& op, const std::string& name, ArgumentList args) {
@@ -423,6 +461,7 @@ Cases concat_pad_cases() {
       unary("aten::constant_pad_nd.default", "asymmetric_hw", {2, 3, 7, 5}, {ints({0, 1, 2, 0})}),
       unary("aten::constant_pad_nd.default", "channels_too", {1, 3, 7, 5}, {ints({1, 1, 1, 1, 2, 0}), -1.0}),
       pad_then_conv(),
+      dense_block(),
   };
 }
 

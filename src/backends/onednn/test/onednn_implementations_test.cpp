@@ -146,6 +146,33 @@ TEST(OneDnnImplementationsTest, RunsInt8DepthwiseOnKilnsKernelWhereTheCpuHasVnni
   }
 }
 
+TEST(OneDnnImplementationsTest, JoinsImagesOfMixedLayoutsWithoutPlainCopies) {
+  // DenseNet's block: a pool's result, in the layout of the convolution
+  // before it, and convolutions' results, in theirs, joined three times.
+  // Reordered to plain for each join, they would cost a reorder per new
+  // input (four here) and leave the batch norms after them plain (the test
+  // above finds those); joined channels-last, at most the pool's result is
+  // reordered, once.
+  const ConformanceCase* block = nullptr;
+  for (const ConformanceCase& c : cases()) {
+    if (c.name == "dense_block_of_a_pool_and_convolutions") block = &c;
+  }
+  ASSERT_NE(block, nullptr);
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    const std::vector<OperationImplementation> steps = implementations_of(*block);
+    int joins = 0, reorders = 0;
+    for (const OperationImplementation& step : steps) {
+      if (step.kind != "Concat") continue;
+      joins += step.primitive == "concat";
+      reorders += step.primitive == "reorder";
+    }
+    EXPECT_EQ(joins, 3) << describe_implementations(steps);
+    EXPECT_LE(reorders, 1) << threads << " threads\n" << describe_implementations(steps);
+  }
+  set_num_threads(1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ops, OneDnnImplementationsTest, ::testing::Range<size_t>(0, cases().size()),
                          [](const ::testing::TestParamInfo<size_t>& info) {
                            return testing::test_name(cases().at(info.param));
