@@ -35,7 +35,8 @@ struct StepImplementation {
 using StepVisitor = void (*)(void* context, const StepImplementation& step);
 
 /// Whether `implementation` is one of oneDNN's reference implementations
-/// (`ref:...`, also `ref_...`): plain loops, many times slower than its JIT kernels.
+/// (`ref:...`, also `ref_...`) or as slow (`ncsp_bnorm`): plain loops, many
+/// times slower than its JIT kernels.
 bool is_reference_implementation(const char* implementation);
 
 /// Plans the `size`-byte blob at `data` as init would, at the backend's

@@ -29,7 +29,12 @@ Error build_batch_norm(GraphBuilder& b, const fb::BatchNorm* bn) {
   const uint32_t rank = rank_of(b.value(src));
   if (rank < 2) return b.refuse("the source has %u dimensions (at least 2)", rank);
   const int64_t channels = b.value(src)->sizes()->Get(1);
-  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, b.plain_inputs()));
+  KILN_ASSIGN_OR_RETURN(uint32_t src_m, b.value_memory(src, b.plain_inputs()));
+  if (!b.plain_inputs() && rank >= 3 && rank <= 5 && b.is_plain(src_m, src)) {
+    // oneDNN's batch norm over a plain image is ncsp_bnorm, a loop about ten
+    // times slower than its JIT kernel over channels-last: read it so.
+    KILN_ASSIGN_OR_RETURN(src_m, b.channels_last_memory(src));
+  }
   ArgList args;
   args.add(DNNL_ARG_SRC, src_m);
   KILN_ASSIGN_OR_RETURN(const uint32_t mean, channel_vector(b, b.input(1), channels, "the mean"));
