@@ -42,6 +42,7 @@ own part of the file and keeps the other.
   .venv/bin/python tools/models/zoo.py --models resnet18,swin_t --ir core
   .venv/bin/python tools/models/zoo.py --models vit_h_14 --merge   # update those rows only
   .venv/bin/python tools/models/zoo.py --models resnet34 --merge --fast-only  # the fast columns only
+  .venv/bin/python tools/models/zoo.py --models resnet34 --merge --fast-only --rounds 3  # turns (a VM)
   .venv/bin/python tools/models/zoo.py --no-fast            # the portable path only (no peers needed)
   .venv/bin/python tools/models/zoo.py --int8 --models resnet18,mobilenet_v2 --merge   # their int8 rows
   .venv/bin/python tools/models/zoo.py --int8 --merge --rounds 3   # each time the median of three turns (a VM)
@@ -55,6 +56,7 @@ import math
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -322,15 +324,22 @@ def check(kiln, name, ir, program, inputs, reference, reference64, work, timeout
     return row
 
 
-def check_fast(kiln, name, ir, pt2, in_npz, reference, reference64, work, args):
-    """The fast-backend columns of a row: the .pt2 lowered with OneDnnBackend,
-    loaded and run at each thread count, compared as check() compares."""
-    row = {"fast_passed": False, "fast_problem": "", "fast_ms": {}, "fast_first_ms": None}
+def lower_fast(kiln, name, ir, pt2, work, args):
+    """The fast-backend columns of a row so far, and the .pt2 lowered with
+    OneDnnBackend (None when it failed: the row says why)."""
+    row = {"fast_passed": False, "fast_problem": "", "fast_ms": {}, "fast_first_ms": None, "fast_turns": {}}
     pte = work / f"{name}.{ir}.onednn.pte"
     status, text = run([kiln, "lower", str(pt2), "--backend", "OneDnnBackend", "-o", str(pte)], args.timeout)
     if status != 0:
         row["fast_problem"] = "kiln lower: " + first_problem(text)
-        return row
+        return row, None
+    return row, pte
+
+
+def run_fast(kiln, row, name, ir, pte, in_npz, reference, reference64, work, args, first_turn):
+    """One turn of the lowered program at each thread count, its median time
+    added to the row's turns; the first turn also checks the outputs as
+    check() does. False when a run failed (the row says why)."""
     worst, passed, outputs = 0.0, True, []
     for threads in args.threads:
         out = work / f"{name}.{ir}.onednn.{threads}.npz"
@@ -338,36 +347,40 @@ def check_fast(kiln, name, ir, pt2, in_npz, reference, reference64, work, args):
                             str(threads), "--iterations", str(args.runs), "--warmup", "2", "--json"], args.timeout)
         if status != 0:
             row["fast_problem"] = f"kiln run ({threads} threads): " + first_problem(text)
-            pte.unlink(missing_ok=True)
-            return row
+            row["fast_passed"] = False
+            return False
         timings = json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
-        row["fast_ms"][threads] = timings["median_ms"]
-        if threads == args.threads[0]:
-            row["fast_first_ms"] = timings["load_ms"] + timings.get("first_ms", 0.0)
-        outputs.append(outputs_of(out, len(reference)))
-        error, ok = max_error(outputs[-1], reference)
-        worst, passed = max(worst, error), passed and ok
+        row["fast_turns"].setdefault(threads, []).append(timings["median_ms"])
+        if first_turn:
+            if threads == args.threads[0]:
+                row["fast_first_ms"] = timings["load_ms"] + timings.get("first_ms", 0.0)
+            outputs.append(outputs_of(out, len(reference)))
+            error, ok = max_error(outputs[-1], reference)
+            worst, passed = max(worst, error), passed and ok
         out.unlink(missing_ok=True)
-    pte.unlink(missing_ok=True)
-    row["fast_error"] = worst
-    row["fast_passed"] = passed
-    if not passed:
-        kiln64, torch64 = float64_gap(outputs, reference, reference64())
-        row["fast_passed"] = kiln64 <= 2 * torch64
-        row["fast_problem"] = f"outputs differ by {worst:.2e}; from the float64 result Kiln is {kiln64:.2e}, " \
-                              f"PyTorch float32 {torch64:.2e}"
-    return row
+    if first_turn:
+        row["fast_error"] = worst
+        row["fast_passed"] = passed
+        if not passed:
+            kiln64, torch64 = float64_gap(outputs, reference, reference64())
+            row["fast_passed"] = kiln64 <= 2 * torch64
+            row["fast_problem"] = f"outputs differ by {worst:.2e}; from the float64 result Kiln is {kiln64:.2e}, " \
+                                  f"PyTorch float32 {torch64:.2e}"
+    return True
 
 
-def measure_peers(name, model, inputs, exported, reference, work, args):
-    """{peer: {threads: median ms}} of the peers whose outputs match PyTorch,
-    and {peer: problem} of the others; ExecuTorch's time to a first result."""
-    directory = work / name / "peers"
-    errors = peers.prepare(model, inputs, exported, directory)
-    times, problems, first_ms = {}, {}, None
+def median_turn(times):
+    """The median of a measurement's turns (the lower middle of an even count)."""
+    return sorted(times)[(len(times) - 1) // 2]
+
+
+def run_peers(name, directory, reference, args, turns, problems):
+    """One turn of each peer that has not failed, at each thread count: its
+    median time added to turns[peer][threads], or a problem. Returns
+    ExecuTorch's time to a first result in this turn (None if it did not run)."""
+    first_ms = None
     for peer in peers.PEERS:
-        if errors[peer]:
-            problems[peer] = errors[peer]
+        if peer in problems:
             continue
         for threads in args.threads:
             timings, outputs = peers.measure(peer, name, directory, threads, args.runs, 2, args.timeout)
@@ -378,14 +391,17 @@ def measure_peers(name, model, inputs, exported, reference, work, args):
             if not ok:
                 problems[peer] = f"outputs differ by {error:.2e}"
                 break
-            times.setdefault(peer, {})[threads] = timings["median_ms"]
+            turns.setdefault(peer, {}).setdefault(threads, []).append(timings["median_ms"])
             if peer == "executorch" and threads == args.threads[0]:
                 first_ms = timings["load_ms"] + timings.get("first_ms", 0.0)
+    return first_ms
+
+
+def remove_peers(name, directory, work):
     for path in directory.glob("*"):
         path.unlink()
     directory.rmdir()
     (work / name).rmdir()
-    return times, problems, first_ms
 
 
 def float64_reference(model, inputs):
@@ -485,6 +501,7 @@ def zoo(args):
 
     for name in names:
         started = time.monotonic()
+        peer_directory = work / name / "peers"
         try:
             model, inputs = build(name)
             with torch.no_grad():
@@ -492,15 +509,19 @@ def zoo(args):
             reference = [t.numpy() for t in (result if isinstance(result, (list, tuple)) else [result])]
             exported = torch.export.export(model, inputs)
             reference64 = float64_reference(model, inputs)
-            peer_ms, peer_problems, et_first_ms = (measure_peers(name, model, inputs, exported, reference, work, args)
-                                                   if args.fast else ({}, {}, None))
+            peer_errors = peers.prepare(model, inputs, exported, peer_directory) if args.fast else {}
         except Exception as error:  # a model torch cannot build or export here
             for ir in levels:
                 record({"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
                         "problem": "export: " + str(error).splitlines()[0][:160]})
             print(f"{name}: export failed: {error}", file=sys.stderr)
+            if peer_directory.exists():
+                shutil.rmtree(work / name)
             continue
+        # Each IR's row through the portable path, and its program lowered to the fast backend.
+        pending = []
         for ir in levels:
+            pte = None
             try:
                 program = exported if ir == "training" else exported.run_decompositions()
                 earlier = next((r for r in kept if r["model"] == name and r["ir"] == ir), None)
@@ -511,19 +532,43 @@ def zoo(args):
                 else:
                     row = check(args.kiln, name, ir, program, inputs, reference, reference64, work, args.timeout)
                 if args.fast:
-                    row.update(check_fast(args.kiln, name, ir, work / f"{name}.{ir}.pt2", work / f"{name}.in.npz",
-                                          reference, reference64, work, args))
-                    row.update({"peer_ms": peer_ms, "peer_problems": peer_problems, "et_first_ms": et_first_ms})
+                    fast, pte = lower_fast(args.kiln, name, ir, work / f"{name}.{ir}.pt2", work, args)
+                    row.update(fast)
             except Exception as error:
                 row = {"model": name, "ir": ir, "passed": False, "error": None, "ms": None,
                        "problem": "run_decompositions: " + str(error).splitlines()[0][:160]}
-            record(row)
             (work / f"{name}.{ir}.pt2").unlink(missing_ok=True)
+            pending.append((row, pte))
+        if args.fast:
+            # The peers and each row's program take turns (--rounds times), so
+            # a slow spell of the machine falls on all of them.
+            peer_problems = {peer: error for peer, error in peer_errors.items() if error}
+            peer_turns, et_first_ms = {}, None
+            for turn in range(args.rounds):
+                first_ms = run_peers(name, peer_directory, reference, args, peer_turns, peer_problems)
+                et_first_ms = first_ms if turn == 0 else et_first_ms
+                for i, (row, pte) in enumerate(pending):
+                    if pte is not None and not run_fast(args.kiln, row, name, row["ir"], pte, work / f"{name}.in.npz",
+                                                        reference, reference64, work, args, turn == 0):
+                        pte.unlink(missing_ok=True)
+                        pending[i] = (row, None)
+            peer_ms = {peer: {threads: median_turn(times) for threads, times in by_threads.items()}
+                       for peer, by_threads in peer_turns.items() if peer not in peer_problems}
+            remove_peers(name, peer_directory, work)
+            for row, pte in pending:
+                row["fast_ms"] = {threads: median_turn(times) for threads, times in row.pop("fast_turns", {}).items()}
+                if pte is None:
+                    row["fast_ms"] = {}
+                else:
+                    pte.unlink(missing_ok=True)
+                row.update({"peer_ms": peer_ms, "peer_problems": peer_problems, "et_first_ms": et_first_ms})
+        for row, _ in pending:
+            record(row)
             state = "pass" if row["passed"] else "FAIL " + row["problem"]
             if args.fast:
                 state += "; oneDNN " + ("pass" if row["fast_passed"] else "FAIL " + row["fast_problem"])
                 state += " " + " ".join(f"{t}T {ratio_text(r)}" for t, r in row_ratios(row, args.threads).items())
-            print(f"{name} [{ir}]: {state} ({time.monotonic() - started:.0f} s)", flush=True)
+            print(f"{name} [{row['ir']}]: {state} ({time.monotonic() - started:.0f} s)", flush=True)
     return rows
 
 
@@ -612,7 +657,10 @@ def markdown(rows, args):
         lines += [
             "",
             f"The fast backend: the .pt2 lowered with `--backend OneDnnBackend`, run at {threads_text} threads "
-            f"(median of {args.runs} calls after 2), checked by the same rule (oneDNN: pass, or what went wrong). "
+            f"(median of {args.runs} calls after 2"
+            + (f"; the peers and Kiln took turns {args.rounds} times, each time the median over the turns"
+               if args.rounds > 1 else "")
+            + "), checked by the same rule (oneDNN: pass, or what went wrong). "
             "The peers run the same model: ExecuTorch's XNNPACK .pte of the same export and ONNX Runtime "
             "(the dynamo ONNX export), each in its own process by bench/worker.py, their outputs checked too "
             "(a peer that fails or differs has no time). Kiln / best peer: Kiln's oneDNN time over the faster "
@@ -671,10 +719,10 @@ def main():
                              "vit_*, swin_* and maxvit_t) quantized with bench/run.sh --int8's PT2E recipe, Kiln's "
                              "OneDnnBackend .pte at --threads against ExecuTorch's XNNPACK .pte of the same export, "
                              "checked against PyTorch's int8 output; writes the int8 section of --output only")
-    parser.add_argument("--rounds", type=int, default=None,
-                        help="with --int8: Kiln and ExecuTorch take turns this many times at each thread count, "
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="Kiln and the peers take turns this many times (at each thread count with --int8), "
                              "and each time is the median over the rounds (default 1): on a machine whose speed "
-                             "drifts (a VM), a slow spell then falls on both")
+                             "drifts (a VM), a slow spell then falls on all of them")
     parser.add_argument("--int8-tolerance", type=float, default=None,
                         help="with --int8: an output passes when max |out - PyTorch int8| <= TOL * max |PyTorch int8| "
                              "(default 0.1, as bench/run.sh --int8)")
@@ -701,8 +749,8 @@ def main():
         return
     if args.int8_tolerance is not None:
         parser.error("--int8-tolerance is an option of --int8")
-    if args.rounds is not None:
-        parser.error("--rounds is an option of --int8")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     args.ir = args.ir or "training,core"
     for ir in args.ir.split(","):
         if ir not in ("training", "core"):
@@ -725,8 +773,6 @@ def check_int8_options(parser, args):
         args.int8_tolerance = zoo_int8.measure.INT8_TOLERANCE
     if args.int8_tolerance <= 0:
         parser.error("--int8-tolerance must be positive")
-    if args.rounds is None:
-        args.rounds = 1
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
 
