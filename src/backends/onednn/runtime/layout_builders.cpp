@@ -117,8 +117,8 @@ Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary) {
                       static_cast<long long>(dst_dims[d]));
     }
   }
-  KILN_ASSIGN_OR_RETURN(const uint32_t a_m, b.value_memory_with_rank(a, rank, b.plain_inputs()));
-  KILN_ASSIGN_OR_RETURN(const uint32_t c_m, b.value_memory_with_rank(c, rank, b.plain_inputs()));
+  KILN_ASSIGN_OR_RETURN(uint32_t a_m, b.value_memory_with_rank(a, rank, b.plain_inputs()));
+  KILN_ASSIGN_OR_RETURN(uint32_t c_m, b.value_memory_with_rank(c, rank, b.plain_inputs()));
   MemoryDesc dst;
   KILN_TRY(b.dst_desc_of(out, &dst));
   Attr attr;
@@ -126,9 +126,25 @@ Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary) {
   uint32_t num_post = 0;
   KILN_TRY(b.make_attr(rank, &attr, post_args, &num_post));
   PrimitiveDesc pd;
-  KILN_TRY(b.check_pd(dnnl_binary_primitive_desc_create(pd.out(), b.engine(), alg, b.desc(a_m), b.desc(c_m), dst.get(),
-                                                        attr.get()),
-                      "dnnl_binary_primitive_desc_create", &pd));
+  dnnl_status_t status =
+      dnnl_binary_primitive_desc_create(pd.out(), b.engine(), alg, b.desc(a_m), b.desc(c_m), dst.get(), attr.get());
+  if (!b.plain_inputs() && rank >= 3 && rank <= 5 && !runs_well(status, pd)) {
+    // Images in layouts oneDNN's binary kernels do not pair (a
+    // squeeze-excitation's gate, channels-last, on a grouped convolution's
+    // 8-channel blocks): both channels-last rather than plain, where the
+    // image would be reordered twice more, to plain and back for the
+    // convolution after it.
+    if (rank_of(b.value(a)) == rank) {
+      KILN_ASSIGN_OR_RETURN(a_m, b.channels_last_memory(a));
+    }
+    if (rank_of(b.value(c)) == rank) {
+      KILN_ASSIGN_OR_RETURN(c_m, b.channels_last_memory(c));
+    }
+    pd.reset();
+    status =
+        dnnl_binary_primitive_desc_create(pd.out(), b.engine(), alg, b.desc(a_m), b.desc(c_m), dst.get(), attr.get());
+  }
+  KILN_TRY(b.check_pd(status, "dnnl_binary_primitive_desc_create", &pd));
   KILN_TRY(b.resolve_post_args(pd, post_args, num_post));
   const_dnnl_memory_desc_t chosen = dnnl_primitive_desc_query_md(pd.get(), dnnl_query_dst_md, 0);
   KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, chosen));

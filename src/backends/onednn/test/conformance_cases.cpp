@@ -419,6 +419,25 @@ ConformanceCase dense_block() {
           }};
 }
 
+// RegNetY's squeeze-excitation: a grouped convolution (8 channels a group),
+// its mean over the image through two 1x1 convolutions to a gate, the image
+// times the gate, then a 1x1 convolution. The product is taken in one layout
+// with the convolutions', not plain (layout_builders.cpp).
+ConformanceCase squeeze_excitation() {
+  return {"aten::mul.Tensor", "squeeze_excitation_of_a_grouped_convolution", [] {
+            CaseBuilder c;
+            auto conv = [&](Node* x, std::vector<int64_t> weight, int64_t padding, int64_t groups) {
+              return c.call("aten::convolution", {x, c.weight(weight), c.weight({weight[0]}), ints({1, 1}),
+                                                  ints({padding, padding}), ints({1, 1}), false, ints({0, 0}), groups});
+            };
+            Node* x = c.call("aten::relu", {conv(c.input({1, 32, 12, 12}), {32, 8, 3, 3}, 1, 4)});
+            Node* pooled = c.call("aten::mean.dim", {x, ints({2, 3}), true});
+            Node* gate = c.call("aten::sigmoid", {conv(c.call("aten::relu", {conv(pooled, {8, 32, 1, 1}, 0, 1)}),
+                                                       {32, 8, 1, 1}, 0, 1)});
+            return std::move(c).finish(conv(c.call("aten::mul.Tensor", {x, gate}), {48, 32, 1, 1}, 0, 1));
+          }};
+}
+
 // A crop of a convolution's result (oneDNN's blocked layout) then a matmul:
 // the encoder's select of q, k, v between two oneDNN ops.
 ConformanceCase crop_between_compute_ops(const std::string& op, const std::string& name, ArgumentList args) {
@@ -462,6 +481,7 @@ Cases concat_pad_cases() {
       unary("aten::constant_pad_nd.default", "channels_too", {1, 3, 7, 5}, {ints({1, 1, 1, 1, 2, 0}), -1.0}),
       pad_then_conv(),
       dense_block(),
+      squeeze_excitation(),
   };
 }
 

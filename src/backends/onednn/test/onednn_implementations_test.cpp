@@ -175,6 +175,36 @@ TEST(OneDnnImplementationsTest, JoinsImagesOfMixedLayoutsWithoutPlainCopies) {
   set_num_threads(1);
 }
 
+TEST(OneDnnImplementationsTest, MultipliesByAGateWithoutPlainCopies) {
+  // The product of a grouped convolution's result (its own layout) and a
+  // squeeze-excitation gate (the 1x1 convolutions'): taken plain, the image
+  // is reordered to plain for it and back for the convolution after it;
+  // channels-last, it is reordered at most once, and the convolution reads
+  // the product as it is.
+  const ConformanceCase* block = nullptr;
+  for (const ConformanceCase& c : cases()) {
+    if (c.name == "squeeze_excitation_of_a_grouped_convolution") block = &c;
+  }
+  ASSERT_NE(block, nullptr);
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    const std::vector<OperationImplementation> steps = implementations_of(*block);
+    int products = 0, reorders = 0;
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (steps[s].kind != "BinaryOp") continue;
+      products += steps[s].primitive == "binary";
+      reorders += steps[s].primitive == "reorder";
+      // The convolution after the product: no reorder before it.
+      if (steps[s].primitive == "binary" && s + 1 < steps.size()) {
+        EXPECT_EQ(steps[s + 1].primitive, "convolution") << threads << " threads\n" << describe_implementations(steps);
+      }
+    }
+    EXPECT_EQ(products, 1) << describe_implementations(steps);
+    EXPECT_LE(reorders, 1) << threads << " threads\n" << describe_implementations(steps);
+  }
+  set_num_threads(1);
+}
+
 std::vector<std::string>* logged = nullptr;
 void log_to_test(runtime::LogLevel, const char* message) { logged->push_back(message); }
 
