@@ -17,6 +17,7 @@ constexpr FastFormRule kRules[] = {
     softmax_over_innermost_dim,
     matmul_with_broadcasts_it_takes,
     transposed_convolution_as_matmul,
+    pointwise_convolution_of_one_pixel_as_matmul,
     binary_broadcast_as_a_trailing_block,
     binary_with_post_ops_it_takes,
 };

@@ -17,6 +17,10 @@
 //   fast_forms/transposed_convolution.cpp
 //                              a transposed convolution whose stride is its
 //                              kernel (no overlap): a matmul and a depth-to-space
+//   fast_forms/pointwise_convolution.cpp
+//                              a 1x1 convolution over images of one pixel
+//                              with a binary post-op (a squeeze-excitation's
+//                              gate times its input): a matmul
 //
 // Every operation a rule writes keeps the debug id and name of the operation
 // it replaces (a profile shows them as that node); the last writes its

@@ -438,6 +438,21 @@ ConformanceCase squeeze_excitation() {
           }};
 }
 
+// The same on images of one pixel, two of them: the product is the second
+// convolution's binary post-op, and that convolution a matmul (fast_forms.h).
+ConformanceCase squeeze_excitation_of_one_pixel() {
+  return {"aten::mul.Tensor", "squeeze_excitation_of_one_pixel", [] {
+            CaseBuilder c;
+            auto conv = [&](Node* x, std::vector<int64_t> weight) {
+              return c.call("aten::convolution", {x, c.weight(weight), c.weight({weight[0]}), ints({1, 1}),
+                                                  ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
+            };
+            Node* x = c.input({2, 24, 1, 1});
+            Node* gate = c.call("aten::sigmoid", {conv(c.call("aten::relu", {conv(x, {8, 24, 1, 1})}), {24, 8, 1, 1})});
+            return std::move(c).finish(c.call("aten::mul.Tensor", {x, gate}));
+          }};
+}
+
 // A crop of a convolution's result (oneDNN's blocked layout) then a matmul:
 // the encoder's select of q, k, v between two oneDNN ops.
 ConformanceCase crop_between_compute_ops(const std::string& op, const std::string& name, ArgumentList args) {
@@ -482,6 +497,7 @@ Cases concat_pad_cases() {
       pad_then_conv(),
       dense_block(),
       squeeze_excitation(),
+      squeeze_excitation_of_one_pixel(),
   };
 }
 

@@ -94,6 +94,35 @@ TEST(FastFormsTest, ATransposedConvolutionWhoseKernelsOverlapStaysOne) {
   }
 }
 
+// A squeeze-excitation block on an image of `pixels` x `pixels`: the mean,
+// two 1x1 convolutions to a gate, the input times the gate.
+ExportedProgram squeeze_excitation(int64_t pixels) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 16, pixels, pixels}));
+  Node* pooled = b.call("aten::mean.dim", {x, ints({2, 3}), true});
+  Node* squeezed = b.call("aten::relu", {conv2d(b, pooled, b.parameter("fc1.weight", ramp({4, 16, 1, 1})),
+                                                b.parameter("fc1.bias", ramp({4}, 2)), 1, 0, 1, 1)});
+  Node* gate = b.call("aten::sigmoid", {conv2d(b, squeezed, b.parameter("fc2.weight", ramp({16, 4, 1, 1}, 3)),
+                                               b.parameter("fc2.bias", ramp({16}, 4)), 1, 0, 1, 1)});
+  b.output({b.call("aten::mul.Tensor", {x, gate})});
+  return std::move(b).build();
+}
+
+TEST(FastFormsTest, AOnePixelConvolutionWithABinaryPostOpIsAMatmul) {
+  // On one pixel the product with the input is the second convolution's
+  // post-op; that convolution is a matmul, reading its weights transposed.
+  const Lowered lowered = lower(squeeze_excitation(1));
+  EXPECT_THAT(lowered.printout, HasSubstr("MatMul transpose_b"));
+  EXPECT_THAT(lowered.printout, HasSubstr("Eltwise Logistic"));
+  EXPECT_THAT(lowered.printout, HasSubstr("Binary Mul"));
+  EXPECT_THAT(lowered.printout, HasSubstr("Convolution"));  // the first: no binary post-op
+}
+
+TEST(FastFormsTest, APointwiseConvolutionOverMorePixelsStaysOne) {
+  const Lowered lowered = lower(squeeze_excitation(3));
+  EXPECT_THAT(lowered.printout, Not(HasSubstr("MatMul")));
+}
+
 TEST(FastFormsTest, AChannelMeanReducesTheSourcePermutedChannelsLast) {
   GraphBuilder b;
   Node* x = b.input("x", f32({2, 8, 3, 5}));

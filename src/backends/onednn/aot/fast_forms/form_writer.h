@@ -61,6 +61,7 @@ bool reduce_innermost_dims(FormWriter& writer, const fb::OperationT& op);
 bool softmax_over_innermost_dim(FormWriter& writer, const fb::OperationT& op);
 bool matmul_with_broadcasts_it_takes(FormWriter& writer, const fb::OperationT& op);
 bool transposed_convolution_as_matmul(FormWriter& writer, const fb::OperationT& op);
+bool pointwise_convolution_of_one_pixel_as_matmul(FormWriter& writer, const fb::OperationT& op);
 bool binary_broadcast_as_a_trailing_block(FormWriter& writer, const fb::OperationT& op);
 bool binary_with_post_ops_it_takes(FormWriter& writer, const fb::OperationT& op);
 
