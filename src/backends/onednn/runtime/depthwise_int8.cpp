@@ -97,13 +97,6 @@ int64_t permuted(int64_t o, int64_t width) { return ((o % 16) / 4) * (width / 4)
 // between), or its clamp folds into the requantization.
 bool float_result(const DepthwiseInt8& c) { return c.hard_swish || c.swish || c.grid_between; }
 int32_t source_zero_point(const DepthwiseInt8& c) { return c.src_zero_point + (c.src_signed ? 128 : 0); }
-// Row chunks per block on `parts` threads: enough blocks to go round keep
-// whole rows (no ring refills); otherwise each block's rows are split.
-int64_t row_chunks(const DepthwiseInt8& c, int64_t parts) {
-  const int64_t blocks = c.batch * channel_blocks(c);
-  if (parts <= 1 || blocks % parts == 0 || blocks >= 4 * parts) return 1;
-  return std::min(parts, c.out_h);
-}
 
 }  // namespace
 
@@ -154,8 +147,25 @@ size_t depthwise_int8_scratch_bytes(const DepthwiseInt8& c) {
   return static_cast<size_t>(c.kernel_h * transformed_columns(c) * 4 * kBlock);
 }
 
-int64_t depthwise_int8_items(const DepthwiseInt8& c, int64_t parts) {
-  return c.batch * channel_blocks(c) * row_chunks(c, parts);
+int64_t depthwise_int8_items(const DepthwiseInt8& c) { return c.batch * channel_blocks(c) * c.out_h; }
+
+int64_t depthwise_int8_first_item(const DepthwiseInt8& c, int64_t parts, int64_t part) {
+  // An item costs its block's width: 144 channels are blocks of 64, 64 and
+  // 16, and two threads taking whole blocks would work 128 against 16.
+  const int64_t blocks = channel_blocks(c);
+  int64_t row_cost = 0;  // of one output row over every block
+  for (int64_t b = 0; b < blocks; ++b) row_cost += block_of(c, b).width;
+  const int64_t image_cost = row_cost * c.out_h;
+  const int64_t target = c.batch * image_cost * part / parts;
+  const int64_t image = target / image_cost;
+  int64_t rest = target % image_cost, item = image * blocks * c.out_h;
+  for (int64_t b = 0; b < blocks && rest > 0; ++b) {
+    const int64_t width = block_of(c, b).width;
+    if (rest < width * c.out_h) return item + rest / width;
+    rest -= width * c.out_h;
+    item += c.out_h;
+  }
+  return item;
 }
 
 void pack_depthwise_int8(const DepthwiseInt8& c, const int8_t* weights, const float* weight_scales, const float* bias,
@@ -511,8 +521,8 @@ int32_t grid_bound(const DepthwiseInt8& c, float bound, int32_t lowest, int32_t 
 
 }  // namespace
 
-void run_depthwise_int8(const DepthwiseInt8& c, const uint8_t* packed, const void* src, void* dst, int64_t parts,
-                        int64_t first, int64_t last, uint8_t* scratch) {
+void run_depthwise_int8(const DepthwiseInt8& c, const uint8_t* packed, const void* src, void* dst, int64_t first,
+                        int64_t last, uint8_t* scratch) {
   const int32_t lowest = c.dst_signed ? -128 : 0, highest = c.dst_signed ? 127 : 255;
   const Call call{&c,
                   tap_groups(c),
@@ -520,13 +530,16 @@ void run_depthwise_int8(const DepthwiseInt8& c, const uint8_t* packed, const voi
                   4 % c.stride_w == 0 ? c.stride_w : 1,
                   c.low > -std::numeric_limits<float>::infinity() ? grid_bound(c, c.low, lowest, highest) : lowest,
                   c.high < std::numeric_limits<float>::infinity() ? grid_bound(c, c.high, lowest, highest) : highest};
-  const int64_t chunks = row_chunks(c, parts), blocks = channel_blocks(c);
+  const int64_t blocks = channel_blocks(c);
   uint8_t* ring = scratch;
   const auto* in = static_cast<const uint8_t*>(src);
   auto* out = static_cast<uint8_t*>(dst);
-  for (int64_t item = first; item < last; ++item) {
-    const int64_t image = item / (blocks * chunks), chunk = item % chunks;
-    const Block b = block_of(c, item / chunks % blocks);
+  // The items in runs of one block's rows of one image.
+  for (int64_t item = first; item < last;) {
+    const int64_t segment = item / c.out_h, image = segment / blocks;
+    const int64_t y_begin = item % c.out_h, y_end = std::min(c.out_h, y_begin + (last - item));
+    item += y_end - y_begin;
+    const Block b = block_of(c, segment % blocks);
     const OutputRow row_of = b.width == 64   ? output_row_for<64>(c, call.groups)
                              : b.width == 32 ? output_row_for<32>(c, call.groups)
                                              : output_row_for<16>(c, call.groups);
@@ -535,7 +548,6 @@ void run_depthwise_int8(const DepthwiseInt8& c, const uint8_t* packed, const voi
                                                    : transform_row_entry<16>;
     if (row_of == nullptr) return;  // refused by depthwise_int8_refusal
     const size_t slot_bytes = static_cast<size_t>(call.columns * 4 * b.width);
-    const int64_t y_begin = c.out_h * chunk / chunks, y_end = c.out_h * (chunk + 1) / chunks;
     const uint8_t* image_in = in + image * c.in_h * c.in_w * c.channels;
     uint8_t* image_out = out + image * c.out_h * c.out_w * c.channels;
     int64_t held[7] = {-1, -1, -1, -1, -1, -1, -1};  // the padded row in each ring slot
@@ -557,7 +569,7 @@ void run_depthwise_int8(const DepthwiseInt8& c, const uint8_t* packed, const voi
 
 #else
 
-void run_depthwise_int8(const DepthwiseInt8&, const uint8_t*, const void*, void*, int64_t, int64_t, int64_t, uint8_t*) {}
+void run_depthwise_int8(const DepthwiseInt8&, const uint8_t*, const void*, void*, int64_t, int64_t, uint8_t*) {}
 
 #endif
 

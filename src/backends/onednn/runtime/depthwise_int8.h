@@ -75,13 +75,19 @@ size_t depthwise_int8_scratch_bytes(const DepthwiseInt8& conv);
 void pack_depthwise_int8(const DepthwiseInt8& conv, const int8_t* weights, const float* weight_scales,
                          const float* bias, uint8_t* packed);
 
-/// Work items of a call on `parts` threads (channel blocks x row ranges).
-int64_t depthwise_int8_items(const DepthwiseInt8& conv, int64_t parts);
+/// Work items of a call: each output row of each channel block, by image,
+/// then block, then row.
+int64_t depthwise_int8_items(const DepthwiseInt8& conv);
 
-/// Runs the items [first, last) of the `parts` split: reads `src`
-/// (N x H x W x C), writes `dst` (N x OH x OW x C), with `scratch` of
-/// depthwise_int8_scratch_bytes (64-byte aligned) for this thread alone.
-void run_depthwise_int8(const DepthwiseInt8& conv, const uint8_t* packed, const void* src, void* dst, int64_t parts,
-                        int64_t first, int64_t last, uint8_t* scratch);
+/// The first item of part `part` (0 to `parts`; `parts` gives the item
+/// count) when the items are split over `parts` threads by their cost (their
+/// block's width): a thread's share may start or end inside a block.
+int64_t depthwise_int8_first_item(const DepthwiseInt8& conv, int64_t parts, int64_t part);
+
+/// Runs the items [first, last): reads `src` (N x H x W x C), writes `dst`
+/// (N x OH x OW x C), with `scratch` of depthwise_int8_scratch_bytes (64-byte
+/// aligned) for this thread alone.
+void run_depthwise_int8(const DepthwiseInt8& conv, const uint8_t* packed, const void* src, void* dst, int64_t first,
+                        int64_t last, uint8_t* scratch);
 
 }  // namespace kiln::backends::onednn

@@ -265,22 +265,20 @@ void run_depthwise(const CompiledGraph& graph, const Step& step, int threads) {
   const void* src = storage_data(graph, graph.memories[static_cast<uint32_t>(d.src)].storage);
   void* dst = storage_data(graph, graph.memories[static_cast<uint32_t>(d.dst)].storage);
   const int64_t parts = std::max(1, std::min(threads, d.parts));
-  const int64_t items = depthwise_int8_items(d.shape, parts);
-  if (parts == 1) return run_depthwise_int8(d.shape, packed, src, dst, 1, 0, items, graph.scratchpad);
+  if (parts == 1) return run_depthwise_int8(d.shape, packed, src, dst, 0, depthwise_int8_items(d.shape), graph.scratchpad);
+  const auto run_part = [&](int64_t part) {
+    run_depthwise_int8(d.shape, packed, src, dst, depthwise_int8_first_item(d.shape, parts, part),
+                       depthwise_int8_first_item(d.shape, parts, part + 1),
+                       graph.scratchpad + static_cast<size_t>(part) * d.scratch_bytes);
+  };
 #ifdef _OPENMP
 #pragma omp parallel num_threads(parts)
   {
     // However many threads came, the parts the items were split for.
-    for (int64_t part = omp_get_thread_num(); part < parts; part += omp_get_num_threads()) {
-      run_depthwise_int8(d.shape, packed, src, dst, parts, items * part / parts, items * (part + 1) / parts,
-                         graph.scratchpad + static_cast<size_t>(part) * d.scratch_bytes);
-    }
+    for (int64_t part = omp_get_thread_num(); part < parts; part += omp_get_num_threads()) run_part(part);
   }
 #else
-  for (int64_t part = 0; part < parts; ++part) {
-    run_depthwise_int8(d.shape, packed, src, dst, parts, items * part / parts, items * (part + 1) / parts,
-                       graph.scratchpad + static_cast<size_t>(part) * d.scratch_bytes);
-  }
+  for (int64_t part = 0; part < parts; ++part) run_part(part);
 #endif
 }
 

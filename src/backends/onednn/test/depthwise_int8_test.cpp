@@ -138,11 +138,10 @@ void expect_matches(const DepthwiseInt8& c, int64_t parts, uint32_t seed, bool n
   Aligned packed(depthwise_int8_packed_bytes(c));
   pack_depthwise_int8(c, w.data(), scales.data(), bias.data(), packed.data);
   std::vector<uint8_t> out(static_cast<size_t>(c.batch * c.out_h * c.out_w * c.channels), 0xAB);
-  const int64_t items = depthwise_int8_items(c, parts);
   for (int64_t part = 0; part < parts; ++part) {
     Aligned scratch(depthwise_int8_scratch_bytes(c));
-    run_depthwise_int8(c, packed.data, src.data(), out.data(), parts, items * part / parts,
-                       items * (part + 1) / parts, scratch.data);
+    run_depthwise_int8(c, packed.data, src.data(), out.data(), depthwise_int8_first_item(c, parts, part),
+                       depthwise_int8_first_item(c, parts, part + 1), scratch.data);
   }
   const std::vector<uint8_t> expected = reference(c, src, w, scales, bias);
   size_t wrong = 0, first = 0, one_off = 0;
@@ -279,7 +278,31 @@ TEST_F(DepthwiseInt8Test, ABatchAndItemsSplitOverThreads) {
   }
   DepthwiseInt8 one_block = shape(32, 20, 6, 5, 2, 2);  // fewer blocks than threads: rows are split
   for (int64_t parts : {2, 4}) expect_matches(one_block, parts, 400 + static_cast<uint32_t>(parts));
-  EXPECT_GT(depthwise_int8_items(one_block, 4), depthwise_int8_items(one_block, 1));
+  DepthwiseInt8 uneven = shape(96, 9, 7, 3, 1, 1);  // blocks of 64 and 32: split inside the first
+  for (int64_t parts : {2, 3}) expect_matches(uneven, parts, 500 + static_cast<uint32_t>(parts));
+}
+
+TEST(DepthwiseInt8Split, BalancesTheThreadsByTheBlocksWidths) {
+  // 144 channels are blocks of 64, 64 and 16, 14 output rows each: 2016
+  // channel-rows. Half is 1008: the first block's 896, then 112 more, one
+  // row of the second block (64) and the 48 left rounding down.
+  const DepthwiseInt8 c = shape(144, 14, 14, 3, 1, 1);
+  EXPECT_EQ(depthwise_int8_items(c), 3 * 14);
+  EXPECT_EQ(depthwise_int8_first_item(c, 2, 0), 0);
+  EXPECT_EQ(depthwise_int8_first_item(c, 2, 1), 14 + 1);
+  EXPECT_EQ(depthwise_int8_first_item(c, 2, 2), 3 * 14);
+  // Six blocks of 64 on two threads: whole blocks each.
+  const DepthwiseInt8 even = shape(384, 14, 14, 3, 1, 1);
+  EXPECT_EQ(depthwise_int8_first_item(even, 2, 1), 3 * 14);
+  // A batch: the second image starts the second half.
+  DepthwiseInt8 two = shape(96, 14, 14, 3, 1, 1);
+  two.batch = 2;
+  EXPECT_EQ(depthwise_int8_first_item(two, 2, 1), 2 * 14);
+  for (int64_t parts = 1; parts <= 7; ++parts) {
+    for (int64_t part = 0; part < parts; ++part) {
+      EXPECT_LE(depthwise_int8_first_item(c, parts, part), depthwise_int8_first_item(c, parts, part + 1));
+    }
+  }
 }
 
 TEST(DepthwiseInt8Refusal, NamesWhatItDoesNotTake) {
