@@ -1,6 +1,8 @@
 // The int8 side of the GraphWriter (graph_writer.h).
 #include "backends/onednn/aot/graph_writer.h"
 
+#include <cmath>
+
 #include "aot/ir/error.h"
 #include "backends/onednn/capabilities.h"
 
@@ -165,6 +167,72 @@ void GraphWriter::emit_quantize(const FusedGroup& group, const aot::TensorQParam
   op->outputs = {value};
   graph_->operations.push_back(std::move(op));
   value_of_[group.result] = value;
+}
+
+// A batch norm between two grids (fusion/quantize.cpp's norm_between_grids)
+// on an int8 source: per channel c an affine map, a_c x + b_c with a_c =
+// gamma_c / sqrt(var_c + eps) and b_c = beta_c - mean_c a_c, written as an
+// int8 depthwise 1x1 convolution -- weight +-127 (0 where a_c is), weight
+// scale |a_c| / 127, bias b_c -- with the norm's relu and the grid after it
+// as its requantization: one pass over the int8 values instead of a
+// dequantization, the norm in float32 and a quantization (DenseNet's every
+// layer). False (nothing written) when the source is not stored int8 or the
+// norm's parameters are not constants: the norm then runs in float32.
+bool GraphWriter::emit_norm_between_grids(const FusedGroup& group, const aot::TensorQParams& params) {
+  const fb::BatchNormT* norm = group.op.op.AsBatchNorm();
+  const int32_t source = stored_value_of(group.op.inputs.at(0));
+  const size_t rank = group.op.sizes.size();
+  if (norm == nullptr || !is_quantized(source) || graph_->values[static_cast<size_t>(source)]->dynamic || rank < 3 ||
+      rank > 5 || group.op.inputs.size() < 5) {
+    return false;
+  }
+  const auto tensor = [&](const Node* node) -> const aot::HostTensor* {
+    if (node == nullptr) return nullptr;
+    auto it = constants_.find(node);
+    return it == constants_.end() ? nullptr : it->second;
+  };
+  const aot::HostTensor* mean = tensor(group.op.inputs[1]);
+  const aot::HostTensor* variance = tensor(group.op.inputs[2]);
+  const aot::HostTensor* gamma = tensor(group.op.inputs[3]);
+  const aot::HostTensor* beta = tensor(group.op.inputs[4]);
+  if (mean == nullptr || variance == nullptr || (group.op.inputs[3] != nullptr && gamma == nullptr) ||
+      (group.op.inputs[4] != nullptr && beta == nullptr)) {
+    return false;
+  }
+  const int64_t channels = group.op.sizes[1];
+  const std::vector<double> m = mean->to_doubles(), v = variance->to_doubles();
+  const std::vector<double> g = gamma != nullptr ? gamma->to_doubles() : std::vector<double>(channels, 1.0);
+  const std::vector<double> b = beta != nullptr ? beta->to_doubles() : std::vector<double>(channels, 0.0);
+  std::vector<int64_t> weight_sizes(rank, 1);
+  weight_sizes[0] = channels;
+  aot::HostTensor weights = aot::HostTensor::zeros(aot::ScalarType::Char, weight_sizes);
+  aot::HostTensor scales = aot::HostTensor::zeros(aot::ScalarType::Float, {channels});
+  aot::HostTensor bias = aot::HostTensor::zeros(aot::ScalarType::Float, {channels});
+  for (int64_t c = 0; c < channels; ++c) {
+    const double a = g[c] / std::sqrt(v[c] + static_cast<double>(norm->epsilon));
+    weights.data<int8_t>()[c] = static_cast<int8_t>(a > 0 ? 127 : a < 0 ? -127 : 0);
+    scales.data<float>()[c] = static_cast<float>(std::fabs(a) / 127.0);
+    bias.data<float>()[c] = static_cast<float>(b[c] - m[c] * a);
+  }
+  auto op = operation(group, debug_id(group));
+  fb::ConvolutionT conv;
+  const size_t spatial = rank - 2;
+  conv.strides.assign(spatial, 1);
+  conv.padding_l.assign(spatial, 0);
+  conv.padding_r.assign(spatial, 0);
+  conv.dilations.assign(spatial, 1);
+  conv.groups = channels;
+  op->op.Set(std::move(conv));
+  const int32_t weight = add_value(weight_sizes, fb::ValueKind::Constant, 0, weights_.add(weights));
+  graph_->values[static_cast<size_t>(weight)]->dtype = fb::DataType::Int8;
+  op->inputs = {source, weight, constant_value(bias), constant_value(scales)};
+  add_post_ops(group, *op);
+  op->post_ops.resize(op->post_ops.size() - 4);  // the grid: the result's rounding and saturation
+  const int32_t value = add_quantized_value(group.op.sizes, params);
+  op->outputs = {value};
+  graph_->operations.push_back(std::move(op));
+  value_of_[group.result] = value;
+  return true;
 }
 
 }  // namespace kiln::backends::onednn

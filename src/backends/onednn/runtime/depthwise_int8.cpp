@@ -110,7 +110,9 @@ const char* depthwise_int8_refusal(const DepthwiseInt8& c, bool vnni) {
   if (c.batch < 1 || c.channels < 1 || c.in_h < 1 || c.in_w < 1 || c.out_h < 1 || c.out_w < 1) {
     return "an empty tensor";
   }
-  if (c.kernel_h != 3 && c.kernel_h != 5 && c.kernel_h != 7) return "a kernel height other than 3, 5 or 7";
+  if (c.kernel_h != 1 && c.kernel_h != 3 && c.kernel_h != 5 && c.kernel_h != 7) {
+    return "a kernel height other than 1, 3, 5 or 7";
+  }
   if (c.kernel_w < 1 || c.kernel_w > 8) return "a kernel wider than 8";
   if (c.stride_h < 1 || c.stride_w < 1 || c.stride_h > c.kernel_h || c.stride_w > 4) return "strides out of range";
   if (c.pad_top < 0 || c.pad_left < 0 || c.pad_bottom < 0 || c.pad_right < 0 || c.pad_top >= c.kernel_h ||
@@ -499,6 +501,8 @@ using TransformRow = void (*)(const Call&, const uint8_t*, const Block&, int64_t
 template <int64_t W, bool kFloatResult>
 OutputRow output_row_for(int64_t kernel_h, int64_t groups) {
   switch (kernel_h * 10 + groups) {
+    case 11: return output_row<W, 1, 1, kFloatResult>;
+    case 12: return output_row<W, 1, 2, kFloatResult>;
     case 31: return output_row<W, 3, 1, kFloatResult>;
     case 32: return output_row<W, 3, 2, kFloatResult>;
     case 51: return output_row<W, 5, 1, kFloatResult>;

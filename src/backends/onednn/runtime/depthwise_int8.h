@@ -6,7 +6,9 @@
 // four taps of a kernel row at once with VPDPBUSD: each input row is
 // turned once into dwords of four neighbouring columns' bytes, which every
 // output row that reads it takes with one instruction per kernel row and 16
-// channels.
+// channels. A 1x1 kernel is a per-channel scale and shift of int8 values (a
+// batch norm between two grids, lowering_int8.cpp): oneDNN's jit_int8 took
+// 7.7 us for each of DenseNet-121's at 16x16 (64 to 256 channels).
 //
 // Layouts: source and result channels-last (N, H, W, C), int8 or uint8 with
 // a scale and zero point; weights (C, 1, kH, kW) int8 with one scale per

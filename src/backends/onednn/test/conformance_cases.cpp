@@ -954,6 +954,33 @@ Cases quantized_cases() {
         Node* pool = c.call("aten::max_pool2d_with_indices", {x, ints({2, 2}), ints({2, 2})});
         return on_grid(c, c.getitem(pool, 0), in_scale, 0);
       }),
+      // DenseNet's norm and relu as PT2E quantizes it: between two grids,
+      // an int8 depthwise 1x1 convolution of the norm's scale and shift.
+      quantized(dequantize, "batch_norm_relu_between_grids", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 40, 6, 7}), in_scale, 0);
+        const std::vector<int64_t> per_channel{40};
+        Node* bn = c.call("aten::_native_batch_norm_legit_no_training",
+                          {x, c.weight(per_channel), c.weight(per_channel), c.weight(per_channel),
+                           c.weight(per_channel, Values::kPositive), 0.1, 1e-5});
+        return on_grid(c, c.call("aten::relu", {c.getitem(bn, 0)}), out_scale, -128);
+      }),
+      quantized(dequantize, "batch_norm_between_grids_of_a_concat", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 16, 6, 7}), in_scale, 0);
+        auto conv = [&](Node* in, uint32_t seed) {
+          return on_grid(c, c.call("aten::convolution", {in, int8_weight(c, {16, 16, 1, 1}, seed), c.weight({16}),
+                                                          ints({1, 1}), ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1}),
+                         out_scale * 4, 0);
+        };
+        Node* joined = on_grid(c, c.call("aten::cat", {ArgumentList{conv(x, 121), conv(x, 122)}, 1}), out_scale * 4, 0);
+        const std::vector<int64_t> per_channel{32};
+        Node* bn = c.call("aten::_native_batch_norm_legit_no_training",
+                          {joined, c.weight(per_channel), c.weight(per_channel), c.weight(per_channel),
+                           c.weight(per_channel, Values::kPositive), 0.1, 1e-5});
+        Node* y = on_grid(c, c.call("aten::relu", {c.getitem(bn, 0)}), out_scale, -128);
+        return on_grid(c, c.call("aten::convolution", {y, int8_weight(c, {8, 32, 1, 1}, 123), c.weight({8}), ints({1, 1}),
+                                                         ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1}),
+                       out_scale * 4, 0);
+      }),
       quantized(dequantize, "residual_add_relu_requantized", out_scale, [=](CaseBuilder& c) {
         Node* x = on_grid(c, c.input({1, 5, 7, 5}), in_scale, 0);
         Node* y = on_grid(c, c.call("aten::convolution", {x, int8_weight(c, {5, 5, 3, 3}, 105), c.weight({5}), ints({1, 1}),

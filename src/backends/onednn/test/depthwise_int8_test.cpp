@@ -196,6 +196,24 @@ TEST_F(DepthwiseInt8Test, WiderKernelsAndUnevenPadding) {
   expect_matches(tall, 1, seed++);
 }
 
+// A 1x1 kernel: a per-channel scale and shift (a batch norm between two
+// grids), with a relu, over whole and part blocks and packed pixels; a 1x3.
+TEST_F(DepthwiseInt8Test, OneByOneKernels) {
+  uint32_t seed = 700;
+  for (int64_t channels : {16, 32, 40, 64, 96, 144, 256}) {
+    for (int clamp = 0; clamp < 2; ++clamp) {
+      DepthwiseInt8 c = shape(channels, 6, 7, 1, 1, 0);
+      if (clamp == 1) c.low = 0;
+      SCOPED_TRACE("channels " + std::to_string(channels) + (clamp == 1 ? ", relu" : ""));
+      expect_matches(c, 2, seed++);
+    }
+  }
+  DepthwiseInt8 wide = shape(24, 5, 9, 1, 1, 0);
+  wide.kernel_w = 3;  // a 1x3 kernel
+  wide.pad_left = wide.pad_right = 1;
+  expect_matches(wide, 1, seed++);
+}
+
 // 16 or 32 channels at stride 1: 4 or 2 pixels to a block, the row's ends
 // inside a block.
 TEST_F(DepthwiseInt8Test, NarrowImagesPackNeighbouringPixels) {

@@ -148,6 +148,29 @@ TEST(OneDnnImplementationsTest, RunsInt8DepthwiseOnKilnsKernelWhereTheCpuHasVnni
   }
 }
 
+TEST(OneDnnImplementationsTest, RunsANormBetweenGridsAsAnInt8DepthwiseConvolution) {
+  // DenseNet's norm and relu between two grids: no float32 batch norm and
+  // no (de)quantization around it, one int8 depthwise 1x1 convolution --
+  // Kiln's kernel where the CPU has AVX-512 VNNI.
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  const bool vnni = (isa & dnnl_cpu_isa_avx512_core_vnni) == dnnl_cpu_isa_avx512_core_vnni;
+  for (const char* name : {"batch_norm_relu_between_grids", "batch_norm_between_grids_of_a_concat"}) {
+    const ConformanceCase* norm = nullptr;
+    for (const ConformanceCase& c : cases()) {
+      if (c.name == name) norm = &c;
+    }
+    ASSERT_NE(norm, nullptr) << name;
+    const std::vector<OperationImplementation> steps = implementations_of(*norm);
+    int norms = 0, on_kiln = 0;
+    for (const OperationImplementation& step : steps) {
+      norms += step.primitive == "batch_normalization";
+      on_kiln += step.implementation == "kiln_depthwise_int8:avx512_core_vnni";
+    }
+    EXPECT_EQ(norms, 0) << name << "\n" << describe_implementations(steps);
+    EXPECT_EQ(on_kiln, vnni ? 1 : 0) << name << "\n" << describe_implementations(steps);
+  }
+}
+
 TEST(OneDnnImplementationsTest, JoinsImagesOfMixedLayoutsWithoutPlainCopies) {
   // DenseNet's block: a pool's result, in the layout of the convolution
   // before it, and convolutions' results, in theirs, joined three times.

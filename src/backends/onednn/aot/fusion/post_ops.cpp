@@ -88,11 +88,14 @@ std::optional<Match> select_post_op(const FusedGroup& group, const FusionContext
   Match match;
   match.nodes = {user};
   if (passed != nullptr) match.nodes.insert(match.nodes.begin(), passed);
-  // One relu at most (a batch norm): no pattern, no binary op, no grid.
+  // One relu at most (a batch norm): no pattern, no binary op, no grid --
+  // but the grid of a batch norm between two grids, which the lowering
+  // writes as an int8 depthwise convolution (norm_between_grids).
   const bool relu_only = operation_rules(group.op.kind()).post_ops == PostOpKinds::kRelu;
   if (relu_only && passed != nullptr) return std::nullopt;
   if (const Match* pattern = context.pattern_at(user); pattern != nullptr) {
-    if (relu_only || pattern->eltwises.empty() || pattern->eltwise_input != result ||
+    const bool takes_grid = relu_only && norm_between_grids(group, *user);
+    if ((relu_only && !takes_grid) || pattern->eltwises.empty() || pattern->eltwise_input != result ||
         group.post_ops.size() + pattern->eltwises.size() > limit) {
       return std::nullopt;
     }

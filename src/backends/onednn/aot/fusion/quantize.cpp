@@ -186,4 +186,20 @@ constexpr FusionRule kRequantizationRules[] = {
 std::span<const FusionRule> quantize_rules() { return kRules; }
 std::span<const FusionRule> requantization_rules() { return kRequantizationRules; }
 
+bool norm_between_grids(const FusedGroup& group, const aot::Node& quantize) {
+  if (group.op.op.AsBatchNorm() == nullptr || group.op.inputs.empty() || group.op.inputs[0] == nullptr ||
+      group.post_ops.size() > 1) {
+    return false;
+  }
+  const aot::Node& source = *group.op.inputs[0];
+  if (aot::quant_op_kind(source.target()) != aot::QuantOpKind::DequantizePerTensor ||
+      !aot::constant_tensor_qparams(source) || aot::quant_op_kind(quantize.target()) != aot::QuantOpKind::QuantizePerTensor) {
+    return false;
+  }
+  const std::optional<aot::TensorQParams> params = aot::constant_tensor_qparams(quantize);
+  if (!params || (params->dtype != aot::ScalarType::Char && params->dtype != aot::ScalarType::Byte)) return false;
+  const auto range = aot::quant_range_of(params->dtype);
+  return range && params->quant_min == range->first && params->quant_max == range->second;
+}
+
 }  // namespace kiln::backends::onednn

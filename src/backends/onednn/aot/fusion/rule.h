@@ -95,6 +95,15 @@ std::span<const FusionRule> batch_norm_rules();
 std::span<const FusionRule> post_op_rules();
 std::span<const FusionRule> layout_rules();
 
+/// Whether `group`, a batch norm (with its relu, if any), reads a
+/// dequantize op of constant parameters and `quantize`, a quantize op of
+/// constant parameters over its dtype's whole range, comes after it: a
+/// norm between two grids, which takes the second as its post-ops and which
+/// the lowering writes as an int8 depthwise 1x1 convolution of the norm's
+/// per-channel scale and shift (GraphWriter::emit_norm_between_grids).
+/// quantize.cpp.
+bool norm_between_grids(const FusedGroup& group, const aot::Node& quantize);
+
 // ---- helpers the rules share (rule.cpp) ----
 
 /// A node's static sizes; empty if it has none.
