@@ -62,7 +62,13 @@ void GraphWriter::join_in_steps(const fb::ConcatT& concat, fb::OperationT& op) {
       const auto axis = static_cast<size_t>(concat.axis < 0 ? concat.axis + static_cast<int32_t>(sizes.size()) : concat.axis);
       sizes.at(axis) = 0;
       for (int32_t input : inputs) sizes[axis] += graph_->values[static_cast<size_t>(input)]->sizes.at(axis);
-      joined.push_back(add_step(kind_of(fb::ConcatT(concat)), inputs, std::move(sizes), op.debug_id, op.name));
+      const int32_t part = add_step(kind_of(fb::ConcatT(concat)), inputs, std::move(sizes), op.debug_id, op.name);
+      if (is_quantized(inputs[0])) {
+        // int8 values joined on their grid (emit_on_its_grid): each part on it too.
+        const fb::ValueT& first_value = *graph_->values[static_cast<size_t>(inputs[0])];
+        set_quantization(part, first_value.dtype, first_value.scale, first_value.zero_point);
+      }
+      joined.push_back(part);
     }
     op.inputs = std::move(joined);
   }

@@ -142,7 +142,7 @@ bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
   std::vector<int32_t> inputs;
   for (const Node* input : group.op.inputs) inputs.push_back(stored_value_of(input));
   const fb::ValueT& first = *graph_->values[static_cast<size_t>(inputs[0])];
-  bool int8 = is_quantized(inputs[0]) && !first.dynamic && inputs.size() <= kMaxConcatInputs;
+  bool int8 = is_quantized(inputs[0]) && !first.dynamic;
   for (int32_t input : inputs) {
     const fb::ValueT& v = *graph_->values[static_cast<size_t>(input)];
     int8 = int8 && v.dtype == first.dtype && !v.dynamic && v.scale == first.scale && v.zero_point == first.zero_point;
@@ -150,6 +150,8 @@ bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
   if (!int8) return false;
   auto op = operation(group, debug_id(group));
   op->inputs = inputs;
+  // More inputs than one concat joins (DenseNet's later blocks): a chain.
+  if (const auto* concat = group.op.op.AsConcat()) join_in_steps(*concat, *op);
   const int32_t value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
   set_quantization(value, first.dtype, first.scale, first.zero_point);
   op->outputs = {value};

@@ -256,6 +256,34 @@ TEST(OneDnnLoweringTest, AWideCatIsATreeOfConcats) {
   }
 }
 
+// The same on int8 values between grids of one scale and zero point
+// (DenseNet's later blocks, PT2E-quantized): every Concat of the tree joins
+// the int8 values on their grid, with no float32 copy of any of them.
+TEST(OneDnnLoweringTest, AWideInt8CatIsATreeOfConcatsOnItsGrid) {
+  GraphBuilder b;
+  aot::ArgumentList tensors;
+  const int64_t n = int64_t{kMaxConcatInputs} + 5;
+  for (int64_t i = 0; i < n; ++i) {
+    tensors.emplace_back(on_grid(b, b.input("x" + std::to_string(i), f32({1, 2, 3, 3})), 0.02, 3));
+  }
+  b.output({on_grid(b, b.call("aten::cat", {tensors, 1}), 0.02, 3)});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const auto graph = parse_onednn_blob(backend().preprocess(program, {}).processed_bytes);
+  size_t concats = 0;
+  for (const auto& op : graph->operations) {
+    if (op->op.type != fb::OperationKind::Concat) continue;
+    ++concats;
+    EXPECT_LE(op->inputs.size(), kMaxConcatInputs);
+    for (int32_t v : op->inputs) EXPECT_EQ(graph->values.at(static_cast<size_t>(v))->dtype, fb::DataType::UInt8);
+    const auto& out = *graph->values.at(static_cast<size_t>(op->outputs.at(0)));
+    EXPECT_EQ(out.dtype, fb::DataType::UInt8);
+    EXPECT_FLOAT_EQ(out.scale, 0.02f);
+    EXPECT_EQ(out.zero_point, 131);
+  }
+  EXPECT_EQ(concats, 3u);  // 22 and 5 joined, then the two
+}
+
 // A chain of more activations than one operation carries as post-ops is
 // split: the first kMaxPostOps ride on the convolution, the rest start a
 // new operation. (Scalings alternate with tanh: consecutive ones compose.)
