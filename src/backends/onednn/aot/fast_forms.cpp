@@ -1,5 +1,6 @@
 #include "backends/onednn/aot/fast_forms.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -78,6 +79,23 @@ void use_fast_forms(fb::GraphT& graph, WeightStore& weights) {
 
 int64_t element_count(const std::vector<int64_t>& sizes) {
   return std::accumulate(sizes.begin(), sizes.end(), int64_t{1}, std::multiplies<>());
+}
+
+bool all_equal(const std::vector<int64_t>& list, int64_t value) {
+  return std::all_of(list.begin(), list.end(), [value](int64_t v) { return v == value; });
+}
+
+const fb::ConvolutionT* FormWriter::float_convolution_of_constants(const fb::OperationT& op, bool transposed) const {
+  const fb::ConvolutionT* conv = op.op.AsConvolution();
+  if (conv == nullptr || conv->transposed != transposed || conv->groups != 1 || op.inputs.size() < 2 ||
+      (op.inputs.size() > 3 && op.inputs[3] >= 0) || !reads_and_writes_plain_floats(op)) {
+    return nullptr;
+  }
+  const int32_t weights = op.inputs[1], bias = op.inputs.size() > 2 ? op.inputs[2] : -1;
+  if (value(weights).kind != fb::ValueKind::Constant || (bias >= 0 && value(bias).kind != fb::ValueKind::Constant)) {
+    return nullptr;
+  }
+  return conv;
 }
 
 bool FormWriter::is_plain_float(int32_t v) const {

@@ -24,6 +24,10 @@ class FormWriter {
   bool is_plain_float(int32_t v) const;
   /// Every input, output and binary post-op input of `op` is a plain float.
   bool reads_and_writes_plain_floats(const fb::OperationT& op) const;
+  /// `op` is a float32 convolution of one group, transposed or not as
+  /// `transposed` says, whose weights and bias (if any) are constants: one
+  /// a rule may rewrite from its weights as stored.
+  const fb::ConvolutionT* float_convolution_of_constants(const fb::OperationT& op, bool transposed) const;
 
   /// A new intermediate value.
   int32_t intermediate(std::vector<int64_t> sizes);
@@ -72,5 +76,8 @@ bool post_op_broadcast_is_taken(const std::vector<int64_t>& operand, const std::
 
 /// The element count of `sizes`.
 int64_t element_count(const std::vector<int64_t>& sizes);
+
+/// Whether every element of `list` is `value`.
+bool all_equal(const std::vector<int64_t>& list, int64_t value);
 
 }  // namespace kiln::backends::onednn

@@ -23,10 +23,6 @@ namespace kiln::backends::onednn {
 
 namespace {
 
-bool all_equal(const std::vector<int64_t>& list, int64_t value) {
-  return std::all_of(list.begin(), list.end(), [value](int64_t v) { return v == value; });
-}
-
 // The operand of a binary post-op over the result [N, C_out, 1...] as the
 // matmul's [N, C_out] sees it; empty when it broadcasts otherwise.
 std::vector<int64_t> operand_as_rows(const std::vector<int64_t>& operand, const std::vector<int64_t>& result) {
@@ -36,18 +32,10 @@ std::vector<int64_t> operand_as_rows(const std::vector<int64_t>& operand, const 
 }
 
 bool is_pointwise_on_one_pixel(const FormWriter& writer, const fb::OperationT& op) {
-  const fb::ConvolutionT* conv = op.op.AsConvolution();
-  if (conv == nullptr || conv->transposed || conv->groups != 1 || op.inputs.size() < 2 ||
-      (op.inputs.size() > 3 && op.inputs[3] >= 0) || !writer.reads_and_writes_plain_floats(op)) {
-    return false;
-  }
-  const int32_t weights = op.inputs[1], bias = op.inputs.size() > 2 ? op.inputs[2] : -1;
-  if (writer.value(weights).kind != fb::ValueKind::Constant ||
-      (bias >= 0 && writer.value(bias).kind != fb::ValueKind::Constant)) {
-    return false;
-  }
+  const fb::ConvolutionT* conv = writer.float_convolution_of_constants(op, /*transposed=*/false);
+  if (conv == nullptr) return false;
   const std::vector<int64_t>& x = writer.sizes(op.inputs[0]);
-  const std::vector<int64_t>& w = writer.sizes(weights);
+  const std::vector<int64_t>& w = writer.sizes(op.inputs[1]);
   if (x.size() < 3 || w.size() != x.size() || !all_equal({x.begin() + 2, x.end()}, 1) ||
       !all_equal({w.begin() + 2, w.end()}, 1) || !all_equal(conv->padding_l, 0) || !all_equal(conv->padding_r, 0)) {
     return false;

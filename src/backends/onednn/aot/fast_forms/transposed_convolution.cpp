@@ -20,23 +20,11 @@ namespace kiln::backends::onednn {
 
 namespace {
 
-bool all_equal(const std::vector<int64_t>& list, int64_t value) {
-  return std::all_of(list.begin(), list.end(), [value](int64_t v) { return v == value; });
-}
-
 // Whether `op` is a transposed convolution of stride = kernel, no overlap.
 bool is_depth_to_space(const FormWriter& writer, const fb::OperationT& op) {
-  const fb::ConvolutionT* conv = op.op.AsConvolution();
-  if (conv == nullptr || !conv->transposed || conv->groups != 1 || op.inputs.size() < 2 ||
-      (op.inputs.size() > 3 && op.inputs[3] >= 0) || !writer.reads_and_writes_plain_floats(op)) {
-    return false;
-  }
-  const int32_t weights = op.inputs[1], bias = op.inputs.size() > 2 ? op.inputs[2] : -1;
-  if (writer.value(weights).kind != fb::ValueKind::Constant ||
-      (bias >= 0 && writer.value(bias).kind != fb::ValueKind::Constant)) {
-    return false;
-  }
-  const std::vector<int64_t>& w = writer.sizes(weights);
+  const fb::ConvolutionT* conv = writer.float_convolution_of_constants(op, /*transposed=*/true);
+  if (conv == nullptr) return false;
+  const std::vector<int64_t>& w = writer.sizes(op.inputs[1]);
   const size_t spatial = writer.sizes(op.inputs[0]).size() - 2;
   if (w.size() != spatial + 2 || conv->strides.size() != spatial) return false;
   for (size_t i = 0; i < spatial; ++i) {
