@@ -220,15 +220,21 @@ Cases matmul_cases() {
 
 // ---- normalization, softmax ----
 
+// An inference batch norm of x's `channels`: weight, bias and mean drawn
+// signed, the variance positive; its result.
+Node* batch_norm(CaseBuilder& c, Node* x, int64_t channels) {
+  const std::vector<int64_t> per_channel{channels};
+  Node* bn = c.call("aten::_native_batch_norm_legit_no_training",
+                    {x, c.weight(per_channel), c.weight(per_channel), c.weight(per_channel),
+                     c.weight(per_channel, Values::kPositive), 0.1, 1e-5});
+  return c.getitem(bn, 0);
+}
+
 ConformanceCase batch_norm_case(const std::string& name, std::vector<int64_t> sizes) {
   return {"aten::_native_batch_norm_legit_no_training.default", name, [=] {
             CaseBuilder c;
             Node* x = c.input(sizes);
-            const std::vector<int64_t> per_channel{sizes[1]};
-            Node* bn = c.call("aten::_native_batch_norm_legit_no_training",
-                              {x, c.weight(per_channel), c.weight(per_channel), c.weight(per_channel),
-                               c.weight(per_channel, Values::kPositive), 0.1, 1e-5});
-            return std::move(c).finish(c.getitem(bn, 0));
+            return std::move(c).finish(batch_norm(c, x, sizes[1]));
           }};
 }
 
@@ -958,11 +964,7 @@ Cases quantized_cases() {
       // an int8 depthwise 1x1 convolution of the norm's scale and shift.
       quantized(dequantize, "batch_norm_relu_between_grids", out_scale, [=](CaseBuilder& c) {
         Node* x = on_grid(c, c.input({1, 40, 6, 7}), in_scale, 0);
-        const std::vector<int64_t> per_channel{40};
-        Node* bn = c.call("aten::_native_batch_norm_legit_no_training",
-                          {x, c.weight(per_channel), c.weight(per_channel), c.weight(per_channel),
-                           c.weight(per_channel, Values::kPositive), 0.1, 1e-5});
-        return on_grid(c, c.call("aten::relu", {c.getitem(bn, 0)}), out_scale, -128);
+        return on_grid(c, c.call("aten::relu", {batch_norm(c, x, 40)}), out_scale, -128);
       }),
       quantized(dequantize, "batch_norm_between_grids_of_a_concat", out_scale, [=](CaseBuilder& c) {
         Node* x = on_grid(c, c.input({1, 16, 6, 7}), in_scale, 0);
@@ -972,11 +974,7 @@ Cases quantized_cases() {
                          out_scale * 4, 0);
         };
         Node* joined = on_grid(c, c.call("aten::cat", {ArgumentList{conv(x, 121), conv(x, 122)}, 1}), out_scale * 4, 0);
-        const std::vector<int64_t> per_channel{32};
-        Node* bn = c.call("aten::_native_batch_norm_legit_no_training",
-                          {joined, c.weight(per_channel), c.weight(per_channel), c.weight(per_channel),
-                           c.weight(per_channel, Values::kPositive), 0.1, 1e-5});
-        Node* y = on_grid(c, c.call("aten::relu", {c.getitem(bn, 0)}), out_scale, -128);
+        Node* y = on_grid(c, c.call("aten::relu", {batch_norm(c, joined, 32)}), out_scale, -128);
         return on_grid(c, c.call("aten::convolution", {y, int8_weight(c, {8, 32, 1, 1}, 123), c.weight({8}), ints({1, 1}),
                                                          ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1}),
                        out_scale * 4, 0);

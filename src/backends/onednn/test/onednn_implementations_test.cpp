@@ -37,6 +37,14 @@ const std::vector<ConformanceCase>& cases() {
   return all;
 }
 
+// The conformance case of that name, or null.
+const ConformanceCase* case_named(const std::string& name) {
+  for (const ConformanceCase& c : cases()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
 /// A reference implementation accepted for one case's operations of one kind.
 struct AcceptedReference {
   const char* op;    ///< the case's op
@@ -131,10 +139,7 @@ TEST(OneDnnImplementationsTest, RunsInt8DepthwiseOnKilnsKernelWhereTheCpuHasVnni
   for (const char* name : {"depthwise_relu6_requantized_stride2", "depthwise_5x5_hardswish_requantized",
                            "depthwise_32_channels_requantized", "depthwise_grid_then_hardswish",
                            "depthwise_grid_then_silu"}) {
-    const ConformanceCase* depthwise = nullptr;
-    for (const ConformanceCase& c : cases()) {
-      if (c.name == name) depthwise = &c;
-    }
+    const ConformanceCase* depthwise = case_named(name);
     ASSERT_NE(depthwise, nullptr) << name;
     const std::vector<OperationImplementation> steps = implementations_of(*depthwise);
     int on_kiln = 0, convolutions = 0;
@@ -155,10 +160,7 @@ TEST(OneDnnImplementationsTest, RunsANormBetweenGridsAsAnInt8DepthwiseConvolutio
   const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
   const bool vnni = (isa & dnnl_cpu_isa_avx512_core_vnni) == dnnl_cpu_isa_avx512_core_vnni;
   for (const char* name : {"batch_norm_relu_between_grids", "batch_norm_between_grids_of_a_concat"}) {
-    const ConformanceCase* norm = nullptr;
-    for (const ConformanceCase& c : cases()) {
-      if (c.name == name) norm = &c;
-    }
+    const ConformanceCase* norm = case_named(name);
     ASSERT_NE(norm, nullptr) << name;
     const std::vector<OperationImplementation> steps = implementations_of(*norm);
     int norms = 0, on_kiln = 0;
@@ -178,10 +180,7 @@ TEST(OneDnnImplementationsTest, JoinsImagesOfMixedLayoutsWithoutPlainCopies) {
   // input (four here) and leave the batch norms after them plain (the test
   // above finds those); joined channels-last, at most the pool's result is
   // reordered, once.
-  const ConformanceCase* block = nullptr;
-  for (const ConformanceCase& c : cases()) {
-    if (c.name == "dense_block_of_a_pool_and_convolutions") block = &c;
-  }
+  const ConformanceCase* block = case_named("dense_block_of_a_pool_and_convolutions");
   ASSERT_NE(block, nullptr);
   for (int threads : {1, 2}) {
     set_num_threads(threads);
@@ -204,10 +203,7 @@ TEST(OneDnnImplementationsTest, MultipliesByAGateWithoutPlainCopies) {
   // is reordered to plain for it and back for the convolution after it;
   // channels-last, it is reordered at most once, and the convolution reads
   // the product as it is.
-  const ConformanceCase* block = nullptr;
-  for (const ConformanceCase& c : cases()) {
-    if (c.name == "squeeze_excitation_of_a_grouped_convolution") block = &c;
-  }
+  const ConformanceCase* block = case_named("squeeze_excitation_of_a_grouped_convolution");
   ASSERT_NE(block, nullptr);
   for (int threads : {1, 2}) {
     set_num_threads(threads);
