@@ -152,22 +152,16 @@ size_t depthwise_int8_scratch_bytes(const DepthwiseInt8& c) {
 int64_t depthwise_int8_items(const DepthwiseInt8& c) { return c.batch * channel_blocks(c) * c.out_h; }
 
 int64_t depthwise_int8_first_item(const DepthwiseInt8& c, int64_t parts, int64_t part) {
-  // An item costs its block's width: 144 channels are blocks of 64, 64 and
-  // 16, and two threads taking whole blocks would work 128 against 16.
+  // An item costs its block's width: a row of 144 channels is blocks of 64,
+  // 64 and 16, and a share ending inside a row ends at a block's start.
   const int64_t blocks = channel_blocks(c);
   int64_t row_cost = 0;  // of one output row over every block
   for (int64_t b = 0; b < blocks; ++b) row_cost += block_of(c, b).width;
-  const int64_t image_cost = row_cost * c.out_h;
-  const int64_t target = c.batch * image_cost * part / parts;
-  const int64_t image = target / image_cost;
-  int64_t rest = target % image_cost, item = image * blocks * c.out_h;
-  for (int64_t b = 0; b < blocks && rest > 0; ++b) {
-    const int64_t width = block_of(c, b).width;
-    if (rest < width * c.out_h) return item + rest / width;
-    rest -= width * c.out_h;
-    item += c.out_h;
-  }
-  return item;
+  const int64_t target = c.batch * c.out_h * row_cost * part / parts;
+  const int64_t row = target / row_cost;
+  int64_t rest = target % row_cost, block = 0;
+  for (; rest > 0; ++block) rest -= block_of(c, block).width;
+  return row * blocks + block - (rest < 0 ? 1 : 0);
 }
 
 void pack_depthwise_int8(const DepthwiseInt8& c, const int8_t* weights, const float* weight_scales, const float* bias,
@@ -523,6 +517,37 @@ int32_t grid_bound(const DepthwiseInt8& c, float bound, int32_t lowest, int32_t 
   return static_cast<int32_t>(std::clamp(v, static_cast<double>(lowest), static_cast<double>(highest)));
 }
 
+// Block `b` of output rows [y_begin, y_end) of one image, each input row
+// transformed once into the ring of kernel_h slots in `scratch`.
+void run_block_rows(const Call& call, const Block& b, const uint8_t* packed, const uint8_t* in, uint8_t* out,
+                    int64_t image, int64_t y_begin, int64_t y_end, uint8_t* scratch) {
+  const DepthwiseInt8& c = *call.c;
+  const OutputRow row_of = b.width == 64   ? output_row_for<64>(c, call.groups)
+                           : b.width == 32 ? output_row_for<32>(c, call.groups)
+                                           : output_row_for<16>(c, call.groups);
+  const TransformRow transform = b.width == 64   ? transform_row_entry<64>
+                                 : b.width == 32 ? transform_row_entry<32>
+                                                 : transform_row_entry<16>;
+  if (row_of == nullptr) return;  // refused by depthwise_int8_refusal
+  const size_t slot_bytes = static_cast<size_t>(call.columns * 4 * b.width);
+  const uint8_t* image_in = in + image * c.in_h * c.in_w * c.channels;
+  uint8_t* image_out = out + image * c.out_h * c.out_w * c.channels;
+  int64_t held[7] = {-1, -1, -1, -1, -1, -1, -1};  // the padded row in each ring slot
+  for (int64_t y = y_begin; y < y_end; ++y) {
+    const uint8_t* rows[7];
+    for (int64_t r = 0; r < c.kernel_h; ++r) {
+      const int64_t row = y * c.stride_h + r, slot = row % c.kernel_h;
+      uint8_t* slot_data = scratch + static_cast<size_t>(slot) * slot_bytes;
+      if (held[slot] != row) {
+        transform(call, image_in, b, row, slot_data);
+        held[slot] = row;
+      }
+      rows[r] = slot_data;
+    }
+    row_of(call, b, packed + b.offset, rows, image_out + y * c.out_w * c.channels);
+  }
+}
+
 }  // namespace
 
 void run_depthwise_int8(const DepthwiseInt8& c, const uint8_t* packed, const void* src, void* dst, int64_t first,
@@ -535,42 +560,23 @@ void run_depthwise_int8(const DepthwiseInt8& c, const uint8_t* packed, const voi
                   c.low > -std::numeric_limits<float>::infinity() ? grid_bound(c, c.low, lowest, highest) : lowest,
                   c.high < std::numeric_limits<float>::infinity() ? grid_bound(c, c.high, lowest, highest) : highest};
   const int64_t blocks = channel_blocks(c);
-  uint8_t* ring = scratch;
   const auto* in = static_cast<const uint8_t*>(src);
   auto* out = static_cast<uint8_t*>(dst);
-  // The items in runs of one block's rows of one image.
-  for (int64_t item = first; item < last;) {
-    const int64_t segment = item / c.out_h, image = segment / blocks;
-    const int64_t y_begin = item % c.out_h, y_end = std::min(c.out_h, y_begin + (last - item));
-    item += y_end - y_begin;
-    const Block b = block_of(c, segment % blocks);
-    const OutputRow row_of = b.width == 64   ? output_row_for<64>(c, call.groups)
-                             : b.width == 32 ? output_row_for<32>(c, call.groups)
-                                             : output_row_for<16>(c, call.groups);
-    const TransformRow transform = b.width == 64   ? transform_row_entry<64>
-                                   : b.width == 32 ? transform_row_entry<32>
-                                                   : transform_row_entry<16>;
-    if (row_of == nullptr) return;  // refused by depthwise_int8_refusal
-    const size_t slot_bytes = static_cast<size_t>(call.columns * 4 * b.width);
-    const uint8_t* image_in = in + image * c.in_h * c.in_w * c.channels;
-    uint8_t* image_out = out + image * c.out_h * c.out_w * c.channels;
-    int64_t held[7] = {-1, -1, -1, -1, -1, -1, -1};  // the padded row in each ring slot
-    for (int64_t y = y_begin; y < y_end; ++y) {
-      const uint8_t* rows[7];
-      for (int64_t r = 0; r < c.kernel_h; ++r) {
-        const int64_t row = y * c.stride_h + r, slot = row % c.kernel_h;
-        uint8_t* slot_data = ring + static_cast<size_t>(slot) * slot_bytes;
-        if (held[slot] != row) {
-          transform(call, image_in, b, row, slot_data);
-          held[slot] = row;
-        }
-        rows[r] = slot_data;
-      }
-      row_of(call, b, packed + b.offset, rows, image_out + y * c.out_w * c.channels);
+  // Items are ordered by image, row and block; a thread runs each block of
+  // an image over the rows its items cover, reading the input rows it
+  // transforms once per block.
+  const int64_t image_items = c.out_h * blocks;
+  for (int64_t image = first / image_items; image * image_items < last; ++image) {
+    const int64_t begin = std::max(first - image * image_items, int64_t{0});
+    const int64_t end = std::min(last - image * image_items, image_items);
+    for (int64_t block = 0; block < blocks; ++block) {
+      // The rows y with begin <= y * blocks + block < end.
+      const int64_t y_begin = begin > block ? (begin - block + blocks - 1) / blocks : 0;
+      const int64_t y_end = end > block ? (end - block + blocks - 1) / blocks : 0;
+      if (y_begin < y_end) run_block_rows(call, block_of(c, block), packed, in, out, image, y_begin, y_end, scratch);
     }
   }
 }
-
 #else
 
 void run_depthwise_int8(const DepthwiseInt8&, const uint8_t*, const void*, void*, int64_t, int64_t, uint8_t*) {}

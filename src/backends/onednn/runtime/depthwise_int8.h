@@ -78,12 +78,15 @@ void pack_depthwise_int8(const DepthwiseInt8& conv, const int8_t* weights, const
                          const float* bias, uint8_t* packed);
 
 /// Work items of a call: each output row of each channel block, by image,
-/// then block, then row.
+/// then row, then block. A thread's share is whole rows of the image (but
+/// at its two ends): the rows the convolution before wrote, if oneDNN split
+/// that one by pixels, and still in the same core's cache. Split by channel
+/// blocks, MobileNetV2's 56x56 layers took 53 us at two threads against 42.
 int64_t depthwise_int8_items(const DepthwiseInt8& conv);
 
 /// The first item of part `part` (0 to `parts`; `parts` gives the item
 /// count) when the items are split over `parts` threads by their cost (their
-/// block's width): a thread's share may start or end inside a block.
+/// block's width): a thread's share may start or end inside a row.
 int64_t depthwise_int8_first_item(const DepthwiseInt8& conv, int64_t parts, int64_t part);
 
 /// Runs the items [first, last): reads `src` (N x H x W x C), writes `dst`

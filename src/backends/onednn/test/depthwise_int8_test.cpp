@@ -294,24 +294,23 @@ TEST_F(DepthwiseInt8Test, ABatchAndItemsSplitOverThreads) {
     SCOPED_TRACE("parts " + std::to_string(parts));
     expect_matches(c, parts, 300 + static_cast<uint32_t>(parts));
   }
-  DepthwiseInt8 one_block = shape(32, 20, 6, 5, 2, 2);  // fewer blocks than threads: rows are split
+  DepthwiseInt8 one_block = shape(32, 20, 6, 5, 2, 2);  // one block: whole rows
   for (int64_t parts : {2, 4}) expect_matches(one_block, parts, 400 + static_cast<uint32_t>(parts));
-  DepthwiseInt8 uneven = shape(96, 9, 7, 3, 1, 1);  // blocks of 64 and 32: split inside the first
-  for (int64_t parts : {2, 3}) expect_matches(uneven, parts, 500 + static_cast<uint32_t>(parts));
+  DepthwiseInt8 uneven = shape(96, 9, 7, 3, 1, 1);  // blocks of 64 and 32: shares end inside rows
+  for (int64_t parts : {2, 3, 7}) expect_matches(uneven, parts, 500 + static_cast<uint32_t>(parts));
 }
 
-TEST(DepthwiseInt8Split, BalancesTheThreadsByTheBlocksWidths) {
-  // 144 channels are blocks of 64, 64 and 16, 14 output rows each: 2016
-  // channel-rows. Half is 1008: the first block's 896, then 112 more, one
-  // row of the second block (64) and the 48 left rounding down.
+TEST(DepthwiseInt8Split, GivesEachThreadRowsOfEveryBlock) {
+  // 144 channels are blocks of 64, 64 and 16; items are ordered by row,
+  // then block: 14 rows of 3. Half of the 2016 channel-rows is 7 rows.
   const DepthwiseInt8 c = shape(144, 14, 14, 3, 1, 1);
   EXPECT_EQ(depthwise_int8_items(c), 3 * 14);
   EXPECT_EQ(depthwise_int8_first_item(c, 2, 0), 0);
-  EXPECT_EQ(depthwise_int8_first_item(c, 2, 1), 14 + 1);
+  EXPECT_EQ(depthwise_int8_first_item(c, 2, 1), 7 * 3);
   EXPECT_EQ(depthwise_int8_first_item(c, 2, 2), 3 * 14);
-  // Six blocks of 64 on two threads: whole blocks each.
-  const DepthwiseInt8 even = shape(384, 14, 14, 3, 1, 1);
-  EXPECT_EQ(depthwise_int8_first_item(even, 2, 1), 3 * 14);
+  // A third is 672: 4 rows (576) and 96 more, which end inside the second
+  // block of row 4; the share ends at that block's start.
+  EXPECT_EQ(depthwise_int8_first_item(c, 3, 1), 4 * 3 + 1);
   // A batch: the second image starts the second half.
   DepthwiseInt8 two = shape(96, 14, 14, 3, 1, 1);
   two.batch = 2;
