@@ -64,10 +64,15 @@ enum class QuantizedValues : uint8_t {
   /// their float32 scales, a uint8 or float32 result (or float32 throughout
   /// on int8 weights dequantized at load).
   kWeighted,
-  /// Quantized values moved on their grid: every input and the result on
+  /// Quantized values kept on their grid: every input and the result on
   /// one static grid, the result some of the inputs' values (a max pool, a
-  /// concat, a crop; see picks_input_values).
+  /// concat, a crop; see picks_input_values) or their averages rounded to
+  /// it (an average pool over the source alone: averages_on_its_grid).
   kOnItsGrid,
+  /// An image times one value per channel (a squeeze-excitation's gate),
+  /// each quantized on a static grid of its own, the result on a third and
+  /// nothing after it (scales_channels): Kiln's kernel, channel_scale_int8.h.
+  kScalesChannels,
   /// Any: it quantizes, dequantizes, or moves quantized values (a Reorder).
   kConverts,
   /// It writes a dynamic quantized value from float32 (DynamicQuantize).
@@ -114,7 +119,7 @@ inline constexpr OperationRules kOperationRules[] = {
     {fb::OperationKind::Resampling,      RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
     {fb::OperationKind::Concat,          RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kNone,    false},
     {fb::OperationKind::EltwiseOp,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     false},
-    {fb::OperationKind::BinaryOp,        RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kAll,     true},
+    {fb::OperationKind::BinaryOp,        RuntimeSizes::kNone, QuantizedValues::kScalesChannels, PostOpKinds::kAll, true},
     {fb::OperationKind::Reorder,         RuntimeSizes::kNone, QuantizedValues::kConverts,  PostOpKinds::kNone,    false},
     {fb::OperationKind::Pad,             RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kNone,    false},
     {fb::OperationKind::DynamicQuantize, RuntimeSizes::kNone, QuantizedValues::kDynamic,   PostOpKinds::kNone,    false},
@@ -154,14 +159,25 @@ constexpr bool picks_input_values(fb::OperationKind kind, fb::PoolingAlgorithm p
   return kind == fb::OperationKind::Pooling && pooling == fb::PoolingAlgorithm::Max && num_inputs == 1;
 }
 
+/// Whether a Pooling averages its source's values onto their own grid: an
+/// average over the elements it covers (padding excluded, so that no value
+/// off the grid enters) is the mean of q - zero point, rounded, plus the
+/// zero point; oneDNN's int8 pooling rounds the mean of q itself, the same
+/// but for ties when the zero point is odd (one step, as PyTorch's float32
+/// mean may too).
+constexpr bool averages_on_its_grid(fb::OperationKind kind, fb::PoolingAlgorithm pooling, uint32_t num_inputs) {
+  return kind == fb::OperationKind::Pooling && pooling == fb::PoolingAlgorithm::AvgExcludePadding && num_inputs == 1;
+}
 /// Whether an operation may take quantized values of one grid and write
 /// them on it (the quantize op after it then is the identity): a Reorder,
-/// a max pool, a concat, a crop.
+/// a max pool, a concat, a crop; an average pool (its rounding is the
+/// quantize op's).
 constexpr bool moves_values_on_their_grid(fb::OperationKind kind, fb::PoolingAlgorithm pooling, uint32_t num_inputs,
                                           bool pads = false) {
   const QuantizedValues quantized = operation_rules(kind).quantized;
   return quantized == QuantizedValues::kConverts ||
-         (quantized == QuantizedValues::kOnItsGrid && picks_input_values(kind, pooling, num_inputs, pads));
+         (quantized == QuantizedValues::kOnItsGrid &&
+          (picks_input_values(kind, pooling, num_inputs, pads) || averages_on_its_grid(kind, pooling, num_inputs)));
 }
 
 /// Whether a Pad adds elements (a positive amount before or after a
@@ -188,8 +204,13 @@ struct OperationFacts {
   bool quantized_result = false;
   bool quantized_post_op_input = false;  ///< a binary post-op reads a quantized value
   /// Every input and the result are quantized on one static grid, and the
-  /// result is some of the inputs' values (picks_input_values).
+  /// result is some of the inputs' values or their average
+  /// (moves_values_on_their_grid).
   bool on_one_grid = false;
+  /// A Mul of a static quantized image (the first input, the result's
+  /// sizes) by a static quantized value per image and channel ([N, C, 1,
+  /// ...]) into a static quantized result, no post-ops: scales_channels.
+  bool scales_channels = false;
   uint32_t eltwise_post_ops = 0;
   uint32_t relu_post_ops = 0;  ///< of the eltwise ones, relus
   uint32_t binary_post_ops = 0;
@@ -202,6 +223,27 @@ constexpr bool post_ops_read_integers(fb::OperationKind kind) {
   return operation_rules(kind).quantized == QuantizedValues::kWeighted;
 }
 
+/// Whether `image` times `gate` into `result`, values of `graph` whose
+/// indices are in range, is an image scaled per channel on static grids:
+/// all three quantized and not dynamic, the image of the result's sizes (3
+/// to 5 dimensions), the gate [N, C, 1, ...].
+inline bool scales_channels(const fb::Graph& graph, int32_t image, int32_t gate, int32_t result) {
+  if (image < 0 || gate < 0 || result < 0) return false;
+  const auto static_quantized = [&](int32_t v) {
+    const fb::Value* x = graph.values()->Get(static_cast<uint32_t>(v));
+    return x->dtype() != fb::DataType::Float32 && !x->dynamic() && x->runtime_dim() < 0 && x->sizes() != nullptr;
+  };
+  if (!static_quantized(image) || !static_quantized(gate) || !static_quantized(result)) return false;
+  const auto* x = graph.values()->Get(static_cast<uint32_t>(image))->sizes();
+  const auto* g = graph.values()->Get(static_cast<uint32_t>(gate))->sizes();
+  const auto* y = graph.values()->Get(static_cast<uint32_t>(result))->sizes();
+  const uint32_t rank = y->size();
+  if (rank < 3 || rank > 5 || x->size() != rank || g->size() != rank) return false;
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (x->Get(d) != y->Get(d) || g->Get(d) != (d < 2 ? y->Get(d) : 1)) return false;
+  }
+  return true;
+}
 /// The facts of `op`, an operation of `graph` whose indices are in range
 /// (a verified blob, or the lowering's own graph packed as it will be read).
 inline OperationFacts facts_of(const fb::Graph& graph, const fb::Operation& op) {
@@ -226,8 +268,13 @@ inline OperationFacts facts_of(const fb::Graph& graph, const fb::Operation& op) 
                                        pads_any(*pad->before(), *pad->after()));
   const uint32_t num_inputs = op.inputs() != nullptr ? op.inputs()->size() : 0;
   facts.on_one_grid = result >= 0 && facts.quantized_result &&
-                      picks_input_values(facts.kind, pooling != nullptr ? pooling->algorithm() : fb::PoolingAlgorithm::Max,
-                                         num_inputs, pads);
+                      moves_values_on_their_grid(facts.kind,
+                                                 pooling != nullptr ? pooling->algorithm() : fb::PoolingAlgorithm::Max,
+                                                 num_inputs, pads);
+  const fb::BinaryOp* binary_op = op.op_as_BinaryOp();
+  facts.scales_channels = binary_op != nullptr && binary_op->algorithm() == fb::BinaryAlgorithm::Mul && num_inputs == 2 &&
+                          result >= 0 && op.post_ops() == nullptr &&
+                          scales_channels(graph, op.inputs()->Get(0), op.inputs()->Get(1), result);
   for (uint32_t i = 0; i < num_inputs; ++i) {
     const int32_t v = op.inputs()->Get(i);
     facts.runtime_size = facts.runtime_size || runtime(v);
@@ -283,7 +330,13 @@ constexpr Verdict verdict_of(const OperationFacts& op) {
       case QuantizedValues::kOnItsGrid:
         if (!op.on_one_grid) {
           return Verdict::no("quantized values not all on one grid, or an operation that changes them (only a max "
-                             "pool, a concat or a crop moves them on their grid)");
+                             "pool, an average pool excluding padding, a concat or a crop keeps them on their grid)");
+        }
+        break;
+      case QuantizedValues::kScalesChannels:
+        if (!op.scales_channels) {
+          return Verdict::no("quantized values on a binary op other than an image times one value per channel, "
+                             "with no post-ops");
         }
         break;
       case QuantizedValues::kWeighted:

@@ -79,6 +79,7 @@ class GraphWriter {
   bool emit_on_its_grid(const FusedGroup& group);
   void emit_quantize(const FusedGroup& group, const aot::TensorQParams& params);
   bool emit_norm_between_grids(const FusedGroup& group, const aot::TensorQParams& params);
+  bool emit_channel_product(const FusedGroup& group, const aot::TensorQParams& params);
 
   // ---- several operations per group (lowering_composites.cpp)
   void fold_batch_norm_into(const FusedGroup& group, fb::OperationT& op);

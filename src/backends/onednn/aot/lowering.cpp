@@ -240,6 +240,7 @@ void GraphWriter::emit(const FusedGroup& group, const ArgumentRefs& outputs) {
   const std::optional<aot::TensorQParams> requantized = requantization(group);
   if (requantized && group.base == group.result) return emit_quantize(group, *requantized);
   if (requantized && group.op.op.AsBatchNorm() != nullptr && emit_norm_between_grids(group, *requantized)) return;
+  if (requantized && emit_channel_product(group, *requantized)) return;
   const std::optional<Int8Weight> int8_weights = int8_weights_of(group);
   const bool int8 = int8_weights && is_quantized(stored_value_of(group.op.inputs[0]));
   auto op = operation(group, debug_id(group));

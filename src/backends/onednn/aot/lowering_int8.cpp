@@ -129,11 +129,12 @@ void GraphWriter::emit_dynamic_quantize(const FusedGroup& group) {
   value_of_[group.result] = value;
 }
 
-// A max pool, layout op or concat whose quantize op after it is the
+// A max or average pool, layout op or concat whose quantize op after it is the
 // identity (fusion/quantize.cpp), on the int8 values when every input is
 // held so with the same parameters; false to lower it as a float op (its
 // result, on the grid already, then names the quantize op's value).
 bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
+  if (group.op.keepdim_sizes) return false;  // a reduction's reshape after it
   const auto* pooling = group.op.op.AsPooling();
   if (!moves_values_on_their_grid(group.op.kind(), pooling != nullptr ? pooling->algorithm : fb::PoolingAlgorithm::Max,
                                   static_cast<uint32_t>(group.op.inputs.size()), pads(group.op))) {
@@ -230,6 +231,41 @@ bool GraphWriter::emit_norm_between_grids(const FusedGroup& group, const aot::Te
   op->inputs = {source, weight, constant_value(bias), constant_value(scales)};
   add_post_ops(group, *op);
   op->post_ops.resize(op->post_ops.size() - 4);  // the grid: the result's rounding and saturation
+  const int32_t value = add_quantized_value(group.op.sizes, params);
+  op->outputs = {value};
+  graph_->operations.push_back(std::move(op));
+  value_of_[group.result] = value;
+  return true;
+}
+
+// A product of an image and one value per channel between grids (a
+// squeeze-excitation's gate times its input, as PT2E quantizes it), on the
+// int8 values when both are stored so: one pass of Kiln's kernel over the
+// image's bytes (channel_scale_int8.h) instead of dequantizing the image, a
+// float32 product and a quantization. False (nothing written) for any other
+// product, which then runs in float32.
+bool GraphWriter::emit_channel_product(const FusedGroup& group, const aot::TensorQParams& params) {
+  const fb::BinaryOpT* binary = group.op.op.AsBinaryOp();
+  if (binary == nullptr || binary->algorithm != fb::BinaryAlgorithm::Mul || group.op.inputs.size() != 2 ||
+      group.post_ops.size() != 4) {  // the grid's four eltwise ops alone
+    return false;
+  }
+  int32_t image = stored_value_of(group.op.inputs[0]);
+  int32_t gate = stored_value_of(group.op.inputs[1]);
+  const auto sizes = [&](int32_t v) { return graph_->values[static_cast<size_t>(v)]->sizes; };
+  if (sizes(image) != group.op.sizes) std::swap(image, gate);
+  const std::vector<int64_t>& y = group.op.sizes;
+  const std::vector<int64_t>& g = sizes(gate);
+  if (!is_quantized(image) || !is_quantized(gate) || graph_->values[static_cast<size_t>(image)]->dynamic ||
+      graph_->values[static_cast<size_t>(gate)]->dynamic || sizes(image) != y || y.size() < 3 || y.size() > 5 ||
+      g.size() != y.size()) {
+    return false;
+  }
+  for (size_t d = 0; d < y.size(); ++d) {
+    if (g[d] != (d < 2 ? y[d] : 1)) return false;
+  }
+  auto op = operation(group, debug_id(group));
+  op->inputs = {image, gate};
   const int32_t value = add_quantized_value(group.op.sizes, params);
   op->outputs = {value};
   graph_->operations.push_back(std::move(op));

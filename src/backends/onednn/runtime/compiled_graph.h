@@ -23,6 +23,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "backends/onednn/runtime/blob_graph.h"
+#include "backends/onednn/runtime/channel_scale_int8.h"
 #include "backends/onednn/runtime/channels_last_quantize.h"
 #include "backends/onednn/runtime/depthwise_int8.h"
 #include "runtime/core/freeable_buffer.h"
@@ -150,6 +151,13 @@ struct Step {
     int32_t src, dst;
     ChannelsLastQuantize shape;
   } quantize_image;
+  /// src >= 0 (no primitive): Kiln's product of a quantized channels-last
+  /// image and a quantized value per channel (channel_scale_int8.h), from
+  /// memories src and gate to dst; the call's factors in the scratchpad.
+  struct ChannelScale {
+    int32_t src, gate, dst;
+    ChannelScaleInt8 shape;
+  } channel_scale;
 };
 
 /// A table from the method allocator with a capacity fixed at init.

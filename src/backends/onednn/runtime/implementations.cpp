@@ -37,6 +37,11 @@ StepImplementation describe_step(const fb::Graph* graph, const Step& step) {
     described.implementation = "kiln_depthwise_int8:avx512_core_vnni";
     return described;
   }
+  if (step.channel_scale.src >= 0) {
+    described.primitive_kind = "binary";
+    described.implementation = "kiln_channel_scale_int8";
+    return described;
+  }
   if (step.quantize_image.src >= 0) {
     described.primitive_kind = "reorder";
     described.implementation = "kiln_quantize_channels_last";

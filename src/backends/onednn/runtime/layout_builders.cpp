@@ -88,9 +88,58 @@ Error build_concat(GraphBuilder& b, const fb::Concat* concat) {
   return b.add_step(&pd, args, n + 1);
 }
 
+namespace {
+
+// An image times one value per channel on three grids (capabilities.h:
+// scales_channels, which the builder's check has asked of a BinaryOp with
+// quantized values): Kiln's kernel, the image and result channels-last,
+// the gate's bytes as (N, C), the call's factors in the scratchpad.
+Error build_channel_scale(GraphBuilder& b) {
+  const int32_t src = b.input(0), gate = b.input(1), out = b.output();
+  const fb::Value* x = b.value(src);
+  const fb::Value* g = b.value(gate);
+  const fb::Value* y = b.value(out);
+  ChannelScaleInt8 shape;
+  shape.batch = y->sizes()->Get(0);
+  shape.channels = y->sizes()->Get(1);
+  shape.pixels = 1;
+  for (uint32_t d = 2; d < y->sizes()->size(); ++d) shape.pixels *= y->sizes()->Get(d);
+  shape.src_signed = x->dtype() == fb::DataType::Int8;
+  shape.gate_signed = g->dtype() == fb::DataType::Int8;
+  shape.dst_signed = y->dtype() == fb::DataType::Int8;
+  shape.src_scale = x->scale();
+  shape.gate_scale = g->scale();
+  shape.dst_scale = y->scale();
+  shape.src_zero_point = static_cast<int32_t>(x->zero_point());
+  shape.gate_zero_point = static_cast<int32_t>(g->zero_point());
+  shape.dst_zero_point = static_cast<int32_t>(y->zero_point());
+  MemoryDesc src_layout, gate_layout, dst_layout;
+  KILN_TRY(b.channels_last_desc_of(src, &src_layout));
+  KILN_TRY(b.plain_desc_of(gate, &gate_layout));
+  KILN_TRY(b.channels_last_desc_of(out, &dst_layout));
+  KILN_ASSIGN_OR_RETURN(uint32_t src_m, b.value_memory(src, false));
+  if (!dnnl_memory_desc_equal(src_layout.get(), b.desc(src_m))) {
+    KILN_ASSIGN_OR_RETURN(src_m, b.reorder_into_buffer(src_m, src_layout.get()));
+  }
+  KILN_ASSIGN_OR_RETURN(uint32_t gate_m, b.value_memory(gate, false));
+  if (!dnnl_memory_desc_equal(gate_layout.get(), b.desc(gate_m))) {
+    KILN_ASSIGN_OR_RETURN(gate_m, b.reorder_into_buffer(gate_m, gate_layout.get()));
+  }
+  KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, dst_layout.get()));
+  const StepArg args[] = {{DNNL_ARG_SRC_0, src_m}, {DNNL_ARG_SRC_1, gate_m}, {DNNL_ARG_DST, dst_m}};
+  Step* step = nullptr;
+  KILN_TRY(b.add_kernel_step(args, 3, static_cast<size_t>(shape.batch * shape.channels) * sizeof(float), &step));
+  step->channel_scale = Step::ChannelScale{static_cast<int32_t>(src_m), static_cast<int32_t>(gate_m),
+                                           static_cast<int32_t>(dst_m), shape};
+  return b.describe_quantized_result(out);
+}
+
+}  // namespace
+
 Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary) {
   int32_t a = b.input(0), c = b.input(1);
   const int32_t out = b.output();
+  if (b.value(out)->dtype() != fb::DataType::Float32) return build_channel_scale(b);
   const uint32_t rank = rank_of(b.value(out)) == 0 ? 1 : rank_of(b.value(out));
   dnnl_alg_kind_t alg;
   if (!binary_algorithm(binary->algorithm(), &alg)) return b.refuse("unknown binary algorithm");

@@ -303,6 +303,28 @@ void run_quantize_image(const CompiledGraph& graph, const Step& step, int thread
 #endif
 }
 
+// Step::ChannelScale: the call's factors, then the rows split over the
+// threads.
+void run_channel_scale(const CompiledGraph& graph, const Step& step, int threads) {
+  const Step::ChannelScale& c = step.channel_scale;
+  const void* src = storage_data(graph, graph.memories[static_cast<uint32_t>(c.src)].storage);
+  const void* gate = storage_data(graph, graph.memories[static_cast<uint32_t>(c.gate)].storage);
+  void* dst = storage_data(graph, graph.memories[static_cast<uint32_t>(c.dst)].storage);
+  auto* factors = reinterpret_cast<float*>(graph.scratchpad);
+  channel_scale_factors(c.shape, gate, factors);
+  const int64_t rows = c.shape.batch * c.shape.pixels;
+  if (threads <= 1) return run_channel_scale_int8(c.shape, factors, src, dst, 0, rows);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
+    run_channel_scale_int8(c.shape, factors, src, dst, rows * part / parts, rows * (part + 1) / parts);
+  }
+#else
+  run_channel_scale_int8(c.shape, factors, src, dst, 0, rows);
+#endif
+}
+
 // The operation's result (its last step's destination), reordered into a
 // plain row-major float32 copy, logged with its event. For `kiln compare`
 // only (the tracer wants outputs): it makes a reorder primitive per call.
@@ -402,6 +424,8 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
       run_depthwise(graph, step, step.single_thread ? 1 : threads);
     } else if (step.quantize_image.src >= 0) {
       run_quantize_image(graph, step, step.single_thread ? 1 : threads);
+    } else if (step.channel_scale.src >= 0) {
+      run_channel_scale(graph, step, step.single_thread ? 1 : threads);
     } else if (step.row_dots.src >= 0 && graph.runtime_size == 1) {
       run_row_dots(graph, step, step.single_thread ? 1 : threads);
     } else if (step.primitive != nullptr) {

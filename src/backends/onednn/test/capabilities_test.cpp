@@ -73,6 +73,12 @@ TEST(CapabilitiesTest, AVerdictSaysWhichRuleIsBroken) {
   residual.kind = fb::OperationKind::Convolution;
   EXPECT_TRUE(verdict_of(residual));  // an int8 residual add reads the integers
   binary.quantized_post_op_input = false;
+  binary.quantized_input = binary.quantized_result = true;
+  EXPECT_STREQ(verdict_of(binary).reason,
+               "quantized values on a binary op other than an image times one value per channel, with no post-ops");
+  binary.scales_channels = true;
+  EXPECT_TRUE(verdict_of(binary));
+  binary.quantized_input = binary.quantized_result = binary.scales_channels = false;
   binary.eltwise_post_ops = kMaxPostOps;
   EXPECT_TRUE(verdict_of(binary));
   binary.binary_post_ops = 1;
@@ -88,7 +94,9 @@ TEST(CapabilitiesTest, OnlyAMaxPoolAndAConcatPickTheirInputsValues) {
   EXPECT_TRUE(picks_input_values(fb::OperationKind::Pad, fb::PoolingAlgorithm::Max, 1, /*pads=*/false));  // a crop
   EXPECT_FALSE(picks_input_values(fb::OperationKind::Pad, fb::PoolingAlgorithm::Max, 1, /*pads=*/true));
   EXPECT_TRUE(moves_values_on_their_grid(fb::OperationKind::Reorder, fb::PoolingAlgorithm::Max, 1));
-  EXPECT_FALSE(moves_values_on_their_grid(fb::OperationKind::Pooling, fb::PoolingAlgorithm::AvgExcludePadding, 1));
+  // An average pool rounds its mean onto the grid, padding left out.
+  EXPECT_TRUE(moves_values_on_their_grid(fb::OperationKind::Pooling, fb::PoolingAlgorithm::AvgExcludePadding, 1));
+  EXPECT_FALSE(moves_values_on_their_grid(fb::OperationKind::Pooling, fb::PoolingAlgorithm::AvgIncludePadding, 1));
   EXPECT_FALSE(moves_values_on_their_grid(fb::OperationKind::Convolution, fb::PoolingAlgorithm::Max, 1));
 }
 
@@ -229,8 +237,12 @@ TinyGraph graph_of(fb::OperationKind kind) {
       break;
     }
     case fb::OperationKind::BinaryOp: {
-      const int32_t a = g.input({2, 6}), b = g.input({2, 6});
-      g.op(fb::BinaryOpT(), {a, b}, g.output({2, 6}));
+      // An image times one value per channel: its quantized values are
+      // Kiln's channel scale.
+      fb::BinaryOpT mul;
+      mul.algorithm = fb::BinaryAlgorithm::Mul;
+      const int32_t a = g.input({2, 3, 4, 5}), b = g.input({2, 3, 1, 1});
+      g.op(std::move(mul), {a, b}, g.output({2, 3, 4, 5}));
       break;
     }
     case fb::OperationKind::Reorder: {

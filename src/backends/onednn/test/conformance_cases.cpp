@@ -979,6 +979,31 @@ Cases quantized_cases() {
                                                          ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1}),
                        out_scale * 4, 0);
       }),
+      // A squeeze-excitation as PT2E quantizes it (EfficientNet's): the
+      // pool on its input's grid, the gate's convolutions between grids,
+      // the gate times the image onto a third; two images, two gates. The
+      // image's zero point is even: with an odd one the int8 pool may round
+      // a tie one step from PyTorch (capabilities.h, averages_on_its_grid;
+      // average_pool_on_its_grid below), which the gate's convolutions
+      // carry past one step of the result.
+      quantized(dequantize, "squeeze_excitation_between_grids", out_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({2, 40, 6, 7}), in_scale, -28);
+        Node* pooled = on_grid(c, c.call("aten::adaptive_avg_pool2d", {x, ints({1, 1})}), in_scale, -28);
+        Node* squeezed = c.call("aten::convolution", {pooled, int8_weight(c, {10, 40, 1, 1}, 124), c.weight({10}),
+                                                      ints({1, 1}), ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
+        Node* hidden = on_grid(c, c.call("aten::silu", {on_grid(c, squeezed, out_scale * 4, 3)}), out_scale * 2, -100);
+        Node* expanded = c.call("aten::convolution", {hidden, int8_weight(c, {40, 10, 1, 1}, 125), c.weight({40}),
+                                                      ints({1, 1}), ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
+        Node* gate = on_grid(c, c.call("aten::sigmoid", {on_grid(c, expanded, out_scale * 4, 7)}), 1.0 / 256, -128);
+        return on_grid(c, c.call("aten::mul.Tensor", {gate, x}), out_scale, -30);
+      }),
+      // An average pool (padding left out) between grids of the same
+      // parameters: the int8 values averaged and rounded onto their grid.
+      quantized(dequantize, "average_pool_on_its_grid", in_scale, [=](CaseBuilder& c) {
+        Node* x = on_grid(c, c.input({1, 24, 9, 8}), in_scale, 11);
+        Node* pooled = c.call("aten::avg_pool2d", {x, ints({3, 3}), ints({2, 2}), ints({1, 1}), false, false, None{}});
+        return on_grid(c, pooled, in_scale, 11);
+      }),
       quantized(dequantize, "residual_add_relu_requantized", out_scale, [=](CaseBuilder& c) {
         Node* x = on_grid(c, c.input({1, 5, 7, 5}), in_scale, 0);
         Node* y = on_grid(c, c.call("aten::convolution", {x, int8_weight(c, {5, 5, 3, 3}, 105), c.weight({5}), ints({1, 1}),

@@ -14,6 +14,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,30 @@ TEST(OneDnnImplementationsTest, RunsANormBetweenGridsAsAnInt8DepthwiseConvolutio
     EXPECT_EQ(norms, 0) << name << "\n" << describe_implementations(steps);
     EXPECT_EQ(on_kiln, vnni ? 1 : 0) << name << "\n" << describe_implementations(steps);
   }
+}
+
+TEST(OneDnnImplementationsTest, ScalesAnInt8ImageByItsGateInOnePass) {
+  // A squeeze-excitation between grids: the pool reads the int8 image, the
+  // gate scales its bytes on Kiln's kernel; nothing multiplies in float32
+  // (oneDNN's binary), and the only conversions are the delegate's input's
+  // quantization and its output's dequantization -- not the image's
+  // dequantization, the pool's and the product's quantization and the
+  // gate's dequantization as well (seven Reorder operations before).
+  const ConformanceCase* block = case_named("squeeze_excitation_between_grids");
+  ASSERT_NE(block, nullptr);
+  const std::vector<OperationImplementation> steps = implementations_of(*block);
+  int binaries = 0, scales = 0, int8_pools = 0;
+  std::set<uint32_t> conversions;
+  for (const OperationImplementation& step : steps) {
+    binaries += step.primitive == "binary" && step.implementation != "kiln_channel_scale_int8";
+    scales += step.implementation == "kiln_channel_scale_int8";
+    int8_pools += step.primitive == "pooling" && step.implementation.rfind("jit_int", 0) == 0;
+    if (step.kind == "Reorder") conversions.insert(step.operation);
+  }
+  EXPECT_EQ(binaries, 0) << describe_implementations(steps);
+  EXPECT_EQ(scales, 1) << describe_implementations(steps);
+  EXPECT_EQ(int8_pools, 1) << describe_implementations(steps);
+  EXPECT_LE(conversions.size(), 3u) << describe_implementations(steps);
 }
 
 TEST(OneDnnImplementationsTest, JoinsImagesOfMixedLayoutsWithoutPlainCopies) {
