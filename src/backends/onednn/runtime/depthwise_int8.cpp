@@ -385,18 +385,14 @@ KILN_VNNI void transform_row(const Call& call, const uint8_t* image, const Block
     }
     return V::bitwise_xor(V::load_bytes_or(zero_point, bytes, line + in_x * c.channels), flip);
   };
-  const int64_t step = call.step * b.pixels;
-  I a = column(0), b1 = column(1), c2 = column(2), d = column(3);
-  for (int64_t j = 0; j < call.columns; j += step) {
-    if (j > 0) {
-      if (step == 1) {
-        a = b1, b1 = c2, c2 = d, d = column(j + 3);
-      } else if (step == 2) {
-        a = c2, b1 = d, c2 = column(j + 2), d = column(j + 3);
-      } else {
-        a = column(j), b1 = column(j + 1), c2 = column(j + 2), d = column(j + 3);
-      }
-    }
+  // The columns whose pixels are all in the image (most of them): no checks.
+  const int64_t first_inside = inside ? c.pad_left : 0;
+  const int64_t last_inside = inside ? c.pad_left + c.in_w - b.pixels : -1;
+  const auto any_column = [&](int64_t x) KILN_VNNI_LAMBDA {
+    if (x < first_inside || x > last_inside) return column(x);
+    return V::bitwise_xor(V::load_bytes_or(zero_point, mask, line + (x - c.pad_left) * c.channels), flip);
+  };
+  const auto put = [&](I a, I b1, I c2, I d, int64_t j) KILN_VNNI_LAMBDA {
     const I ab_lo = V::unpacklo8(a, b1), ab_hi = V::unpackhi8(a, b1);
     const I cd_lo = V::unpacklo8(c2, d), cd_hi = V::unpackhi8(c2, d);
     uint8_t* out = slot + j * 4 * W;
@@ -404,6 +400,29 @@ KILN_VNNI void transform_row(const Call& call, const uint8_t* image, const Block
     V::store(out + W, V::unpackhi16(ab_lo, cd_lo));
     V::store(out + 2 * W, V::unpacklo16(ab_hi, cd_hi));
     V::store(out + 3 * W, V::unpackhi16(ab_hi, cd_hi));
+  };
+  const int64_t step = call.step * b.pixels;
+  if (!inside) {
+    // A padding row: every column the zero point's bytes.
+    for (int64_t j = 0; j < call.columns; j += step) put(zero_point, zero_point, zero_point, zero_point, j);
+    return;
+  }
+  I a = any_column(0), b1 = any_column(1), c2 = any_column(2), d = any_column(3);
+  put(a, b1, c2, d, 0);
+  if (step == 1) {
+    for (int64_t j = 1; j < call.columns; ++j) {
+      a = b1, b1 = c2, c2 = d, d = any_column(j + 3);
+      put(a, b1, c2, d, j);
+    }
+  } else if (step == 2) {
+    for (int64_t j = 2; j < call.columns; j += 2) {
+      a = c2, b1 = d, c2 = any_column(j + 2), d = any_column(j + 3);
+      put(a, b1, c2, d, j);
+    }
+  } else {
+    for (int64_t j = step; j < call.columns; j += step) {
+      put(any_column(j), any_column(j + 1), any_column(j + 2), any_column(j + 3), j);
+    }
   }
 }
 
