@@ -237,6 +237,14 @@ void GraphWriter::emit(const FusedGroup& group, const ArgumentRefs& outputs) {
       emit_on_its_grid(group)) {
     return;
   }
+  // An op that only moves int8 values, nothing quantizing after it in its
+  // group (ShuffleNet's reshape and crops before their own grids): its
+  // result stays on the grid too, and a quantize op reading it requantizes
+  // the bytes (emit_quantize).
+  if (group.result != nullptr && aot::quant_op_kind(group.result->target()) != aot::QuantOpKind::QuantizePerTensor &&
+      group.post_ops.empty() && outputs.find(group.result) == outputs.end() && emit_on_its_grid(group)) {
+    return;
+  }
   const std::optional<aot::TensorQParams> requantized = requantization(group);
   if (requantized && group.base == group.result) return emit_quantize(group, *requantized);
   if (requantized && group.op.op.AsBatchNorm() != nullptr && emit_norm_between_grids(group, *requantized)) return;

@@ -132,12 +132,20 @@ void GraphWriter::emit_dynamic_quantize(const FusedGroup& group) {
 // A max or average pool, layout op or concat whose quantize op after it is the
 // identity (fusion/quantize.cpp), on the int8 values when every input is
 // held so with the same parameters; false to lower it as a float op (its
-// result, on the grid already, then names the quantize op's value).
+// result, on the grid already, then names the quantize op's value). A group
+// without that quantize op: only an op whose result is some of its inputs'
+// values (a layout op, a max pool, a concat, a crop), which an average's
+// rounding is not.
 bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
   if (group.op.keepdim_sizes) return false;  // a reduction's reshape after it
   const auto* pooling = group.op.op.AsPooling();
-  if (!moves_values_on_their_grid(group.op.kind(), pooling != nullptr ? pooling->algorithm : fb::PoolingAlgorithm::Max,
-                                  static_cast<uint32_t>(group.op.inputs.size()), pads(group.op))) {
+  const fb::PoolingAlgorithm algorithm = pooling != nullptr ? pooling->algorithm : fb::PoolingAlgorithm::Max;
+  const auto inputs_count = static_cast<uint32_t>(group.op.inputs.size());
+  if (!moves_values_on_their_grid(group.op.kind(), algorithm, inputs_count, pads(group.op))) return false;
+  const bool rounds = group.result != nullptr &&
+                      aot::quant_op_kind(group.result->target()) == aot::QuantOpKind::QuantizePerTensor;
+  if (!rounds && group.op.kind() != fb::OperationKind::Reorder &&
+      !picks_input_values(group.op.kind(), algorithm, inputs_count, pads(group.op))) {
     return false;
   }
   std::vector<int32_t> inputs;
@@ -161,11 +169,25 @@ bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
   return true;
 }
 
-// A quantize op on its own: float32 to its int8 value, one reorder.
+// A quantize op on its own: float32 to its int8 value, one reorder. Of
+// values on a static grid already (moved there: emit_on_its_grid), the
+// same values when the grids agree, else the bytes requantized onto its
+// grid, one reorder too.
 void GraphWriter::emit_quantize(const FusedGroup& group, const aot::TensorQParams& params) {
+  const int32_t stored = stored_value_of(group.op.inputs.at(0));
+  const bool on_a_grid = is_quantized(stored) && !graph_->values[static_cast<size_t>(stored)]->dynamic;
+  if (on_a_grid) {
+    const fb::ValueT& from = *graph_->values[static_cast<size_t>(stored)];
+    const auto zero_point = static_cast<int32_t>(params.zero_point + (params.dtype == aot::ScalarType::Char ? 128 : 0));
+    if (from.dtype == fb::DataType::UInt8 && from.scale == static_cast<float>(params.scale) &&
+        from.zero_point == zero_point && from.sizes == group.op.sizes) {
+      value_of_[group.result] = stored;
+      return;
+    }
+  }
   auto op = operation(group, debug_id(group));
   op->op.Set(fb::ReorderT());
-  op->inputs = {value_of(group.op.inputs.at(0))};
+  op->inputs = {on_a_grid ? stored : value_of(group.op.inputs.at(0))};
   const int32_t value = add_quantized_value(group.op.sizes, params);
   op->outputs = {value};
   graph_->operations.push_back(std::move(op));

@@ -191,6 +191,10 @@ class GraphBuilder {
   runtime::Result<uint32_t> temporary_buffer(const_dnnl_memory_desc_t desc) { return new_buffer(desc, false); }
   /// The last step writes `value`: when it is quantized, tracing logs it
   /// dequantized by its scale and zero point memories (nothing otherwise).
+  /// A reorder of quantized bytes `from` (of value `from_value`) into
+  /// `to` (of `to_value`, another grid): q' = saturate(round((q - zero
+  /// point) * factor) + zero point'), factor = scale / scale'.
+  runtime::Error add_requantization(uint32_t from, uint32_t to, int32_t from_value, int32_t to_value, float factor);
   runtime::Error describe_quantized_result(int32_t value);
   /// Records a dynamic value's run-time scale and zero point memories.
   void set_dynamic_qparams(int32_t value, uint32_t scale, uint32_t zero_point);

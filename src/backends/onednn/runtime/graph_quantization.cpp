@@ -181,6 +181,37 @@ Error GraphBuilder::add_conversion(uint32_t from, uint32_t to, int32_t quantized
   return add_step(&pd, args, num_args);
 }
 
+Error GraphBuilder::add_requantization(uint32_t from, uint32_t to, int32_t from_value, int32_t to_value, float factor) {
+  Attr attr;
+  KILN_TRY(check(dnnl_primitive_attr_create(attr.out()), "dnnl_primitive_attr_create"));
+  KILN_TRY(check(dnnl_primitive_attr_set_scales_mask(attr.get(), DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask"));
+  const bool src_zero_point = value(from_value)->zero_point() != 0;
+  const bool dst_zero_point = value(to_value)->zero_point() != 0;
+  if (src_zero_point) {
+    KILN_TRY(check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), DNNL_ARG_SRC, 0),
+                   "dnnl_primitive_attr_set_zero_points_mask"));
+  }
+  if (dst_zero_point) {
+    KILN_TRY(check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), DNNL_ARG_DST, 0),
+                   "dnnl_primitive_attr_set_zero_points_mask"));
+  }
+  PrimitiveDesc pd;
+  KILN_TRY(check(dnnl_reorder_primitive_desc_create(pd.out(), desc(from), engine(), desc(to), engine(), attr.get()),
+                 "dnnl_reorder_primitive_desc_create(requantization)"));
+  KILN_ASSIGN_OR_RETURN(const uint32_t scale, scalar_memory(factor));
+  StepArg args[5] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scale}};
+  uint32_t num_args = 3;
+  if (src_zero_point) {
+    KILN_ASSIGN_OR_RETURN(const uint32_t m, zero_point_memory_of(from_value));
+    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, m};
+  }
+  if (dst_zero_point) {
+    KILN_ASSIGN_OR_RETURN(const uint32_t m, zero_point_memory_of(to_value));
+    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, m};
+  }
+  return add_step(&pd, args, num_args);
+}
+
 Error GraphBuilder::describe_quantized_result(int32_t v) {
   if (!is_quantized(value(v)) || compiled_->steps.size == 0) return Error::Ok;
   KILN_ASSIGN_OR_RETURN(const uint32_t scale, scale_memory_of(v));

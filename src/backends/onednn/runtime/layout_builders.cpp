@@ -287,8 +287,43 @@ Error build_quantize(GraphBuilder& b, int32_t src, int32_t out) {
   return b.describe_quantized_result(out);
 }
 
+namespace {
+
+// Between two quantized values of other grids, the same sizes: q' =
+// saturate(round_half_even((q - zero point) * scale / scale') + zero
+// point'), one oneDNN reorder of the bytes, the result channels-last.
+Error build_requantize(GraphBuilder& b, int32_t src, int32_t out) {
+  const fb::Value* from = b.value(src);
+  const fb::Value* to = b.value(out);
+  if (rank_of(from) != rank_of(to)) return b.refuse("a requantization must keep its sizes");
+  for (uint32_t d = 0; d < rank_of(from); ++d) {
+    if (from->sizes()->Get(d) != to->sizes()->Get(d)) return b.refuse("a requantization must keep its sizes");
+  }
+  if (from->dynamic() || to->dynamic()) return b.refuse("a requantization of a dynamic value");
+  const double factor = static_cast<double>(from->scale()) / static_cast<double>(to->scale());
+  if (!(factor > 0) || !std::isfinite(factor)) return b.refuse("scales %g and %g", from->scale(), to->scale());
+  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, false));
+  MemoryDesc out_desc;
+  KILN_TRY(b.channels_last_desc_of(out, &out_desc));
+  KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, out_desc.get()));
+  KILN_TRY(b.add_requantization(src_m, dst_m, src, out, static_cast<float>(factor)));
+  return b.describe_quantized_result(out);
+}
+
+}  // namespace
+
 Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder) {
   const int32_t src = b.input(0), out = b.output();
+  const fb::Value* from = b.value(src);
+  const fb::Value* to = b.value(out);
+  if (is_quantized(from) && is_quantized(to) &&
+      (from->dtype() != to->dtype() || from->scale() != to->scale() || from->zero_point() != to->zero_point() ||
+       from->dynamic() || to->dynamic())) {
+    if (reorder->permutation() != nullptr && reorder->permutation()->size() != 0) {
+      return b.refuse("a permutation that also requantizes");
+    }
+    return build_requantize(b, src, out);
+  }
   if (b.value(src)->dtype() != b.value(out)->dtype()) {
     if (reorder->permutation() != nullptr && reorder->permutation()->size() != 0) {
       return b.refuse("a permutation that also (de)quantizes");

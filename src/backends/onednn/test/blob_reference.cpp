@@ -175,6 +175,11 @@ class ReferenceBuilder {
   // A quantized value stands here for the float32 it holds: on its grid,
   // dequantize(quantize(x)) as PyTorch computes them.
   bool quantized(int32_t value) const { return graph_.values.at(static_cast<size_t>(value))->dtype != fb::DataType::Float32; }
+  bool same_grid(int32_t a, int32_t b) const {
+    const fb::ValueT& x = *graph_.values.at(static_cast<size_t>(a));
+    const fb::ValueT& y = *graph_.values.at(static_cast<size_t>(b));
+    return x.dtype == y.dtype && x.scale == y.scale && x.zero_point == y.zero_point;
+  }
   Node* on_grid(Node* x, int32_t value) {
     const fb::ValueT& v = *graph_.values.at(static_cast<size_t>(value));
     const bool int8 = v.dtype == fb::DataType::Int8;
@@ -248,6 +253,7 @@ class ReferenceBuilder {
         if (perm.empty() && quantized(in[0]) != quantized(op.outputs.at(0))) {
           return quantized(op.outputs[0]) ? on_grid(x, op.outputs[0]) : contiguous(x);
         }
+        if (perm.empty() && quantized(in[0]) && !same_grid(in[0], op.outputs.at(0))) return on_grid(x, op.outputs[0]);
         if (perm.empty()) return call("aten::view", {contiguous(x), ints(dst)});
         return contiguous(call("aten::permute", {x, ints(perm)}));
       }

@@ -946,6 +946,23 @@ Cases quantized_cases() {
         Node* right = on_grid(c, c.call("aten::slice_copy.Tensor", {y, 1, 4, 8}), out_scale, -128);
         return on_grid(c, c.call("aten::cat", {ArgumentList{right, left}, 1}), out_scale, -128);
       }),
+      // ShuffleNetV2's shuffle and split as PT2E quantizes torchvision's
+      // model: the layout ops between grids of their input's parameters,
+      // then a reshape and the chunk's two slices with none, each half onto
+      // a grid of its own; here both halves onto one, which the concat keeps.
+      quantized(dequantize, "shuffle_and_split_onto_another_grid", out_scale, [=](CaseBuilder& c) {
+        Node* x = c.call("aten::relu", {c.call("aten::convolution", {on_grid(c, c.input({1, 8, 5, 5}), in_scale, 0),
+                                                                     int8_weight(c, {8, 8, 1, 1}, 126), c.weight({8}),
+                                                                     ints({1, 1}), ints({0, 0}), ints({1, 1}), false,
+                                                                     ints({0, 0}), 1})});
+        Node* y = on_grid(c, x, out_scale, -128);
+        Node* split = on_grid(c, c.call("aten::view", {y, ints({1, 2, 4, 5, 5})}), out_scale, -128);
+        Node* swapped = on_grid(c, c.call("aten::transpose.int", {split, 1, 2}), out_scale, -128);
+        Node* joined = c.call("aten::view", {swapped, ints({1, 8, 5, 5})});
+        Node* left = on_grid(c, c.call("aten::slice_copy.Tensor", {joined, 1, 0, 4}), out_scale * 0.9, -120);
+        Node* right = on_grid(c, c.call("aten::slice_copy.Tensor", {joined, 1, 4, 8}), out_scale * 0.9, -120);
+        return on_grid(c, c.call("aten::cat", {ArgumentList{right, left}, 1}), out_scale * 0.9, -120);
+      }),
       // Dynamic quantization leaves the activations float: the int8 weights
       // are stored as they are and dequantized when the method loads.
       quantized(per_channel, "float_source_grouped_int8_weights", 1e-4, [=](CaseBuilder& c) {

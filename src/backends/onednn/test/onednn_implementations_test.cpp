@@ -198,6 +198,32 @@ TEST(OneDnnImplementationsTest, ScalesAnInt8ImageByItsGateInOnePass) {
   EXPECT_LE(conversions.size(), 3u) << describe_implementations(steps);
 }
 
+TEST(OneDnnImplementationsTest, MovesInt8ValuesAndRequantizesTheirBytes) {
+  // ShuffleNet's shuffle and split onto another grid: the reshape and the
+  // crops move the int8 values, each half is requantized byte to byte; no
+  // value is dequantized before the delegate's output.
+  const ConformanceCase* block = case_named("shuffle_and_split_onto_another_grid");
+  ASSERT_NE(block, nullptr);
+  const std::vector<OperationImplementation> steps = implementations_of(*block);
+  ASSERT_FALSE(steps.empty());
+  const auto dequantizes = [](const OperationImplementation& step) {
+    const std::string suffix = ".dequantized";
+    return step.name.size() > suffix.size() && step.name.compare(step.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  // Up to the concat on the halves' grid: the crops and two reorders from
+  // the shuffle's grid to the halves', nothing dequantized.
+  int dequantized = 0, crops = 0, requantized = 0;
+  for (const OperationImplementation& step : steps) {
+    if (step.kind == "Concat") break;
+    dequantized += dequantizes(step);
+    crops += step.kind == "Pad";
+    requantized += crops > 0 && step.kind == "Reorder";
+  }
+  EXPECT_EQ(dequantized, 0) << describe_implementations(steps);
+  EXPECT_EQ(crops, 2) << describe_implementations(steps);
+  EXPECT_EQ(requantized, 2) << describe_implementations(steps);
+}
+
 TEST(OneDnnImplementationsTest, JoinsImagesOfMixedLayoutsWithoutPlainCopies) {
   // DenseNet's block: a pool's result, in the layout of the convolution
   // before it, and convolutions' results, in theirs, joined three times.
