@@ -137,7 +137,6 @@ void GraphWriter::emit_dynamic_quantize(const FusedGroup& group) {
 // values (a layout op, a max pool, a concat, a crop), which an average's
 // rounding is not.
 bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
-  if (group.op.keepdim_sizes) return false;  // a reduction's reshape after it
   const auto* pooling = group.op.op.AsPooling();
   const fb::PoolingAlgorithm algorithm = pooling != nullptr ? pooling->algorithm : fb::PoolingAlgorithm::Max;
   const auto inputs_count = static_cast<uint32_t>(group.op.inputs.size());
@@ -161,10 +160,20 @@ bool GraphWriter::emit_on_its_grid(const FusedGroup& group) {
   op->inputs = inputs;
   // More inputs than one concat joins (DenseNet's later blocks): a chain.
   if (const auto* concat = group.op.op.AsConcat()) join_in_steps(*concat, *op);
-  const int32_t value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
+  // A mean without keepdim: the pool's sizes, then a reshape on the grid.
+  int32_t value = add_value(group.op.keepdim_sizes ? *group.op.keepdim_sizes : group.op.sizes, fb::ValueKind::Intermediate);
   set_quantization(value, first.dtype, first.scale, first.zero_point);
   op->outputs = {value};
   graph_->operations.push_back(std::move(op));
+  if (group.op.keepdim_sizes) {
+    auto reshape = operation(group, debug_id(group));
+    reshape->op.Set(fb::ReorderT());
+    reshape->inputs = {value};
+    value = add_value(group.op.sizes, fb::ValueKind::Intermediate);
+    set_quantization(value, first.dtype, first.scale, first.zero_point);
+    reshape->outputs = {value};
+    graph_->operations.push_back(std::move(reshape));
+  }
   value_of_[group.result] = value;
   return true;
 }

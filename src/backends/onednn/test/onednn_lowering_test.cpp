@@ -562,6 +562,26 @@ TEST(OneDnnLoweringTest, AMeanOverTheSpatialDimensionsIsAGlobalAveragePool) {
             "  #1 Reorder reshape (%1[1, 4, 1, 1]) -> %2[1, 4] debug_id -1 'mean'\n");
 }
 
+// A classifier's mean over the image between grids of the same parameters
+// (MNASNet's, PT2E-quantized): the int8 pool averages onto the grid and a
+// reshape drops the kept dimensions, so the linear after it reads int8; a
+// float32 pool would leave the quantize op's rounding out.
+TEST(OneDnnLoweringTest, AnInt8MeanWithoutKeepdimStaysOnItsGrid) {
+  GraphBuilder b;
+  Node* xd = on_grid(b, b.input("x", f32({1, 8, 3, 5})), 0.02, 3);
+  Node* pooled = on_grid(b, b.call("aten::mean.dim", {xd, ints({-1, -2})}), 0.02, 3);
+  Node* t = b.call("aten::permute", {int8_weight(b, {6, 8}), ints({1, 0})});
+  b.output({on_grid(b, b.call("aten::addmm", {b.parameter("fc.bias", ramp({6}, 1)), pooled, t}), 0.1, -5)});
+  const ExportedProgram program = std::move(b).build();
+  testing::expect_blob_computes_the_delegated_program(aot::to_backend("OneDnnBackend", program, {}));
+  const std::string text = printout(backend().preprocess(program, {}));
+  EXPECT_THAT(text, HasSubstr("(%1[1, 8, 3, 5]) -> %2[1, 8, 1, 1] debug_id"));
+  EXPECT_THAT(text, HasSubstr("%2 (intermediate) u8[1, 8, 1, 1] scale 0.02 zero point 131\n"));
+  EXPECT_THAT(text, HasSubstr("Reorder reshape (%2[1, 8, 1, 1]) -> %3[1, 8]"));
+  EXPECT_THAT(text, HasSubstr("%3 (intermediate) u8[1, 8] scale 0.02 zero point 131\n"));
+  EXPECT_THAT(text, HasSubstr("MatMul transpose_b (%3[1, 8]"));
+}
+
 TEST(OneDnnLoweringTest, AReshapeToTheSameSizesIsNoOperation) {
   GraphBuilder b;
   Node* x = b.input("x", f32({2, 3}));

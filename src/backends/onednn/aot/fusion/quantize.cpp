@@ -162,10 +162,26 @@ bool keeps_its_grid(const FusedGroup& group) {
                                     static_cast<uint32_t>(group.op.inputs.size()), pads(group.op));
 }
 
-// The maximum of grid values is one.
+// Whether `quantize` is an int8 value's grid (int8's or uint8's whole
+// range), which the lowering stores as int8 (lowering_int8.cpp).
+bool stored_as_int8(const aot::Node& quantize) {
+  const std::optional<aot::TensorQParams> params = aot::constant_tensor_qparams(quantize);
+  if (!params || (params->dtype != aot::ScalarType::Char && params->dtype != aot::ScalarType::Byte)) return false;
+  const auto range = aot::quant_range_of(params->dtype);
+  return range && params->quant_min == range->first && params->quant_max == range->second;
+}
+
+// The maximum of grid values is one; an average rounds onto the grid, which
+// only the int8 pooling does (on a grid stored as int8: emit_on_its_grid),
+// not a float32 one, so it takes the quantize op only there.
 std::optional<Match> select_max_pool_on_its_grid(const FusedGroup& group, const FusionContext& context) {
-  if (group.op.op.AsPooling() == nullptr || !keeps_its_grid(group)) return std::nullopt;
-  return identity_requantization(group, context);
+  const auto* pooling = group.op.op.AsPooling();
+  if (pooling == nullptr || !keeps_its_grid(group)) return std::nullopt;
+  std::optional<Match> match = identity_requantization(group, context);
+  if (match && pooling->algorithm != fb::PoolingAlgorithm::Max && !stored_as_int8(*match->nodes.front())) {
+    return std::nullopt;
+  }
+  return match;
 }
 
 // A layout op (reshape, permute, their chains) or a concat moves values.
