@@ -273,7 +273,7 @@ inline OperationFacts facts_of(const fb::Graph& graph, const fb::Operation& op) 
                                                  num_inputs, pads);
   const fb::BinaryOp* binary_op = op.op_as_BinaryOp();
   facts.scales_channels = binary_op != nullptr && binary_op->algorithm() == fb::BinaryAlgorithm::Mul && num_inputs == 2 &&
-                          result >= 0 && op.post_ops() == nullptr &&
+                          result >= 0 && (op.post_ops() == nullptr || op.post_ops()->size() == 0) &&
                           scales_channels(graph, op.inputs()->Get(0), op.inputs()->Get(1), result);
   for (uint32_t i = 0; i < num_inputs; ++i) {
     const int32_t v = op.inputs()->Get(i);

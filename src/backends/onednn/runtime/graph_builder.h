@@ -184,6 +184,11 @@ class GraphBuilder {
   bool image_to_channels_last(uint32_t from, uint32_t to, int32_t quantized_value, ChannelsLastQuantize* image);
   /// add_quantization's one reorder that converts, in any layouts.
   runtime::Error add_conversion(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize);
+  /// A reorder from `from` to `to` computing scale * (x - the zero point of
+  /// value `src_zero_point`) + the zero point of value `dst_zero_point`
+  /// (-1: none); `scale` a memory of one float32.
+  runtime::Error add_scaled_reorder(uint32_t from, uint32_t to, uint32_t scale, int32_t src_zero_point,
+                                    int32_t dst_zero_point);
   /// A buffer of `bytes` bytes alive from init on, which init fills (a
   /// kernel of Kiln's own's packed weights).
   runtime::Result<uint32_t> persistent_bytes(size_t bytes);

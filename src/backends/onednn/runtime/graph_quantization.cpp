@@ -3,6 +3,7 @@
 #include "backends/onednn/runtime/graph_builder.h"
 
 #include <cstring>
+#include <utility>
 
 namespace kiln::backends::onednn {
 
@@ -153,18 +154,6 @@ Error GraphBuilder::add_quantization(uint32_t from, uint32_t to, int32_t quantiz
 
 Error GraphBuilder::add_conversion(uint32_t from, uint32_t to, int32_t quantized_value, bool quantize) {
   const fb::Value* q = value(quantized_value);
-  Attr attr;
-  KILN_TRY(check(dnnl_primitive_attr_create(attr.out()), "dnnl_primitive_attr_create"));
-  KILN_TRY(check(dnnl_primitive_attr_set_scales_mask(attr.get(), DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask"));
-  const bool zero_point = q->zero_point() != 0 || q->dynamic();
-  const int zero_point_arg = quantize ? DNNL_ARG_DST : DNNL_ARG_SRC;
-  if (zero_point) {
-    KILN_TRY(check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), zero_point_arg, 0),
-                   "dnnl_primitive_attr_set_zero_points_mask"));
-  }
-  PrimitiveDesc pd;
-  KILN_TRY(check(dnnl_reorder_primitive_desc_create(pd.out(), desc(from), engine(), desc(to), engine(), attr.get()),
-                 "dnnl_reorder_primitive_desc_create(quantization)"));
   uint32_t scale = 0;
   if (quantize) {
     if (q->dynamic()) return refuse("a reorder into a dynamic value (a DynamicQuantize writes those)");
@@ -172,43 +161,36 @@ Error GraphBuilder::add_conversion(uint32_t from, uint32_t to, int32_t quantized
   } else {
     KILN_ASSIGN_OR_RETURN(scale, scale_memory_of(quantized_value));
   }
-  StepArg args[4] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scale}};
-  uint32_t num_args = 3;
-  if (zero_point) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t zero_point_m, zero_point_memory_of(quantized_value));
-    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | zero_point_arg, zero_point_m};
-  }
-  return add_step(&pd, args, num_args);
+  const bool zero_point = q->zero_point() != 0 || q->dynamic();
+  return add_scaled_reorder(from, to, scale, !quantize && zero_point ? quantized_value : -1,
+                            quantize && zero_point ? quantized_value : -1);
 }
 
 Error GraphBuilder::add_requantization(uint32_t from, uint32_t to, int32_t from_value, int32_t to_value, float factor) {
+  KILN_ASSIGN_OR_RETURN(const uint32_t scale, scalar_memory(factor));
+  return add_scaled_reorder(from, to, scale, value(from_value)->zero_point() != 0 ? from_value : -1,
+                            value(to_value)->zero_point() != 0 ? to_value : -1);
+}
+
+// dst = src_scale * (src - src zero point) + dst zero point, each zero point
+// a value's (-1: none), as oneDNN's reorder computes it.
+Error GraphBuilder::add_scaled_reorder(uint32_t from, uint32_t to, uint32_t scale, int32_t src_zero_point,
+                                       int32_t dst_zero_point) {
   Attr attr;
   KILN_TRY(check(dnnl_primitive_attr_create(attr.out()), "dnnl_primitive_attr_create"));
   KILN_TRY(check(dnnl_primitive_attr_set_scales_mask(attr.get(), DNNL_ARG_SRC, 0), "dnnl_primitive_attr_set_scales_mask"));
-  const bool src_zero_point = value(from_value)->zero_point() != 0;
-  const bool dst_zero_point = value(to_value)->zero_point() != 0;
-  if (src_zero_point) {
-    KILN_TRY(check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), DNNL_ARG_SRC, 0),
+  StepArg args[5] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scale}};
+  uint32_t num_args = 3;
+  for (const auto& [value_index, arg] : {std::pair{src_zero_point, DNNL_ARG_SRC}, std::pair{dst_zero_point, DNNL_ARG_DST}}) {
+    if (value_index < 0) continue;
+    KILN_TRY(check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), arg, 0),
                    "dnnl_primitive_attr_set_zero_points_mask"));
-  }
-  if (dst_zero_point) {
-    KILN_TRY(check(dnnl_primitive_attr_set_zero_points_mask(attr.get(), DNNL_ARG_DST, 0),
-                   "dnnl_primitive_attr_set_zero_points_mask"));
+    KILN_ASSIGN_OR_RETURN(const uint32_t m, zero_point_memory_of(value_index));
+    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | arg, m};
   }
   PrimitiveDesc pd;
   KILN_TRY(check(dnnl_reorder_primitive_desc_create(pd.out(), desc(from), engine(), desc(to), engine(), attr.get()),
-                 "dnnl_reorder_primitive_desc_create(requantization)"));
-  KILN_ASSIGN_OR_RETURN(const uint32_t scale, scalar_memory(factor));
-  StepArg args[5] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC, scale}};
-  uint32_t num_args = 3;
-  if (src_zero_point) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t m, zero_point_memory_of(from_value));
-    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, m};
-  }
-  if (dst_zero_point) {
-    KILN_ASSIGN_OR_RETURN(const uint32_t m, zero_point_memory_of(to_value));
-    args[num_args++] = StepArg{DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, m};
-  }
+                 "dnnl_reorder_primitive_desc_create(scaled)"));
   return add_step(&pd, args, num_args);
 }
 
