@@ -113,14 +113,10 @@ Error build_channel_scale(GraphBuilder& b) {
   shape.src_zero_point = static_cast<int32_t>(x->zero_point());
   shape.gate_zero_point = static_cast<int32_t>(g->zero_point());
   shape.dst_zero_point = static_cast<int32_t>(y->zero_point());
-  MemoryDesc src_layout, gate_layout, dst_layout;
-  KILN_TRY(b.channels_last_desc_of(src, &src_layout));
+  MemoryDesc gate_layout, dst_layout;
   KILN_TRY(b.plain_desc_of(gate, &gate_layout));
   KILN_TRY(b.channels_last_desc_of(out, &dst_layout));
-  KILN_ASSIGN_OR_RETURN(uint32_t src_m, b.value_memory(src, false));
-  if (!dnnl_memory_desc_equal(src_layout.get(), b.desc(src_m))) {
-    KILN_ASSIGN_OR_RETURN(src_m, b.reorder_into_buffer(src_m, src_layout.get()));
-  }
+  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.channels_last_memory(src));
   KILN_ASSIGN_OR_RETURN(uint32_t gate_m, b.value_memory(gate, false));
   if (!dnnl_memory_desc_equal(gate_layout.get(), b.desc(gate_m))) {
     KILN_ASSIGN_OR_RETURN(gate_m, b.reorder_into_buffer(gate_m, gate_layout.get()));

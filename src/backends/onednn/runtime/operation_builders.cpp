@@ -385,14 +385,10 @@ bool own_depthwise(GraphBuilder& b, const fb::Convolution* conv, const Quantizat
 // scratchpad slice per thread.
 Error build_own_depthwise(GraphBuilder& b, const DepthwiseInt8& shape, const Quantization& q, int32_t bias) {
   const int32_t w = b.input(1);
-  MemoryDesc src_layout, dst_layout, weights_plain;
-  KILN_TRY(b.channels_last_desc_of(q.src, &src_layout));
+  MemoryDesc dst_layout, weights_plain;
   KILN_TRY(b.channels_last_desc_of(q.out, &dst_layout));
   KILN_TRY(b.plain_desc_of(w, &weights_plain));
-  KILN_ASSIGN_OR_RETURN(uint32_t src_m, b.value_memory(q.src, false));
-  if (!dnnl_memory_desc_equal(src_layout.get(), b.desc(src_m))) {
-    KILN_ASSIGN_OR_RETURN(src_m, b.reorder_into_buffer(src_m, src_layout.get()));
-  }
+  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.channels_last_memory(q.src));
   KILN_ASSIGN_OR_RETURN(const uint32_t weights_m, b.constant(w, weights_plain.get(), weights_plain.get()));
   KILN_ASSIGN_OR_RETURN(const uint32_t scales_m, b.value_memory(q.weight_scales, true));
   int32_t bias_m = -1;
