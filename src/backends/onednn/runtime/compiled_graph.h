@@ -26,6 +26,7 @@
 #include "backends/onednn/runtime/channel_scale_int8.h"
 #include "backends/onednn/runtime/channels_last_quantize.h"
 #include "backends/onednn/runtime/depthwise_int8.h"
+#include "backends/onednn/runtime/panel_gemv_f32.h"
 #include "runtime/core/freeable_buffer.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/named_data_map.h"
@@ -133,6 +134,14 @@ struct Step {
     int32_t src, weights, bias, dst;  ///< memories (bias -1 if none)
     int64_t n, k;
   } row_dots;
+  /// src >= 0: a float32 matmul of one row on constant weights, which runs
+  /// as Kiln's own matrix-vector product over the weights in the layout the
+  /// primitive chose (panel_gemv_f32.h) instead of the primitive: memories
+  /// src (K floats), weights, bias (-1 if none) and dst (N floats).
+  struct PanelGemv {
+    int32_t src, weights, bias, dst;
+    PanelGemvF32 shape;
+  } panel_gemv;
   /// packed >= 0 (no primitive): an int8 depthwise convolution that Kiln's
   /// own kernel runs (depthwise_int8.h), from memory src to dst. Init packs
   /// its weights (int8, plain), weight scales and bias (-1 if none) into the

@@ -311,6 +311,7 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
   step->single_thread = single_thread_;
   step->choose_qparams = Step::ChooseQParams{-1, 0, 0, 0};
   step->row_dots = Step::RowDots{-1, -1, -1, -1, 0, 0};
+  step->panel_gemv.src = -1;
   step->dst_scale_memory = -1;
   step->dst_zero_point_memory = -1;
   for (uint32_t i = 0; i < num_args; ++i) {

@@ -257,6 +257,29 @@ void run_row_dots(const CompiledGraph& graph, const Step& step, int threads) {
 #endif
 }
 
+// Step::PanelGemv: the panels of columns split over the threads.
+void run_panel_gemv(const CompiledGraph& graph, const Step& step, int threads) {
+  const Step::PanelGemv& g = step.panel_gemv;
+  const auto data = [&](int32_t memory) {
+    return memory < 0 ? nullptr : storage_data(graph, graph.memories[static_cast<uint32_t>(memory)].storage);
+  };
+  const auto* x = static_cast<const float*>(data(g.src));
+  const auto* w = static_cast<const float*>(data(g.weights));
+  const auto* bias = static_cast<const float*>(data(g.bias));
+  auto* y = static_cast<float*>(data(g.dst));
+  const int64_t panels = panel_gemv_f32_panels(g.shape);
+  if (threads <= 1 || panels < 2) return run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
+    run_panel_gemv_f32(g.shape, x, w, bias, y, panels * part / parts, panels * (part + 1) / parts);
+  }
+#else
+  run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels);
+#endif
+}
+
 // Step::Depthwise: Kiln's int8 depthwise kernel, its items split over the
 // threads (at most the ones its scratchpad has slices for).
 void run_depthwise(const CompiledGraph& graph, const Step& step, int threads) {
@@ -426,6 +449,8 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
       run_quantize_image(graph, step, step.single_thread ? 1 : threads);
     } else if (step.channel_scale.src >= 0) {
       run_channel_scale(graph, step, step.single_thread ? 1 : threads);
+    } else if (step.panel_gemv.src >= 0) {
+      run_panel_gemv(graph, step, step.single_thread ? 1 : threads);
     } else if (step.row_dots.src >= 0 && graph.runtime_size == 1) {
       run_row_dots(graph, step, step.single_thread ? 1 : threads);
     } else if (step.primitive != nullptr) {

@@ -215,6 +215,10 @@ Cases matmul_cases() {
       matmul_case("aten::addmm.default", "bias_full_3x17_by_17x5", {{3, 5}, {3, 17}, {17, 5}}, true),
       matmul_case("aten::linear.default", "batched_2x7x5_to_19", {{2, 7, 5}, {19, 5}, {19}}),
       matmul_case("aten::linear.default", "no_bias_7x33_to_3", {{7, 33}, {3, 33}}),
+      // One row on constant weights: Kiln's matrix-vector product where the
+      // CPU has AVX-512 (panel_gemv_f32.h), a last panel of columns cut short.
+      matmul_case("aten::linear.default", "one_row_1x37_to_70", {{1, 37}, {70, 37}, {70}}),
+      matmul_case("aten::linear.default", "one_row_no_bias_1x1x300_to_129", {{1, 1, 300}, {129, 300}}),
   };
 }
 
@@ -689,6 +693,18 @@ Cases fusion_cases() {
       fused("aten::linear.default", "fused_gelu", [](CaseBuilder& c) {
         Node* y = c.call("aten::linear", {c.input({2, 7, 19}), c.weight({33, 19}), c.weight({33})});
         return c.call("aten::gelu", {y});
+      }),
+      // One row: Kiln's matrix-vector product with the activation after it
+      // where the CPU has AVX-512; a gelu it does not have stays on oneDNN.
+      fused("aten::linear.default", "one_row_fused_hardswish", [](CaseBuilder& c) {
+        Node* y = c.call("aten::linear", {c.input({1, 45}), c.weight({70, 45}), c.weight({70})});
+        return c.call("aten::hardswish", {y});
+      }),
+      fused("aten::linear.default", "one_row_fused_relu", [](CaseBuilder& c) {
+        return c.call("aten::relu", {c.call("aten::linear", {c.input({1, 45}), c.weight({129, 45}), c.weight({129})})});
+      }),
+      fused("aten::linear.default", "one_row_fused_gelu", [](CaseBuilder& c) {
+        return c.call("aten::gelu", {c.call("aten::linear", {c.input({1, 45}), c.weight({70, 45}), c.weight({70})})});
       }),
       // More post-ops than one primitive carries (kMaxPostOps): split.
       fused(conv, "post_op_chain_longer_than_the_limit", [](CaseBuilder& c) {

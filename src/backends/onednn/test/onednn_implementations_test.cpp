@@ -154,6 +154,31 @@ TEST(OneDnnImplementationsTest, RunsInt8DepthwiseOnKilnsKernelWhereTheCpuHasVnni
   }
 }
 
+TEST(OneDnnImplementationsTest, RunsAOneRowFloatLinearOnKilnsMatrixVectorProduct) {
+  // A classifier's head on one image: oneDNN's matmul reads the weights from
+  // memory at two thirds of the speed of Kiln's product over the same packed
+  // bytes (panel_gemv_f32.h), which runs where the CPU has AVX-512, with a
+  // relu, clamp or hardswish after it; a linear of several rows, or one with
+  // another activation, stays on oneDNN.
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  const bool avx512 = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
+  for (const char* name : {"one_row_1x37_to_70", "one_row_no_bias_1x1x300_to_129", "one_row_fused_hardswish",
+                           "one_row_fused_relu", "one_row_fused_gelu", "no_bias_7x33_to_3"}) {
+    const ConformanceCase* linear = case_named(name);
+    ASSERT_NE(linear, nullptr) << name;
+    const std::vector<OperationImplementation> steps = implementations_of(*linear);
+    int matmuls = 0, on_kiln = 0;
+    for (const OperationImplementation& step : steps) {
+      matmuls += step.primitive == "matmul";
+      on_kiln += step.implementation == "kiln_panel_gemv_f32";
+    }
+    const std::string named = name;
+    const bool one_row = named.rfind("one_row", 0) == 0 && named != "one_row_fused_gelu";
+    EXPECT_EQ(matmuls, 1) << name << "\n" << describe_implementations(steps);
+    EXPECT_EQ(on_kiln, avx512 && one_row ? 1 : 0) << name << "\n" << describe_implementations(steps);
+  }
+}
+
 TEST(OneDnnImplementationsTest, RunsANormBetweenGridsAsAnInt8DepthwiseConvolution) {
   // DenseNet's norm and relu between two grids: no float32 batch norm and
   // no (de)quantization around it, one int8 depthwise 1x1 convolution --

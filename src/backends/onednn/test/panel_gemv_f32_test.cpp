@@ -1,0 +1,170 @@
+// Kiln's float32 matrix-vector product over oneDNN's packed weights
+// (runtime/panel_gemv_f32.h) against a plain loop: weights laid out by a
+// oneDNN reorder in each panel width the kernel reads, K that the kernel's
+// four-at-a-time loop does not divide, N that leaves the last panel short,
+// with and without a bias, the panels split into ranges; and the layouts it
+// must refuse.
+#include "backends/onednn/runtime/panel_gemv_f32.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace kiln::backends::onednn {
+namespace {
+
+struct Desc {
+  dnnl_memory_desc_t desc = nullptr;
+  ~Desc() { dnnl_memory_desc_destroy(desc); }
+};
+
+// The K x N matrix `plain` (row-major) in layout `tag`, by a oneDNN reorder.
+std::vector<float> packed(const std::vector<float>& plain, int64_t k, int64_t n, dnnl_format_tag_t tag,
+                          const_dnnl_memory_desc_t* desc_out, Desc* holder) {
+  dnnl_engine_t engine = nullptr;
+  EXPECT_EQ(dnnl_engine_create(&engine, dnnl_cpu, 0), dnnl_success);
+  dnnl_stream_t stream = nullptr;
+  EXPECT_EQ(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), dnnl_success);
+  const dnnl_dims_t dims = {k, n};
+  Desc from;
+  EXPECT_EQ(dnnl_memory_desc_create_with_tag(&from.desc, 2, dims, dnnl_f32, dnnl_ab), dnnl_success);
+  EXPECT_EQ(dnnl_memory_desc_create_with_tag(&holder->desc, 2, dims, dnnl_f32, tag), dnnl_success);
+  std::vector<float> out(dnnl_memory_desc_get_size(holder->desc) / sizeof(float), 1e30f);
+  dnnl_memory_t src = nullptr, dst = nullptr;
+  EXPECT_EQ(dnnl_memory_create(&src, from.desc, engine, const_cast<float*>(plain.data())), dnnl_success);
+  EXPECT_EQ(dnnl_memory_create(&dst, holder->desc, engine, out.data()), dnnl_success);
+  dnnl_primitive_desc_t pd = nullptr;
+  dnnl_primitive_t reorder = nullptr;
+  EXPECT_EQ(dnnl_reorder_primitive_desc_create(&pd, from.desc, engine, holder->desc, engine, nullptr), dnnl_success);
+  EXPECT_EQ(dnnl_primitive_create(&reorder, pd), dnnl_success);
+  dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}};
+  EXPECT_EQ(dnnl_primitive_execute(reorder, stream, 2, args), dnnl_success);
+  EXPECT_EQ(dnnl_stream_wait(stream), dnnl_success);
+  dnnl_primitive_destroy(reorder);
+  dnnl_primitive_desc_destroy(pd);
+  dnnl_memory_destroy(src);
+  dnnl_memory_destroy(dst);
+  dnnl_stream_destroy(stream);
+  dnnl_engine_destroy(engine);
+  *desc_out = holder->desc;
+  return out;
+}
+
+TEST(PanelGemvF32Test, MatchesAPlainLoopInEveryPanelWidth) {
+  struct Layout {
+    dnnl_format_tag_t tag;
+    int64_t panel;
+  };
+  for (const Layout layout : {Layout{dnnl_BA16a64b, 64}, Layout{dnnl_BA16a32b, 32}, Layout{dnnl_BA16a16b, 16}}) {
+    for (const int64_t k : {1, 3, 37, 300}) {
+      for (const int64_t n : {1, 16, 70, 129}) {
+        const std::string at = "panel " + std::to_string(layout.panel) + ", k " + std::to_string(k) + ", n " +
+                               std::to_string(n);
+        std::vector<float> w(static_cast<size_t>(k * n)), x(static_cast<size_t>(k)), bias(static_cast<size_t>(n));
+        for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37f * static_cast<float>(i));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.11f * static_cast<float>(i)) - 0.2f;
+        for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.5f * static_cast<float>(i);
+        Desc holder;
+        const_dnnl_memory_desc_t desc = nullptr;
+        const std::vector<float> weights = packed(w, k, n, layout.tag, &desc, &holder);
+        PanelGemvF32 shape;
+        const char* why = nullptr;
+        ASSERT_TRUE(panel_gemv_f32_of(desc, &shape, &why)) << at << ": " << why;
+        EXPECT_EQ(shape.k, k);
+        EXPECT_EQ(shape.n, n);
+        EXPECT_EQ(shape.panel, layout.panel);
+        const int64_t panels = panel_gemv_f32_panels(shape);
+        for (const bool with_bias : {false, true}) {
+          // The panels in up to three ranges, as threads would take them.
+          std::vector<float> y(static_cast<size_t>(n) + 1, 7.0f);  // one past the end, left alone
+          const int64_t cut1 = panels / 3, cut2 = 2 * panels / 3;
+          const float* b = with_bias ? bias.data() : nullptr;
+          run_panel_gemv_f32(shape, x.data(), weights.data(), b, y.data(), 0, cut1);
+          run_panel_gemv_f32(shape, x.data(), weights.data(), b, y.data(), cut1, cut2);
+          run_panel_gemv_f32(shape, x.data(), weights.data(), b, y.data(), cut2, panels);
+          for (int64_t j = 0; j < n; ++j) {
+            double expected = with_bias ? bias[static_cast<size_t>(j)] : 0.0;
+            double magnitude = std::fabs(expected);
+            for (int64_t i = 0; i < k; ++i) {
+              const double term = static_cast<double>(x[static_cast<size_t>(i)]) * w[static_cast<size_t>(i * n + j)];
+              expected += term;
+              magnitude += std::fabs(term);
+            }
+            ASSERT_NEAR(y[static_cast<size_t>(j)], expected, 1e-5 * magnitude + 1e-6) << at << ", column " << j;
+          }
+          EXPECT_EQ(y[static_cast<size_t>(n)], 7.0f) << at;
+        }
+      }
+    }
+  }
+}
+
+TEST(PanelGemvF32Test, AppliesItsActivationToEachResult) {
+  // Each activation after the sum and the bias, on results of both signs.
+  using Activation = PanelGemvF32::Activation;
+  const int64_t k = 5, n = 70;
+  std::vector<float> w(static_cast<size_t>(k * n)), x(static_cast<size_t>(k), 1.0f), bias(static_cast<size_t>(n));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37f * static_cast<float>(i));
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1f * static_cast<float>(i) - 3.0f;
+  Desc holder;
+  const_dnnl_memory_desc_t desc = nullptr;
+  const std::vector<float> weights = packed(w, k, n, dnnl_BA16a64b, &desc, &holder);
+  struct Case {
+    Activation activation;
+    float alpha, beta;
+    float (*expected)(float v, float alpha, float beta);
+  };
+  const Case cases[] = {
+      {Activation::kRelu, 0.0f, 0.0f, [](float v, float, float) { return v < 0 ? 0.0f : v; }},
+      {Activation::kRelu, 0.1f, 0.0f, [](float v, float a, float) { return v < 0 ? v * a : v; }},
+      {Activation::kClip, -1.0f, 2.0f, [](float v, float a, float b) { return std::fmin(std::fmax(v, a), b); }},
+      {Activation::kHardSwish, 1.0f / 6, 0.5f,
+       [](float v, float a, float b) { return v * std::fmin(std::fmax(a * v + b, 0.0f), 1.0f); }},
+  };
+  for (const Case& c : cases) {
+    PanelGemvF32 shape;
+    const char* why = nullptr;
+    ASSERT_TRUE(panel_gemv_f32_of(desc, &shape, &why)) << why;
+    shape.activation = c.activation;
+    shape.alpha = c.alpha;
+    shape.beta = c.beta;
+    std::vector<float> y(static_cast<size_t>(n));
+    run_panel_gemv_f32(shape, x.data(), weights.data(), bias.data(), y.data(), 0, panel_gemv_f32_panels(shape));
+    int negative = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = bias[static_cast<size_t>(j)];
+      for (int64_t i = 0; i < k; ++i) sum += w[static_cast<size_t>(i * n + j)];
+      negative += sum < 0;
+      EXPECT_NEAR(y[static_cast<size_t>(j)], c.expected(sum, c.alpha, c.beta), 1e-5f)
+          << static_cast<int>(c.activation) << ", column " << j;
+    }
+    EXPECT_GT(negative, 0);
+    EXPECT_LT(negative, n);
+  }
+}
+
+TEST(PanelGemvF32Test, RefusesLayoutsItDoesNotRead) {
+  const dnnl_dims_t dims = {40, 70};
+  for (const dnnl_format_tag_t tag : {dnnl_ab, dnnl_ba, dnnl_BA16a48b, dnnl_AB16b64a}) {
+    Desc desc;
+    ASSERT_EQ(dnnl_memory_desc_create_with_tag(&desc.desc, 2, dims, dnnl_f32, tag), dnnl_success);
+    PanelGemvF32 shape;
+    const char* why = nullptr;
+    EXPECT_FALSE(panel_gemv_f32_of(desc.desc, &shape, &why)) << tag;
+    EXPECT_NE(why, nullptr) << tag;
+  }
+  // A batch of matrices, and int8 weights, in the layout it reads otherwise.
+  const dnnl_dims_t batch = {2, 40, 70};
+  Desc batched, int8;
+  ASSERT_EQ(dnnl_memory_desc_create_with_tag(&batched.desc, 3, batch, dnnl_f32, dnnl_aCB16b64c), dnnl_success);
+  ASSERT_EQ(dnnl_memory_desc_create_with_tag(&int8.desc, 2, dims, dnnl_s8, dnnl_BA16a64b), dnnl_success);
+  PanelGemvF32 shape;
+  const char* why = nullptr;
+  EXPECT_FALSE(panel_gemv_f32_of(batched.desc, &shape, &why));
+  EXPECT_FALSE(panel_gemv_f32_of(int8.desc, &shape, &why));
+}
+
+}  // namespace
+}  // namespace kiln::backends::onednn
