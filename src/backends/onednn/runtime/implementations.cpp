@@ -42,11 +42,6 @@ StepImplementation describe_step(const fb::Graph* graph, const Step& step) {
     described.implementation = "kiln_channel_scale_int8";
     return described;
   }
-  if (step.panel_gemv.src >= 0) {
-    described.primitive_kind = "matmul";
-    described.implementation = "kiln_panel_gemv_f32";
-    return described;
-  }
   if (step.quantize_image.src >= 0) {
     described.primitive_kind = "reorder";
     described.implementation = "kiln_quantize_channels_last";
@@ -58,8 +53,10 @@ StepImplementation describe_step(const fb::Graph* graph, const Step& step) {
     described.primitive_kind = dnnl_prim_kind2str(kind);
   }
   const char* implementation = nullptr;
-  if (dnnl_primitive_desc_query(step.pd, dnnl_query_impl_info_str, 0, &implementation) == dnnl_success &&
-      implementation != nullptr) {
+  if (step.panel_gemv.src >= 0) {
+    described.implementation = "kiln_panel_gemv_f32";  // the primitive's work, on Kiln's kernel
+  } else if (dnnl_primitive_desc_query(step.pd, dnnl_query_impl_info_str, 0, &implementation) == dnnl_success &&
+             implementation != nullptr) {
     described.implementation = implementation;
   }
   return described;

@@ -417,6 +417,98 @@ Error build_own_depthwise(GraphBuilder& b, const DepthwiseInt8& shape, const Qua
   return b.describe_quantized_result(q.out);
 }
 
+// ---- Kiln's own matrix-vector product (panel_gemv_f32.h)
+
+// The memory of argument `arg` of `step`, or -1.
+int32_t argument_memory(const Step& step, int arg) {
+  for (uint32_t i = 0; i < step.num_args; ++i) {
+    if (step.args[i].arg == arg) return static_cast<int32_t>(step.args[i].memory);
+  }
+  return -1;
+}
+
+// Whether `desc` is `count` float32 values one after another (any
+// dimensions of 1 around them).
+bool contiguous_floats(const_dnnl_memory_desc_t desc, int64_t count) {
+  int ndims = 0, nblks = 0;
+  dnnl_data_type_t type = dnnl_data_type_undef;
+  const dnnl_dims_t *dims = nullptr, *strides = nullptr;
+  if (dnnl_memory_desc_query(desc, dnnl_query_ndims_s32, &ndims) != dnnl_success ||
+      dnnl_memory_desc_query(desc, dnnl_query_data_type, &type) != dnnl_success ||
+      dnnl_memory_desc_query(desc, dnnl_query_inner_nblks_s32, &nblks) != dnnl_success ||
+      dnnl_memory_desc_query(desc, dnnl_query_dims, &dims) != dnnl_success ||
+      dnnl_memory_desc_query(desc, dnnl_query_strides, &strides) != dnnl_success || type != dnnl_f32 || nblks != 0) {
+    return false;
+  }
+  int64_t numel = 1;
+  for (int d = 0; d < ndims; ++d) {
+    numel *= (*dims)[d];
+    if ((*dims)[d] > 1 && (*strides)[d] != 1) return false;
+  }
+  return numel == count;
+}
+
+// An operation's post-ops as the matrix-vector product's activation: none,
+// or one relu, clamp, hardswish, sigmoid or swish; false for anything else
+// (left to oneDNN).
+bool gemv_activation_of(const fb::Operation* operation, PanelGemvF32* g) {
+  using Activation = PanelGemvF32::Activation;
+  const auto* post_ops = operation->post_ops();
+  if (post_ops == nullptr || post_ops->size() == 0) return true;
+  const fb::Eltwise* eltwise = post_ops->size() == 1 ? post_ops->Get(0)->op_as_Eltwise() : nullptr;
+  if (eltwise == nullptr) return false;
+  g->alpha = eltwise->alpha();
+  g->beta = eltwise->beta();
+  switch (eltwise->algorithm()) {
+    case fb::EltwiseAlgorithm::Relu:
+      g->activation = Activation::kRelu;
+      return true;
+    case fb::EltwiseAlgorithm::Clip:
+      g->activation = Activation::kClip;
+      return true;
+    case fb::EltwiseAlgorithm::HardSwish:
+      g->activation = Activation::kHardSwish;
+      return true;
+    case fb::EltwiseAlgorithm::Logistic:
+      g->activation = Activation::kLogistic;
+      return true;
+    case fb::EltwiseAlgorithm::Swish:
+      g->activation = Activation::kSwish;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A float32 matmul of one row or convolution of one pixel on constant
+// weights, which finish has just planned as a primitive of `kind`: on a CPU
+// with AVX-512, when the weights' layout (K in dimension k_dim, N in n_dim)
+// is one Kiln's matrix-vector product reads (panel_gemv_f32.h), the source
+// and result are plain and the post-ops an activation it has, the step runs
+// that instead of the primitive.
+void own_panel_gemv(GraphBuilder& b, dnnl_primitive_kind_t kind, int k_dim, int n_dim) {
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  Step* step = b.last_step();
+  dnnl_primitive_kind_t planned = dnnl_undefined_primitive;
+  if ((isa & dnnl_cpu_isa_avx512_core) != dnnl_cpu_isa_avx512_core || step == nullptr || step->pd == nullptr ||
+      dnnl_primitive_desc_query(step->pd, dnnl_query_primitive_kind, 0, &planned) != dnnl_success || planned != kind) {
+    return;
+  }
+  const int32_t src = argument_memory(*step, DNNL_ARG_SRC), weights = argument_memory(*step, DNNL_ARG_WEIGHTS);
+  const int32_t bias = argument_memory(*step, DNNL_ARG_BIAS), dst = argument_memory(*step, DNNL_ARG_DST);
+  PanelGemvF32 shape;
+  const char* why = nullptr;
+  if (src < 0 || weights < 0 || dst < 0 ||
+      !panel_gemv_f32_of(b.desc(static_cast<uint32_t>(weights)), k_dim, n_dim, &shape, &why) ||
+      !gemv_activation_of(b.operation(), &shape) ||
+      !contiguous_floats(b.desc(static_cast<uint32_t>(src)), shape.k) ||
+      !contiguous_floats(b.desc(static_cast<uint32_t>(dst)), shape.n) ||
+      (bias >= 0 && !contiguous_floats(b.desc(static_cast<uint32_t>(bias)), shape.n))) {
+    return;
+  }
+  step->panel_gemv = Step::PanelGemv{src, weights, bias, dst, shape};
+}
+
 Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   const int32_t src = b.input(0), w = b.input(1), bias = b.input(2), scales = b.input(3), out = b.output();
   const uint32_t rank = rank_of_value(b, src);
@@ -496,7 +588,17 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
   args.add(DNNL_ARG_WEIGHTS, weights_m);
   if (bias >= 0) args.add(DNNL_ARG_BIAS, bias_m);
   KILN_TRY(quantization.add_args(b, args));
-  return quantization.finish(b, &pd, args, post_args, num_post);
+  KILN_TRY(quantization.finish(b, &pd, args, post_args, num_post));
+  // A 1x1 convolution of one pixel (a squeeze-excitation's) is a
+  // matrix-vector product: weights (O, I, 1, 1), K = I in dimension 1.
+  const bool one_pixel = numel_of(src_value) == src_value->sizes()->Get(1) && numel_of(b.value(out)) == out_channels;
+  if (one_pixel && !conv->transposed() && conv->groups() == 1 && !quantization.quantized &&
+      !quantization.dequantized_weights && src_value->dtype() == fb::DataType::Float32 &&
+      b.value(out)->dtype() == fb::DataType::Float32 && b.value(w)->kind() == fb::ValueKind::Constant &&
+      numel_of(b.value(w)) == out_channels * src_value->sizes()->Get(1) && num_post == 0) {
+    own_panel_gemv(b, dnnl_convolution, 1, 0);
+  }
+  return Error::Ok;
 }
 
 // ---------------------------------------------------------------- matmul
@@ -616,87 +718,6 @@ Error build_runtime_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   return Error::Ok;
 }
 
-// The memory of argument `arg` of `step`, or -1.
-int32_t argument_memory(const Step& step, int arg) {
-  for (uint32_t i = 0; i < step.num_args; ++i) {
-    if (step.args[i].arg == arg) return static_cast<int32_t>(step.args[i].memory);
-  }
-  return -1;
-}
-
-// Whether `desc` is `count` float32 values one after another (any
-// dimensions of 1 around them).
-bool contiguous_floats(const_dnnl_memory_desc_t desc, int64_t count) {
-  int ndims = 0, nblks = 0;
-  dnnl_data_type_t type = dnnl_data_type_undef;
-  const dnnl_dims_t *dims = nullptr, *strides = nullptr;
-  if (dnnl_memory_desc_query(desc, dnnl_query_ndims_s32, &ndims) != dnnl_success ||
-      dnnl_memory_desc_query(desc, dnnl_query_data_type, &type) != dnnl_success ||
-      dnnl_memory_desc_query(desc, dnnl_query_inner_nblks_s32, &nblks) != dnnl_success ||
-      dnnl_memory_desc_query(desc, dnnl_query_dims, &dims) != dnnl_success ||
-      dnnl_memory_desc_query(desc, dnnl_query_strides, &strides) != dnnl_success || type != dnnl_f32 || nblks != 0) {
-    return false;
-  }
-  int64_t numel = 1;
-  for (int d = 0; d < ndims; ++d) {
-    numel *= (*dims)[d];
-    if ((*dims)[d] > 1 && (*strides)[d] != 1) return false;
-  }
-  return numel == count;
-}
-
-// An operation's post-ops as the matrix-vector product's activation: none,
-// or one relu, clamp or hardswish; false for anything else (left to oneDNN).
-bool gemv_activation_of(const fb::Operation* operation, PanelGemvF32* g) {
-  using Activation = PanelGemvF32::Activation;
-  const auto* post_ops = operation->post_ops();
-  if (post_ops == nullptr || post_ops->size() == 0) return true;
-  const fb::Eltwise* eltwise = post_ops->size() == 1 ? post_ops->Get(0)->op_as_Eltwise() : nullptr;
-  if (eltwise == nullptr) return false;
-  g->alpha = eltwise->alpha();
-  g->beta = eltwise->beta();
-  switch (eltwise->algorithm()) {
-    case fb::EltwiseAlgorithm::Relu:
-      g->activation = Activation::kRelu;
-      return true;
-    case fb::EltwiseAlgorithm::Clip:
-      g->activation = Activation::kClip;
-      return true;
-    case fb::EltwiseAlgorithm::HardSwish:
-      g->activation = Activation::kHardSwish;
-      return true;
-    default:
-      return false;
-  }
-}
-
-// A float32 matmul of one row on constant weights, which finish has just
-// planned: on a CPU with AVX-512, when the weights' layout is one Kiln's
-// matrix-vector product reads (panel_gemv_f32.h), the source and result are
-// plain and the post-ops an activation it has, the step runs that instead of
-// the primitive.
-void own_panel_gemv(GraphBuilder& b) {
-  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-  Step* step = b.last_step();
-  dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
-  if ((isa & dnnl_cpu_isa_avx512_core) != dnnl_cpu_isa_avx512_core || step == nullptr || step->pd == nullptr ||
-      dnnl_primitive_desc_query(step->pd, dnnl_query_primitive_kind, 0, &kind) != dnnl_success || kind != dnnl_matmul) {
-    return;
-  }
-  const int32_t src = argument_memory(*step, DNNL_ARG_SRC), weights = argument_memory(*step, DNNL_ARG_WEIGHTS);
-  const int32_t bias = argument_memory(*step, DNNL_ARG_BIAS), dst = argument_memory(*step, DNNL_ARG_DST);
-  PanelGemvF32 shape;
-  const char* why = nullptr;
-  if (src < 0 || weights < 0 || dst < 0 || !panel_gemv_f32_of(b.desc(static_cast<uint32_t>(weights)), &shape, &why) ||
-      !gemv_activation_of(b.operation(), &shape) ||
-      !contiguous_floats(b.desc(static_cast<uint32_t>(src)), shape.k) ||
-      !contiguous_floats(b.desc(static_cast<uint32_t>(dst)), shape.n) ||
-      (bias >= 0 && !contiguous_floats(b.desc(static_cast<uint32_t>(bias)), shape.n))) {
-    return;
-  }
-  step->panel_gemv = Step::PanelGemv{src, weights, bias, dst, shape};
-}
-
 Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   const int32_t a = b.input(0), w = b.input(1), bias = b.input(2), scales = b.input(3), out = b.output();
   const uint32_t rank = rank_of_value(b, out);
@@ -778,7 +799,7 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
                        b.value(a)->dtype() == fb::DataType::Float32 && b.value(out)->dtype() == fb::DataType::Float32;
   if (float32 && w_constant && num_post == 0 && numel_of(b.value(out)) == columns &&
       (bias < 0 || numel_of(b.value(bias)) == columns)) {
-    own_panel_gemv(b);
+    own_panel_gemv(b, dnnl_matmul, static_cast<int>(rank) - 2, static_cast<int>(rank) - 1);
   }
   return Error::Ok;
 }

@@ -1,18 +1,45 @@
 #include "backends/onednn/runtime/panel_gemv_f32.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 namespace kiln::backends::onednn {
 
 namespace {
 
+using Activation = PanelGemvF32::Activation;
+
+// e^v for v in float's range, branch-free so that the loops over a panel
+// vectorize: e^v = 2^n e^r, n = round(v / ln 2), |r| <= ln 2 / 2, e^r by
+// its Taylor polynomial to r^7 (relative error below 2e-7).
+inline float exp_of(float v) {
+  v = std::min(std::max(v, -87.0f), 88.0f);
+  const float n = std::floor(v * 1.44269504f + 0.5f);
+  const float r = v - n * 0.693145752f - n * 1.42860677e-6f;
+  float p = 1.0f / 5040;
+  p = p * r + 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
 // One panel: P sums, four of them per column (four consecutive k at a time)
 // so that the adds of one chain do not wait on each other; the compiler keeps
-// them in vector registers (one clone per ISA).
+// them in vector registers (one clone per ISA). The activation runs over the
+// whole panel, a trip count the vectorizer knows.
 template <int P>
-__attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(const float* x, const float* w,
-                                                                              int64_t k, const float* bias, float* y,
-                                                                              int64_t valid) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(const PanelGemvF32& g, const float* x,
+                                                                              const float* w, const float* bias,
+                                                                              float* y, int64_t valid) {
+  const int64_t k = g.k;
   float a0[P] = {}, a1[P] = {}, a2[P] = {}, a3[P] = {};
   int64_t i = 0;
   for (; i + 4 <= k; i += 4) {
@@ -28,24 +55,33 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(con
   for (; i < k; ++i) {
     for (int j = 0; j < P; ++j) a0[j] += x[i] * w[i * P + j];
   }
-  for (int64_t j = 0; j < valid; ++j) y[j] = (a0[j] + a1[j]) + (a2[j] + a3[j]) + (bias != nullptr ? bias[j] : 0.0f);
-}
-
-void activate(const PanelGemvF32& g, float* y, int64_t count) {
-  using Activation = PanelGemvF32::Activation;
+  float b[P] = {};
+  if (bias != nullptr) {
+    for (int64_t j = 0; j < valid; ++j) b[j] = bias[j];
+  }
+  float v[P];
+  for (int j = 0; j < P; ++j) v[j] = (a0[j] + a1[j]) + (a2[j] + a3[j]) + b[j];
+  const float alpha = g.alpha, beta = g.beta;
   switch (g.activation) {
     case Activation::kNone:
-      return;
+      break;
     case Activation::kRelu:
-      for (int64_t j = 0; j < count; ++j) y[j] = y[j] < 0 ? y[j] * g.alpha : y[j];
-      return;
+      for (int j = 0; j < P; ++j) v[j] = v[j] < 0 ? v[j] * alpha : v[j];
+      break;
     case Activation::kClip:
-      for (int64_t j = 0; j < count; ++j) y[j] = std::min(std::max(y[j], g.alpha), g.beta);
-      return;
+      for (int j = 0; j < P; ++j) v[j] = std::min(std::max(v[j], alpha), beta);
+      break;
     case Activation::kHardSwish:
-      for (int64_t j = 0; j < count; ++j) y[j] *= std::min(std::max(g.alpha * y[j] + g.beta, 0.0f), 1.0f);
-      return;
+      for (int j = 0; j < P; ++j) v[j] *= std::min(std::max(alpha * v[j] + beta, 0.0f), 1.0f);
+      break;
+    case Activation::kLogistic:
+      for (int j = 0; j < P; ++j) v[j] = 1.0f / (1.0f + exp_of(-v[j]));
+      break;
+    case Activation::kSwish:
+      for (int j = 0; j < P; ++j) v[j] = v[j] / (1.0f + exp_of(-alpha * v[j]));
+      break;
   }
+  for (int64_t j = 0; j < valid; ++j) y[j] = v[j];
 }
 
 template <int P>
@@ -54,14 +90,13 @@ void run_panels(const PanelGemvF32& g, const float* x, const float* weights, con
   for (int64_t p = first; p < last; ++p) {
     const int64_t n0 = p * P;
     const int64_t valid = g.n - n0 < P ? g.n - n0 : P;
-    panel_dots<P>(x, weights + p * g.panel_stride, g.k, bias != nullptr ? bias + n0 : nullptr, y + n0, valid);
-    activate(g, y + n0, valid);
+    panel_dots<P>(g, x, weights + p * g.panel_stride, bias != nullptr ? bias + n0 : nullptr, y + n0, valid);
   }
 }
 
 }  // namespace
 
-bool panel_gemv_f32_of(const_dnnl_memory_desc_t weights, PanelGemvF32* shape, const char** why) {
+bool panel_gemv_f32_of(const_dnnl_memory_desc_t weights, int k_dim, int n_dim, PanelGemvF32* shape, const char** why) {
   const auto refuse = [&](const char* reason) {
     *why = reason;
     return false;
@@ -72,7 +107,8 @@ bool panel_gemv_f32_of(const_dnnl_memory_desc_t weights, PanelGemvF32* shape, co
   const dnnl_dims_t *dims = nullptr, *padded = nullptr, *strides = nullptr, *blocks = nullptr, *indices = nullptr;
   if (dnnl_memory_desc_query(weights, dnnl_query_ndims_s32, &ndims) != dnnl_success ||
       dnnl_memory_desc_query(weights, dnnl_query_format_kind, &kind) != dnnl_success ||
-      dnnl_memory_desc_query(weights, dnnl_query_data_type, &type) != dnnl_success || ndims < 2) {
+      dnnl_memory_desc_query(weights, dnnl_query_data_type, &type) != dnnl_success || k_dim < 0 || n_dim < 0 ||
+      k_dim >= ndims || n_dim >= ndims || k_dim == n_dim) {
     return refuse("the weights have no readable layout");
   }
   if (type != dnnl_f32 || kind != dnnl_blocked) return refuse("the weights are not float32 in a blocked layout");
@@ -84,20 +120,27 @@ bool panel_gemv_f32_of(const_dnnl_memory_desc_t weights, PanelGemvF32* shape, co
       dnnl_memory_desc_query(weights, dnnl_query_inner_idxs, &indices) != dnnl_success) {
     return refuse("the weights have no readable layout");
   }
-  const int kd = ndims - 2, nd = ndims - 1;
-  for (int d = 0; d < kd; ++d) {
-    if ((*dims)[d] != 1) return refuse("the weights are a batch of matrices");
+  for (int d = 0; d < ndims; ++d) {
+    if (d != k_dim && d != n_dim && (*dims)[d] != 1) return refuse("the weights are a batch of matrices");
   }
-  if (nblks != 2 || (*indices)[0] != kd || (*indices)[1] != nd) return refuse("the weights are not in panels of columns");
-  const int64_t kb = (*blocks)[0], panel = (*blocks)[1];
-  if (panel != 16 && panel != 32 && panel != 64) return refuse("the weights' panels are not 16, 32 or 64 columns wide");
-  if ((*strides)[kd] != kb * panel || (*strides)[nd] < (*padded)[kd] * panel) {
+  // Inner blocks: (kb of K,) then P of N, innermost.
+  int64_t kb = 1;
+  if (nblks == 2 && (*indices)[0] == k_dim && (*indices)[1] == n_dim) {
+    kb = (*blocks)[0];
+  } else if (nblks != 1 || (*indices)[0] != n_dim) {
+    return refuse("the weights are not in panels of outputs");
+  }
+  const int64_t panel = (*blocks)[nblks - 1];
+  if (panel != 16 && panel != 32 && panel != 48 && panel != 64) {
+    return refuse("the weights' panels are not 16, 32, 48 or 64 outputs wide");
+  }
+  if ((*strides)[k_dim] != kb * panel || (*strides)[n_dim] < (*padded)[k_dim] * panel) {
     return refuse("a panel's rows of weights are not contiguous");
   }
-  shape->k = (*dims)[kd];
-  shape->n = (*dims)[nd];
+  shape->k = (*dims)[k_dim];
+  shape->n = (*dims)[n_dim];
   shape->panel = panel;
-  shape->panel_stride = (*strides)[nd];
+  shape->panel_stride = (*strides)[n_dim];
   return true;
 }
 
@@ -108,6 +151,8 @@ void run_panel_gemv_f32(const PanelGemvF32& g, const float* x, const float* weig
       return run_panels<16>(g, x, weights, bias, y, first, last);
     case 32:
       return run_panels<32>(g, x, weights, bias, y, first, last);
+    case 48:
+      return run_panels<48>(g, x, weights, bias, y, first, last);
     default:
       return run_panels<64>(g, x, weights, bias, y, first, last);
   }

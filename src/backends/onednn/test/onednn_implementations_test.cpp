@@ -179,6 +179,28 @@ TEST(OneDnnImplementationsTest, RunsAOneRowFloatLinearOnKilnsMatrixVectorProduct
   }
 }
 
+TEST(OneDnnImplementationsTest, RunsASqueezeExcitationsOnePixelConvolutionsOnKilnsMatrixVectorProduct) {
+  // A squeeze-excitation's 1x1 convolutions of the one-pixel mean, with a
+  // silu and a sigmoid after them: oneDNN's cost per call is most of their
+  // time, Kiln's product has none to speak of (panel_gemv_f32.h). The image's
+  // own convolution stays on oneDNN.
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  const bool avx512 = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
+  for (const char* name : {"squeeze_excite_silu_of_96_channels", "squeeze_excite_after_a_conv"}) {
+    const ConformanceCase* block = case_named(name);
+    ASSERT_NE(block, nullptr) << name;
+    const std::vector<OperationImplementation> steps = implementations_of(*block);
+    int convolutions = 0, on_kiln = 0;
+    for (const OperationImplementation& step : steps) {
+      convolutions += step.primitive == "convolution";
+      on_kiln += step.primitive == "convolution" && step.implementation == "kiln_panel_gemv_f32";
+    }
+    const int gates = std::string(name) == "squeeze_excite_after_a_conv" ? 1 : 2;
+    EXPECT_EQ(convolutions, 1 + gates) << name << "\n" << describe_implementations(steps);
+    EXPECT_EQ(on_kiln, avx512 ? gates : 0) << name << "\n" << describe_implementations(steps);
+  }
+}
+
 TEST(OneDnnImplementationsTest, RunsANormBetweenGridsAsAnInt8DepthwiseConvolution) {
   // DenseNet's norm and relu between two grids: no float32 batch norm and
   // no (de)quantization around it, one int8 depthwise 1x1 convolution --
