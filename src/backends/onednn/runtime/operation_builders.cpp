@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include "backends/onednn/runtime/operation_util.h"
+#include "backends/onednn/runtime/packed_layout.h"
 
 namespace kiln::backends::onednn {
 
@@ -430,20 +431,12 @@ int32_t argument_memory(const Step& step, int arg) {
 // Whether `desc` is `count` float32 values one after another (any
 // dimensions of 1 around them).
 bool contiguous_floats(const_dnnl_memory_desc_t desc, int64_t count) {
-  int ndims = 0, nblks = 0;
-  dnnl_data_type_t type = dnnl_data_type_undef;
-  const dnnl_dims_t *dims = nullptr, *strides = nullptr;
-  if (dnnl_memory_desc_query(desc, dnnl_query_ndims_s32, &ndims) != dnnl_success ||
-      dnnl_memory_desc_query(desc, dnnl_query_data_type, &type) != dnnl_success ||
-      dnnl_memory_desc_query(desc, dnnl_query_inner_nblks_s32, &nblks) != dnnl_success ||
-      dnnl_memory_desc_query(desc, dnnl_query_dims, &dims) != dnnl_success ||
-      dnnl_memory_desc_query(desc, dnnl_query_strides, &strides) != dnnl_success || type != dnnl_f32 || nblks != 0) {
-    return false;
-  }
+  Blocking layout;
+  if (!float_blocking(desc, &layout) || layout.inner_nblks != 0) return false;
   int64_t numel = 1;
-  for (int d = 0; d < ndims; ++d) {
-    numel *= (*dims)[d];
-    if ((*dims)[d] > 1 && (*strides)[d] != 1) return false;
+  for (int d = 0; d < layout.ndims; ++d) {
+    numel *= layout.dims[d];
+    if (layout.dims[d] > 1 && layout.strides[d] != 1) return false;
   }
   return numel == count;
 }

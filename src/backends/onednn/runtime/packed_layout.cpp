@@ -34,8 +34,30 @@ bool copy_into(const Vector* stored, int64_t* out, int* count) {
   return true;
 }
 
-// The blocking of `desc` (format tag left unset); false unless float32 and blocked.
-bool query_blocking(const_dnnl_memory_desc_t desc, Blocking* blocking) {
+
+// A float32 descriptor of `wanted`'s dims in format `tag`, if it has
+// `wanted`'s blocking.
+bool tag_gives(int tag, const Blocking& wanted, dnnl_memory_desc_t* out) {
+  dnnl_dims_t dims = {};
+  for (int d = 0; d < wanted.ndims; ++d) dims[d] = wanted.dims[d];
+  dnnl_memory_desc_t candidate = nullptr;
+  if (dnnl_memory_desc_create_with_tag(&candidate, wanted.ndims, dims, dnnl_f32, static_cast<dnnl_format_tag_t>(tag)) !=
+      dnnl_success) {
+    return false;
+  }
+  Blocking blocking;
+  const bool equal = float_blocking(candidate, &blocking) && same_blocking(blocking, wanted);
+  if (equal && out != nullptr) {
+    *out = candidate;
+  } else {
+    dnnl_memory_desc_destroy(candidate);
+  }
+  return equal;
+}
+
+}  // namespace
+
+bool float_blocking(const_dnnl_memory_desc_t desc, Blocking* blocking) {
   dnnl_data_type_t type = dnnl_data_type_undef;
   dnnl_format_kind_t kind = dnnl_format_kind_undef;
   const dnnl_dims_t* dims = nullptr;
@@ -67,30 +89,8 @@ bool query_blocking(const_dnnl_memory_desc_t desc, Blocking* blocking) {
   return true;
 }
 
-// A float32 descriptor of `wanted`'s dims in format `tag`, if it has
-// `wanted`'s blocking.
-bool tag_gives(int tag, const Blocking& wanted, dnnl_memory_desc_t* out) {
-  dnnl_dims_t dims = {};
-  for (int d = 0; d < wanted.ndims; ++d) dims[d] = wanted.dims[d];
-  dnnl_memory_desc_t candidate = nullptr;
-  if (dnnl_memory_desc_create_with_tag(&candidate, wanted.ndims, dims, dnnl_f32, static_cast<dnnl_format_tag_t>(tag)) !=
-      dnnl_success) {
-    return false;
-  }
-  Blocking blocking;
-  const bool equal = query_blocking(candidate, &blocking) && same_blocking(blocking, wanted);
-  if (equal && out != nullptr) {
-    *out = candidate;
-  } else {
-    dnnl_memory_desc_destroy(candidate);
-  }
-  return equal;
-}
-
-}  // namespace
-
 bool blocking_of(const_dnnl_memory_desc_t desc, Blocking* blocking) {
-  if (!query_blocking(desc, blocking)) return false;
+  if (!float_blocking(desc, blocking)) return false;
   for (int tag = dnnl_a; tag < dnnl_format_tag_last; ++tag) {
     dnnl_memory_desc_t candidate = nullptr;
     if (!tag_gives(tag, *blocking, &candidate)) continue;
@@ -147,7 +147,7 @@ dnnl_status_t packed_view_desc(const fb::PackedLayout* layout, dnnl_memory_desc_
 
 bool is_packed_view(const fb::PackedLayout* layout, const_dnnl_memory_desc_t view) {
   Blocking blocking;
-  return query_blocking(view, &blocking) && blocking.inner_nblks == 0 &&
+  return float_blocking(view, &blocking) && blocking.inner_nblks == 0 &&
          same(layout->dims(), blocking.dims, blocking.ndims) &&
          same(layout->plain_strides(), blocking.strides, blocking.ndims);
 }

@@ -29,6 +29,10 @@ struct Blocking {
   int format_tag = 0;  ///< a dnnl_format_tag_t that gives this blocking
 };
 
+/// The blocking of `desc` (format tag left unset); false unless float32,
+/// blocked and of at most kMaxRank dimensions and blocks.
+bool float_blocking(const_dnnl_memory_desc_t desc, Blocking* blocking);
+
 /// The blocking of `desc`, with the format tag that reproduces it exactly;
 /// false when `desc` is not float32 and blocked, or no tag gives it (a
 /// layout with extra data, such as int8 weights' compensation).

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "backends/onednn/runtime/packed_layout.h"
+
 namespace kiln::backends::onednn {
 
 namespace {
@@ -101,46 +103,32 @@ bool panel_gemv_f32_of(const_dnnl_memory_desc_t weights, int k_dim, int n_dim, P
     *why = reason;
     return false;
   };
-  int ndims = 0, nblks = 0;
-  dnnl_format_kind_t kind = dnnl_format_kind_undef;
-  dnnl_data_type_t type = dnnl_data_type_undef;
-  const dnnl_dims_t *dims = nullptr, *padded = nullptr, *strides = nullptr, *blocks = nullptr, *indices = nullptr;
-  if (dnnl_memory_desc_query(weights, dnnl_query_ndims_s32, &ndims) != dnnl_success ||
-      dnnl_memory_desc_query(weights, dnnl_query_format_kind, &kind) != dnnl_success ||
-      dnnl_memory_desc_query(weights, dnnl_query_data_type, &type) != dnnl_success || k_dim < 0 || n_dim < 0 ||
-      k_dim >= ndims || n_dim >= ndims || k_dim == n_dim) {
-    return refuse("the weights have no readable layout");
+  Blocking w;
+  if (!float_blocking(weights, &w)) return refuse("the weights are not float32 in a blocked layout");
+  if (k_dim < 0 || n_dim < 0 || k_dim >= w.ndims || n_dim >= w.ndims || k_dim == n_dim) {
+    return refuse("the weights have no such dimensions");
   }
-  if (type != dnnl_f32 || kind != dnnl_blocked) return refuse("the weights are not float32 in a blocked layout");
-  if (dnnl_memory_desc_query(weights, dnnl_query_dims, &dims) != dnnl_success ||
-      dnnl_memory_desc_query(weights, dnnl_query_padded_dims, &padded) != dnnl_success ||
-      dnnl_memory_desc_query(weights, dnnl_query_strides, &strides) != dnnl_success ||
-      dnnl_memory_desc_query(weights, dnnl_query_inner_nblks_s32, &nblks) != dnnl_success ||
-      dnnl_memory_desc_query(weights, dnnl_query_inner_blks, &blocks) != dnnl_success ||
-      dnnl_memory_desc_query(weights, dnnl_query_inner_idxs, &indices) != dnnl_success) {
-    return refuse("the weights have no readable layout");
-  }
-  for (int d = 0; d < ndims; ++d) {
-    if (d != k_dim && d != n_dim && (*dims)[d] != 1) return refuse("the weights are a batch of matrices");
+  for (int d = 0; d < w.ndims; ++d) {
+    if (d != k_dim && d != n_dim && w.dims[d] != 1) return refuse("the weights are a batch of matrices");
   }
   // Inner blocks: (kb of K,) then P of N, innermost.
   int64_t kb = 1;
-  if (nblks == 2 && (*indices)[0] == k_dim && (*indices)[1] == n_dim) {
-    kb = (*blocks)[0];
-  } else if (nblks != 1 || (*indices)[0] != n_dim) {
+  if (w.inner_nblks == 2 && w.inner_indices[0] == k_dim && w.inner_indices[1] == n_dim) {
+    kb = w.inner_blocks[0];
+  } else if (w.inner_nblks != 1 || w.inner_indices[0] != n_dim) {
     return refuse("the weights are not in panels of outputs");
   }
-  const int64_t panel = (*blocks)[nblks - 1];
+  const int64_t panel = w.inner_blocks[w.inner_nblks - 1];
   if (panel != 16 && panel != 32 && panel != 48 && panel != 64) {
     return refuse("the weights' panels are not 16, 32, 48 or 64 outputs wide");
   }
-  if ((*strides)[k_dim] != kb * panel || (*strides)[n_dim] < (*padded)[k_dim] * panel) {
+  if (w.strides[k_dim] != kb * panel || w.strides[n_dim] < w.dims[k_dim] * panel) {
     return refuse("a panel's rows of weights are not contiguous");
   }
-  shape->k = (*dims)[k_dim];
-  shape->n = (*dims)[n_dim];
+  shape->k = w.dims[k_dim];
+  shape->n = w.dims[n_dim];
   shape->panel = panel;
-  shape->panel_stride = (*strides)[n_dim];
+  shape->panel_stride = w.strides[n_dim];
   return true;
 }
 
