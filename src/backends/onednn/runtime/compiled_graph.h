@@ -134,10 +134,11 @@ struct Step {
     int32_t src, weights, bias, dst;  ///< memories (bias -1 if none)
     int64_t n, k;
   } row_dots;
-  /// src >= 0: a float32 matmul of one row on constant weights, which runs
-  /// as Kiln's own matrix-vector product over the weights in the layout the
-  /// primitive chose (panel_gemv_f32.h) instead of the primitive: memories
-  /// src (K floats), weights, bias (-1 if none) and dst (N floats).
+  /// src >= 0: a float32 matmul of one row or 1x1 convolution of one pixel
+  /// on constant weights, which runs as Kiln's own matrix-vector product
+  /// over the weights in the layout its primitive descriptor chose
+  /// (panel_gemv_f32.h); no primitive is made for it. Memories src (K
+  /// floats), weights, bias (-1 if none) and dst (N floats).
   struct PanelGemv {
     int32_t src, weights, bias, dst;
     PanelGemvF32 shape;

@@ -168,7 +168,8 @@ Error create_memories_and_primitives(CompiledGraph* compiled) {
     for (uint32_t a = 0; a < step.num_args; ++a) {
       step.exec_args[a] = dnnl_exec_arg_t{step.args[a].arg, compiled->memories[step.args[a].memory].memory};
     }
-    if (step.pd == nullptr) continue;
+    // A step Kiln's matrix-vector product runs needs no primitive (nor its JIT code).
+    if (step.pd == nullptr || step.panel_gemv.src >= 0) continue;
     ScopedThreads threads(step.single_thread ? 1 : omp_get_max_threads());
     const dnnl_status_t status = dnnl_primitive_create(&step.primitive, step.pd);
     if (status != dnnl_success) {
