@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <immintrin.h>
+
 #include "backends/onednn/runtime/packed_layout.h"
 
 namespace kiln::backends::onednn {
@@ -36,6 +38,40 @@ inline float exp_of(float v) {
   return p * scale;
 }
 
+// The P = 16 Z sums of one panel into v, on AVX-512: four sets of Z
+// registers (four consecutive k at a time), named so that they stay in
+// registers. GCC's code for the portable loop below keeps them in memory
+// at -O2 (about 18 GMAC/s on a squeeze-excitation's products).
+template <int Z>
+__attribute__((target("avx512f"))) void panel_sums_avx512(const float* x, const float* w, int64_t k, float* v) {
+  constexpr int P = 16 * Z;
+  __m512 a0[Z], a1[Z], a2[Z], a3[Z];
+#pragma GCC unroll 4
+  for (int z = 0; z < Z; ++z) a0[z] = a1[z] = a2[z] = a3[z] = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 4 <= k; i += 4) {
+    const float* row = w + i * P;
+    const __m512 x0 = _mm512_set1_ps(x[i]), x1 = _mm512_set1_ps(x[i + 1]);
+    const __m512 x2 = _mm512_set1_ps(x[i + 2]), x3 = _mm512_set1_ps(x[i + 3]);
+#pragma GCC unroll 4
+    for (int z = 0; z < Z; ++z) {
+      a0[z] = _mm512_fmadd_ps(_mm512_loadu_ps(row + 16 * z), x0, a0[z]);
+      a1[z] = _mm512_fmadd_ps(_mm512_loadu_ps(row + P + 16 * z), x1, a1[z]);
+      a2[z] = _mm512_fmadd_ps(_mm512_loadu_ps(row + 2 * P + 16 * z), x2, a2[z]);
+      a3[z] = _mm512_fmadd_ps(_mm512_loadu_ps(row + 3 * P + 16 * z), x3, a3[z]);
+    }
+  }
+  for (; i < k; ++i) {
+    const __m512 xi = _mm512_set1_ps(x[i]);
+#pragma GCC unroll 4
+    for (int z = 0; z < Z; ++z) a0[z] = _mm512_fmadd_ps(_mm512_loadu_ps(w + i * P + 16 * z), xi, a0[z]);
+  }
+#pragma GCC unroll 4
+  for (int z = 0; z < Z; ++z) {
+    _mm512_storeu_ps(v + 16 * z, _mm512_add_ps(_mm512_add_ps(a0[z], a1[z]), _mm512_add_ps(a2[z], a3[z])));
+  }
+}
+
 // One panel: P sums, four of them per column (four consecutive k at a time)
 // so that the adds of one chain do not wait on each other; the compiler keeps
 // them in vector registers (one clone per ISA). The activation runs over the
@@ -43,10 +79,14 @@ inline float exp_of(float v) {
 template <int P>
 __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(const PanelGemvF32& g, const float* x,
                                                                               const float* w, const float* bias,
-                                                                              float* y, int64_t valid) {
+                                                                              float* y, int64_t valid, bool avx512) {
   const int64_t k = g.k;
   float a0[P] = {}, a1[P] = {}, a2[P] = {}, a3[P] = {};
   int64_t i = 0;
+  if (avx512) {
+    panel_sums_avx512<P / 16>(x, w, k, a0);
+    i = k;
+  }
   for (; i + 4 <= k; i += 4) {
     const float* row = w + i * P;
     const float x0 = x[i], x1 = x[i + 1], x2 = x[i + 2], x3 = x[i + 3];
@@ -98,11 +138,12 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(con
 
 template <int P>
 void run_panels(const PanelGemvF32& g, const float* x, const float* weights, const float* bias, float* y,
-                int64_t first, int64_t last) {
+                int64_t first, int64_t last, PanelGemvF32::Path path) {
+  const bool avx512 = path == PanelGemvF32::Path::kAvx512;
   for (int64_t p = first; p < last; ++p) {
     const int64_t n0 = p * P;
     const int64_t valid = g.n - n0 < P ? g.n - n0 : P;
-    panel_dots<P>(g, x, weights + p * g.panel_stride, bias != nullptr ? bias + n0 : nullptr, y + n0, valid);
+    panel_dots<P>(g, x, weights + p * g.panel_stride, bias != nullptr ? bias + n0 : nullptr, y + n0, valid, avx512);
   }
 }
 
@@ -142,17 +183,22 @@ bool panel_gemv_f32_of(const_dnnl_memory_desc_t weights, int k_dim, int n_dim, P
   return true;
 }
 
+PanelGemvF32::Path PanelGemvF32::best_path() {
+  static const Path best = __builtin_cpu_supports("avx512f") ? Path::kAvx512 : Path::kPortable;
+  return best;
+}
+
 void run_panel_gemv_f32(const PanelGemvF32& g, const float* x, const float* weights, const float* bias, float* y,
-                        int64_t first, int64_t last) {
+                        int64_t first, int64_t last, PanelGemvF32::Path path) {
   switch (g.panel) {
     case 16:
-      return run_panels<16>(g, x, weights, bias, y, first, last);
+      return run_panels<16>(g, x, weights, bias, y, first, last, path);
     case 32:
-      return run_panels<32>(g, x, weights, bias, y, first, last);
+      return run_panels<32>(g, x, weights, bias, y, first, last, path);
     case 48:
-      return run_panels<48>(g, x, weights, bias, y, first, last);
+      return run_panels<48>(g, x, weights, bias, y, first, last, path);
     default:
-      return run_panels<64>(g, x, weights, bias, y, first, last);
+      return run_panels<64>(g, x, weights, bias, y, first, last, path);
   }
 }
 

@@ -28,7 +28,10 @@
 // sigmoid or a swish (x * sigmoid(alpha * x)).
 //
 // A pure function of its arguments: the plan checks the layout
-// (panel_gemv_f32_of), each call splits the panels over the threads.
+// (panel_gemv_f32_of), each call splits the panels over the threads. The
+// sums run on AVX-512 intrinsics where the CPU has them (the portable loop,
+// which GCC vectorizes at -O2 with its sums in memory, reaches about 18
+// GMAC/s on a squeeze-excitation's products), else on the portable loop.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +50,10 @@ struct PanelGemvF32 {
   /// kRelu: alpha the negative slope; kClip: [alpha, beta]; kHardSwish and
   /// kSwish: as above.
   float alpha = 0, beta = 0;
+
+  /// The instructions the sums run on: the CPU's best by default.
+  enum class Path { kPortable, kAvx512 };
+  static Path best_path();
 };
 
 /// Panels of P columns: ceil(n / P).
@@ -60,6 +67,6 @@ bool panel_gemv_f32_of(const_dnnl_memory_desc_t weights, int k_dim, int n_dim, P
 /// Outputs of panels [first, last): y[n] for n in [first * P, min(last * P, N)).
 /// `x` holds K floats, `bias` N floats or is null.
 void run_panel_gemv_f32(const PanelGemvF32& g, const float* x, const float* weights, const float* bias, float* y,
-                        int64_t first, int64_t last);
+                        int64_t first, int64_t last, PanelGemvF32::Path path = PanelGemvF32::best_path());
 
 }  // namespace kiln::backends::onednn

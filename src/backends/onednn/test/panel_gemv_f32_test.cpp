@@ -74,6 +74,12 @@ std::vector<float> packed_weights(const std::vector<float>& w, int64_t k, int64_
   return packed(transposed, {n, k, 1, 1}, layout.tag, desc, holder);
 }
 
+std::vector<PanelGemvF32::Path> gemv_paths() {
+  std::vector<PanelGemvF32::Path> all = {PanelGemvF32::Path::kPortable};
+  if (PanelGemvF32::best_path() == PanelGemvF32::Path::kAvx512) all.push_back(PanelGemvF32::Path::kAvx512);
+  return all;
+}
+
 TEST(PanelGemvF32Test, MatchesAPlainLoopInEveryPanelWidth) {
   for (const Layout layout : {Layout{dnnl_BA16a64b, 64, false}, Layout{dnnl_BA16a48b, 48, false},
                               Layout{dnnl_BA16a32b, 32, false}, Layout{dnnl_BA16a16b, 16, false},
@@ -98,25 +104,28 @@ TEST(PanelGemvF32Test, MatchesAPlainLoopInEveryPanelWidth) {
         EXPECT_EQ(shape.n, n);
         EXPECT_EQ(shape.panel, layout.panel);
         const int64_t panels = panel_gemv_f32_panels(shape);
-        for (const bool with_bias : {false, true}) {
-          // The panels in up to three ranges, as threads would take them.
-          std::vector<float> y(static_cast<size_t>(n) + 1, 7.0f);  // one past the end, left alone
-          const int64_t cut1 = panels / 3, cut2 = 2 * panels / 3;
-          const float* b = with_bias ? bias.data() : nullptr;
-          run_panel_gemv_f32(shape, x.data(), weights.data(), b, y.data(), 0, cut1);
-          run_panel_gemv_f32(shape, x.data(), weights.data(), b, y.data(), cut1, cut2);
-          run_panel_gemv_f32(shape, x.data(), weights.data(), b, y.data(), cut2, panels);
-          for (int64_t j = 0; j < n; ++j) {
-            double expected = with_bias ? bias[static_cast<size_t>(j)] : 0.0;
-            double magnitude = std::fabs(expected);
-            for (int64_t i = 0; i < k; ++i) {
-              const double term = static_cast<double>(x[static_cast<size_t>(i)]) * w[static_cast<size_t>(i * n + j)];
-              expected += term;
-              magnitude += std::fabs(term);
+        for (const PanelGemvF32::Path path : gemv_paths()) {
+          for (const bool with_bias : {false, true}) {
+            // The panels in up to three ranges, as threads would take them.
+            std::vector<float> y(static_cast<size_t>(n) + 1, 7.0f);  // one past the end, left alone
+            const int64_t cut1 = panels / 3, cut2 = 2 * panels / 3;
+            const float* b = with_bias ? bias.data() : nullptr;
+            run_panel_gemv_f32(shape, x.data(), weights.data(), b, y.data(), 0, cut1, path);
+            run_panel_gemv_f32(shape, x.data(), weights.data(), b, y.data(), cut1, cut2, path);
+            run_panel_gemv_f32(shape, x.data(), weights.data(), b, y.data(), cut2, panels, path);
+            for (int64_t j = 0; j < n; ++j) {
+              double expected = with_bias ? bias[static_cast<size_t>(j)] : 0.0;
+              double magnitude = std::fabs(expected);
+              for (int64_t i = 0; i < k; ++i) {
+                const double term = static_cast<double>(x[static_cast<size_t>(i)]) * w[static_cast<size_t>(i * n + j)];
+                expected += term;
+                magnitude += std::fabs(term);
+              }
+              ASSERT_NEAR(y[static_cast<size_t>(j)], expected, 1e-5 * magnitude + 1e-6)
+                  << at << ", path " << static_cast<int>(path) << ", column " << j;
             }
-            ASSERT_NEAR(y[static_cast<size_t>(j)], expected, 1e-5 * magnitude + 1e-6) << at << ", column " << j;
+            EXPECT_EQ(y[static_cast<size_t>(n)], 7.0f) << at;
           }
-          EXPECT_EQ(y[static_cast<size_t>(n)], 7.0f) << at;
         }
       }
     }
@@ -155,19 +164,21 @@ TEST(PanelGemvF32Test, AppliesItsActivationToEachResult) {
     shape.activation = c.activation;
     shape.alpha = c.alpha;
     shape.beta = c.beta;
-    std::vector<float> y(static_cast<size_t>(n));
-    run_panel_gemv_f32(shape, x.data(), weights.data(), bias.data(), y.data(), 0, panel_gemv_f32_panels(shape));
-    int negative = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      float sum = bias[static_cast<size_t>(j)];
-      for (int64_t i = 0; i < k; ++i) sum += w[static_cast<size_t>(i * n + j)];
-      negative += sum < 0;
-      const float expected = c.expected(sum, c.alpha, c.beta);
-      EXPECT_NEAR(y[static_cast<size_t>(j)], expected, 1e-5f + 1e-6f * std::fabs(expected))
-          << static_cast<int>(c.activation) << ", column " << j;
+    for (const PanelGemvF32::Path path : gemv_paths()) {
+      std::vector<float> y(static_cast<size_t>(n));
+      run_panel_gemv_f32(shape, x.data(), weights.data(), bias.data(), y.data(), 0, panel_gemv_f32_panels(shape), path);
+      int negative = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = bias[static_cast<size_t>(j)];
+        for (int64_t i = 0; i < k; ++i) sum += w[static_cast<size_t>(i * n + j)];
+        negative += sum < 0;
+        const float expected = c.expected(sum, c.alpha, c.beta);
+        EXPECT_NEAR(y[static_cast<size_t>(j)], expected, 1e-5f + 1e-6f * std::fabs(expected))
+            << static_cast<int>(c.activation) << ", column " << j;
+      }
+      EXPECT_GT(negative, 0);
+      EXPECT_LT(negative, n);
     }
-    EXPECT_GT(negative, 0);
-    EXPECT_LT(negative, n);
   }
 }
 
