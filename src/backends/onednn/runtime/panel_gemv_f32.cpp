@@ -73,9 +73,10 @@ __attribute__((target("avx512f"))) void panel_sums_avx512(const float* x, const 
 }
 
 // One panel: P sums, four of them per column (four consecutive k at a time)
-// so that the adds of one chain do not wait on each other; the compiler keeps
-// them in vector registers (one clone per ISA). The activation runs over the
-// whole panel, a trip count the vectorizer knows.
+// so that the adds of one chain do not wait on each other: on AVX-512 by
+// panel_sums_avx512, elsewhere by the portable loop (one clone per ISA; its
+// sums stay in memory at -O2). The activation runs over the whole panel, a
+// trip count the vectorizer knows.
 template <int P>
 __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(const PanelGemvF32& g, const float* x,
                                                                               const float* w, const float* bias,
