@@ -16,12 +16,13 @@
 
 namespace kiln::llm {
 
-namespace {
-
-// The ids a post-processor puts around a text's own when special tokens are asked for.
+// The ids a post-processor puts around a text's own when special tokens are
+// asked for (a member of Tokenizer::Impl, so not in the anonymous namespace).
 struct SpecialTokensAround {
   std::vector<int32_t> before, after;
 };
+
+namespace {
 
 int32_t read_id(const JsonField& field) {
   const int64_t id = field.integer();

@@ -9,14 +9,6 @@
 namespace kiln::aot::passes {
 namespace {
 
-ArgumentList ints(const std::vector<int64_t>& values) { return ints_argument(values); }
-
-std::vector<int64_t> sizes_of(Rewriter& r, Node* node) {
-  const TensorMeta& meta = node->meta.tensor();
-  if (!meta.is_static()) r.fail("needs static sizes, got " + meta.to_string());
-  return meta.static_sizes();
-}
-
 std::vector<int64_t> int_list(const Argument& value, size_t n) {
   std::vector<int64_t> out;
   for (const Argument& item : expand_int_list(value, n)) out.push_back(item.to_int());

@@ -12,18 +12,6 @@
 namespace kiln::aot::passes {
 namespace {
 
-ArgumentList ints(const std::vector<int64_t>& values) {
-  ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
-
-std::vector<int64_t> sizes_of(Rewriter& r, Node* node) {
-  const TensorMeta& meta = node->meta.tensor();
-  if (!meta.is_static()) r.fail("needs static sizes, got " + meta.to_string());
-  return meta.static_sizes();
-}
-
 ScalarType dtype_of(Node* node) { return node->meta.tensor().dtype; }
 
 // copy(self, src): src in self's dtype, broadcast to self's sizes.
@@ -38,7 +26,7 @@ ArgumentList index_at(Rewriter& r, int64_t dim, Node* index) {
   const size_t rank = std::max<size_t>(r.tensor_arg(0)->meta.tensor().rank(), 1);
   ArgumentList indices(static_cast<size_t>(normalize_dim(dim, rank, "index")), None{});
   if (index->meta.tensor().rank() == 0) index = r.op("aten::unsqueeze", {index, int64_t{0}});
-  indices.push_back(index);
+  indices.emplace_back(index);
   return indices;
 }
 

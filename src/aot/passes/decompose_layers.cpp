@@ -13,14 +13,6 @@
 namespace kiln::aot::passes {
 namespace {
 
-ArgumentList ints(const std::vector<int64_t>& values) {
-  ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
-
-size_t rank_of(Node* node) { return node->meta.tensor().rank(); }
-
 // `v` ([C]) viewed to broadcast along dim 1 of a rank-`rank` tensor.
 Node* per_channel(Rewriter& r, const Argument& v, size_t rank) {
   std::vector<int64_t> shape(rank, 1);

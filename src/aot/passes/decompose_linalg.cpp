@@ -12,20 +12,6 @@
 namespace kiln::aot::passes {
 namespace {
 
-ArgumentList ints(const std::vector<int64_t>& values) {
-  ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
-
-std::vector<int64_t> sizes_of(Rewriter& r, Node* node) {
-  const TensorMeta& meta = node->meta.tensor();
-  if (!meta.is_static()) r.fail("needs static sizes, got " + meta.to_string());
-  return meta.static_sizes();
-}
-
-size_t rank_of(Node* node) { return node->meta.tensor().rank(); }
-
 // The p-norm over `dims` through linalg_vector_norm (which decomposes), its
 // meta computed here: linalg_vector_norm has a rule, not a meta rule.
 Node* vector_norm(Rewriter& r, Node* x, const Argument& p, const std::vector<int64_t>& dims, bool keepdim, const Argument& dtype) {

@@ -12,12 +12,6 @@
 namespace kiln::aot::passes {
 namespace {
 
-ArgumentList ints(const std::vector<int64_t>& values) {
-  ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
-
 // The input with the reduced dim last: [lines..., n]. dim None flattens it.
 Node* lines_of(Rewriter& r, Node* x, const Argument& dim) {
   const size_t rank = x->meta.tensor().rank();

@@ -16,8 +16,6 @@ Argument all_dims(size_t rank) {
   return dims;
 }
 
-size_t rank_of(Node* node) { return node->meta.tensor().rank(); }
-
 Node* variance(Rewriter& r, const Argument& dim, const Argument& correction, const Argument& keepdim) {
   return r.op("aten::var.correction", {r.arg(0), dim}, {{"correction", correction}, {"keepdim", keepdim}});
 }
@@ -161,11 +159,6 @@ Node* tensordot(Rewriter& r, Node* a, Node* b, std::vector<int64_t> dims_a, std:
   for (int64_t d = 0; d < static_cast<int64_t>(sb.size()); ++d) {
     if (std::find(dims_b.begin(), dims_b.end(), d) == dims_b.end()) free_b.push_back(d);
   }
-  const auto ints = [](const std::vector<int64_t>& v) {
-    ArgumentList list;
-    for (int64_t x : v) list.emplace_back(x);
-    return list;
-  };
   std::vector<int64_t> order_a = free_a, order_b = dims_b;
   order_a.insert(order_a.end(), dims_a.begin(), dims_a.end());
   order_b.insert(order_b.end(), free_b.begin(), free_b.end());

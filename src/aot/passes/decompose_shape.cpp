@@ -12,18 +12,6 @@
 namespace kiln::aot::passes {
 namespace {
 
-ArgumentList ints(const std::vector<int64_t>& values) {
-  ArgumentList list;
-  for (int64_t v : values) list.emplace_back(v);
-  return list;
-}
-
-std::vector<int64_t> sizes_of(Rewriter& r, Node* node) {
-  const TensorMeta& meta = node->meta.tensor();
-  if (!meta.is_static()) r.fail("needs static sizes, got " + meta.to_string());
-  return meta.static_sizes();
-}
-
 Node* arange(Rewriter& r, int64_t n) { return r.op("aten::arange.start_step", {int64_t{0}, n}); }
 
 // The mask of a triangle of the last two dims: col - row <= k (tril) or >= k (triu).

@@ -260,10 +260,18 @@ std::string canonical_target(const std::string& target) {
   return schema == nullptr ? target : schema->qualified_name();
 }
 
-ArgumentList ints_argument(const std::vector<int64_t>& values) {
+ArgumentList ints(const std::vector<int64_t>& values) {
   ArgumentList list;
   for (int64_t v : values) list.emplace_back(v);
   return list;
 }
+
+std::vector<int64_t> sizes_of(Rewriter& r, Node* node) {
+  const TensorMeta& meta = node->meta.tensor();
+  if (!meta.is_static()) r.fail("needs static sizes, got " + meta.to_string());
+  return meta.static_sizes();
+}
+
+size_t rank_of(Node* node) { return node->meta.tensor().rank(); }
 
 }  // namespace kiln::aot::passes

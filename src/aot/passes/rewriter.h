@@ -67,7 +67,11 @@ class Rewriter {
 };
 
 /// An int[] argument holding `values`.
-ArgumentList ints_argument(const std::vector<int64_t>& values);
+ArgumentList ints(const std::vector<int64_t>& values);
+/// The static sizes of tensor `node`; fails the rewrite for symbolic ones.
+std::vector<int64_t> sizes_of(Rewriter& r, Node* node);
+/// The rank of tensor `node`.
+size_t rank_of(Node* node);
 /// Replaces every reference to `node` in its users' arguments (lists too) by `value`.
 void replace_uses_with_literal(Node* node, const Argument& value);
 /// Normalizes `dim` against `rank` (Python's negative dims); throws naming `where`.

@@ -55,10 +55,10 @@ bool step_slices_as_crops(ExportedProgram& program) {
     std::vector<int64_t> grouped(in->begin(), in->end());
     grouped[dim] = size / step;
     grouped.insert(grouped.begin() + static_cast<std::ptrdiff_t>(dim) + 1, step);
-    Node* view = r.op("aten::view", {r.arg(0), passes::ints_argument(grouped)});
+    Node* view = r.op("aten::view", {r.arg(0), passes::ints(grouped)});
     Node* picked = r.op("aten::slice_copy.Tensor", {view, static_cast<int64_t>(dim) + 1, offset, offset + 1});
     Node* groups = r.op("aten::slice_copy.Tensor", {picked, static_cast<int64_t>(dim), group, group + count});
-    r.replace_with(r.op("aten::view", {groups, passes::ints_argument(*out)}));
+    r.replace_with(r.op("aten::view", {groups, passes::ints(*out)}));
     changed = true;
   }
   if (changed) update_signature_from_graph(program);  // a returned slice has a new name

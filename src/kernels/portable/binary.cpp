@@ -201,7 +201,7 @@ void compute_add(Arith op, const Operand (&in)[2], const Tensor& out, const EVal
 template <typename T>
 void compute_rounding_division(Arith op, const Operand (&in)[2], const Tensor& out) {
   using K = util::compute_t<T>;
-  if constexpr (util::is_16bit_float_v<T>) {
+  if constexpr (util::is_half_v<T>) {
     // Each step rounds to T, unless other is read at float precision (a
     // single element), as PyTorch computes these.
     if (!in[1].exact) {
@@ -240,7 +240,7 @@ void compute_pow(const Operand (&in)[2], const Tensor& out, const EValue* expone
     // PyTorch, where 1e10f ** -1.95 is not 1e10f ** -1.95f); a 16-bit base
     // rounds it to its dtype.
     double e = exponent->toScalarAsDouble();
-    if constexpr (util::is_16bit_float_v<T>) e = util::convert<float>(util::scalar_to<T>(*exponent));
+    if constexpr (util::is_half_v<T>) e = util::convert<float>(util::scalar_to<T>(*exponent));
     map_arith<T>(in, out, [e](K x, K) { return static_cast<K>(std::pow(static_cast<double>(x), e)); });
   }
 }

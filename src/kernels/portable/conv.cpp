@@ -298,7 +298,7 @@ void forward_rows(const ForwardBlock<T>& b, int64_t oy_begin, int64_t oy_end) {
 
 // Output rows handled per pass over the channel blocks, so that the input
 // rows they read are still in cache for the next block.
-constexpr int64_t kRowBlock = 8;
+constexpr int64_t kOutputRowBlock = 8;
 
 template <typename T>
 void conv_forward(const T* input, const T* weight, const T* bias, T* output, const ConvGeometry& g) {
@@ -316,8 +316,8 @@ void conv_forward(const T* input, const T* weight, const T* bias, T* output, con
         const int64_t id0 = od * g.stride_d - g.pad_d;
         int64_t kd_lo, kd_hi;
         tap_range(id0, g.dilation_d, g.in_d, g.k_d, &kd_lo, &kd_hi);
-        for (int64_t oy = 0; oy < g.out_h; oy += kRowBlock) {
-          const int64_t oy_end = std::min(g.out_h, oy + kRowBlock);
+        for (int64_t oy = 0; oy < g.out_h; oy += kOutputRowBlock) {
+          const int64_t oy_end = std::min(g.out_h, oy + kOutputRowBlock);
           for (int64_t ocg = 0; ocg < out_per_group;) {
             const int64_t oc = group * out_per_group + ocg;
             const ForwardBlock<T> block{

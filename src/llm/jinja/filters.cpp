@@ -16,8 +16,7 @@ namespace {
 
 using FilterFunction = Value (*)(const Value& subject, const CallArguments& call);
 using TestFunction = bool (*)(const Value& subject, const CallArguments& call);
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using unicode::is_digit;
 
 // Follows a dotted path (`"function.name"`, `"0"`) as Jinja's attribute
 // getters for map, selectattr, join and friends do.

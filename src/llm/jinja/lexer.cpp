@@ -8,7 +8,8 @@
 namespace kiln::llm::jinja {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using unicode::is_digit;
+
 bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 int hex_digit(char c) {

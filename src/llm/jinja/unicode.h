@@ -19,6 +19,9 @@ void append_utf8(std::string& out, char32_t code_point);
 /// Number of code points in `utf8` (Python's `len(str)`).
 size_t length(std::string_view utf8);
 
+/// An ASCII digit, 0 to 9.
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
 /// Python's `str.isspace()` for one code point.
 bool is_space(char32_t c);
 

@@ -17,6 +17,37 @@
 
 namespace kiln::runtime {
 
+// What a MethodSession's state holds (members of MethodSession::State, so
+// outside the anonymous namespace).
+
+/// Everything the method's memory manager points into, malloc'd here.
+struct SessionMemory {
+  std::vector<std::vector<uint8_t>> planned;
+  std::vector<Span<uint8_t>> planned_spans;
+  std::unique_ptr<HierarchicalAllocator> planned_memory;
+  /// Each allocation its own block: a method (and a delegate's weights,
+  /// which oneDNN keeps there) is loaded once, whatever it needs.
+  std::unique_ptr<MallocMemoryAllocator> method_allocator;
+  std::unique_ptr<uint8_t[]> temp_pool;
+  std::unique_ptr<MemoryAllocator> temp_allocator;
+  std::unique_ptr<MemoryManager> manager;
+};
+
+/// A tensor input: its array (in the input's dim order) and the metadata a
+/// runtime Tensor points at.
+struct SessionInputTensor {
+  NpyArray array;
+  std::vector<SizesType> sizes;
+  std::vector<DimOrderType> dim_order;
+  std::vector<StridesType> strides;
+  std::unique_ptr<TensorImpl> impl;
+};
+
+struct SessionInputs {
+  std::vector<std::unique_ptr<SessionInputTensor>> tensors;
+  std::vector<EValue> values;
+};
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -29,22 +60,9 @@ std::string input_name(size_t index) { return "input " + std::to_string(index); 
 
 // ---------------------------------------------------------------- memory
 
-/// Everything the method's memory manager points into, malloc'd here.
-struct MethodMemory {
-  std::vector<std::vector<uint8_t>> planned;
-  std::vector<Span<uint8_t>> planned_spans;
-  std::unique_ptr<HierarchicalAllocator> planned_memory;
-  /// Each allocation its own block: a method (and a delegate's weights,
-  /// which oneDNN keeps there) is loaded once, whatever it needs.
-  std::unique_ptr<MallocMemoryAllocator> method_allocator;
-  std::unique_ptr<uint8_t[]> temp_pool;
-  std::unique_ptr<MemoryAllocator> temp_allocator;
-  std::unique_ptr<MemoryManager> manager;
-};
-
 constexpr size_t kTempBytes = size_t{16} << 20;
 
-Error allocate(const MethodMeta& meta, MethodMemory& memory) {
+Error allocate(const MethodMeta& meta, SessionMemory& memory) {
   for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
     KILN_ASSIGN_OR_RETURN(const int64_t size, meta.memory_planned_buffer_size(i));
     KILN_CHECK_OR_LOG_RETURN(size >= 0, InvalidProgram, "planned buffer %zu has a negative size", i);
@@ -65,21 +83,6 @@ Error allocate(const MethodMeta& meta, MethodMemory& memory) {
 
 // ---------------------------------------------------------------- inputs
 
-/// A tensor input: its array (in the input's dim order) and the metadata a
-/// runtime Tensor points at.
-struct InputTensor {
-  NpyArray array;
-  std::vector<SizesType> sizes;
-  std::vector<DimOrderType> dim_order;
-  std::vector<StridesType> strides;
-  std::unique_ptr<TensorImpl> impl;
-};
-
-struct Inputs {
-  std::vector<std::unique_ptr<InputTensor>> tensors;
-  std::vector<EValue> values;
-};
-
 /// `array`'s row-major bytes moved to the places `strides` give them.
 std::vector<uint8_t> permuted(const NpyArray& array, const std::vector<StridesType>& strides) {
   const size_t width = element_size(array.dtype);
@@ -98,8 +101,8 @@ std::vector<uint8_t> permuted(const NpyArray& array, const std::vector<StridesTy
 }
 
 /// A runtime tensor over `array` laid out in the input's dim order.
-Result<std::unique_ptr<InputTensor>> wrap(NpyArray array, const TensorInfo& info) {
-  auto input = std::make_unique<InputTensor>();
+Result<std::unique_ptr<SessionInputTensor>> wrap(NpyArray array, const TensorInfo& info) {
+  auto input = std::make_unique<SessionInputTensor>();
   for (int64_t size : array.sizes) input->sizes.push_back(static_cast<SizesType>(size));
   input->dim_order.assign(info.dim_order().begin(), info.dim_order().end());
   input->strides.resize(input->sizes.size());
@@ -131,10 +134,10 @@ Result<EValue> prim_input(size_t index, Tag tag, const NpyArray& array) {
   }
 }
 
-Result<Inputs> make_inputs(const MethodMeta& meta, std::vector<NpyArray> arrays) {
+Result<SessionInputs> make_inputs(const MethodMeta& meta, std::vector<NpyArray> arrays) {
   KILN_CHECK_OR_LOG_RETURN(arrays.size() == meta.num_inputs(), InvalidArgument,
                            "%zu inputs given, but the method takes %zu", arrays.size(), meta.num_inputs());
-  Inputs inputs;
+  SessionInputs inputs;
   for (size_t i = 0; i < arrays.size(); ++i) {
     KILN_ASSIGN_OR_RETURN(const Tag tag, meta.input_tag(i));
     if (tag == Tag::None) {
@@ -147,7 +150,7 @@ Result<Inputs> make_inputs(const MethodMeta& meta, std::vector<NpyArray> arrays)
       const NpyArray& array = arrays[i];
       const Span<const int64_t> sizes(array.sizes.data(), array.sizes.size());
       KILN_TRY(check_input(i, info, array.dtype, sizes, describe_tensor(array.dtype, array.sizes)));
-      KILN_ASSIGN_OR_RETURN(std::unique_ptr<InputTensor> tensor, wrap(std::move(arrays[i]), info));
+      KILN_ASSIGN_OR_RETURN(std::unique_ptr<SessionInputTensor> tensor, wrap(std::move(arrays[i]), info));
       inputs.values.emplace_back(Tensor(tensor->impl.get()));
       inputs.tensors.push_back(std::move(tensor));
     }
@@ -366,9 +369,9 @@ Result<MethodMeta> LoadedProgram::method_meta(const std::string& method) const {
 /// method points at the memory).
 struct MethodSession::State {
   std::string method_name;
-  MethodMemory memory;
+  SessionMemory memory;
   std::optional<Method> method;
-  Inputs inputs;
+  SessionInputs inputs;
 };
 
 MethodSession::MethodSession(std::shared_ptr<const LoadedProgram> program, std::unique_ptr<State> state)
@@ -445,7 +448,7 @@ Error MethodSession::set_input_values(std::vector<EValue> values) {
                              InvalidArgument, "input %zu is laid out in another dim order than the method's (%s)", i,
                              describe_tensor_info(info).c_str());
   }
-  state_->inputs = Inputs{{}, std::move(values)};
+  state_->inputs = SessionInputs{{}, std::move(values)};
   return Error::Ok;
 }
 

@@ -149,6 +149,12 @@ ScalarType ResultType::result() const {
   return type;
 }
 
+void check_float_input(const Call& call, size_t i) {
+  if (!is_float_input(call.tensor(i).dtype)) {
+    call.fail(call.arg_name(i) + " must be float32, float16 or bfloat16, got " + call.tensor(i).to_string());
+  }
+}
+
 bool is_number(const Argument& arg) {
   if (arg.is_int() || arg.is_double() || arg.is_bool()) return true;
   return arg.is_node() && std::holds_alternative<SymExpr>(arg.node()->meta.val);

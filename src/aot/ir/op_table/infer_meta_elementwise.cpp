@@ -9,8 +9,6 @@
 namespace kiln::aot::meta {
 namespace {
 
-bool is_integral(ScalarType type) { return runtime::is_integral_type(type, /*include_bool=*/true); }
-
 TensorMeta with_sizes(ScalarType dtype, std::vector<SymExpr> sizes) { return TensorMeta(dtype, std::move(sizes)); }
 
 ValueMeta same_as_self(const Call& c) { return with_sizes(c.tensor(0).dtype, c.tensor(0).sizes); }

@@ -12,17 +12,6 @@
 namespace kiln::aot::meta {
 namespace {
 
-bool is_float_input(ScalarType t) {
-  return t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16;
-}
-
-void check_float_input(const Call& c, size_t i) {
-  const TensorMeta& t = c.tensor(i);
-  if (!is_float_input(t.dtype)) {
-    c.fail(c.arg_name(i) + " must be float32, float16 or bfloat16, got " + dtype_name(t.dtype));
-  }
-}
-
 ScalarType quantized_dtype(const Call& c, size_t i) {
   const std::optional<ScalarType> dtype = c.dtype(i);
   if (!dtype) c.fail(c.arg_name(i) + " must be a dtype, got None");

@@ -7,8 +7,6 @@
 namespace kiln::aot::meta {
 namespace {
 
-bool is_integral(ScalarType type) { return runtime::is_integral_type(type, /*include_bool=*/true); }
-
 // sum, prod and cumsum accumulate integers in int64.
 ScalarType accumulating_dtype(const Call& c, size_t dtype_arg) {
   if (auto dtype = c.dtype(dtype_arg)) return *dtype;

@@ -87,6 +87,15 @@ class ResultType {
   bool empty_ = true;
 };
 
+/// An integer or bool dtype.
+inline bool is_integral(ScalarType type) { return runtime::is_integral_type(type, /*include_bool=*/true); }
+/// The float dtypes the quantization ops take: float32, float16, bfloat16.
+inline bool is_float_input(ScalarType type) {
+  return type == ScalarType::Float || type == ScalarType::Half || type == ScalarType::BFloat16;
+}
+/// Fails the call unless tensor argument `i` has one of is_float_input's dtypes.
+void check_float_input(const Call& call, size_t i);
+
 /// True for a Python number argument (int, float, bool or SymInt node).
 bool is_number(const Argument& arg);
 /// The broadcast of `shapes` (NumPy's rules; a symbol meets 1 or itself).

@@ -14,10 +14,6 @@
 namespace kiln::aot::meta {
 namespace {
 
-bool is_float_input(ScalarType t) {
-  return t == ScalarType::Float || t == ScalarType::Half || t == ScalarType::BFloat16;
-}
-
 // How one dim of the input splits into blocks.
 struct BlockDim {
   SymExpr blocks;     // the number of blocks along the dim
@@ -78,7 +74,7 @@ void check_params(const Call& c, size_t arg, const std::vector<BlockDim>& dims, 
 }
 
 // torchao's integer dtypes (_DTYPE_TO_QVALUE_BOUNDS, less the sub-byte ones Kiln has no dtype for).
-ScalarType quantized_dtype(const Call& c, size_t i) {
+ScalarType torchao_dtype(const Call& c, size_t i) {
   const std::optional<ScalarType> dtype = c.dtype(i);
   if (!dtype) c.fail(c.arg_name(i) + " must be a dtype, got None");
   if (!quant_range_of(*dtype) || *dtype == ScalarType::UInt16) {
@@ -98,17 +94,11 @@ void check_bounds(const Call& c, size_t min_arg, ScalarType dtype) {
   if (const std::string why = check_quant_range(quant_min, quant_max, dtype); !why.empty()) c.fail(why);
 }
 
-void check_float_input(const Call& c, size_t i) {
-  if (!is_float_input(c.tensor(i).dtype)) {
-    c.fail(c.arg_name(i) + " must be float32, float16 or bfloat16, got " + c.tensor(i).to_string());
-  }
-}
-
 // quantize_affine(input, block_size, scale, zero_point?, output_dtype, quant_min=None, quant_max=None)
 ValueMeta quantize_affine(const Call& c) {
   check_float_input(c, 0);
   const std::vector<BlockDim> dims = block_dims(c, 0, 1);
-  const ScalarType dtype = quantized_dtype(c, 4);
+  const ScalarType dtype = torchao_dtype(c, 4);
   check_bounds(c, 5, dtype);
   check_params(c, 2, dims, false);
   check_params(c, 3, dims, true);
@@ -118,7 +108,7 @@ ValueMeta quantize_affine(const Call& c) {
 // dequantize_affine(input, block_size, scale, zero_point?, input_dtype, quant_min=None, quant_max=None,
 // output_dtype=float32)
 ValueMeta dequantize_affine(const Call& c) {
-  const ScalarType dtype = quantized_dtype(c, 4);
+  const ScalarType dtype = torchao_dtype(c, 4);
   if (c.tensor(0).dtype != dtype) {
     c.fail("argument 'input' is " + dtype_name(c.tensor(0).dtype) + " but argument 'input_dtype' says " +
            dtype_name(dtype));
@@ -148,7 +138,7 @@ ValueMeta choose_qparams_affine(const Call& c) {
            to_string(c.arg(1)));
   }
   const std::vector<BlockDim> dims = block_dims(c, 0, 2);
-  check_bounds(c, 4, quantized_dtype(c, 3));
+  check_bounds(c, 4, torchao_dtype(c, 3));
   if (!c.is_none(6) && !(c.number(6) > 0)) c.fail("argument 'eps' must be positive, got " + to_string(c.arg(6)));
   const bool keepdim = c.boolean(9);
   std::vector<SymExpr> sizes;

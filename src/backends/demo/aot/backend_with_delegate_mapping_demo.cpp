@@ -83,7 +83,7 @@ aot::PreprocessResult BackendWithDelegateMappingDemo::preprocess(const aot::Expo
 }
 
 namespace {
-const aot::BackendRegistration registration(std::make_unique<BackendWithDelegateMappingDemo>());
+const aot::BackendRegistration delegate_mapping_demo_registration(std::make_unique<BackendWithDelegateMappingDemo>());
 }  // namespace
 
 }  // namespace kiln::backends::demo

@@ -295,7 +295,7 @@ std::vector<aot::HostTensor> run_demo_blob(const std::vector<uint8_t>& blob, con
 }
 
 namespace {
-const aot::BackendRegistration registration(std::make_unique<DemoBackend>());
+const aot::BackendRegistration demo_backend_registration(std::make_unique<DemoBackend>());
 }  // namespace
 
 }  // namespace kiln::backends::demo

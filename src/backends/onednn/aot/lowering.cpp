@@ -13,7 +13,7 @@ using aot::Node;
 
 namespace {
 
-std::vector<int64_t> sizes_of(const Node* node) {
+std::vector<int64_t> result_sizes(const Node* node) {
   const aot::ValueMeta& val = node->meta.val;
   if (const auto* meta = std::get_if<aot::TensorMeta>(&val)) return meta->static_sizes();
   throw AotError("OneDnnBackend: '" + node->name() + "' is not a tensor");
@@ -322,7 +322,7 @@ void GraphWriter::bind_outputs() {
     auto copy = std::make_unique<fb::OperationT>();
     copy->op.Set(fb::ReorderT());
     copy->inputs = {value};
-    copy->outputs = {add_value(sizes_of(results[i].node()), fb::ValueKind::Output, static_cast<uint32_t>(i))};
+    copy->outputs = {add_value(result_sizes(results[i].node()), fb::ValueKind::Output, static_cast<uint32_t>(i))};
     mark_runtime_dim(results[i].node(), copy->outputs[0]);
     copy->debug_id = -1;
     copy->name = results[i].node()->name();

@@ -27,16 +27,6 @@ bool visit_every_dtype(runtime::ScalarType t, F&& f) {
 /// The reductions of scatter_reduce.
 enum class Reduce { Sum, Prod, Mean, Max, Min };
 
-/// NaN, for any element type (false for integers and bool).
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (is_float_like_v<T>) {
-    return std::isnan(static_cast<double>(v));
-  } else {
-    return false;
-  }
-}
-
 /// The slot `a` combined with an incoming `b` as PyTorch's CPU kernels step:
 /// in T (the 16-bit floats computed in float and rounded each step), integers
 /// wrapping, bool as logic. An incoming NaN replaces the slot; one already

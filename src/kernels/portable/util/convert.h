@@ -41,13 +41,6 @@ bool visit_convertible(runtime::ScalarType t, F&& f) {
   }
 }
 
-template <typename T>
-constexpr bool is_half_v = std::is_same_v<T, runtime::Half> || std::is_same_v<T, runtime::BFloat16>;
-template <typename T>
-constexpr bool is_float_like_v = std::is_floating_point_v<T> || is_half_v<T>;
-template <typename T>
-constexpr bool is_integer_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
 namespace internal {
 
 // A double truncated toward zero into an integer type. In range of int32

@@ -11,6 +11,7 @@
 // A visit_* returns false, without calling `f`, for a dtype outside its set.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -41,6 +42,23 @@ inline bool is_half(runtime::ScalarType t) {
 inline bool is_floating_or_half(runtime::ScalarType t) { return is_floating(t) || is_half(t); }
 inline bool is_real_or_half(runtime::ScalarType t) { return is_real(t) || is_half(t); }
 inline bool is_real_or_bool_or_half(runtime::ScalarType t) { return is_real_or_bool(t) || is_half(t); }
+
+/// The 16-bit floats (Half, BFloat16), the floating types with them, and the
+/// integer types without bool.
+template <typename T>
+constexpr bool is_half_v = std::is_same_v<T, runtime::Half> || std::is_same_v<T, runtime::BFloat16>;
+template <typename T>
+constexpr bool is_float_like_v = std::is_floating_point_v<T> || is_half_v<T>;
+template <typename T>
+constexpr bool is_integer_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+/// True for a NaN; false for every value of a type without NaN.
+template <typename T>
+inline bool is_nan(T value) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(value);
+  else if constexpr (is_half_v<T>) return std::isnan(static_cast<float>(value));
+  else return false;
+}
 
 /// The type arithmetic on a T is done in: float for the 16-bit floats, T
 /// otherwise. Kernels load a T, compute in compute_t<T> and store a T.

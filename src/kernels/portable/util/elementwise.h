@@ -23,15 +23,13 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/portable/util/convert.h"
 #include "kernels/portable/util/dispatch.h"
 #include "kernels/portable/util/scalar.h"
 #include "kernels/portable/util/strided.h"
 #include "runtime/core/evalue.h"
 
 namespace kiln::kernels::portable::util {
-
-template <typename T>
-constexpr bool is_16bit_float_v = std::is_same_v<T, runtime::Half> || std::is_same_v<T, runtime::BFloat16>;
 
 /// A Scalar EValue (Int, Double or Bool) as a T, converted as PyTorch does
 /// when it casts a Scalar to a tensor's dtype (a C++ cast; a double beyond
@@ -41,7 +39,7 @@ T scalar_to(const EValue& value) {
   if (value.isInt()) return static_cast<T>(value.toInt());
   if (value.isBool()) return static_cast<T>(value.toBool());
   const double v = value.toDouble();
-  if constexpr (std::is_same_v<T, float> || is_16bit_float_v<T>) {
+  if constexpr (std::is_same_v<T, float> || is_half_v<T>) {
     // From 2^128 - 2^103 on, a double rounds to infinity in float; the cast
     // itself is undefined there.
     if (std::fabs(v) >= 0x1.ffffffp127) return static_cast<T>(std::copysign(std::numeric_limits<float>::infinity(), v));
@@ -108,15 +106,6 @@ void map_binary(const Tensor& a, const Tensor& b, const Tensor& out, F f) {
       for (int64_t i = 0; i < n; ++i) o[i * inner[0]] = f(x[i * inner[1]], y[i * inner[2]]);
     }
   });
-}
-
-/// `value` converted to To as PyTorch casts between dtypes (a C++ cast; the
-/// 16-bit floats convert through float).
-template <typename To, typename From>
-inline To convert(From value) {
-  if constexpr (std::is_same_v<To, From>) return value;
-  else if constexpr (is_16bit_float_v<From>) return store_as<To>(static_cast<float>(value));
-  else return store_as<To>(value);
 }
 
 /// Elements per chunk that map_elementwise converts and computes at a time.

@@ -216,13 +216,6 @@ inline To cast_value(From from) {
   }
 }
 
-/// True for a NaN; false for every value of a type without NaN.
-template <typename C>
-inline bool is_nan(C value) {
-  if constexpr (std::is_floating_point_v<C>) return std::isnan(value);
-  else return false;
-}
-
 /// The identity of max: -inf for floating types, the lowest value otherwise.
 template <typename C>
 constexpr C lowest_value() {

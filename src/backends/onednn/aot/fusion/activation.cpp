@@ -155,13 +155,13 @@ std::optional<Match> select_hardswish(const FusedGroup& group, const FusionConte
   return as_match(hardswish(*group.base));
 }
 
-constexpr FusionRule kRules[] = {
+constexpr FusionRule kActivationRules[] = {
     {"swish", FusionStage::Pattern, select_swish},
     {"hardswish", FusionStage::Pattern, select_hardswish},
 };
 
 }  // namespace
 
-std::span<const FusionRule> activation_rules() { return kRules; }
+std::span<const FusionRule> activation_rules() { return kActivationRules; }
 
 }  // namespace kiln::backends::onednn

@@ -32,12 +32,12 @@ std::optional<Match> select_batch_norm_into_convolution(const FusedGroup& group,
   return match;
 }
 
-constexpr FusionRule kRules[] = {
+constexpr FusionRule kBatchNormRules[] = {
     {"batch_norm_into_convolution", FusionStage::Extend, select_batch_norm_into_convolution},
 };
 
 }  // namespace
 
-std::span<const FusionRule> batch_norm_rules() { return kRules; }
+std::span<const FusionRule> batch_norm_rules() { return kBatchNormRules; }
 
 }  // namespace kiln::backends::onednn

@@ -41,10 +41,10 @@ std::optional<Match> select_layout_chain(const FusedGroup& group, const FusionCo
   return match;
 }
 
-constexpr FusionRule kRules[] = {{"layout_chain", FusionStage::Extend, select_layout_chain}};
+constexpr FusionRule kLayoutRules[] = {{"layout_chain", FusionStage::Extend, select_layout_chain}};
 
 }  // namespace
 
-std::span<const FusionRule> layout_rules() { return kRules; }
+std::span<const FusionRule> layout_rules() { return kLayoutRules; }
 
 }  // namespace kiln::backends::onednn

@@ -100,13 +100,13 @@ std::optional<Match> select_flattened_linear(const FusedGroup& group, const Fusi
   return match;
 }
 
-constexpr FusionRule kRules[] = {
+constexpr FusionRule kMatmulRules[] = {
     {"transposed_operand", FusionStage::Absorb, select_transposed_operand},
     {"flattened_linear", FusionStage::Absorb, select_flattened_linear},
 };
 
 }  // namespace
 
-std::span<const FusionRule> matmul_rules() { return kRules; }
+std::span<const FusionRule> matmul_rules() { return kMatmulRules; }
 
 }  // namespace kiln::backends::onednn

@@ -143,10 +143,10 @@ std::optional<Match> select_post_op(const FusedGroup& group, const FusionContext
   return match;
 }
 
-constexpr FusionRule kRules[] = {{"post_op", FusionStage::Extend, select_post_op}};
+constexpr FusionRule kPostOpRules[] = {{"post_op", FusionStage::Extend, select_post_op}};
 
 }  // namespace
 
-std::span<const FusionRule> post_op_rules() { return kRules; }
+std::span<const FusionRule> post_op_rules() { return kPostOpRules; }
 
 }  // namespace kiln::backends::onednn

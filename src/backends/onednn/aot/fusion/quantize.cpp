@@ -110,7 +110,7 @@ std::optional<Match> select_dynamic_quantize(const FusedGroup& group, const Fusi
   return match;
 }
 
-constexpr FusionRule kRules[] = {
+constexpr FusionRule kQuantizeRules[] = {
     {"fake_quant", FusionStage::Pattern, select_fake_quant},
     {"dynamic_quantize", FusionStage::Pattern, select_dynamic_quantize},
 };
@@ -199,7 +199,7 @@ constexpr FusionRule kRequantizationRules[] = {
 
 }  // namespace
 
-std::span<const FusionRule> quantize_rules() { return kRules; }
+std::span<const FusionRule> quantize_rules() { return kQuantizeRules; }
 std::span<const FusionRule> requantization_rules() { return kRequantizationRules; }
 
 bool norm_between_grids(const FusedGroup& group, const aot::Node& quantize) {

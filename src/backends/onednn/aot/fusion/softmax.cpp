@@ -115,10 +115,10 @@ std::optional<Match> select_safe_softmax(const FusedGroup& group, const FusionCo
   return match;
 }
 
-constexpr FusionRule kRules[] = {{"safe_softmax", FusionStage::Pattern, select_safe_softmax}};
+constexpr FusionRule kSoftmaxRules[] = {{"safe_softmax", FusionStage::Pattern, select_safe_softmax}};
 
 }  // namespace
 
-std::span<const FusionRule> softmax_rules() { return kRules; }
+std::span<const FusionRule> softmax_rules() { return kSoftmaxRules; }
 
 }  // namespace kiln::backends::onednn
