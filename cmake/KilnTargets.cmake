@@ -98,9 +98,25 @@ function(kiln_sanitize_ name)
   endif()
 endfunction()
 
+# Each target's files are compiled in batches of eight (unity builds): the
+# headers they share (the standard library, the IR, gtest) are parsed, and
+# their templates instantiated, once per batch; on two cores this halves the
+# compiler libraries' build. A file with its own compile options (an ISA's
+# kernel path) is compiled alone. Off, every file is its own translation unit
+# (quicker to rebuild one file). Names private to a file (anonymous
+# namespace) must not collide with another file's of the same target.
+option(KILN_UNITY "Compile each target's files in batches (unity builds)" ON)
+
+function(kiln_unity name)
+  if(KILN_UNITY)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  endif()
+endfunction()
+
 function(kiln_library_ name std)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
+  kiln_unity(${name})
   # Installed, the headers keep their paths below src/ under include/.
   target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
                                             $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
@@ -176,15 +192,9 @@ function(kiln_test_pch_target)
   target_precompile_headers(kiln_test_pch PRIVATE ${PROJECT_SOURCE_DIR}/tests/support/test_pch.h)
 endfunction()
 
-# Test files of a target are compiled in batches (unity builds): the gtest and
-# gmock templates they share are instantiated once per batch.
-option(KILN_TEST_UNITY "Compile each test target's files in batches" ON)
-
 function(kiln_test_target_ name instrumented)
   kiln_test_flags_(${name})
-  if(KILN_TEST_UNITY)
-    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
-  endif()
+  kiln_unity(${name})
   if(instrumented AND KILN_SANITIZE)
     kiln_sanitize_(${name})
   elseif(KILN_TEST_PCH)
