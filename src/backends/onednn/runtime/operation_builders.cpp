@@ -4,9 +4,11 @@
 // weights reordered once at init into the layout the primitive chose.
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include <omp.h>
 
+#include "backends/onednn/runtime/kernel_activation.h"
 #include "backends/onednn/runtime/operation_util.h"
 #include "backends/onednn/runtime/packed_layout.h"
 
@@ -277,6 +279,25 @@ Result<uint32_t> bias_memory(GraphBuilder& b, int32_t bias, uint32_t rank) {
   return b.value_memory_with_rank(bias, rank, true);
 }
 
+// ---- the activations of Kiln's own kernels (kernel_activation.h)
+
+// One eltwise post-op as an own kernel's activation; nullopt for an
+// algorithm none of them has (or a post-op that is no eltwise).
+std::optional<KernelActivation> kernel_activation_of(const fb::Eltwise* eltwise) {
+  if (eltwise == nullptr) return std::nullopt;
+  using Kind = KernelActivation::Kind;
+  Kind kind = Kind::kNone;
+  switch (eltwise->algorithm()) {
+    case fb::EltwiseAlgorithm::Relu: kind = Kind::kRelu; break;
+    case fb::EltwiseAlgorithm::Clip: kind = Kind::kClip; break;
+    case fb::EltwiseAlgorithm::HardSwish: kind = Kind::kHardSwish; break;
+    case fb::EltwiseAlgorithm::Logistic: kind = Kind::kLogistic; break;
+    case fb::EltwiseAlgorithm::Swish: kind = Kind::kSwish; break;
+    default: return std::nullopt;
+  }
+  return KernelActivation{kind, eltwise->alpha(), eltwise->beta()};
+}
+
 // ---- Kiln's own int8 depthwise kernel (depthwise_int8.h)
 
 // A convolution's post-ops as the depthwise kernel's activation: a grid
@@ -307,26 +328,26 @@ bool activation_of(const fb::Operation* operation, DepthwiseInt8* c) {
   }
   if (at == n) return true;
   if (at + 1 != n) return false;
-  const fb::Eltwise* eltwise = post_ops->Get(at)->op_as_Eltwise();
-  if (eltwise == nullptr) return false;
-  switch (eltwise->algorithm()) {
-    case fb::EltwiseAlgorithm::Relu:
+  const std::optional<KernelActivation> activation = kernel_activation_of(post_ops->Get(at)->op_as_Eltwise());
+  if (!activation) return false;
+  switch (activation->kind) {
+    case KernelActivation::Kind::kRelu:
       c->low = 0;
-      return eltwise->alpha() == 0;
-    case fb::EltwiseAlgorithm::Clip:
-      c->low = eltwise->alpha();
-      c->high = eltwise->beta();
+      return activation->alpha == 0;
+    case KernelActivation::Kind::kClip:
+      c->low = activation->alpha;
+      c->high = activation->beta;
       return true;
-    case fb::EltwiseAlgorithm::HardSwish:
+    case KernelActivation::Kind::kHardSwish:
       c->hard_swish = true;
-      c->hard_swish_alpha = eltwise->alpha();
-      c->hard_swish_beta = eltwise->beta();
+      c->hard_swish_alpha = activation->alpha;
+      c->hard_swish_beta = activation->beta;
       return true;
-    case fb::EltwiseAlgorithm::Swish:
+    case KernelActivation::Kind::kSwish:
       c->swish = true;
-      c->swish_alpha = eltwise->alpha();
+      c->swish_alpha = activation->alpha;
       return true;
-    default:
+    default:  // no sigmoid
       return false;
   }
 }
@@ -442,35 +463,16 @@ bool contiguous_floats(const_dnnl_memory_desc_t desc, int64_t count) {
 }
 
 // An operation's post-ops as the matrix-vector product's activation: none,
-// or one relu, clamp, hardswish, sigmoid or swish; false for anything else
-// (left to oneDNN).
+// or one the kernel has (every kind of kernel_activation_of); false for
+// anything else (left to oneDNN).
 bool gemv_activation_of(const fb::Operation* operation, PanelGemvF32* g) {
-  using Activation = PanelGemvF32::Activation;
   const auto* post_ops = operation->post_ops();
   if (post_ops == nullptr || post_ops->size() == 0) return true;
-  const fb::Eltwise* eltwise = post_ops->size() == 1 ? post_ops->Get(0)->op_as_Eltwise() : nullptr;
-  if (eltwise == nullptr) return false;
-  g->alpha = eltwise->alpha();
-  g->beta = eltwise->beta();
-  switch (eltwise->algorithm()) {
-    case fb::EltwiseAlgorithm::Relu:
-      g->activation = Activation::kRelu;
-      return true;
-    case fb::EltwiseAlgorithm::Clip:
-      g->activation = Activation::kClip;
-      return true;
-    case fb::EltwiseAlgorithm::HardSwish:
-      g->activation = Activation::kHardSwish;
-      return true;
-    case fb::EltwiseAlgorithm::Logistic:
-      g->activation = Activation::kLogistic;
-      return true;
-    case fb::EltwiseAlgorithm::Swish:
-      g->activation = Activation::kSwish;
-      return true;
-    default:
-      return false;
-  }
+  if (post_ops->size() != 1) return false;
+  const std::optional<KernelActivation> activation = kernel_activation_of(post_ops->Get(0)->op_as_Eltwise());
+  if (!activation) return false;
+  g->activation = *activation;
+  return true;
 }
 
 // A float32 matmul of one row or convolution of one pixel on constant

@@ -12,7 +12,7 @@ namespace kiln::backends::onednn {
 
 namespace {
 
-using Activation = PanelGemvF32::Activation;
+using Activation = KernelActivation::Kind;
 
 // e^v for v in float's range, branch-free so that the loops over a panel
 // vectorize: e^v = 2^n e^r, n = round(v / ln 2), |r| <= ln 2 / 2, e^r by
@@ -110,8 +110,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(con
   }
   float v[P];
   for (int j = 0; j < P; ++j) v[j] = (a0[j] + a1[j]) + (a2[j] + a3[j]) + b[j];
-  const float alpha = g.alpha, beta = g.beta;
-  switch (g.activation) {
+  const float alpha = g.activation.alpha, beta = g.activation.beta;
+  switch (g.activation.kind) {
     case Activation::kNone:
       break;
     case Activation::kRelu:

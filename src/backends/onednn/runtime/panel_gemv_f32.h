@@ -38,6 +38,8 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
+#include "backends/onednn/runtime/kernel_activation.h"
+
 namespace kiln::backends::onednn {
 
 struct PanelGemvF32 {
@@ -45,11 +47,8 @@ struct PanelGemvF32 {
   int64_t n = 0;             ///< outputs
   int64_t panel = 0;         ///< P: columns per panel, 16, 32, 48 or 64
   int64_t panel_stride = 0;  ///< floats from one panel to the next
-  enum class Activation : uint8_t { kNone, kRelu, kClip, kHardSwish, kLogistic, kSwish };
-  Activation activation = Activation::kNone;
-  /// kRelu: alpha the negative slope; kClip: [alpha, beta]; kHardSwish and
-  /// kSwish: as above.
-  float alpha = 0, beta = 0;
+  /// Applied to each output after its bias: every kind.
+  KernelActivation activation;
 
   /// The instructions the sums run on: the CPU's best by default.
   enum class Path { kPortable, kAvx512 };

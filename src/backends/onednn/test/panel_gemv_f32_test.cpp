@@ -134,7 +134,7 @@ TEST(PanelGemvF32Test, MatchesAPlainLoopInEveryPanelWidth) {
 
 TEST(PanelGemvF32Test, AppliesItsActivationToEachResult) {
   // Each activation after the sum and the bias, on results of both signs.
-  using Activation = PanelGemvF32::Activation;
+  using Activation = KernelActivation::Kind;
   const int64_t k = 5, n = 70;
   std::vector<float> w(static_cast<size_t>(k * n)), x(static_cast<size_t>(k), 1.0f), bias(static_cast<size_t>(n));
   for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37f * static_cast<float>(i));
@@ -161,9 +161,7 @@ TEST(PanelGemvF32Test, AppliesItsActivationToEachResult) {
     PanelGemvF32 shape;
     const char* why = nullptr;
     ASSERT_TRUE(panel_gemv_f32_of(desc, 1, 0, &shape, &why)) << why;
-    shape.activation = c.activation;
-    shape.alpha = c.alpha;
-    shape.beta = c.beta;
+    shape.activation = KernelActivation{c.activation, c.alpha, c.beta};
     for (const PanelGemvF32::Path path : gemv_paths()) {
       std::vector<float> y(static_cast<size_t>(n));
       run_panel_gemv_f32(shape, x.data(), weights.data(), bias.data(), y.data(), 0, panel_gemv_f32_panels(shape), path);
