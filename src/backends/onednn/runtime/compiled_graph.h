@@ -138,10 +138,12 @@ struct Step {
   /// on constant weights, which runs as Kiln's own matrix-vector product
   /// over the weights in the layout its primitive descriptor chose
   /// (panel_gemv_f32.h); no primitive is made for it. Memories src (K
-  /// floats), weights, bias (-1 if none) and dst (N floats).
+  /// floats), weights, bias (-1 if none) and dst (N floats); the sums on
+  /// the instructions of oneDNN's effective ISA (a cap on it caps them).
   struct PanelGemv {
     int32_t src, weights, bias, dst;
     PanelGemvF32 shape;
+    PanelGemvF32::Path path;
   } panel_gemv;
   /// packed >= 0 (no primitive): an int8 depthwise convolution that Kiln's
   /// own kernel runs (depthwise_int8.h), from memory src to dst. Init packs

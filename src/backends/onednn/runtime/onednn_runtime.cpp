@@ -268,15 +268,15 @@ void run_panel_gemv(const CompiledGraph& graph, const Step& step, int threads) {
   const auto* bias = static_cast<const float*>(data(g.bias));
   auto* y = static_cast<float*>(data(g.dst));
   const int64_t panels = panel_gemv_f32_panels(g.shape);
-  if (threads <= 1 || panels < 2) return run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels);
+  if (threads <= 1 || panels < 2) return run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels, g.path);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
   {
     const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
-    run_panel_gemv_f32(g.shape, x, w, bias, y, panels * part / parts, panels * (part + 1) / parts);
+    run_panel_gemv_f32(g.shape, x, w, bias, y, panels * part / parts, panels * (part + 1) / parts, g.path);
   }
 #else
-  run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels);
+  run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels, g.path);
 #endif
 }
 

@@ -477,15 +477,19 @@ bool gemv_activation_of(const fb::Operation* operation, PanelGemvF32* g) {
 
 // A float32 matmul of one row or convolution of one pixel on constant
 // weights, which finish has just planned as a primitive of `kind`: on a CPU
-// with AVX-512, when the weights' layout (K in dimension k_dim, N in n_dim)
-// is one Kiln's matrix-vector product reads (panel_gemv_f32.h), the source
-// and result are plain and the post-ops an activation it has, the step runs
-// that instead of the primitive.
+// whose effective ISA (oneDNN's, which a cap on it lowers) has AVX-512 or
+// AVX2, when the weights' layout (K in dimension k_dim, N in n_dim) is one
+// Kiln's matrix-vector product reads (panel_gemv_f32.h: on AVX2, oneDNN
+// packs a convolution's weights so, but leaves a matmul's plain), the
+// source and result are plain and the post-ops an activation it has, the
+// step runs that instead of the primitive, on the same ISA's instructions.
 void own_panel_gemv(GraphBuilder& b, dnnl_primitive_kind_t kind, int k_dim, int n_dim) {
   const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  const bool avx512 = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
+  const bool avx2 = (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2;
   Step* step = b.last_step();
   dnnl_primitive_kind_t planned = dnnl_undefined_primitive;
-  if ((isa & dnnl_cpu_isa_avx512_core) != dnnl_cpu_isa_avx512_core || step == nullptr || step->pd == nullptr ||
+  if (!avx2 || PanelGemvF32::best_path() == PanelGemvF32::Path::kPortable || step == nullptr || step->pd == nullptr ||
       dnnl_primitive_desc_query(step->pd, dnnl_query_primitive_kind, 0, &planned) != dnnl_success || planned != kind) {
     return;
   }
@@ -501,7 +505,8 @@ void own_panel_gemv(GraphBuilder& b, dnnl_primitive_kind_t kind, int k_dim, int 
       (bias >= 0 && !contiguous_floats(b.desc(static_cast<uint32_t>(bias)), shape.n))) {
     return;
   }
-  step->panel_gemv = Step::PanelGemv{src, weights, bias, dst, shape};
+  const PanelGemvF32::Path path = avx512 ? PanelGemvF32::Path::kAvx512 : PanelGemvF32::Path::kAvx2;
+  step->panel_gemv = Step::PanelGemv{src, weights, bias, dst, shape, path};
 }
 
 Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {

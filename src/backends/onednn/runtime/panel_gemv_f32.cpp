@@ -72,20 +72,70 @@ __attribute__((target("avx512f"))) void panel_sums_avx512(const float* x, const 
   }
 }
 
+// The P = 8 Y sums of one panel into v, on AVX2 with FMA: S sets of Y
+// registers (S consecutive k at a time), at most eight accumulators of the
+// sixteen registers so that the rows' loads and x's broadcasts fit beside
+// them: eight independent chains for panels of 16 or 32, six for 24.
+template <int Y>
+__attribute__((target("avx2,fma"))) void panel_sums_avx2(const float* x, const float* w, int64_t k, float* v) {
+  constexpr int P = 8 * Y;
+  constexpr int S = Y <= 2 ? 4 : Y <= 4 ? 2 : 1;
+  __m256 a0[Y], a1[Y], a2[Y], a3[Y];
+#pragma GCC unroll 8
+  for (int y = 0; y < Y; ++y) a0[y] = a1[y] = a2[y] = a3[y] = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + S <= k; i += S) {
+    const float* row = w + i * P;
+    const __m256 x0 = _mm256_broadcast_ss(x + i);
+#pragma GCC unroll 8
+    for (int y = 0; y < Y; ++y) a0[y] = _mm256_fmadd_ps(_mm256_loadu_ps(row + 8 * y), x0, a0[y]);
+    if constexpr (S >= 2) {
+      const __m256 x1 = _mm256_broadcast_ss(x + i + 1);
+#pragma GCC unroll 8
+      for (int y = 0; y < Y; ++y) a1[y] = _mm256_fmadd_ps(_mm256_loadu_ps(row + P + 8 * y), x1, a1[y]);
+    }
+    if constexpr (S == 4) {
+      const __m256 x2 = _mm256_broadcast_ss(x + i + 2), x3 = _mm256_broadcast_ss(x + i + 3);
+#pragma GCC unroll 8
+      for (int y = 0; y < Y; ++y) {
+        a2[y] = _mm256_fmadd_ps(_mm256_loadu_ps(row + 2 * P + 8 * y), x2, a2[y]);
+        a3[y] = _mm256_fmadd_ps(_mm256_loadu_ps(row + 3 * P + 8 * y), x3, a3[y]);
+      }
+    }
+  }
+  for (; i < k; ++i) {
+    const __m256 xi = _mm256_broadcast_ss(x + i);
+#pragma GCC unroll 8
+    for (int y = 0; y < Y; ++y) a0[y] = _mm256_fmadd_ps(_mm256_loadu_ps(w + i * P + 8 * y), xi, a0[y]);
+  }
+#pragma GCC unroll 8
+  for (int y = 0; y < Y; ++y) {
+    _mm256_storeu_ps(v + 8 * y, _mm256_add_ps(_mm256_add_ps(a0[y], a1[y]), _mm256_add_ps(a2[y], a3[y])));
+  }
+}
+
 // One panel: P sums, four of them per column (four consecutive k at a time)
 // so that the adds of one chain do not wait on each other: on AVX-512 by
-// panel_sums_avx512, elsewhere by the portable loop (one clone per ISA; its
-// sums stay in memory at -O2). The activation runs over the whole panel, a
-// trip count the vectorizer knows.
+// panel_sums_avx512 (panels of a multiple of 16), on AVX2 by panel_sums_avx2
+// (and AVX-512's panels of 8 and 24), elsewhere by the portable loop (one
+// clone per ISA; its sums stay in memory at -O2). The activation runs over
+// the whole panel, a trip count the vectorizer knows.
 template <int P>
 __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(const PanelGemvF32& g, const float* x,
                                                                               const float* w, const float* bias,
-                                                                              float* y, int64_t valid, bool avx512) {
+                                                                              float* y, int64_t valid,
+                                                                              PanelGemvF32::Path path) {
   const int64_t k = g.k;
   float a0[P] = {}, a1[P] = {}, a2[P] = {}, a3[P] = {};
   int64_t i = 0;
-  if (avx512) {
-    panel_sums_avx512<P / 16>(x, w, k, a0);
+  if constexpr (P % 16 == 0) {
+    if (path == PanelGemvF32::Path::kAvx512) {
+      panel_sums_avx512<P / 16>(x, w, k, a0);
+      i = k;
+    }
+  }
+  if (i == 0 && path != PanelGemvF32::Path::kPortable) {
+    panel_sums_avx2<P / 8>(x, w, k, a0);
     i = k;
   }
   for (; i + 4 <= k; i += 4) {
@@ -140,11 +190,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(con
 template <int P>
 void run_panels(const PanelGemvF32& g, const float* x, const float* weights, const float* bias, float* y,
                 int64_t first, int64_t last, PanelGemvF32::Path path) {
-  const bool avx512 = path == PanelGemvF32::Path::kAvx512;
   for (int64_t p = first; p < last; ++p) {
     const int64_t n0 = p * P;
     const int64_t valid = g.n - n0 < P ? g.n - n0 : P;
-    panel_dots<P>(g, x, weights + p * g.panel_stride, bias != nullptr ? bias + n0 : nullptr, y + n0, valid, avx512);
+    panel_dots<P>(g, x, weights + p * g.panel_stride, bias != nullptr ? bias + n0 : nullptr, y + n0, valid, path);
   }
 }
 
@@ -171,8 +220,8 @@ bool panel_gemv_f32_of(const_dnnl_memory_desc_t weights, int k_dim, int n_dim, P
     return refuse("the weights are not in panels of outputs");
   }
   const int64_t panel = w.inner_blocks[w.inner_nblks - 1];
-  if (panel != 16 && panel != 32 && panel != 48 && panel != 64) {
-    return refuse("the weights' panels are not 16, 32, 48 or 64 outputs wide");
+  if (panel != 8 && panel != 16 && panel != 24 && panel != 32 && panel != 48 && panel != 64) {
+    return refuse("the weights' panels are not 8, 16, 24, 32, 48 or 64 outputs wide");
   }
   if (w.strides[k_dim] != kb * panel || w.strides[n_dim] < w.dims[k_dim] * panel) {
     return refuse("a panel's rows of weights are not contiguous");
@@ -185,15 +234,21 @@ bool panel_gemv_f32_of(const_dnnl_memory_desc_t weights, int k_dim, int n_dim, P
 }
 
 PanelGemvF32::Path PanelGemvF32::best_path() {
-  static const Path best = __builtin_cpu_supports("avx512f") ? Path::kAvx512 : Path::kPortable;
+  static const Path best = __builtin_cpu_supports("avx512f")                                  ? Path::kAvx512
+                           : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? Path::kAvx2
+                                                                                             : Path::kPortable;
   return best;
 }
 
 void run_panel_gemv_f32(const PanelGemvF32& g, const float* x, const float* weights, const float* bias, float* y,
                         int64_t first, int64_t last, PanelGemvF32::Path path) {
   switch (g.panel) {
+    case 8:
+      return run_panels<8>(g, x, weights, bias, y, first, last, path);
     case 16:
       return run_panels<16>(g, x, weights, bias, y, first, last, path);
+    case 24:
+      return run_panels<24>(g, x, weights, bias, y, first, last, path);
     case 32:
       return run_panels<32>(g, x, weights, bias, y, first, last, path);
     case 48:

@@ -29,9 +29,10 @@
 //
 // A pure function of its arguments: the plan checks the layout
 // (panel_gemv_f32_of), each call splits the panels over the threads. The
-// sums run on AVX-512 intrinsics where the CPU has them (the portable loop,
-// which GCC vectorizes at -O2 with its sums in memory, reaches about 18
-// GMAC/s on a squeeze-excitation's products), else on the portable loop.
+// sums run on AVX-512 or AVX2 intrinsics as the path asks (on AVX2, oneDNN
+// lays a squeeze-excitation's weights out in panels of 8 to 32: "Acdb24a"),
+// else on the portable loop, which GCC vectorizes at -O2 with its sums in
+// memory (about 18 GMAC/s on a squeeze-excitation's products).
 #pragma once
 
 #include <cstdint>
@@ -45,13 +46,13 @@ namespace kiln::backends::onednn {
 struct PanelGemvF32 {
   int64_t k = 0;             ///< inputs (rows of the K x N weights)
   int64_t n = 0;             ///< outputs
-  int64_t panel = 0;         ///< P: columns per panel, 16, 32, 48 or 64
+  int64_t panel = 0;         ///< P: columns per panel, 8, 16, 24, 32, 48 or 64
   int64_t panel_stride = 0;  ///< floats from one panel to the next
   /// Applied to each output after its bias: every kind.
   KernelActivation activation;
 
   /// The instructions the sums run on: the CPU's best by default.
-  enum class Path { kPortable, kAvx512 };
+  enum class Path { kPortable, kAvx2, kAvx512 };
   static Path best_path();
 };
 

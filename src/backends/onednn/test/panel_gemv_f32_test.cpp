@@ -75,8 +75,11 @@ std::vector<float> packed_weights(const std::vector<float>& w, int64_t k, int64_
 }
 
 std::vector<PanelGemvF32::Path> gemv_paths() {
+  // Every path this CPU can run (an AVX-512 CPU runs the AVX2 one too).
   std::vector<PanelGemvF32::Path> all = {PanelGemvF32::Path::kPortable};
-  if (PanelGemvF32::best_path() == PanelGemvF32::Path::kAvx512) all.push_back(PanelGemvF32::Path::kAvx512);
+  const PanelGemvF32::Path best = PanelGemvF32::best_path();
+  if (best != PanelGemvF32::Path::kPortable) all.push_back(PanelGemvF32::Path::kAvx2);
+  if (best == PanelGemvF32::Path::kAvx512) all.push_back(PanelGemvF32::Path::kAvx512);
   return all;
 }
 
@@ -84,7 +87,8 @@ TEST(PanelGemvF32Test, MatchesAPlainLoopInEveryPanelWidth) {
   for (const Layout layout : {Layout{dnnl_BA16a64b, 64, false}, Layout{dnnl_BA16a48b, 48, false},
                               Layout{dnnl_BA16a32b, 32, false}, Layout{dnnl_BA16a16b, 16, false},
                               Layout{dnnl_Acdb64a, 64, true}, Layout{dnnl_Acdb48a, 48, true},
-                              Layout{dnnl_Acdb32a, 32, true}, Layout{dnnl_Acdb16a, 16, true}}) {
+                              Layout{dnnl_Acdb32a, 32, true}, Layout{dnnl_Acdb24a, 24, true},
+                              Layout{dnnl_Acdb16a, 16, true}, Layout{dnnl_Acdb8a, 8, true}}) {
     for (const int64_t k : {1, 3, 37, 300}) {
       for (const int64_t n : {1, 16, 70, 129}) {
         const std::string at = std::string(layout.convolution ? "convolution" : "matmul") + ", panel " +
@@ -197,8 +201,7 @@ TEST(PanelGemvF32Test, RefusesLayoutsItDoesNotRead) {
   EXPECT_TRUE(refused(2, matrix, dnnl_f32, dnnl_ba, 0, 1));
   EXPECT_TRUE(refused(2, matrix, dnnl_f32, dnnl_AB16b64a, 0, 1));
   // Panels the kernel has no width for.
-  EXPECT_TRUE(refused(4, image, dnnl_f32, dnnl_Acdb8a, 1, 0));
-  EXPECT_TRUE(refused(4, image, dnnl_f32, dnnl_Acdb24a, 1, 0));
+  EXPECT_TRUE(refused(4, image, dnnl_f32, dnnl_Acdb4a, 1, 0));
   // A batch of matrices, a 3x1 kernel, int8 weights.
   EXPECT_TRUE(refused(3, batch, dnnl_f32, dnnl_aCB16b64c, 1, 2));
   EXPECT_TRUE(refused(4, kernel, dnnl_f32, dnnl_Acdb32a, 1, 0));
@@ -208,6 +211,8 @@ TEST(PanelGemvF32Test, RefusesLayoutsItDoesNotRead) {
   // And the layouts it reads, taken.
   EXPECT_FALSE(refused(2, matrix, dnnl_f32, dnnl_BA16a64b, 0, 1));
   EXPECT_FALSE(refused(4, image, dnnl_f32, dnnl_Acdb32a, 1, 0));
+  EXPECT_FALSE(refused(4, image, dnnl_f32, dnnl_Acdb24a, 1, 0));
+  EXPECT_FALSE(refused(4, image, dnnl_f32, dnnl_Acdb8a, 1, 0));
 }
 
 }  // namespace
