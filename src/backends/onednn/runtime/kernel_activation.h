@@ -10,10 +10,11 @@
 namespace kiln::backends::onednn {
 
 struct KernelActivation {
-  enum class Kind : uint8_t { kNone, kRelu, kClip, kHardSwish, kLogistic, kSwish };
+  enum class Kind : uint8_t { kNone, kRelu, kClip, kHardSwish, kHardSigmoid, kLogistic, kSwish };
   Kind kind = Kind::kNone;
   /// kRelu: alpha the negative slope; kClip: the bounds [alpha, beta];
-  /// kHardSwish: x * clamp(alpha * x + beta, 0, 1); kSwish: x * sigmoid(alpha * x).
+  /// kHardSwish: x * clamp(alpha * x + beta, 0, 1); kHardSigmoid:
+  /// clamp(alpha * x + beta, 0, 1); kSwish: x * sigmoid(alpha * x).
   float alpha = 0, beta = 0;
 };
 

@@ -291,6 +291,7 @@ std::optional<KernelActivation> kernel_activation_of(const fb::Eltwise* eltwise)
     case fb::EltwiseAlgorithm::Relu: kind = Kind::kRelu; break;
     case fb::EltwiseAlgorithm::Clip: kind = Kind::kClip; break;
     case fb::EltwiseAlgorithm::HardSwish: kind = Kind::kHardSwish; break;
+    case fb::EltwiseAlgorithm::HardSigmoid: kind = Kind::kHardSigmoid; break;
     case fb::EltwiseAlgorithm::Logistic: kind = Kind::kLogistic; break;
     case fb::EltwiseAlgorithm::Swish: kind = Kind::kSwish; break;
     default: return std::nullopt;
@@ -347,7 +348,7 @@ bool activation_of(const fb::Operation* operation, DepthwiseInt8* c) {
       c->swish = true;
       c->swish_alpha = activation->alpha;
       return true;
-    default:  // no sigmoid
+    default:  // no sigmoid, no hardsigmoid
       return false;
   }
 }

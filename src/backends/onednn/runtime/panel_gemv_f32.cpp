@@ -173,6 +173,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_dots(con
     case Activation::kHardSwish:
       for (int j = 0; j < P; ++j) v[j] *= std::min(std::max(alpha * v[j] + beta, 0.0f), 1.0f);
       break;
+    case Activation::kHardSigmoid:
+      for (int j = 0; j < P; ++j) v[j] = std::min(std::max(alpha * v[j] + beta, 0.0f), 1.0f);
+      break;
     case Activation::kLogistic:
       for (int j = 0; j < P; ++j) v[j] = 1.0f / (1.0f + exp_of(-v[j]));
       break;

@@ -25,7 +25,8 @@
 //
 // act: none, a relu (with a negative slope), a clamp, a hardswish
 // (x * clamp(alpha * x + beta, 0, 1): MobileNetV3's first head layer), a
-// sigmoid or a swish (x * sigmoid(alpha * x)).
+// hardsigmoid (clamp(alpha * x + beta, 0, 1): its squeeze-excitation's
+// gate), a sigmoid or a swish (x * sigmoid(alpha * x)).
 //
 // A pure function of its arguments: the plan checks the layout
 // (panel_gemv_f32_of), each call splits the panels over the threads. The

@@ -157,6 +157,8 @@ TEST(PanelGemvF32Test, AppliesItsActivationToEachResult) {
       {Activation::kClip, -1.0f, 2.0f, [](float v, float a, float b) { return std::fmin(std::fmax(v, a), b); }},
       {Activation::kHardSwish, 1.0f / 6, 0.5f,
        [](float v, float a, float b) { return v * std::fmin(std::fmax(a * v + b, 0.0f), 1.0f); }},
+      {Activation::kHardSigmoid, 1.0f / 6, 0.5f,
+       [](float v, float a, float b) { return std::fmin(std::fmax(a * v + b, 0.0f), 1.0f); }},
       {Activation::kLogistic, 0.0f, 0.0f, [](float v, float, float) { return 1.0f / (1.0f + std::exp(-v)); }},
       {Activation::kSwish, 1.0f, 0.0f, [](float v, float a, float) { return v / (1.0f + std::exp(-a * v)); }},
       {Activation::kSwish, 0.5f, 0.0f, [](float v, float a, float) { return v / (1.0f + std::exp(-a * v)); }},
