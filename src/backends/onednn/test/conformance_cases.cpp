@@ -374,6 +374,20 @@ Cases reduction_cases() {
                                                    ints({0, 0}), 1});
          return std::move(c).finish(c.call("aten::mul.Tensor", {y, c.call("aten::hardsigmoid", {gate})}));
        }},
+      // The same gate as core ATen decomposes a hardsigmoid: clamp(clamp(x + 3, 0), None, 6) / 6.
+      {"aten::mean.dim", "squeeze_excite_decomposed_hardsigmoid_of_40_channels", [] {
+         CaseBuilder c;
+         Node* y = c.call("aten::convolution", {c.input({1, 5, 6, 5}), c.weight({40, 5, 3, 3}), None{}, ints({1, 1}),
+                                                ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 1});
+         Node* squeezed = c.call("aten::mean.dim", {y, ints({-1, -2}), true});
+         Node* reduced = c.call("aten::convolution", {squeezed, c.weight({16, 40, 1, 1}), c.weight({16}), ints({1, 1}),
+                                                      ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
+         Node* gate = c.call("aten::convolution", {c.call("aten::relu", {reduced}), c.weight({40, 16, 1, 1}),
+                                                   c.weight({40}), ints({1, 1}), ints({0, 0}), ints({1, 1}), false,
+                                                   ints({0, 0}), 1});
+         Node* six = c.call("aten::clamp", {c.call("aten::clamp", {c.call("aten::add.Tensor", {gate, 3}), 0}), None{}, 6});
+         return std::move(c).finish(c.call("aten::mul.Tensor", {y, c.call("aten::div.Tensor", {six, 6})}));
+       }},
       // A U-Net's channel mean, x.mean(1, keepdim=True) (issue 37: 0.32 ms on ref:any).
       unary("aten::mean.dim", "channels_keepdim_unet_c8_24x40", {1, 8, 24, 40}, {ints({1}), true}),
       unary("aten::mean.dim", "channels_batch2", {2, 19, 7, 5}, {ints({1})}),

@@ -167,6 +167,14 @@ ExportedProgram hardswish() {
   return std::move(b).build();
 }
 
+ExportedProgram hardsigmoid() {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 5, 5}));
+  Node* six = b.call("aten::clamp", {b.call("aten::clamp", {b.call("aten::add.Tensor", {x, 3}), 0}), None{}, 6});
+  b.output({b.call("aten::div.Tensor", {six, 6})});
+  return std::move(b).build();
+}
+
 ExportedProgram activation_read_elsewhere() {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 5, 5}));
@@ -303,6 +311,7 @@ const std::vector<FusionCase>& fusion_cases() {
        "dequantize_per_tensor[dynamic_quantize]: choose_qparams getitem getitem_1 quantize_per_tensor "
        "dequantize_per_tensor"},
       {"HardswishTakesItsClampChain", hardswish, "mul[hardswish]: add clamp clamp_1 mul"},
+      {"CoreATensHardsigmoidIsOneEltwise", hardsigmoid, "div[hardsigmoid]: add clamp clamp_1 div"},
       {"AnActivationWhoseInnerNodeIsReadElsewhereIsNoPattern", activation_read_elsewhere,
        "sigmoid[]: sigmoid; mul[]: mul"},
       {"LinearAbsorbsItsTransposedWeightAndTheReshapesAroundIt", linear_with_reshapes,

@@ -188,7 +188,7 @@ TEST(OneDnnImplementationsTest, RunsASqueezeExcitationsOnePixelConvolutionsOnKil
   const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
   const bool avx2 = (isa & dnnl_cpu_isa_avx2) == dnnl_cpu_isa_avx2;
   for (const char* name : {"squeeze_excite_silu_of_96_channels", "squeeze_excite_hardsigmoid_of_40_channels",
-                           "squeeze_excite_after_a_conv"}) {
+                           "squeeze_excite_decomposed_hardsigmoid_of_40_channels", "squeeze_excite_after_a_conv"}) {
     const ConformanceCase* block = case_named(name);
     ASSERT_NE(block, nullptr) << name;
     const std::vector<OperationImplementation> steps = implementations_of(*block);

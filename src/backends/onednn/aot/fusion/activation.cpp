@@ -6,7 +6,11 @@
 //   - hardswish: mul(x, f(x)) where f is a chain of arithmetic with numbers
 //     and clamps that computes k * clamp(a*x + b, lo, hi) -- hardswish as
 //     core ATen decomposes it (x * clamp(clamp(x + 3, 0), None, 6), then / 6
-//     after: MobileNetV3), or any scaling of it.
+//     after: MobileNetV3), or any scaling of it;
+//   - hardsigmoid: a chain of arithmetic with numbers and clamps that
+//     computes s * clamp(a*x + b, lo, hi) - s*lo -- hardsigmoid as core ATen
+//     decomposes it (clamp(clamp(x + 3, 0), None, 6) / 6: MobileNetV3's
+//     squeeze-excitation gate), or any scaling of it.
 // Each is a Pattern rule matched at its last node, which must be the only
 // node reading the pattern's inner nodes; the action makes the group an
 // eltwise op and its post-ops. A pattern whose input is a convolution's or a
@@ -130,6 +134,51 @@ std::optional<ActivationPattern> hardswish(const Node& mul) {
   return std::nullopt;
 }
 
+// ---- hardsigmoid: s * clamp(a*x + b, lo, hi) - s*lo ----
+
+// A quantize or dequantize (a grid's arithmetic, which the quantize rules take).
+bool is_quantization(const Node& node) { return qualified_op(node).rfind("quantized_decomposed::", 0) == 0; }
+
+// A chain of single-user Linear and Clip ops ending in a Linear at `last`
+// that computes a hardsigmoid of x, scaled: core ATen's hardsigmoid,
+// clamp(clamp(x + 3, 0), None, 6) / 6 (MobileNetV3's squeeze-excitation
+// gate). One eltwise instead of four post-ops, and one Kiln's own kernels
+// take. A chain that a mul by x reads is hardswish's.
+std::optional<ActivationPattern> hardsigmoid(const Node& last) {
+  const std::optional<NodeOp> op = as_eltwise(&last);
+  if (!op || is_quantization(last) || eltwise_of(*op).algorithm != fb::EltwiseAlgorithm::Linear) return std::nullopt;
+  std::vector<const Node*> chain = {&last};
+  std::vector<fb::EltwiseT> ops = {eltwise_of(*op)};
+  const Node* x = op->inputs[0];
+  while (x->users().size() == 1 && !is_quantization(*x)) {
+    const std::optional<NodeOp> before = as_eltwise(x);
+    if (!before) break;
+    const fb::EltwiseAlgorithm algorithm = eltwise_of(*before).algorithm;
+    if (algorithm != fb::EltwiseAlgorithm::Linear && algorithm != fb::EltwiseAlgorithm::Clip) break;
+    chain.insert(chain.begin(), x);
+    ops.insert(ops.begin(), eltwise_of(*before));
+    x = before->inputs[0];
+  }
+  if (last.users().size() == 1) {
+    for (const Product& p : factors(*last.users().front())) {
+      if (p.x == x && p.other == &last) return std::nullopt;
+    }
+  }
+  PiecewiseLinear f;
+  for (const fb::EltwiseT& e : ops) {
+    if (!f.then(e)) return std::nullopt;
+  }
+  // s * clamp(u, lo, hi) + t with t = -s*lo is s*(hi-lo) * clamp((u-lo)/(hi-lo), 0, 1).
+  if (!std::isfinite(f.lo) || !std::isfinite(f.hi) || f.hi <= f.lo) return std::nullopt;
+  if (std::fabs(f.t + f.s * f.lo) > 1e-12 * std::max(1.0, std::fabs(f.t))) return std::nullopt;
+  const double width = f.hi - f.lo;
+  ActivationPattern pattern{x, chain, {make_eltwise(fb::EltwiseAlgorithm::HardSigmoid, f.a / width, (f.b - f.lo) / width)}};
+  if (static_cast<float>(f.s * width) != 1.0f) {
+    append_eltwise(pattern.eltwises, make_eltwise(fb::EltwiseAlgorithm::Linear, f.s * width, 0));
+  }
+  return pattern;
+}
+
 // The action: the group is the pattern's first eltwise on x, the others its
 // post-ops; a post-op chain reaching the anchor takes them instead (post_ops.cpp).
 std::optional<Match> as_match(std::optional<ActivationPattern> pattern) {
@@ -155,9 +204,14 @@ std::optional<Match> select_hardswish(const FusedGroup& group, const FusionConte
   return as_match(hardswish(*group.base));
 }
 
+std::optional<Match> select_hardsigmoid(const FusedGroup& group, const FusionContext&) {
+  return as_match(hardsigmoid(*group.base));
+}
+
 constexpr FusionRule kActivationRules[] = {
     {"swish", FusionStage::Pattern, select_swish},
     {"hardswish", FusionStage::Pattern, select_hardswish},
+    {"hardsigmoid", FusionStage::Pattern, select_hardsigmoid},
 };
 
 }  // namespace
