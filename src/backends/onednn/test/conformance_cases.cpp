@@ -328,6 +328,26 @@ Cases pooling_cases() {
   };
 }
 
+// A squeeze-excitation block on a 3x3 convolution's `channels`: their mean,
+// a 1x1 convolution to `reduced` channels and `activation`, one back to
+// `channels`, `gate` of that scaling the convolution's result.
+ConformanceCase squeeze_excite(const char* name, int64_t channels, int64_t reduced, const char* activation,
+                               std::function<Node*(CaseBuilder&, Node*)> gate) {
+  return {"aten::mean.dim", name, [=] {
+            CaseBuilder c;
+            const auto one_by_one = [&](Node* x, int64_t out, int64_t in) {
+              return c.call("aten::convolution", {x, c.weight({out, in, 1, 1}), c.weight({out}), ints({1, 1}),
+                                                  ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
+            };
+            Node* y = c.call("aten::convolution", {c.input({1, 5, 6, 5}), c.weight({channels, 5, 3, 3}), None{},
+                                                   ints({1, 1}), ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 1});
+            Node* squeezed = c.call("aten::mean.dim", {y, ints({-1, -2}), true});
+            Node* middle = c.call(activation, {one_by_one(squeezed, reduced, channels)});
+            Node* scale = gate(c, one_by_one(middle, channels, reduced));
+            return std::move(c).finish(c.call("aten::mul.Tensor", {y, scale}));
+          }};
+}
+
 Cases reduction_cases() {
   return {
       unary("aten::mean.dim", "hw_keepdim", {2, 3, 7, 5}, {ints({2, 3}), true}),
@@ -347,47 +367,20 @@ Cases reduction_cases() {
          return std::move(c).finish(c.call("aten::mul.Tensor", {y, c.call("aten::sigmoid", {gate})}));
        }},
       // EfficientNet's: the gate through a silu and a sigmoid, each 1x1
-      // convolution of the one-pixel mean Kiln's matrix-vector product where
-      // the CPU has AVX-512 (panel_gemv_f32.h).
-      {"aten::mean.dim", "squeeze_excite_silu_of_96_channels", [] {
-         CaseBuilder c;
-         Node* y = c.call("aten::convolution", {c.input({1, 5, 6, 5}), c.weight({96, 5, 3, 3}), None{}, ints({1, 1}),
-                                                ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 1});
-         Node* squeezed = c.call("aten::mean.dim", {y, ints({-1, -2}), true});
-         Node* reduced = c.call("aten::convolution", {squeezed, c.weight({24, 96, 1, 1}), c.weight({24}), ints({1, 1}),
-                                                      ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
-         Node* gate = c.call("aten::convolution", {c.call("aten::silu", {reduced}), c.weight({96, 24, 1, 1}),
-                                                   c.weight({96}), ints({1, 1}), ints({0, 0}), ints({1, 1}), false,
-                                                   ints({0, 0}), 1});
-         return std::move(c).finish(c.call("aten::mul.Tensor", {y, c.call("aten::sigmoid", {gate})}));
-       }},
+      // convolution of the one-pixel mean Kiln's matrix-vector product
+      // (panel_gemv_f32.h).
+      squeeze_excite("squeeze_excite_silu_of_96_channels", 96, 24, "aten::silu",
+                     [](CaseBuilder& c, Node* gate) { return c.call("aten::sigmoid", {gate}); }),
       // MobileNetV3's: a relu after the first 1x1 convolution, a hardsigmoid gate.
-      {"aten::mean.dim", "squeeze_excite_hardsigmoid_of_40_channels", [] {
-         CaseBuilder c;
-         Node* y = c.call("aten::convolution", {c.input({1, 5, 6, 5}), c.weight({40, 5, 3, 3}), None{}, ints({1, 1}),
-                                                ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 1});
-         Node* squeezed = c.call("aten::mean.dim", {y, ints({-1, -2}), true});
-         Node* reduced = c.call("aten::convolution", {squeezed, c.weight({16, 40, 1, 1}), c.weight({16}), ints({1, 1}),
-                                                      ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
-         Node* gate = c.call("aten::convolution", {c.call("aten::relu", {reduced}), c.weight({40, 16, 1, 1}),
-                                                   c.weight({40}), ints({1, 1}), ints({0, 0}), ints({1, 1}), false,
-                                                   ints({0, 0}), 1});
-         return std::move(c).finish(c.call("aten::mul.Tensor", {y, c.call("aten::hardsigmoid", {gate})}));
-       }},
+      squeeze_excite("squeeze_excite_hardsigmoid_of_40_channels", 40, 16, "aten::relu",
+                     [](CaseBuilder& c, Node* gate) { return c.call("aten::hardsigmoid", {gate}); }),
       // The same gate as core ATen decomposes a hardsigmoid: clamp(clamp(x + 3, 0), None, 6) / 6.
-      {"aten::mean.dim", "squeeze_excite_decomposed_hardsigmoid_of_40_channels", [] {
-         CaseBuilder c;
-         Node* y = c.call("aten::convolution", {c.input({1, 5, 6, 5}), c.weight({40, 5, 3, 3}), None{}, ints({1, 1}),
-                                                ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 1});
-         Node* squeezed = c.call("aten::mean.dim", {y, ints({-1, -2}), true});
-         Node* reduced = c.call("aten::convolution", {squeezed, c.weight({16, 40, 1, 1}), c.weight({16}), ints({1, 1}),
-                                                      ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 1});
-         Node* gate = c.call("aten::convolution", {c.call("aten::relu", {reduced}), c.weight({40, 16, 1, 1}),
-                                                   c.weight({40}), ints({1, 1}), ints({0, 0}), ints({1, 1}), false,
-                                                   ints({0, 0}), 1});
-         Node* six = c.call("aten::clamp", {c.call("aten::clamp", {c.call("aten::add.Tensor", {gate, 3}), 0}), None{}, 6});
-         return std::move(c).finish(c.call("aten::mul.Tensor", {y, c.call("aten::div.Tensor", {six, 6})}));
-       }},
+      squeeze_excite("squeeze_excite_decomposed_hardsigmoid_of_40_channels", 40, 16, "aten::relu",
+                     [](CaseBuilder& c, Node* gate) {
+                       Node* add = c.call("aten::add.Tensor", {gate, 3});
+                       Node* six = c.call("aten::clamp", {c.call("aten::clamp", {add, 0}), None{}, 6});
+                       return c.call("aten::div.Tensor", {six, 6});
+                     }),
       // A U-Net's channel mean, x.mean(1, keepdim=True) (issue 37: 0.32 ms on ref:any).
       unary("aten::mean.dim", "channels_keepdim_unet_c8_24x40", {1, 8, 24, 40}, {ints({1}), true}),
       unary("aten::mean.dim", "channels_batch2", {2, 19, 7, 5}, {ints({1})}),
