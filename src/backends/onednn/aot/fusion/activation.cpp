@@ -104,20 +104,28 @@ struct PiecewiseLinear {
   }
 };
 
+// Walks back from `node` through single-user eltwise ops that `accept`
+// takes, until `stop` (or the first that is not one), putting each in front
+// of `chain` and what it computes in front of `ops`; returns where it stopped.
+template <typename Accept>
+const Node* walk_back(const Node* node, const Node* stop, Accept accept, std::vector<const Node*>& chain,
+                      std::vector<fb::EltwiseT>& ops) {
+  while (node != stop && node->users().size() == 1) {
+    const std::optional<NodeOp> op = as_eltwise(node);
+    if (!op || !accept(*node, eltwise_of(*op))) break;
+    chain.insert(chain.begin(), node);
+    ops.insert(ops.begin(), eltwise_of(*op));
+    node = op->inputs[0];
+  }
+  return node;
+}
+
 std::optional<ActivationPattern> hardswish(const Node& mul) {
   for (const Product& p : factors(mul)) {
     // Walk back from the other factor through single-user eltwise ops to x.
     std::vector<const Node*> chain;
-    const Node* node = p.other;
     std::vector<fb::EltwiseT> ops;
-    while (node != p.x) {
-      if (node->users().size() != 1) break;
-      const std::optional<NodeOp> op = as_eltwise(node);
-      if (!op) break;
-      chain.insert(chain.begin(), node);
-      ops.insert(ops.begin(), eltwise_of(*op));
-      node = op->inputs[0];
-    }
+    const Node* node = walk_back(p.other, p.x, [](const Node&, const fb::EltwiseT&) { return true; }, chain, ops);
     if (node != p.x || chain.empty()) continue;
     PiecewiseLinear f;
     bool fits = true;
@@ -149,16 +157,11 @@ std::optional<ActivationPattern> hardsigmoid(const Node& last) {
   if (!op || is_quantization(last) || eltwise_of(*op).algorithm != fb::EltwiseAlgorithm::Linear) return std::nullopt;
   std::vector<const Node*> chain = {&last};
   std::vector<fb::EltwiseT> ops = {eltwise_of(*op)};
-  const Node* x = op->inputs[0];
-  while (x->users().size() == 1 && !is_quantization(*x)) {
-    const std::optional<NodeOp> before = as_eltwise(x);
-    if (!before) break;
-    const fb::EltwiseAlgorithm algorithm = eltwise_of(*before).algorithm;
-    if (algorithm != fb::EltwiseAlgorithm::Linear && algorithm != fb::EltwiseAlgorithm::Clip) break;
-    chain.insert(chain.begin(), x);
-    ops.insert(ops.begin(), eltwise_of(*before));
-    x = before->inputs[0];
-  }
+  const auto linear_or_clip = [](const Node& node, const fb::EltwiseT& e) {
+    return !is_quantization(node) &&
+           (e.algorithm == fb::EltwiseAlgorithm::Linear || e.algorithm == fb::EltwiseAlgorithm::Clip);
+  };
+  const Node* x = walk_back(op->inputs[0], nullptr, linear_or_clip, chain, ops);
   if (last.users().size() == 1) {
     for (const Product& p : factors(*last.users().front())) {
       if (p.x == x && p.other == &last) return std::nullopt;
