@@ -93,12 +93,40 @@ bool returns_its_input(const Node* node) {
   return true;
 }
 
+// True if `node` views the same elements in the same order under other sizes.
+bool is_reshape(const Node* node) {
+  static const std::set<std::string> reshapes = {
+      "aten::view.default",    "aten::_unsafe_view.default", "aten::reshape.default",   "aten::flatten.using_ints",
+      "aten::unflatten.int",   "aten::squeeze.default",      "aten::squeeze.dim",       "aten::squeeze.dims",
+      "aten::unsqueeze.default", "aten::alias.default"};
+  return node->is_call_function() && reshapes.count(passes::canonical_target(node->target())) > 0;
+}
+
+bool is_view(const Node* node);
+
+// Whether aten::contiguous returns its input itself, as it does for a
+// tensor laid out contiguously: one in the default dim order that is not a
+// view picking elements apart (a slice, a transpose); a copy otherwise,
+// whose writes stay its own (BEiT writes into a contiguous copy of a
+// permuted index table).
+bool contiguous_returns_its_input(const Node* node) {
+  const Node* input = node->args().empty() || !node->args()[0].is_node() ? nullptr : node->args()[0].node();
+  if (input == nullptr || !std::holds_alternative<TensorMeta>(input->meta.val)) return false;
+  const std::vector<uint8_t> order = input->meta.tensor().resolved_dim_order();
+  for (size_t d = 0; d < order.size(); ++d) {
+    if (order[d] != d) return false;
+  }
+  return !is_view(input) || is_reshape(input);
+}
+
 // True if `node` is a view of another tensor (its op's first argument is
 // aliased without being written: slice, select, view, permute, a `to` that
-// changes nothing, ...; or an item of split's list of views).
+// changes nothing, a contiguous of a contiguous tensor, ...; or an item of
+// split's list of views).
 bool is_view(const Node* node) {
   if (!node->is_call_function()) return false;
   if (is_to(node)) return returns_its_input(node);
+  if (passes::canonical_target(node->target()) == "aten::contiguous.default") return contiguous_returns_its_input(node);
   if (is_call_of(*node, ExecKind::GetItem)) return !node->args().empty() && node->args()[0].is_node() && is_view(node->args()[0].node());
   const OpSchema* schema = find_op_schema(node->target());
   if (schema == nullptr || schema->arguments.empty() || schema->arguments[0].is_write()) return false;
@@ -113,13 +141,9 @@ Node* viewed_tensor(const Node* view) { return view->args().at(0).node(); }
 // value), when the view's elements become `written`: the scatter inverse to
 // the view (torch's functionalization does the same).
 Node* written_back(Rewriter& r, const Node* view, Node* viewed, Node* written) {
-  static const std::set<std::string> reshapes = {
-      "aten::view.default",    "aten::_unsafe_view.default", "aten::reshape.default",   "aten::flatten.using_ints",
-      "aten::unflatten.int",   "aten::squeeze.default",      "aten::squeeze.dim",       "aten::squeeze.dims",
-      "aten::unsqueeze.default", "aten::alias.default"};
   const std::string target = passes::canonical_target(view->target());
-  if (is_to(view)) return written;  // the tensor itself
-  if (reshapes.count(target) > 0) {
+  if (is_to(view) || target == "aten::contiguous.default") return written;  // the tensor itself
+  if (is_reshape(view)) {
     // The same elements in order: the whole tensor, reshaped back.
     return r.op("aten::view", {written, r.size_list(viewed->meta.tensor().sizes, viewed)});
   }

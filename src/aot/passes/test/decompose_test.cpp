@@ -667,6 +667,33 @@ TEST(DecomposeTest, InPlaceWriteThroughAToThatChangesNothingWritesItsTensor) {
   EXPECT_EQ(program.named_buffers().at(0).second.to_doubles(), std::vector<double>{7});      // 4 + 3
 }
 
+// BEiT's relative position index: `.permute(1, 2, 0).contiguous()`, then
+// `index[:, :, 0] += 7` on it. contiguous copies a tensor laid out otherwise
+// (a permute's result, in another dim order), so the write stays in the
+// copy; of a contiguous tensor it returns the tensor itself, and the write
+// lands there.
+TEST(DecomposeTest, InPlaceWriteThroughContiguousWritesItsTensorOnlyWhenItIsOne) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* permuted = b.call("aten::permute", {x, ArgumentList{1, 0}});
+  TensorMeta permuted_meta = f32({3, 2});
+  permuted_meta.dim_order = {1, 0};
+  permuted->meta.val = permuted_meta;
+  Node* copy = call_with_meta(b, "aten::contiguous", {permuted}, f32({3, 2}));
+  call_with_meta(b, "aten::add_.Tensor", {b.call("aten::select.int", {copy, 1, 0}), 7}, f32({3}));
+  Node* fresh = b.call("aten::relu", {x});
+  Node* same = call_with_meta(b, "aten::contiguous", {fresh}, f32({2, 3}));
+  call_with_meta(b, "aten::mul_.Tensor", {same, 10}, f32({2, 3}));
+  b.output({copy, b.call("aten::neg", {permuted}), fresh});
+  ExportedProgram program = decomposed(std::move(b));
+
+  HostTensor xv = HostTensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv)})));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{8, 4, 9, 5, 10, 6}));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(1)).to_doubles(), (std::vector<double>{-1, -4, -2, -5, -3, -6}));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(2)).to_doubles(), (std::vector<double>{10, 20, 30, 40, 50, 60}));
+}
+
 TEST(DecomposeTest, InPlaceOpOnAParameterIsAnError) {
   GraphBuilder b;
   Node* x = b.input("x", f32({3}));
