@@ -968,7 +968,14 @@ Error build_resampling(GraphBuilder& b, const fb::Resampling* resampling) {
   if (resampling->algorithm() > fb::ResamplingAlgorithm::MAX) return b.refuse("unknown resampling algorithm");
   const dnnl_alg_kind_t alg =
       resampling->algorithm() == fb::ResamplingAlgorithm::Nearest ? dnnl_resampling_nearest : dnnl_resampling_linear;
-  KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, b.plain_inputs()));
+  KILN_ASSIGN_OR_RETURN(uint32_t src_m, b.value_memory(src, b.plain_inputs()));
+  if (!b.plain_inputs() && b.is_plain(src_m, src)) {
+    // oneDNN's resampling of a plain image interpolates along its rows, a
+    // channel at a time; over channels-last it vectorizes across channels
+    // (a U-Net's bilinear 2x upsampling of 32 channels of 32x32: 0.20 ms
+    // against XNNPACK's 0.04).
+    KILN_ASSIGN_OR_RETURN(src_m, b.channels_last_memory(src));
+  }
   MemoryDesc dst;
   KILN_TRY(b.dst_desc_of(out, &dst));
   Attr attr;

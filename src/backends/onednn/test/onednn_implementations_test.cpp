@@ -324,6 +324,23 @@ TEST(OneDnnImplementationsTest, MultipliesByAGateWithoutPlainCopies) {
   set_num_threads(1);
 }
 
+TEST(OneDnnImplementationsTest, ResamplesAPlainImageChannelsLast) {
+  // oneDNN's resampling of a plain image interpolates a channel at a time
+  // (a U-Net's bilinear upsampling of 32 channels of 32x32: 0.20 ms); over
+  // channels-last it vectorizes across the channels (0.04 ms): the image is
+  // reordered for it first (and its result back, being the delegate's
+  // output: still faster, 0.13 against 0.22 ms for 32 channels of 64x64).
+  const ConformanceCase* upsampling = case_named("bilinear_size_13x6_of_19_channels");
+  ASSERT_NE(upsampling, nullptr);
+  const std::vector<OperationImplementation> steps = implementations_of(*upsampling);
+  std::vector<std::string> primitives;
+  for (const OperationImplementation& step : steps) {
+    if (step.kind == "Resampling") primitives.push_back(step.primitive);
+  }
+  EXPECT_EQ(primitives, (std::vector<std::string>{"reorder", "resampling", "reorder"}))
+      << describe_implementations(steps);
+}
+
 std::vector<std::string>* logged = nullptr;
 void log_to_test(runtime::LogLevel, const char* message) { logged->push_back(message); }
 
