@@ -4,7 +4,8 @@
 // source is permuted so that the reduced dimensions come last (one reorder,
 // which reads a channels-last source as it is), reduced there, and the
 // result reshaped (a reduction's reduced dimensions have size 1, so moving
-// them does not move an element) or permuted back (a softmax's).
+// them does not move an element) or permuted back (a softmax's). A reduction
+// over dimensions of size 1 alone is its source, reshaped.
 #include <algorithm>
 
 #include "backends/onednn/aot/fast_forms/form_writer.h"
@@ -32,7 +33,14 @@ bool reduce_innermost_dims(FormWriter& writer, const fb::OperationT& op) {
   // Kept dimensions first (their order unchanged), then the reduced ones.
   std::vector<int64_t> kept, reduced;
   for (size_t d = 0; d < in.size(); ++d) (out[d] == 1 && in[d] != 1 ? reduced : kept).push_back(static_cast<int64_t>(d));
-  if (reduced.empty()) return false;
+  if (reduced.empty()) {
+    // Every reduced dimension has size 1 (a mean over a sequence of one
+    // token): the result is the source, which oneDNN's reduction refuses
+    // to compute (its dimensions must differ).
+    if (!op.post_ops.empty()) return false;
+    writer.reshape(op, op.inputs[0], out, op.outputs[0]);
+    return true;
+  }
   // Dimensions of size 1 are nowhere in particular.
   bool innermost = true;
   for (int64_t d : kept) innermost = innermost && (in[static_cast<size_t>(d)] == 1 || d < reduced.front());
