@@ -59,6 +59,8 @@ class GraphWriter {
   std::unique_ptr<fb::OperationT> operation(const FusedGroup& group, int32_t debug_id);
   void add_post_ops(const FusedGroup& group, fb::OperationT& op);
   int32_t debug_id(const FusedGroup& group);
+  /// A new debug id mapping to the handles of debug ids `a` and `b` (-1: none).
+  int32_t merged_debug_id(int32_t a, int32_t b);
   void emit(const FusedGroup& group, const ArgumentRefs& outputs);
   void bind_outputs();
 

@@ -27,7 +27,7 @@ LoweredPartition GraphWriter::lower() {
   const ArgumentRefs outputs = output_positions();
   for (const FusedGroup& group : plan_fusion(partition_, constants_)) emit(group, outputs);
   bind_outputs();
-  use_fast_forms(*graph_, weights_);
+  use_fast_forms(*graph_, weights_, [this](int32_t a, int32_t b) { return merged_debug_id(a, b); });
   check_operation_rules(*graph_);
   aot::NamedDataStoreOutput named_data = named_data_read_by(*graph_, weights_.output());
   return {std::move(graph_), std::move(named_data), mapping_.get_delegate_mapping()};
@@ -216,6 +216,15 @@ void GraphWriter::add_post_ops(const FusedGroup& group, fb::OperationT& op) {
     post->op.Set(std::move(binary));
     op.post_ops.push_back(std::move(post));
   }
+}
+
+int32_t GraphWriter::merged_debug_id(int32_t a, int32_t b) {
+  if (a < 0 || b < 0) return a < 0 ? b : a;
+  const aot::DebugHandleMap& map = mapping_.get_delegate_mapping();
+  std::vector<int64_t> handles = map.at(aot::DelegateDebugId{int64_t{a}});
+  const std::vector<int64_t>& more = map.at(aot::DelegateDebugId{int64_t{b}});
+  handles.insert(handles.end(), more.begin(), more.end());
+  return static_cast<int32_t>(std::get<int64_t>(mapping_.insert_delegate_mapping_entry(handles)));
 }
 
 int32_t GraphWriter::debug_id(const FusedGroup& group) {

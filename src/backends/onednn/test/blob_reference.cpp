@@ -215,7 +215,19 @@ class ReferenceBuilder {
     switch (op.op.type) {
       case fb::OperationKind::Convolution: {
         const auto& c = *op.op.AsConvolution();
-        if (c.padding_r != c.padding_l) throw AotError("a convolution with asymmetric padding");
+        if (c.padding_r != c.padding_l) {
+          // Unequal padding (a zero pad folded in, fast_forms/padding.cpp): the pad, then none.
+          if (c.transposed) throw AotError("a transposed convolution with asymmetric padding");
+          std::vector<int64_t> pads;  // constant_pad_nd's order: the last dimension first
+          for (size_t d = c.padding_l.size(); d-- > 0;) {
+            pads.push_back(c.padding_l[d]);
+            pads.push_back(c.padding_r[d]);
+          }
+          return call("aten::convolution", {call("aten::constant_pad_nd", {x, ints(pads)}), node(in.at(1)),
+                                            optional(in.at(2)), ints(c.strides),
+                                            ints(std::vector<int64_t>(c.strides.size(), 0)), ints(c.dilations), false,
+                                            ints(std::vector<int64_t>(c.strides.size(), 0)), c.groups});
+        }
         const std::vector<int64_t> output_padding = c.transposed ? c.output_padding : std::vector<int64_t>(c.strides.size(), 0);
         return call("aten::convolution", {x, node(in.at(1)), optional(in.at(2)), ints(c.strides), ints(c.padding_l),
                                           ints(c.dilations), c.transposed, ints(output_padding), c.groups});
