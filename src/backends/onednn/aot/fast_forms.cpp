@@ -61,21 +61,23 @@ void drop_unread_constants(fb::GraphT& graph) {
 
 }  // namespace
 
-void use_fast_forms(fb::GraphT& graph, WeightStore& weights) {
+void use_fast_forms(fb::GraphT& graph, WeightStore& weights, const MergeDebugIds& merge) {
+  FormWriter writer(graph, weights);
+  fold_zero_pads_into_convolutions(graph, writer, merge);
   std::vector<std::unique_ptr<fb::OperationT>> operations = std::move(graph.operations);
   graph.operations.clear();
-  FormWriter writer(graph, weights);
-  for (std::unique_ptr<fb::OperationT>& op : operations) {
-    bool rewritten = false;
-    for (FastFormRule rule : kRules) {
-      if ((rewritten = rule(writer, *op))) break;
-    }
-    if (!rewritten) writer.emit(std::move(op));
-  }
+  for (std::unique_ptr<fb::OperationT>& op : operations) writer.emit_in_fast_form(std::move(op));
   drop_unread_constants(graph);
 }
 
 // ---------------------------------------------------------------- FormWriter
+
+void FormWriter::emit_in_fast_form(std::unique_ptr<fb::OperationT> op) {
+  for (FastFormRule rule : kRules) {
+    if (rule(*this, *op)) return;
+  }
+  emit(std::move(op));
+}
 
 int64_t element_count(const std::vector<int64_t>& sizes) {
   return std::accumulate(sizes.begin(), sizes.end(), int64_t{1}, std::multiplies<>());

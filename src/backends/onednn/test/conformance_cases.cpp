@@ -166,6 +166,23 @@ ConformanceCase conv3d_case(const std::string& name, std::vector<int64_t> input,
   return c;
 }
 
+// A convolution's result times a mask broadcast over its channels (a speech
+// model's [N, 1, T]; a U-Net's [N, 1, H, W]) or plus a bias broadcast over
+// the batch: not its post-op, which oneDNN would run on its reference kernel,
+// but a binary operation after it (fast_forms/binary.cpp).
+ConformanceCase conv_then(const char* name, const char* op, std::vector<int64_t> input, std::vector<int64_t> weight,
+                          std::vector<int64_t> other) {
+  return {"aten::convolution.default", name, [=] {
+            CaseBuilder c;
+            const size_t spatial = input.size() - 2;
+            const auto each = [&](int64_t v) { return ints(std::vector<int64_t>(spatial, v)); };
+            Node* y = c.call("aten::convolution", {c.input(input), c.weight(weight), c.weight({weight[0]}), each(1),
+                                                   each(1), each(1), false, each(0), 1});
+            Node* gated = c.call("aten::sigmoid", {y});
+            return std::move(c).finish(c.call(op, {gated, c.input(other)}));
+          }};
+}
+
 Cases convolution_cases() {
   return {
       conv_case("3x3_c3_to_8_7x5_batch2", {{2, 3, 7, 5}, {8, 3, 3, 3}, 1, 1}),
@@ -186,6 +203,9 @@ Cases convolution_cases() {
       conv_case("conv1d_stride2_c3", {{2, 3, 11}, {5, 3, 3}, 2, 1}),
       conv3d_case("conv3d_c3_depth4_pad1", {2, 3, 4, 7, 5}, 4, 1, 1),
       conv3d_case("conv3d_c5_stride2_hw", {1, 5, 3, 7, 6}, 19, 2, 0),
+      conv_then("conv1d_times_a_mask_over_channels", "aten::mul.Tensor", {2, 6, 19}, {5, 6, 3}, {2, 1, 19}),
+      conv_then("times_a_mask_over_channels", "aten::mul.Tensor", {1, 6, 7, 5}, {3, 6, 3, 3}, {1, 1, 7, 5}),
+      conv_then("plus_a_bias_over_the_batch", "aten::add.Tensor", {2, 6, 7, 5}, {3, 6, 3, 3}, {1, 3, 7, 5}),
   };
 }
 
@@ -384,6 +404,8 @@ Cases reduction_cases() {
       // A U-Net's channel mean, x.mean(1, keepdim=True) (issue 37: 0.32 ms on ref:any).
       unary("aten::mean.dim", "channels_keepdim_unet_c8_24x40", {1, 8, 24, 40}, {ints({1}), true}),
       unary("aten::mean.dim", "channels_batch2", {2, 19, 7, 5}, {ints({1})}),
+      // Over a sequence of one token: the source itself (fast_forms/reductions.cpp).
+      unary("aten::mean.dim", "over_a_dim_of_size_1", {2, 1, 19}, {ints({1})}),
       unary("aten::sum.dim_IntList", "channels", {2, 3, 7, 5}, {ints({1})}),
       unary("aten::sum.dim_IntList", "rows_keepdim", {7, 19}, {ints({0}), true}),
   };
@@ -399,7 +421,7 @@ Cases resampling_cases() {
       unary("aten::upsample_bilinear2d.vec", "size_11x9", image, {ints({11, 9}), false, None{}}),
       unary("aten::upsample_bilinear2d.vec", "down_to_4x3", image, {ints({4, 3}), false, None{}}),
       unary("aten::upsample_nearest2d.default", "size_14x15", {1, 3, 7, 5}, {ints({14, 15})}),
-      unary("aten::upsample_bilinear2d.default", "size_13x6", {1, 19, 7, 5}, {ints({13, 6}), false}),
+      unary("aten::upsample_bilinear2d.default", "bilinear_size_13x6_of_19_channels", {1, 19, 7, 5}, {ints({13, 6}), false}),
   };
 }
 
@@ -423,6 +445,18 @@ ConformanceCase pad_then_conv() {
             Node* y = c.call("aten::convolution", {padded, c.weight({4, 3, 2, 2}), None{}, ints({1, 1}), ints({0, 0}),
                                                    ints({1, 1}), false, ints({0, 0}), 1});
             return std::move(c).finish(y);
+          }};
+}
+
+// TensorFlow's "same" padding before a strided depthwise convolution (Hugging
+// Face's MobileNetV2): the zero pad is the convolution's own, unequal padding.
+ConformanceCase same_pad_then_depthwise() {
+  return {"aten::constant_pad_nd.default", "tf_same_then_depthwise_stride2", [] {
+            CaseBuilder c;
+            Node* padded = c.call("aten::constant_pad_nd", {c.input({2, 8, 9, 6}), ints({0, 1, 0, 1})});
+            Node* y = c.call("aten::convolution", {padded, c.weight({8, 1, 3, 3}), c.weight({8}), ints({2, 2}),
+                                                   ints({0, 0}), ints({1, 1}), false, ints({0, 0}), 8});
+            return std::move(c).finish(c.call("aten::hardtanh", {y, 0.0, 6.0}));
           }};
 }
 
@@ -540,6 +574,7 @@ Cases concat_pad_cases() {
       unary("aten::constant_pad_nd.default", "asymmetric_hw", {2, 3, 7, 5}, {ints({0, 1, 2, 0})}),
       unary("aten::constant_pad_nd.default", "channels_too", {1, 3, 7, 5}, {ints({1, 1, 1, 1, 2, 0}), -1.0}),
       pad_then_conv(),
+      same_pad_then_depthwise(),
       dense_block(),
       squeeze_excitation(),
       squeeze_excitation_of_one_pixel(),
@@ -622,6 +657,11 @@ Cases binary_cases() {
     // kernels broadcast the second but not the first (fast_forms/binary.cpp).
     cases.push_back(binary(op, "second_rows_per_channel", {2, 4, 5, 7}, {1, 4, 1, 7}));
     cases.push_back(binary(op, "second_rows_per_batch", {2, 4, 5, 7}, {2, 1, 1, 7}));
+    // One number per batch, a column, a column per channel: on views of
+    // merged dimensions (fast_forms/binary.cpp).
+    cases.push_back(binary(op, "second_per_batch", image, {2, 1, 1, 1}));
+    cases.push_back(binary(op, "second_one_column", image, {1, 1, 7, 1}));
+    cases.push_back(binary(op, "second_columns_per_channel", image, {1, 3, 7, 1}));
   }
   // A binary post-op broadcast otherwise than whole, per channel or as one
   // number (Swin V2's scores times a scale per head plus a bias the windows

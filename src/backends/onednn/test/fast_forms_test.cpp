@@ -185,6 +185,87 @@ TEST(FastFormsTest, RowsPerChannelBroadcastOverTheRowsRunWithTheRowsFirst) {
   EXPECT_EQ(lowered.debug_ids, std::set<int32_t>{0});
 }
 
+// One number per batch, a column, columns per channel: broadcasts the JIT
+// kernels do not take, each one channel of views of merged dimensions
+// (nothing moves); rows per channel and per batch, which no views make one,
+// with the broadcast dimensions moved first (above).
+TEST(FastFormsTest, BroadcastsOfMergedDimensionsRunOnViews) {
+  const std::vector<std::pair<std::vector<int64_t>, std::string>> cases = {
+      {{2, 1, 1, 1}, "BinaryOp Mul (%3[1, 2, 140], %4[1, 2, 1]) -> %5[1, 2, 140]"},
+      {{1, 1, 5, 1}, "BinaryOp Mul (%3[8, 5, 7], %4[1, 5, 1]) -> %5[8, 5, 7]"},
+      {{1, 4, 5, 1}, "BinaryOp Mul (%3[2, 20, 7], %4[1, 20, 1]) -> %5[2, 20, 7]"},
+      {{2, 1, 5, 1}, "BinaryOp Mul (%3[4, 7, 2, 5], %4[1, 1, 2, 5])"},  // four runs: moved, not viewed
+  };
+  for (const auto& [second, expected] : cases) {
+    GraphBuilder b;
+    Node* x = b.input("x", f32({2, 4, 5, 7}));
+    b.output({b.call("aten::mul.Tensor", {x, b.input("y", f32(std::vector<aot::SymExpr>(second.begin(), second.end())))})});
+    const Lowered lowered = lower(std::move(b).build());
+    EXPECT_THAT(lowered.printout, HasSubstr(expected)) << lowered.printout;
+    EXPECT_EQ(lowered.debug_ids, std::set<int32_t>{0});
+  }
+}
+
+// A U-Net's last convolution times a mask [N, 1, H, W]: as its post-op the
+// whole convolution ran on oneDNN's reference kernel; the product runs
+// after it, a binary operation of its own.
+TEST(FastFormsTest, AConvolutionsPostOpBroadcastOverChannelsRunsAfterIt) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 4, 5, 7}));
+  Node* y = conv2d(b, x, b.parameter("w", ramp({3, 4, 1, 1})), b.parameter("b", ramp({3}, 2)), 1, 0, 1, 1);
+  Node* gated = b.call("aten::sigmoid", {y});
+  b.output({b.call("aten::mul.Tensor", {gated, b.input("mask", f32({2, 1, 5, 7}))})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("post-ops [Eltwise Logistic]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("BinaryOp Mul"));
+  EXPECT_THAT(lowered.printout, Not(HasSubstr("Binary Mul")));
+}
+
+// A mean over a sequence of one token reduces nothing: oneDNN's reduction
+// refuses such a one (its source and result sizes must differ).
+TEST(FastFormsTest, AReductionOverDimensionsOfSizeOneIsItsSourceReshaped) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 1, 6}));
+  b.output({b.call("aten::mean.dim", {b.call("aten::relu", {x}), ints({1})})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, Not(HasSubstr("Reduction")));
+  EXPECT_THAT(lowered.printout, HasSubstr("Reorder reshape"));
+}
+
+// TensorFlow's "same" padding, as ported models write it: a zero pad of one
+// row and column after, then a strided convolution without padding. The
+// convolution pads unequally itself, and maps to the pad's node too.
+TEST(FastFormsTest, AZeroPaddingOfAnImageIsTheConvolutionsOwn) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 3, 8, 6}));
+  Node* padded = b.call("aten::constant_pad_nd", {x, ints({0, 1, 0, 1})});
+  b.output({conv2d(b, padded, b.parameter("w", ramp({4, 3, 3, 3})), b.parameter("b", ramp({4}, 2)), 2, 0, 1, 1)});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("1 operations"));
+  EXPECT_THAT(lowered.printout, Not(HasSubstr("Pad")));
+  EXPECT_THAT(lowered.printout, HasSubstr("padding_l=[0, 0] padding_r=[1, 1]"));
+  // The convolution's debug id maps to both nodes' handles (1: the pad, 2: the convolution).
+  ASSERT_EQ(lowered.debug_ids.size(), 1u);
+  EXPECT_THAT(lowered.debug_handle_map, HasSubstr(std::to_string(*lowered.debug_ids.begin()) + ": (1, 2)"));
+}
+
+// A pad another op also reads, or one of a non-zero value, stays.
+TEST(FastFormsTest, APaddingReadElsewhereOrNotZeroStays) {
+  for (const double value : {0.0, 1.0}) {
+    GraphBuilder b;
+    Node* x = b.input("x", f32({1, 3, 8, 6}));
+    Node* padded = b.call("aten::constant_pad_nd", {x, ints({0, 1, 0, 1}), value});
+    Node* y = conv2d(b, padded, b.parameter("w", ramp({4, 3, 3, 3})), b.parameter("b", ramp({4}, 2)), 2, 0, 1, 1);
+    if (value == 0.0) {
+      b.output({y, b.call("aten::relu", {padded})});
+    } else {
+      b.output({y});
+    }
+    const Lowered lowered = lower(std::move(b).build());
+    EXPECT_THAT(lowered.printout, HasSubstr("Pad")) << value;
+  }
+}
+
 TEST(FastFormsTest, BroadcastsTheKernelsTakeStayOneOperation) {
   for (const std::vector<int64_t>& second : {std::vector<int64_t>{2, 1, 1, 7}, {1, 1, 5, 7}, {4, 1, 1}, {7}}) {
     GraphBuilder b;

@@ -1,19 +1,27 @@
 // oneDNN's JIT binary kernels broadcast the second operand as a number, one
 // channel ([C, 1, 1]), or a block of trailing dimensions, alone or per
-// batch; a row per channel broadcast over the rows between ([1, C, 1, W] or
-// [N, C, 1, W] over [N, C, H, W]) sends it to the reference kernel. The
-// operation then runs with the broadcast dimensions moved first, so that the
-// second operand is a trailing block (its moved dimensions have size 1: it is
-// only reshaped), and its result is permuted back.
+// batch. Any other broadcast sends the operation to the reference kernel:
+// one number per batch ([N, 1, 1, 1]), a column ([1, 1, H, 1]: a mask over
+// a sequence's positions), a row per channel broadcast over the rows ([1, C,
+// 1, W]). The operation then runs in a form they take:
+//   - where the result's dimensions, neighbours of one kind (each kept, or
+//     each broadcast) merged, are at most three, on views of other sizes
+//     ([N, 1, 1, 1] over [N, C, H, W] is one channel [1, N, 1] over [1, N,
+//     C*H*W]): no data moves;
+//   - otherwise with the broadcast dimensions moved first, so that the second
+//     operand is a trailing block (its moved dimensions have size 1: it is
+//     only reshaped), and its result permuted back.
 //
-// Their binary post-ops take less: an operand of the result's sizes, one
-// number or one channel; any other broadcast ([1, C, H, W] over a batch,
-// [N, 1, H, W], a row) sends the whole operation to the reference kernel
-// (Swin V2's attention: the scores times a logit scale per head, plus a
-// position bias the windows share: ref:any, 4 ms of a 21 ms model). From
-// the first post-op they do not take, the post-ops run as a binary operation
-// after it, whose second operand broadcasts as any binary operation's does;
-// and so on down the post-ops.
+// Binary post-ops take less, on a binary operation and on a convolution
+// alike: an operand of the result's sizes, one number or one channel; any
+// other broadcast ([1, C, H, W] over a batch, [N, 1, H, W], a row) sends the
+// whole operation to the reference kernel (Swin V2's attention: the scores
+// times a logit scale per head, plus a position bias the windows share:
+// ref:any, 4 ms of a 21 ms model; a U-Net's last convolution times a mask
+// [1, 1, H, W]: ref:any, 2.1 ms against 0.03). From the first post-op they do
+// not take, the post-ops run as a binary operation after it, whose second
+// operand broadcasts as any binary operation's does; and so on down the
+// post-ops.
 #include <algorithm>
 #include <iterator>
 #include <memory>
@@ -32,23 +40,82 @@ std::vector<bool> broadcast_dims(const std::vector<int64_t>& a, const std::vecto
   return broadcast;
 }
 
-// A last dimension it keeps, and past the batch a dimension it broadcasts
-// after one it keeps: the forms the JIT kernels do not take.
-bool rows_broadcast_under_a_middle_dim(const std::vector<int64_t>& a, const std::vector<bool>& broadcast) {
+// Whether the JIT kernels take the second operand broadcast along
+// `broadcast` over `a`: nowhere, everywhere (one number), along all but the
+// channel (dimension 1), along leading dimensions only, the batch
+// (dimension 0) possibly kept, or one number per row of a matrix ([N, 1]
+// over [N, K]). Dimensions of size 1 count as either.
+bool jit_kernels_take(const std::vector<int64_t>& a, const std::vector<bool>& broadcast) {
   const auto kept = [&](size_t d) { return !broadcast[d] && a[d] != 1; };
-  if (a.size() < 3 || !kept(a.size() - 1)) return false;
-  bool kept_one = false;
+  std::vector<size_t> kept_past_batch;
   for (size_t d = 1; d < a.size(); ++d) {
-    if (broadcast[d] && kept_one) return true;
-    kept_one = kept_one || kept(d);
+    if (kept(d)) kept_past_batch.push_back(d);
   }
-  return false;
+  if (kept_past_batch.empty()) {  // one number, or one per batch: the latter of rows ([N, 1]) only
+    return a.size() <= 2 || !kept(0) || std::find(broadcast.begin(), broadcast.end(), true) == broadcast.end();
+  }
+  if (kept_past_batch == std::vector<size_t>{1}) return true;
+  for (size_t d = kept_past_batch.front(); d < a.size(); ++d) {
+    if (broadcast[d]) return false;
+  }
+  return true;
+}
+
+// The result's dimensions of size other than 1, neighbours of one kind
+// merged: {size, broadcast} from the first.
+std::vector<std::pair<int64_t, bool>> merged_runs(const std::vector<int64_t>& a, const std::vector<bool>& broadcast) {
+  std::vector<std::pair<int64_t, bool>> runs;
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (a[d] == 1) continue;
+    if (!runs.empty() && runs.back().second == broadcast[d]) {
+      runs.back().first *= a[d];
+    } else {
+      runs.emplace_back(a[d], broadcast[d]);
+    }
+  }
+  return runs;
+}
+
+// The binary operation on views of `a_sizes` and `b_sizes`, its result viewed back.
+void binary_on_views(FormWriter& writer, const fb::OperationT& op, std::vector<int64_t> a_sizes,
+                     std::vector<int64_t> b_sizes) {
+  auto viewed = std::make_unique<fb::OperationT>(op);
+  viewed->inputs = {writer.reshape(op, op.inputs[0], a_sizes), writer.reshape(op, op.inputs[1], std::move(b_sizes))};
+  const int32_t result = writer.intermediate(std::move(a_sizes));
+  viewed->outputs = {result};
+  writer.emit(std::move(viewed));
+  writer.reshape(op, result, {}, op.outputs[0]);
+}
+
+// The binary operation with the broadcast dimensions moved first, its result permuted back.
+void binary_with_broadcast_dims_first(FormWriter& writer, const fb::OperationT& op, const std::vector<int64_t>& a,
+                                      const std::vector<int64_t>& b, const std::vector<bool>& broadcast) {
+  std::vector<int64_t> forward, back(a.size());
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (broadcast[d]) forward.push_back(static_cast<int64_t>(d));
+  }
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (!broadcast[d]) forward.push_back(static_cast<int64_t>(d));
+  }
+  for (size_t i = 0; i < forward.size(); ++i) back[static_cast<size_t>(forward[i])] = static_cast<int64_t>(i);
+  std::vector<int64_t> b_moved;
+  const size_t lead = a.size() - b.size();
+  for (int64_t d : forward) b_moved.push_back(static_cast<size_t>(d) < lead ? 1 : b[static_cast<size_t>(d) - lead]);
+
+  auto moved = std::make_unique<fb::OperationT>(op);
+  moved->inputs = {writer.permute(op, op.inputs[0], forward), writer.reshape(op, op.inputs[1], b_moved)};
+  const int32_t result = writer.intermediate(writer.sizes(moved->inputs[0]));
+  moved->outputs = {result};
+  writer.emit(std::move(moved));
+  writer.permute(op, result, back, op.outputs[0]);
 }
 
 }  // namespace
 
 bool binary_with_post_ops_it_takes(FormWriter& writer, const fb::OperationT& op) {
-  if (op.op.AsBinaryOp() == nullptr || !writer.reads_and_writes_plain_floats(op)) return false;
+  if ((op.op.AsBinaryOp() == nullptr && op.op.AsConvolution() == nullptr) || !writer.reads_and_writes_plain_floats(op)) {
+    return false;
+  }
   const std::vector<int64_t>& sizes = writer.sizes(op.outputs[0]);
   const auto taken = [&](const fb::PostOpT& post) {
     const auto* binary = post.op.AsBinaryPostOp();
@@ -58,29 +125,25 @@ bool binary_with_post_ops_it_takes(FormWriter& writer, const fb::OperationT& op)
     return static_cast<size_t>(std::find_if(posts.begin(), posts.end(), [&](const auto& p) { return !taken(*p); }) -
                                posts.begin());
   };
-  if (first_untaken(op.post_ops) == op.post_ops.size()) return false;
-  // Each piece may broadcast its second operand as rows, too.
-  const auto emit = [&](std::unique_ptr<fb::OperationT> piece) {
-    if (!binary_broadcast_as_a_trailing_block(writer, *piece)) writer.emit(std::move(piece));
-  };
-  auto current = std::make_unique<fb::OperationT>(op);
-  for (size_t split = first_untaken(current->post_ops); split < current->post_ops.size();
-       split = first_untaken(current->post_ops)) {
-    std::vector<std::unique_ptr<fb::PostOpT>> rest;
-    for (size_t p = split; p < current->post_ops.size(); ++p) rest.push_back(std::move(current->post_ops[p]));
-    current->post_ops.resize(split);
-    const int32_t partial = writer.intermediate(sizes);
-    current->outputs = {partial};
-    emit(std::move(current));
-    const fb::BinaryPostOpT& first = *rest.front()->op.AsBinaryPostOp();
-    fb::BinaryOpT binary;
-    binary.algorithm = first.algorithm;
-    fb::OperationKindUnion kind;
-    kind.Set(std::move(binary));
-    current = writer.operation_like(op, std::move(kind), {partial, first.input}, op.outputs[0]);
-    current->post_ops.assign(std::make_move_iterator(rest.begin() + 1), std::make_move_iterator(rest.end()));
-  }
-  emit(std::move(current));
+  const size_t split = first_untaken(op.post_ops);
+  if (split == op.post_ops.size()) return false;
+  // The operation with the post-ops before it, then a binary operation with
+  // the rest: each in its fast form (the rest split again if need be).
+  auto head = std::make_unique<fb::OperationT>(op);
+  std::vector<std::unique_ptr<fb::PostOpT>> rest;
+  for (size_t p = split; p < head->post_ops.size(); ++p) rest.push_back(std::move(head->post_ops[p]));
+  head->post_ops.resize(split);
+  const int32_t partial = writer.intermediate(sizes);
+  head->outputs = {partial};
+  writer.emit_in_fast_form(std::move(head));
+  const fb::BinaryPostOpT& first = *rest.front()->op.AsBinaryPostOp();
+  fb::BinaryOpT binary;
+  binary.algorithm = first.algorithm;
+  fb::OperationKindUnion kind;
+  kind.Set(std::move(binary));
+  auto after = writer.operation_like(op, std::move(kind), {partial, first.input}, op.outputs[0]);
+  after->post_ops.assign(std::make_move_iterator(rest.begin() + 1), std::make_move_iterator(rest.end()));
+  writer.emit_in_fast_form(std::move(after));
   return true;
 }
 
@@ -105,28 +168,20 @@ bool binary_broadcast_as_a_trailing_block(FormWriter& writer, const fb::Operatio
   const std::vector<int64_t> a = writer.sizes(op.inputs[0]);
   const std::vector<int64_t>& b = writer.sizes(op.inputs[1]);
   if (b.size() > a.size() || a != writer.sizes(op.outputs[0])) return false;
+  if (std::find(a.begin(), a.end(), 0) != a.end()) return false;
   const std::vector<bool> broadcast = broadcast_dims(a, b);
-  if (!rows_broadcast_under_a_middle_dim(a, broadcast)) return false;
-
-  // The broadcast dimensions first, then the others, each in order; and back.
-  std::vector<int64_t> forward, back(a.size());
-  for (size_t d = 0; d < a.size(); ++d) {
-    if (broadcast[d]) forward.push_back(static_cast<int64_t>(d));
+  if (jit_kernels_take(a, broadcast)) return false;
+  const std::vector<std::pair<int64_t, bool>> runs = merged_runs(a, broadcast);
+  // Not taken, so two or more runs, neither a trailing block of kept ones.
+  if (runs.size() == 2) {  // kept, broadcast: one channel of a [1, kept, broadcast] view
+    binary_on_views(writer, op, {1, runs[0].first, runs[1].first}, {1, runs[0].first, 1});
+  } else if (runs.size() == 3 && runs[0].second) {  // broadcast, kept, broadcast: one channel
+    binary_on_views(writer, op, {runs[0].first, runs[1].first, runs[2].first}, {1, runs[1].first, 1});
+  } else if (runs.size() == 3) {  // kept, broadcast, kept: a trailing block per batch
+    binary_on_views(writer, op, {runs[0].first, runs[1].first, runs[2].first}, {runs[0].first, 1, runs[2].first});
+  } else {
+    binary_with_broadcast_dims_first(writer, op, a, b, broadcast);
   }
-  for (size_t d = 0; d < a.size(); ++d) {
-    if (!broadcast[d]) forward.push_back(static_cast<int64_t>(d));
-  }
-  for (size_t i = 0; i < forward.size(); ++i) back[static_cast<size_t>(forward[i])] = static_cast<int64_t>(i);
-  std::vector<int64_t> b_moved;
-  const size_t lead = a.size() - b.size();
-  for (int64_t d : forward) b_moved.push_back(static_cast<size_t>(d) < lead ? 1 : b[static_cast<size_t>(d) - lead]);
-
-  auto moved = std::make_unique<fb::OperationT>(op);
-  moved->inputs = {writer.permute(op, op.inputs[0], forward), writer.reshape(op, op.inputs[1], b_moved)};
-  const int32_t result = writer.intermediate(writer.sizes(moved->inputs[0]));
-  moved->outputs = {result};
-  writer.emit(std::move(moved));
-  writer.permute(op, result, back, op.outputs[0]);
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "aot/ir/host_tensor.h"
+#include "backends/onednn/aot/fast_forms.h"
 #include "backends/onednn/aot/weights.h"
 #include "backends/onednn/onednn_graph_generated.h"
 
@@ -40,6 +41,11 @@ class FormWriter {
 
   /// Appends `op` to the graph.
   void emit(std::unique_ptr<fb::OperationT> op) { graph_.operations.push_back(std::move(op)); }
+  /// Appends `op` in its fast form: the first rule (fast_forms.cpp) that
+  /// rewrites it writes it, else it is appended as it is. For the pieces a
+  /// rule writes that another may rewrite (the binary operation after a
+  /// matmul or a convolution, its post-ops and operand broadcast as any).
+  void emit_in_fast_form(std::unique_ptr<fb::OperationT> op);
   /// An operation of `kind` reading `inputs` and writing `output`, with the
   /// debug id and name of `origin` (the operation it stands for).
   std::unique_ptr<fb::OperationT> operation_like(const fb::OperationT& origin, fb::OperationKindUnion kind,
@@ -68,6 +74,12 @@ bool transposed_convolution_as_matmul(FormWriter& writer, const fb::OperationT& 
 bool pointwise_convolution_of_one_pixel_as_matmul(FormWriter& writer, const fb::OperationT& op);
 bool binary_broadcast_as_a_trailing_block(FormWriter& writer, const fb::OperationT& op);
 bool binary_with_post_ops_it_takes(FormWriter& writer, const fb::OperationT& op);
+
+/// Folds each zero Pad of an image's spatial dimensions that a float32
+/// convolution alone reads into that convolution's padding (fast_forms/
+/// padding.cpp): the Pad is dropped, the convolution reads its source.
+/// The convolution takes the debug id `merge` gives for both.
+void fold_zero_pads_into_convolutions(fb::GraphT& graph, const FormWriter& writer, const MergeDebugIds& merge);
 
 /// Whether the JIT binary kernels take a binary post-op reading `operand`
 /// broadcast over a result of `result` sizes: the same sizes, one number,

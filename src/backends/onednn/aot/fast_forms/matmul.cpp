@@ -78,7 +78,7 @@ bool matmul_with_broadcasts_it_takes(FormWriter& writer, const fb::OperationT& o
   kind.Set(std::move(binary));
   auto after = writer.operation_like(op, std::move(kind), {product, first.input}, op.outputs[0]);
   after->post_ops.assign(std::make_move_iterator(rest.begin() + 1), std::make_move_iterator(rest.end()));
-  writer.emit(std::move(after));
+  writer.emit_in_fast_form(std::move(after));
   return true;
 }
 
