@@ -6,6 +6,7 @@
 // variants full_like and arange.start_step; empty as zeros, and the layout
 // queries (sym_stride, ...) as the ints they are for Kiln's dense tensors.
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "aot/ir/c10_enums.h"
@@ -271,10 +272,11 @@ void decompose_diff(Rewriter& r) {
   const bool is_bool = x->meta.tensor().dtype == ScalarType::Bool;
   for (int64_t i = 0; i < r.int_arg(1); ++i) {
     const std::optional<int64_t> size = x->meta.tensor().sizes.at(static_cast<size_t>(dim)).constant_value();
-    if (!size) r.fail("needs a static size along dim " + std::to_string(dim) + ", got " + x->meta.tensor().to_string());
-    if (*size == 0) break;
-    Node* later = r.op("aten::slice.Tensor", {x, dim, 1, *size});
-    Node* earlier = r.op("aten::slice.Tensor", {x, dim, 0, *size - 1});
+    if (size && *size == 0) break;
+    // Of a symbolic size (a sequence's length): from the second to the end,
+    // and from the first to one before the end.
+    Node* later = r.op("aten::slice.Tensor", {x, dim, 1, size ? *size : std::numeric_limits<int64_t>::max()});
+    Node* earlier = r.op("aten::slice.Tensor", {x, dim, 0, size ? *size - 1 : int64_t{-1}});
     x = r.op(is_bool ? "aten::ne.Tensor" : "aten::sub.Tensor", {later, earlier});
   }
   r.replace_with(x);

@@ -226,6 +226,20 @@ TEST(DecomposeTest, LinearOnSymbolic3dViewsAroundAddmmAndRuns) {
   }
 }
 
+// transformers' masks take diff along a sequence of symbolic length (a
+// Llama exported with a dynamic sequence): two slices of symbolic ends.
+TEST(DecomposeTest, DiffAlongASymbolicDimensionRuns) {
+  GraphBuilder b;
+  const SymExpr s0 = SymExpr::symbol("s0");
+  Node* x = b.input("x", f32({2, s0}));
+  b.output({call_with_meta(b, "aten::diff", {x}, f32({2, s0 - 1}))});
+  b.set_range("s0", {2, 16});
+  ExportedProgram program = decomposed(std::move(b));
+  const HostTensor input = HostTensor::from_vector<float>({2, 4}, {1, 4, 2, 7, 0, 1, 3, 6});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(input)})));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{3, -2, 5, 1, 2, 3}));
+}
+
 TEST(DecomposeTest, EvalDropoutDisappears) {
   GraphBuilder b;
   Node* x = b.input("x", f32({4, 3}));
