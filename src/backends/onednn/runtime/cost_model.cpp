@@ -1,5 +1,6 @@
 // The cost model that picks the operations run on one thread
 // (kSmallOperationNs, compiled_graph.h).
+#include "backends/onednn/runtime/blob_graph.h"
 #include "backends/onednn/runtime/compiled_graph.h"
 #include "backends/onednn/runtime/graph_builder.h"
 
@@ -7,8 +8,11 @@ namespace kiln::backends::onednn {
 
 namespace {
 
+// A value of rank 0 has no sizes vector (the object API writes none for an
+// empty one): one element.
 double numel(const fb::Value* value) {
   double n = 1;
+  if (value->sizes() == nullptr) return n;
   for (int64_t size : *value->sizes()) n *= static_cast<double>(size);
   return n;
 }
@@ -31,12 +35,12 @@ double estimated_ns(const fb::Graph* graph, const fb::Operation* operation) {
   const auto* inputs = operation->inputs();
   if (operation->op_type() == fb::OperationKind::Convolution && inputs->size() > 1) {
     const fb::Value* weights = value(inputs->Get(1));
-    if (weights != nullptr && weights->sizes()->size() > 0 && weights->sizes()->Get(0) > 0) {
+    if (weights != nullptr && rank_of(weights) > 0 && weights->sizes()->Get(0) > 0) {
       macs = out_elements * numel(weights) / static_cast<double>(weights->sizes()->Get(0));  // out x (ic/g x kernel)
     }
   } else if (operation->op_type() == fb::OperationKind::MatMul && inputs->size() > 0) {
     const fb::Value* a = value(inputs->Get(0));
-    if (a != nullptr && a->sizes()->size() > 0) macs = out_elements * static_cast<double>(a->sizes()->Get(a->sizes()->size() - 1));
+    if (a != nullptr && rank_of(a) > 0) macs = out_elements * static_cast<double>(a->sizes()->Get(a->sizes()->size() - 1));
   }
   // An int8 operation (a quantized source, on a CPU where oneDNN runs int8
   // dot products as such: exact_int8_dot_products) multiplies four bytes per
