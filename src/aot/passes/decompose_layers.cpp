@@ -3,8 +3,9 @@
 // the attention internals of torch's math and CPU-flash paths as
 // scaled_dot_product_attention, softmax that leaves fully masked rows 0,
 // cosine similarity and pairwise distance, bilinear as one mm, embedding_bag
-// as _embedding_bag, 1-D and 3-D pools through the 2-D and 3-D kernels, and
-// 1-D upsampling through the 2-D kernels on a height of 1.
+// as _embedding_bag, 1-D and 3-D pools through the 2-D and 3-D kernels,
+// 1-D upsampling through the 2-D kernels on a height of 1, and LSTM and GRU
+// layers unrolled over their time steps.
 #include <cmath>
 #include <limits>
 
@@ -71,6 +72,113 @@ void decompose_instance_norm(Rewriter& r) {
 Node* prelu(Rewriter& r, Node* x, Node* weight) {
   Node* negative = r.op("aten::mul.Tensor", {weight, x});
   return r.op("aten::where.self", {r.op("aten::gt.Scalar", {x, int64_t{0}}), x, negative});
+}
+
+// ---- recurrent layers: aten::lstm.input and aten::gru.input, unrolled ----
+
+// Rows of `x` ([N, K]) times `w` ([M, K]) transposed, plus `bias` ([M]) if any.
+Node* rows_times(Rewriter& r, Node* x, const Argument& w, const Argument& bias) {
+  Node* transposed = r.op("aten::permute", {w, ints({1, 0})});
+  return bias.is_none() ? r.op("aten::mm", {x, transposed}) : r.op("aten::addmm", {bias, x, transposed});
+}
+
+// Columns [from, to) of `x` ([B, G*H]).
+Node* columns(Rewriter& r, Node* x, int64_t from, int64_t to) { return r.op("aten::slice.Tensor", {x, 1, from, to}); }
+
+enum class Cell { kLstm, kGru };
+
+// One layer in one direction over `x` ([T, B, I]) from its initial state
+// `h` (and `c`, an LSTM's), as torch's RNN kernels compute it: the input's
+// part of every step's gates in one product, then per step the hidden
+// state's. Returns the [T, B, H] outputs in time order; `h` and `c` end as
+// the last step's state.
+Node* recurrent_direction(Rewriter& r, Cell cell, Node* x, const ArgumentList& weights, bool reverse, Node*& h,
+                          Node*& c) {
+  const std::vector<int64_t> sizes = sizes_of(r, x);
+  const int64_t steps = sizes[0], batch = sizes[1], inputs = sizes[2];
+  const int64_t hidden = sizes_of(r, weights.at(1).node())[1];
+  const int64_t gates = (cell == Cell::kLstm ? 4 : 3) * hidden;
+  const Argument none;
+  const Argument& b_ih = weights.size() > 2 ? weights[2] : none;
+  const Argument& b_hh = weights.size() > 2 ? weights[3] : none;
+  Node* flat = r.op("aten::view", {x, ints({steps * batch, inputs})});
+  Node* from_inputs = r.op("aten::view", {rows_times(r, flat, weights[0], b_ih), ints({steps, batch, gates})});
+  std::vector<Node*> outputs(static_cast<size_t>(steps));
+  for (int64_t i = 0; i < steps; ++i) {
+    const int64_t t = reverse ? steps - 1 - i : i;
+    Node* gi = r.op("aten::select.int", {from_inputs, 0, t});
+    Node* gh = rows_times(r, h, weights[1], b_hh);
+    if (cell == Cell::kLstm) {
+      Node* sum = r.op("aten::add.Tensor", {gi, gh});
+      Node* in = r.op("aten::sigmoid", {columns(r, sum, 0, hidden)});
+      Node* forget = r.op("aten::sigmoid", {columns(r, sum, hidden, 2 * hidden)});
+      Node* candidate = r.op("aten::tanh", {columns(r, sum, 2 * hidden, 3 * hidden)});
+      Node* out = r.op("aten::sigmoid", {columns(r, sum, 3 * hidden, 4 * hidden)});
+      c = r.op("aten::add.Tensor", {r.op("aten::mul.Tensor", {forget, c}), r.op("aten::mul.Tensor", {in, candidate})});
+      h = r.op("aten::mul.Tensor", {out, r.op("aten::tanh", {c})});
+    } else {
+      const auto gate = [&](int64_t k) {
+        return r.op("aten::add.Tensor", {columns(r, gi, k * hidden, (k + 1) * hidden), columns(r, gh, k * hidden, (k + 1) * hidden)});
+      };
+      Node* reset = r.op("aten::sigmoid", {gate(0)});
+      Node* update = r.op("aten::sigmoid", {gate(1)});
+      Node* candidate = r.op("aten::tanh", {r.op("aten::add.Tensor", {columns(r, gi, 2 * hidden, 3 * hidden),
+                                                                       r.op("aten::mul.Tensor", {reset, columns(r, gh, 2 * hidden, 3 * hidden)})})});
+      // (1 - z) * n + z * h = n + z * (h - n)
+      h = r.op("aten::add.Tensor", {candidate, r.op("aten::mul.Tensor", {update, r.op("aten::sub.Tensor", {h, candidate})})});
+    }
+    outputs[static_cast<size_t>(t)] = r.op("aten::unsqueeze", {h, 0});
+  }
+  ArgumentList in_order(outputs.begin(), outputs.end());
+  return r.op("aten::cat", {in_order, 0});
+}
+
+// (input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+// batch_first); an LSTM's hx is [h0, c0], a GRU's h0. Each layer's
+// directions read the one before's outputs, joined along the features.
+void decompose_recurrent(Rewriter& r, Cell cell) {
+  Node* x = r.tensor_arg(0);
+  if (rank_of(x) != 3) r.fail("expects a batched sequence [T, B, I] or [B, T, I], got " + x->meta.tensor().to_string());
+  const bool has_biases = r.bool_arg(3), bidirectional = r.bool_arg(7), batch_first = r.bool_arg(8);
+  const int64_t layers = r.int_arg(4), directions = bidirectional ? 2 : 1;
+  if (r.bool_arg(6) && r.float_arg(5) > 0 && layers > 1) r.fail("applies dropout between layers (train=True)");
+  const ArgumentList& params = r.arg(2).list();
+  const size_t per_direction = has_biases ? 4 : 2;
+  if (params.size() != static_cast<size_t>(layers * directions) * per_direction) {
+    r.fail("has " + std::to_string(params.size()) + " weights for " + std::to_string(layers * directions) +
+           " layer directions; an LSTM with projections (proj_size) is not supported");
+  }
+  if (!x->meta.tensor().is_static()) r.fail("needs a static sequence length and batch, got " + x->meta.tensor().to_string());
+  Node* h0 = nullptr;
+  Node* c0 = nullptr;
+  if (cell == Cell::kLstm) {
+    const ArgumentList& hx = r.arg(1).list();
+    if (hx.size() != 2 || !hx[0].is_node() || !hx[1].is_node()) r.fail("expects hx = [h0, c0]");
+    h0 = hx[0].node();
+    c0 = hx[1].node();
+  } else {
+    h0 = r.tensor_arg(1);
+  }
+  Node* sequence = batch_first ? r.op("aten::permute", {x, ints({1, 0, 2})}) : x;
+  ArgumentList last_h, last_c;
+  for (int64_t layer = 0; layer < layers; ++layer) {
+    ArgumentList outputs;
+    for (int64_t d = 0; d < directions; ++d) {
+      const int64_t index = layer * directions + d;
+      const auto first = params.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(index) * per_direction);
+      const ArgumentList weights(first, first + static_cast<std::ptrdiff_t>(per_direction));
+      Node* h = r.op("aten::select.int", {h0, 0, index});
+      Node* c = cell == Cell::kLstm ? r.op("aten::select.int", {c0, 0, index}) : nullptr;
+      outputs.emplace_back(recurrent_direction(r, cell, sequence, weights, d == 1, h, c));
+      last_h.emplace_back(r.op("aten::unsqueeze", {h, 0}));
+      if (c != nullptr) last_c.emplace_back(r.op("aten::unsqueeze", {c, 0}));
+    }
+    sequence = outputs.size() == 1 ? outputs[0].node() : r.op("aten::cat", {outputs, 2});
+  }
+  Node* output = batch_first ? r.op("aten::permute", {sequence, ints({1, 0, 2})}) : sequence;
+  std::vector<Node*> items = {output, r.op("aten::cat", {last_h, 0})};
+  if (cell == Cell::kLstm) items.push_back(r.op("aten::cat", {last_c, 0}));
+  r.replace_with_items(items);
 }
 
 // The attention internals (math: (out, attn weights); flash for CPU: (out,
@@ -203,6 +311,8 @@ void add_norms_and_attention(DecompositionTable& t) {
     r.replace_with_items({y, rstd});
   };
   t["aten::instance_norm.default"] = decompose_instance_norm;
+  t["aten::lstm.input"] = [](Rewriter& r) { decompose_recurrent(r, Cell::kLstm); };
+  t["aten::gru.input"] = [](Rewriter& r) { decompose_recurrent(r, Cell::kGru); };
   t["aten::prelu.default"] = [](Rewriter& r) {
     Node* x = r.tensor_arg(0);
     Node* w = r.tensor_arg(1);

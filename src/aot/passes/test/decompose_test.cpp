@@ -240,6 +240,138 @@ TEST(DecomposeTest, DiffAlongASymbolicDimensionRuns) {
   EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), (std::vector<double>{3, -2, 5, 1, 2, 3}));
 }
 
+// nn.LSTM and nn.GRU in the training IR (aten::lstm.input, aten::gru.input),
+// unrolled over their steps, against the cells computed here step by step:
+// two layers, both directions, batch first.
+struct RecurrentCase {
+  bool lstm;
+  int64_t steps = 3, batch = 2, inputs = 2, hidden = 2, layers = 2;
+};
+
+double sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
+
+// One direction of one layer: x [T][B][I] -> outputs [T][B][H], h and c updated.
+using Sequence = std::vector<std::vector<std::vector<double>>>;
+Sequence run_cell(const RecurrentCase& c, const Sequence& x, const std::vector<const HostTensor*>& w, bool reverse,
+                  std::vector<std::vector<double>>& h, std::vector<std::vector<double>>& cell) {
+  const int64_t gates = (c.lstm ? 4 : 3) * c.hidden, in = static_cast<int64_t>(x[0][0].size());
+  const auto at = [](const HostTensor* t, int64_t i) { return static_cast<double>(t->data<float>()[i]); };
+  Sequence out(x.size(), std::vector<std::vector<double>>(static_cast<size_t>(c.batch)));
+  for (int64_t i = 0; i < c.steps; ++i) {
+    const auto t = static_cast<size_t>(reverse ? c.steps - 1 - i : i);
+    for (size_t b = 0; b < static_cast<size_t>(c.batch); ++b) {
+      std::vector<double> gi(static_cast<size_t>(gates)), gh(static_cast<size_t>(gates));
+      for (int64_t g = 0; g < gates; ++g) {
+        gi[g] = at(w[2], g);
+        gh[g] = at(w[3], g);
+        for (int64_t k = 0; k < in; ++k) gi[g] += at(w[0], g * in + k) * x[t][b][static_cast<size_t>(k)];
+        for (int64_t k = 0; k < c.hidden; ++k) gh[g] += at(w[1], g * c.hidden + k) * h[b][static_cast<size_t>(k)];
+      }
+      for (int64_t k = 0; k < c.hidden; ++k) {
+        const auto H = static_cast<size_t>(c.hidden), j = static_cast<size_t>(k);
+        if (c.lstm) {
+          cell[b][j] = sigmoid(gi[H + j] + gh[H + j]) * cell[b][j] +
+                       sigmoid(gi[j] + gh[j]) * std::tanh(gi[2 * H + j] + gh[2 * H + j]);
+          h[b][j] = sigmoid(gi[3 * H + j] + gh[3 * H + j]) * std::tanh(cell[b][j]);
+        } else {
+          const double r = sigmoid(gi[j] + gh[j]), z = sigmoid(gi[H + j] + gh[H + j]);
+          const double n = std::tanh(gi[2 * H + j] + r * gh[2 * H + j]);
+          h[b][j] = (1 - z) * n + z * h[b][j];
+        }
+      }
+      out[t][b] = h[b];
+    }
+  }
+  return out;
+}
+
+TEST(DecomposeTest, LstmAndGruLayersUnrollAsTheirCellsCompute) {
+  for (const bool lstm : {true, false}) {
+    const RecurrentCase c{lstm};
+    const int64_t gates = (lstm ? 4 : 3) * c.hidden;
+    GraphBuilder b;
+    Node* x = b.input("x", f32({c.batch, c.steps, c.inputs}));
+    Node* h0 = b.input("h0", f32({c.layers * 2, c.batch, c.hidden}));
+    Node* c0 = lstm ? b.input("c0", f32({c.layers * 2, c.batch, c.hidden})) : nullptr;
+    std::vector<HostTensor> weights;
+    ArgumentList params;
+    for (int64_t layer = 0; layer < c.layers; ++layer) {
+      for (int64_t d = 0; d < 2; ++d) {
+        const int64_t in = layer == 0 ? c.inputs : 2 * c.hidden;
+        const std::string name = "l" + std::to_string(layer) + "d" + std::to_string(d);
+        int k = 0;
+        for (const std::vector<int64_t>& sizes : std::vector<std::vector<int64_t>>{{gates, in}, {gates, c.hidden}, {gates}, {gates}}) {
+          HostTensor w = ramp(sizes, 0.05f * static_cast<float>(layer * 4 + d * 2 + k) - 0.3f);
+          for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = std::sin(w.data<float>()[i] * 3.0f + static_cast<float>(i));
+          weights.push_back(w);
+          params.emplace_back(b.parameter(name + "_" + std::to_string(k++), std::move(w)));
+        }
+      }
+    }
+    const std::vector<TensorMeta> metas = {f32({c.batch, c.steps, 2 * c.hidden}), f32({c.layers * 2, c.batch, c.hidden}),
+                                           f32({c.layers * 2, c.batch, c.hidden})};
+    Node* layer = lstm ? call_with_meta(b, "aten::lstm.input",
+                                        {x, ArgumentList{h0, c0}, params, true, c.layers, 0.0, false, true, true}, metas)
+                       : call_with_meta(b, "aten::gru.input", {x, h0, params, true, c.layers, 0.0, false, true, true},
+                                        std::vector<TensorMeta>{metas[0], metas[1]});
+    std::vector<Node*> outputs = {b.getitem(layer, 0), b.getitem(layer, 1)};
+    if (lstm) outputs.push_back(b.getitem(layer, 2));
+    b.output(outputs);
+    ExportedProgram program = decomposed(std::move(b));
+
+    const HostTensor xv = ramp({c.batch, c.steps, c.inputs}, -0.4f);
+    const HostTensor hv = ramp({c.layers * 2, c.batch, c.hidden}, -0.2f);
+    const HostTensor cv = ramp({c.layers * 2, c.batch, c.hidden}, 0.1f);
+    std::vector<PyTree> leaves = {PyTree::make_leaf(xv), PyTree::make_leaf(hv)};
+    if (lstm) leaves.push_back(PyTree::make_leaf(cv));
+    const auto flat = tree_flatten(call_program(program, PyTree::tuple(leaves)));
+
+    // The reference: x as [T][B][I], each layer's directions joined.
+    Sequence sequence(static_cast<size_t>(c.steps), std::vector<std::vector<double>>(static_cast<size_t>(c.batch)));
+    for (int64_t bi = 0; bi < c.batch; ++bi) {
+      for (int64_t t = 0; t < c.steps; ++t) {
+        for (int64_t i = 0; i < c.inputs; ++i) {
+          sequence[t][bi].push_back(xv.data<float>()[(bi * c.steps + t) * c.inputs + i]);
+        }
+      }
+    }
+    std::vector<double> last_h, last_c;
+    for (int64_t l = 0; l < c.layers; ++l) {
+      Sequence joined(sequence.size(), std::vector<std::vector<double>>(static_cast<size_t>(c.batch)));
+      for (int64_t d = 0; d < 2; ++d) {
+        const int64_t index = l * 2 + d;
+        std::vector<std::vector<double>> h(static_cast<size_t>(c.batch)), cell(static_cast<size_t>(c.batch));
+        for (int64_t bi = 0; bi < c.batch; ++bi) {
+          for (int64_t k = 0; k < c.hidden; ++k) {
+            h[bi].push_back(hv.data<float>()[(index * c.batch + bi) * c.hidden + k]);
+            cell[bi].push_back(cv.data<float>()[(index * c.batch + bi) * c.hidden + k]);
+          }
+        }
+        const std::vector<const HostTensor*> w = {&weights[index * 4], &weights[index * 4 + 1], &weights[index * 4 + 2],
+                                                  &weights[index * 4 + 3]};
+        const Sequence out = run_cell(c, sequence, w, d == 1, h, cell);
+        for (size_t t = 0; t < out.size(); ++t) {
+          for (size_t bi = 0; bi < out[t].size(); ++bi) joined[t][bi].insert(joined[t][bi].end(), out[t][bi].begin(), out[t][bi].end());
+        }
+        for (const auto& row : h) last_h.insert(last_h.end(), row.begin(), row.end());
+        for (const auto& row : cell) last_c.insert(last_c.end(), row.begin(), row.end());
+      }
+      sequence = joined;
+    }
+    std::vector<double> expected_output;  // batch first
+    for (int64_t bi = 0; bi < c.batch; ++bi) {
+      for (int64_t t = 0; t < c.steps; ++t) expected_output.insert(expected_output.end(), sequence[t][bi].begin(), sequence[t][bi].end());
+    }
+    const auto near = [](const std::vector<double>& actual, const std::vector<double>& expected) {
+      ASSERT_EQ(actual.size(), expected.size());
+      for (size_t i = 0; i < actual.size(); ++i) EXPECT_NEAR(actual[i], expected[i], 1e-5) << "element " << i;
+    };
+    near(std::get<HostTensor>(flat.first.at(0)).to_doubles(), expected_output);
+    near(std::get<HostTensor>(flat.first.at(1)).to_doubles(), last_h);
+    if (lstm) near(std::get<HostTensor>(flat.first.at(2)).to_doubles(), last_c);
+  }
+}
+
 TEST(DecomposeTest, EvalDropoutDisappears) {
   GraphBuilder b;
   Node* x = b.input("x", f32({4, 3}));

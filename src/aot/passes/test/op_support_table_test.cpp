@@ -114,6 +114,29 @@ const std::map<std::string, SampleBuilder>& samples() {
                           std::vector<TensorMeta>{S::meta({2, 3, 4}), S::meta({3}), S::meta({3})});
          return one(s.b.getitem(n, 0));
        }},
+      {"aten::lstm.input",
+       [](S& s) {
+         // One layer of hidden size 3 over 4 steps of a batch of 2, bidirectional, batch first.
+         ArgumentList params;
+         for (int d = 0; d < 2; ++d) {
+           for (const std::vector<int64_t>& sizes : std::vector<std::vector<int64_t>>{{12, 5}, {12, 3}, {12}, {12}}) {
+             params.emplace_back(s.f32(sizes));
+           }
+         }
+         Node* n = s.call("aten::lstm.input",
+                          {s.f32({2, 4, 5}), ArgumentList{s.f32({2, 2, 3}), s.f32({2, 2, 3})}, params, true, 1, 0.0, false,
+                           true, true},
+                          std::vector<TensorMeta>{S::meta({2, 4, 6}), S::meta({2, 2, 3}), S::meta({2, 2, 3})});
+         return std::vector<Node*>{s.b.getitem(n, 0), s.b.getitem(n, 1), s.b.getitem(n, 2)};
+       }},
+      {"aten::gru.input",
+       [](S& s) {
+         // Two layers of hidden size 3 over 4 steps of a batch of 2, no biases.
+         ArgumentList params{s.f32({9, 5}), s.f32({9, 3}), s.f32({9, 3}), s.f32({9, 3})};
+         Node* n = s.call("aten::gru.input", {s.f32({4, 2, 5}), s.f32({2, 2, 3}), params, false, 2, 0.0, false, false, false},
+                          std::vector<TensorMeta>{S::meta({4, 2, 3}), S::meta({2, 2, 3})});
+         return std::vector<Node*>{s.b.getitem(n, 0), s.b.getitem(n, 1)};
+       }},
       {"aten::adaptive_avg_pool1d.default",
        [](S& s) { return one(s.call("aten::adaptive_avg_pool1d", {s.f32({2, 3, 8}), ArgumentList{4}}, S::meta({2, 3, 4}))); }},
       {"aten::avg_pool1d.default",

@@ -114,7 +114,7 @@ TEST(TrainingIrOps, RefusalsNameTheirReason) {
       {"aten::is_floating_point.default", "no kernel: a query of tensor properties torch.export evaluates while tracing"},
       {"aten::result_type.Tensor", "no kernel: a query of tensor properties torch.export evaluates while tracing"},
       {"aten::fft_fft.default", "no kernel: a complex-to-complex or Hermitian FFT (Kiln's FFTs are real)"},
-      {"aten::lstm.input", "no kernel: a recurrent network layer (Kiln has no RNN kernels)"},
+      {"aten::rnn_tanh.input", "no kernel: a recurrent network layer (Kiln has no RNN kernels)"},
       {"aten::_shape_as_tensor.default",
        "no kernel: ONNX tracing's helpers that hold sizes in tensors, which torch.export cannot trace"},
       {"aten::_upsample_lanczos2d_aa.vec", "no kernel yet: antialiased resampling (interpolate with antialias=True)"},
