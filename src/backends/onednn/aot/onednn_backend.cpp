@@ -8,6 +8,7 @@
 #include "backends/onednn/aot/node_ops.h"
 #include "backends/onednn/aot/packing.h"
 #include "backends/onednn/aot/runtime_sizes.h"
+#include "backends/onednn/aot/fusion/activation.h"
 #include "backends/onednn/aot/fusion/softmax.h"
 #include "backends/onednn/onednn_blob.h"
 
@@ -61,18 +62,25 @@ std::string input_layout_problem(const Node& node) {
   return "";
 }
 
+// Whether `node` is a placeholder of `program` that is no user input (a
+// parameter, buffer or constant).
+bool is_constant_input(const aot::ExportedProgram& program, const Node& node) {
+  const auto placeholders = program.graph().placeholders();
+  const auto& specs = program.graph_signature().input_specs;
+  for (size_t i = 0; i < placeholders.size() && i < specs.size(); ++i) {
+    if (placeholders[i] == &node) return specs[i].kind != aot::InputKind::UserInput;
+  }
+  return false;
+}
+
 // Why a dequantize_per_channel `node` does not dequantize a weight (a
 // parameter, buffer or constant of `program`), or "": OneDnnBackend computes
 // the float32 weight at lowering.
 std::string unweighted_dequantize(const Node& node, const aot::ExportedProgram& program) {
   if (aot::quant_op_kind(node.target()) != aot::QuantOpKind::DequantizePerChannel) return "";
-  const auto placeholders = program.graph().placeholders();
-  const auto& specs = program.graph_signature().input_specs;
   for (const Node* input : node.input_nodes()) {
-    for (size_t i = 0; i < placeholders.size() && i < specs.size(); ++i) {
-      if (placeholders[i] == input && specs[i].kind == aot::InputKind::UserInput) {
-        return "it dequantizes the user input '" + input->name() + "' per channel; OneDnnBackend dequantizes weights only";
-      }
+    if (input->is_placeholder() && !is_constant_input(program, *input)) {
+      return "it dequantizes the user input '" + input->name() + "' per channel; OneDnnBackend dequantizes weights only";
     }
   }
   return "";
@@ -95,6 +103,13 @@ NodeSupport OneDnnBackend::supports(const Node& node, const aot::ExportedProgram
   if (std::optional<SafeSoftmax> pattern = safe_softmax_containing(node)) {
     if (const Supported<NodeOp> softmax = describe_node(*pattern->softmax); !softmax) return NodeSupport::no(softmax.reason());
     if (std::string problem = input_layout_problem(*pattern->softmax); !problem.empty()) return NodeSupport::no(problem);
+    return NodeSupport::yes();
+  }
+  // So do a PReLU's comparison, product and select, when its slope is a
+  // constant (fusion/activation.h).
+  if (std::optional<PRelu> pattern = prelu_containing(node)) {
+    if (!is_constant_input(program, *pattern->slope)) return NodeSupport::no("its PReLU's slope is an input, not a constant");
+    if (has_symbolic_sizes(*pattern->x)) return NodeSupport::no("its PReLU's input has a run-time size");
     return NodeSupport::yes();
   }
   if (has_symbolic_sizes(node)) {

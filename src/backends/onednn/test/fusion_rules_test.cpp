@@ -175,6 +175,25 @@ ExportedProgram hardsigmoid() {
   return std::move(b).build();
 }
 
+// nn.PReLU() after a convolution, decomposed: where(x > 0, x, w * x) of a
+// one-element weight is a relu with that slope, the convolution's post-op.
+ExportedProgram prelu_after_a_convolution(std::vector<int64_t> slopes) {
+  GraphBuilder b;
+  Node* y = conv2d(b, b.input("x", f32({1, 4, 5, 5})), b.parameter("w", ramp({4, 4, 1, 1})), None{});
+  Node* slope = b.parameter("slope", ramp(slopes, 0.25f));
+  Node* negative = b.call("aten::mul.Tensor", {slope, y});
+  b.output({b.call("aten::where.self", {b.call("aten::gt.Scalar", {y, 0}), y, negative})});
+  return std::move(b).build();
+}
+
+ExportedProgram prelu_alone() {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 5, 5}));
+  Node* negative = b.call("aten::mul.Tensor", {x, b.parameter("slope", ramp({1}, 0.25f))});
+  b.output({b.call("aten::where.self", {b.call("aten::gt.Scalar", {x, 0}), x, negative})});
+  return std::move(b).build();
+}
+
 ExportedProgram activation_read_elsewhere() {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 5, 5}));
@@ -312,6 +331,9 @@ const std::vector<FusionCase>& fusion_cases() {
        "dequantize_per_tensor"},
       {"HardswishTakesItsClampChain", hardswish, "mul[hardswish]: add clamp clamp_1 mul"},
       {"CoreATensHardsigmoidIsOneEltwise", hardsigmoid, "div[hardsigmoid]: add clamp clamp_1 div"},
+      {"APReluOfOneSlopeIsARelu", prelu_alone, "where[prelu]: gt mul where"},
+      {"APReluOfOneSlopeIsAReluPostOp", [] { return prelu_after_a_convolution({1}); },
+       "where[post_op]: convolution gt mul where"},
       {"AnActivationWhoseInnerNodeIsReadElsewhereIsNoPattern", activation_read_elsewhere,
        "sigmoid[]: sigmoid; mul[]: mul"},
       {"LinearAbsorbsItsTransposedWeightAndTheReshapesAroundIt", linear_with_reshapes,

@@ -10,15 +10,20 @@
 //   - hardsigmoid: a chain of arithmetic with numbers and clamps that
 //     computes s * clamp(a*x + b, lo, hi) - s*lo -- hardsigmoid as core ATen
 //     decomposes it (clamp(clamp(x + 3, 0), None, 6) / 6: MobileNetV3's
-//     squeeze-excitation gate), or any scaling of it.
+//     squeeze-excitation gate), or any scaling of it;
+//   - prelu of one slope: where(x > 0, x, w * x), w a constant of one
+//     element -- nn.PReLU() as decompositions spell it (super-resolution
+//     nets, GAN generators): a relu with that negative slope.
 // Each is a Pattern rule matched at its last node, which must be the only
 // node reading the pattern's inner nodes; the action makes the group an
 // eltwise op and its post-ops. A pattern whose input is a convolution's or a
 // matmul's result then fuses as that operation's post-ops (post_ops.cpp),
 // like any activation.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "backends/onednn/aot/fusion/activation.h"
 #include "backends/onednn/aot/fusion/rule.h"
 
 namespace kiln::backends::onednn {
@@ -182,6 +187,21 @@ std::optional<ActivationPattern> hardsigmoid(const Node& last) {
   return pattern;
 }
 
+// ---- prelu of one slope: where(x > 0, x, w * x) (activation.h) ----
+
+bool is_zero(const aot::Argument& arg) {
+  return (arg.is_int() && arg.to_int() == 0) || (arg.is_double() && arg.to_double() == 0.0);
+}
+
+std::optional<ActivationPattern> prelu(const Node& where, const FusionContext& context) {
+  const std::optional<PRelu> pattern = match_prelu(where);
+  if (!pattern) return std::nullopt;
+  const auto it = context.constants.find(pattern->slope);
+  if (it == context.constants.end()) return std::nullopt;
+  const double slope = static_cast<double>(it->second->data<float>()[0]);
+  return ActivationPattern{pattern->x, pattern->nodes, {make_eltwise(fb::EltwiseAlgorithm::Relu, slope, 0.0)}};
+}
+
 // The action: the group is the pattern's first eltwise on x, the others its
 // post-ops; a post-op chain reaching the anchor takes them instead (post_ops.cpp).
 std::optional<Match> as_match(std::optional<ActivationPattern> pattern) {
@@ -191,7 +211,9 @@ std::optional<Match> as_match(std::optional<ActivationPattern> pattern) {
   match.eltwise_input = pattern->input;
   match.eltwises = pattern->eltwises;
   match.apply = [pattern = *pattern](FusedGroup& group) {
-    group.op = describe_or_throw(*group.base);
+    // The anchor need not be an op of its own (a PReLU's where).
+    group.op = NodeOp{};
+    group.op.sizes = sizes_of(group.base);
     fb::EltwiseOpT eltwise;
     eltwise.eltwise = std::make_unique<fb::EltwiseT>(pattern.eltwises.front());
     group.op.op.Set(std::move(eltwise));
@@ -211,14 +233,54 @@ std::optional<Match> select_hardsigmoid(const FusedGroup& group, const FusionCon
   return as_match(hardsigmoid(*group.base));
 }
 
+std::optional<Match> select_prelu(const FusedGroup& group, const FusionContext& context) {
+  return as_match(prelu(*group.base, context));
+}
+
 constexpr FusionRule kActivationRules[] = {
     {"swish", FusionStage::Pattern, select_swish},
     {"hardswish", FusionStage::Pattern, select_hardswish},
     {"hardsigmoid", FusionStage::Pattern, select_hardsigmoid},
+    {"prelu", FusionStage::Pattern, select_prelu},
 };
 
 }  // namespace
 
 std::span<const FusionRule> activation_rules() { return kActivationRules; }
+
+std::optional<PRelu> match_prelu(const Node& where) {
+  if (qualified_op(where) != "aten::where.self" || where.args().size() != 3) return std::nullopt;
+  for (const aot::Argument& arg : where.args()) {
+    if (!arg.is_node()) return std::nullopt;
+  }
+  const Node* condition = where.args()[0].node();
+  const Node* x = where.args()[1].node();
+  const Node* negative = where.args()[2].node();
+  if (condition->users().size() != 1 || negative->users().size() != 1 || qualified_op(*condition) != "aten::gt.Scalar" ||
+      condition->args().size() != 2 || !condition->args()[0].is_node() || condition->args()[0].node() != x ||
+      !is_zero(condition->args()[1]) || !std::holds_alternative<aot::TensorMeta>(x->meta.val) ||
+      x->meta.tensor().dtype != aot::ScalarType::Float) {
+    return std::nullopt;
+  }
+  for (const Product& p : factors(*negative)) {
+    const Node* w = p.other;
+    if (p.x != x || !w->is_placeholder() || w->users().size() != 1 || !std::holds_alternative<aot::TensorMeta>(w->meta.val) ||
+        w->meta.tensor().dtype != aot::ScalarType::Float || !w->meta.tensor().is_static()) {
+      continue;
+    }
+    const std::vector<int64_t> sizes = w->meta.tensor().static_sizes();
+    if (std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s != 1; })) continue;
+    return PRelu{x, w, {condition, negative, &where}};
+  }
+  return std::nullopt;
+}
+
+std::optional<PRelu> prelu_containing(const Node& node) {
+  if (std::optional<PRelu> pattern = match_prelu(node)) return pattern;
+  if (node.users().size() != 1) return std::nullopt;
+  std::optional<PRelu> pattern = match_prelu(*node.users().front());
+  if (!pattern || (&node != pattern->nodes[0] && &node != pattern->nodes[1])) return std::nullopt;
+  return pattern;
+}
 
 }  // namespace kiln::backends::onednn
