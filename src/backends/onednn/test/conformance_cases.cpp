@@ -601,6 +601,16 @@ Cases activation_cases() {
                        return std::move(c).finish(y);
                      }});
   }
+  // nn.PReLU() as decomposed, where(y > 0, y, w * y) of one learned slope:
+  // a relu with that slope, the convolution's post-op (fusion/activation.cpp).
+  cases.push_back({"aten::convolution.default", "then_prelu_of_one_slope", [] {
+                     CaseBuilder c;
+                     Node* y = c.call("aten::convolution", {c.input({2, 3, 7, 5}), c.weight({4, 3, 3, 3}), c.weight({4}),
+                                                            ints({1, 1}), ints({1, 1}), ints({1, 1}), false, ints({0, 0}), 1});
+                     Node* negative = c.call("aten::mul.Tensor", {c.weight({1}), y});
+                     return std::move(c).finish(
+                         c.call("aten::where.self", {c.call("aten::gt.Scalar", {y, 0}), y, negative}));
+                   }});
   cases.push_back(unary("aten::sqrt.default", "positive_image", image, {}, {}, Values::kPositive));
   cases.push_back(unary("aten::leaky_relu.default", "slope_default", image));
   cases.push_back(unary("aten::leaky_relu.default", "slope_0_2", rows, {0.2}));
@@ -662,6 +672,8 @@ Cases binary_cases() {
     cases.push_back(binary(op, "second_per_batch", image, {2, 1, 1, 1}));
     cases.push_back(binary(op, "second_one_column", image, {1, 1, 7, 1}));
     cases.push_back(binary(op, "second_columns_per_channel", image, {1, 3, 7, 1}));
+    // A tensor of rank 0 (DeBERTa's scale): a value with no sizes in the blob.
+    cases.push_back(binary(op, "second_of_rank_0", image, {}));
   }
   // A binary post-op broadcast otherwise than whole, per channel or as one
   // number (Swin V2's scores times a scale per head plus a bias the windows
