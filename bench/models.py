@@ -85,7 +85,7 @@ def _zoo():
 def zoo_names():
     """Every model of the zoo, in its order."""
     zoo = _zoo()
-    return zoo.CLASSIFICATION + zoo.SEGMENTATION + zoo.VIDEO + zoo.TRANSFORMERS
+    return zoo.CLASSIFICATION + zoo.SEGMENTATION + zoo.VIDEO + zoo.TRANSFORMERS + zoo.MORE
 
 
 def is_zoo(name):

@@ -2,9 +2,11 @@
 """The model-zoo check: real architectures through Kiln, at both IR levels.
 
 For each model (torchvision's classification families, three segmentation
-models, a video model, and BERT / GPT-2 / T5 built from small configs when
-`transformers` is installed), with random weights given a real scale (every
-all-zero parameter redrawn, batch norms calibrated on a few random batches):
+models, a video model, BERT / GPT-2 / T5 built from small configs when
+`transformers` is installed, and tools/models/zoo_more.py's: more Hugging Face
+architectures from small configs and networks written here), with random
+weights given a real scale (every all-zero parameter redrawn, batch norms
+calibrated on a few random batches):
 
   1. torch.export.export (the training IR) and, as a second program,
      run_decompositions() (core ATen); both saved as .pt2;
@@ -67,6 +69,7 @@ import torch.nn as nn
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import peers  # noqa: E402
+import zoo_more  # noqa: E402
 
 # zoo_int8.py imports this module as `zoo`: run as a script, this is that module.
 sys.modules.setdefault("zoo", sys.modules[__name__])
@@ -98,6 +101,7 @@ CLASSIFICATION = [
 SEGMENTATION = ["fcn_resnet50", "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"]
 VIDEO = ["r2plus1d_18"]
 TRANSFORMERS = ["bert", "gpt2", "t5"]
+MORE = zoo_more.NAMES
 
 # Inputs: small where the model allows it; ViT, MaxViT fix 224 (ViT-H/14: 518
 # is its default, 224 works), Inception-V3 needs 75 or more.
@@ -136,6 +140,11 @@ def build(name):
 
     if name in TRANSFORMERS:
         return build_transformer(name)
+    if name in zoo_more.MODELS:
+        torch.manual_seed(0)
+        model, make_input = zoo_more.MODELS[name]()
+        model = model.eval() if name in zoo_more.KEEP_WEIGHTS else real_scale(model, make_input)
+        return model, make_input(1)
     if name in SEGMENTATION:
         model = getattr(torchvision.models.segmentation, name)(weights=None, weights_backbone=None, aux_loss=False)
         size = 64
@@ -477,7 +486,7 @@ def read_rows(path, threads):
 
 
 def zoo(args):
-    names = args.models.split(",") if args.models else CLASSIFICATION + SEGMENTATION + VIDEO + TRANSFORMERS
+    names = args.models.split(",") if args.models else CLASSIFICATION + SEGMENTATION + VIDEO + TRANSFORMERS + MORE
     levels = args.ir.split(",")
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
