@@ -37,6 +37,9 @@ NodeOp tanh_op(const Node& n, const Args& a) { return eltwise_op(n, a, fb::Eltwi
 NodeOp exp_op(const Node& n, const Args& a) { return eltwise_op(n, a, fb::EltwiseAlgorithm::Exp); }
 NodeOp abs_op(const Node& n, const Args& a) { return eltwise_op(n, a, fb::EltwiseAlgorithm::Abs); }
 NodeOp sqrt_op(const Node& n, const Args& a) { return eltwise_op(n, a, fb::EltwiseAlgorithm::Sqrt); }
+// -x: a rotary embedding's rotated half (GPT-J's, CodeGen's), left on the
+// portable kernels, split each attention block into delegates.
+NodeOp neg(const Node& n, const Args& a) { return eltwise_op(n, a, fb::EltwiseAlgorithm::Linear, -1.0f, 0.0f); }
 NodeOp hardswish(const Node& n, const Args& a) { return eltwise_op(n, a, fb::EltwiseAlgorithm::HardSwish, 1.0f / 6, 0.5f); }
 NodeOp hardsigmoid(const Node& n, const Args& a) { return eltwise_op(n, a, fb::EltwiseAlgorithm::HardSigmoid, 1.0f / 6, 0.5f); }
 
@@ -172,6 +175,7 @@ const std::map<std::string, NodeDescriber>& elementwise_describers() {
       {"aten::sigmoid.default", sigmoid},    {"aten::silu.default", silu},
       {"aten::tanh.default", tanh_op},          {"aten::exp.default", exp_op},
       {"aten::abs.default", abs_op},            {"aten::sqrt.default", sqrt_op},
+      {"aten::neg.default", neg},
       {"aten::hardswish.default", hardswish}, {"aten::hardsigmoid.default", hardsigmoid},
       {"aten::gelu.default", gelu},          {"aten::elu.default", elu},
       {"aten::clamp.default", clamp},        {"aten::hardtanh.default", hardtanh},

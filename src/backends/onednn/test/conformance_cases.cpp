@@ -612,6 +612,7 @@ Cases activation_cases() {
                          c.call("aten::where.self", {c.call("aten::gt.Scalar", {y, 0}), y, negative}));
                    }});
   cases.push_back(unary("aten::sqrt.default", "positive_image", image, {}, {}, Values::kPositive));
+  cases.push_back(unary("aten::neg.default", "image", image));
   cases.push_back(unary("aten::leaky_relu.default", "slope_default", image));
   cases.push_back(unary("aten::leaky_relu.default", "slope_0_2", rows, {0.2}));
   cases.push_back(unary("aten::elu.default", "alpha_1", image));
@@ -688,6 +689,16 @@ Cases binary_cases() {
                        return std::move(c).finish(c.call("aten::add.Tensor", {scaled, c.input(bias)}));
                      }});
   }
+  // GPT-J's rotary embedding: q * cos broadcast over the heads (rows under a
+  // middle dimension), plus the rotated q * sin (a full-sized post-op): the
+  // product in its moved form, the sum after it.
+  cases.push_back({"aten::mul.Tensor", "rows_over_heads_plus_a_full_tensor", [] {
+                     CaseBuilder c;
+                     Node* x = c.input({1, 6, 4, 8});
+                     Node* rotated = c.call("aten::neg", {c.input({1, 6, 4, 8})});
+                     Node* scaled = c.call("aten::mul.Tensor", {x, c.input({1, 6, 1, 8})});
+                     return std::move(c).finish(c.call("aten::add.Tensor", {scaled, rotated}));
+                   }});
   // oneDNN broadcasts its second operand only: the lowering swaps these.
   for (const char* op : {"aten::add.Tensor", "aten::mul.Tensor", "aten::maximum.default", "aten::minimum.default"}) {
     cases.push_back(binary(op, "first_per_channel", {3, 1, 1}, image));

@@ -206,6 +206,20 @@ TEST(FastFormsTest, BroadcastsOfMergedDimensionsRunOnViews) {
   }
 }
 
+// A product broadcast as rows under the heads, plus a full-sized tensor
+// (GPT-J's rotary embedding): the product on views, the sum, a post-op
+// that form does not take, after it.
+TEST(FastFormsTest, ABinaryOpInAnotherFormTakesItsBinaryPostOpsAfterIt) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 6, 4, 8}));
+  Node* scaled = b.call("aten::mul.Tensor", {x, b.input("cos", f32({1, 6, 1, 8}))});
+  b.output({b.call("aten::add.Tensor", {scaled, b.input("rotated", f32({1, 6, 4, 8}))})});
+  const Lowered lowered = lower(std::move(b).build());
+  EXPECT_THAT(lowered.printout, HasSubstr("BinaryOp Mul (%5[6, 4, 8], %6[6, 1, 8]) -> %7[6, 4, 8]"));
+  EXPECT_THAT(lowered.printout, HasSubstr("BinaryOp Add (%4[1, 6, 4, 8], %2[1, 6, 4, 8])"));
+  EXPECT_THAT(lowered.printout, Not(HasSubstr("Binary Add")));
+}
+
 // A U-Net's last convolution times a mask [N, 1, H, W]: as its post-op the
 // whole convolution ran on oneDNN's reference kernel; the product runs
 // after it, a binary operation of its own.

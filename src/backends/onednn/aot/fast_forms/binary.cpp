@@ -125,7 +125,20 @@ bool binary_with_post_ops_it_takes(FormWriter& writer, const fb::OperationT& op)
     return static_cast<size_t>(std::find_if(posts.begin(), posts.end(), [&](const auto& p) { return !taken(*p); }) -
                                posts.begin());
   };
-  const size_t split = first_untaken(op.post_ops);
+  size_t split = first_untaken(op.post_ops);
+  // A binary operation whose own broadcast the kernels do not take runs in
+  // another form (binary_broadcast_as_a_trailing_block), which takes eltwise
+  // post-ops only: its binary ones run after it (GPT-J's rotary embedding,
+  // q * cos over the heads plus the rotated q * sin: ref:any).
+  if (op.op.AsBinaryOp() != nullptr && op.inputs.size() == 2) {
+    const std::vector<int64_t>& a = writer.sizes(op.inputs[0]);
+    const std::vector<int64_t>& b = writer.sizes(op.inputs[1]);
+    if (b.size() <= a.size() && a == sizes && !jit_kernels_take(a, broadcast_dims(a, b))) {
+      const auto binary_post = std::find_if(op.post_ops.begin(), op.post_ops.end(),
+                                            [](const auto& p) { return p->op.AsBinaryPostOp() != nullptr; });
+      split = std::min(split, static_cast<size_t>(binary_post - op.post_ops.begin()));
+    }
+  }
   if (split == op.post_ops.size()) return false;
   // The operation with the post-ops before it, then a binary operation with
   // the rest: each in its fast form (the rest split again if need be).
