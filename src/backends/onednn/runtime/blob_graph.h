@@ -32,6 +32,8 @@ struct BlobGraph {
 
 /// The rank of value `v` (a verified graph's value).
 inline uint32_t rank_of(const fb::Value* v) { return v->sizes() == nullptr ? 0 : v->sizes()->size(); }
+/// Its sizes, outermost first; null for rank 0 (no sizes vector).
+inline const int64_t* dims_of(const fb::Value* v) { return v->sizes() == nullptr ? nullptr : v->sizes()->data(); }
 
 /// The element count of a verified value.
 int64_t numel_of(const fb::Value* v);

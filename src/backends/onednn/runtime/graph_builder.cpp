@@ -415,7 +415,7 @@ Error GraphBuilder::make_attr(uint32_t dst_rank, Attr* attr, StepArg* post_args,
       // takes it in its result's layout (resolve_post_args reorders it if
       // it is in another).
       MemoryDesc any;
-      KILN_TRY(any_desc(value(output())->sizes()->data(), dst_rank, &any, data_type_of(value(binary->input()))));
+      KILN_TRY(any_desc(dims_of(value(output())), dst_rank, &any, data_type_of(value(binary->input()))));
       KILN_TRY(check(dnnl_post_ops_append_binary(list.get(), alg, any.get()), "dnnl_post_ops_append_binary"));
       any_post_inputs_ |= 1u << *num_post_args;
     } else {

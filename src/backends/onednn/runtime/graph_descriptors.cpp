@@ -25,7 +25,7 @@ Error GraphBuilder::plain_desc(const int64_t* dims, uint32_t rank, MemoryDesc* o
 
 Error GraphBuilder::plain_desc_of(int32_t v, MemoryDesc* out) {
   const fb::Value* val = value(v);
-  return plain_desc(val->sizes()->data(), rank_of(val), out, data_type_of(val));
+  return plain_desc(dims_of(val), rank_of(val), out, data_type_of(val));
 }
 
 Error GraphBuilder::any_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out, dnnl_data_type_t type) {
@@ -38,7 +38,7 @@ Error GraphBuilder::any_desc(const int64_t* dims, uint32_t rank, MemoryDesc* out
 
 Error GraphBuilder::dst_desc_of(int32_t v, MemoryDesc* out) {
   const fb::Value* val = value(v);
-  return any_desc(val->sizes()->data(), rank_of(val), out, data_type_of(val));
+  return any_desc(dims_of(val), rank_of(val), out, data_type_of(val));
 }
 
 void GraphBuilder::broadcast_dims(int32_t v, uint32_t rank, int64_t* dims) const {

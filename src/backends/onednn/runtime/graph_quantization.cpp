@@ -94,7 +94,7 @@ bool GraphBuilder::image_to_channels_last(uint32_t from, uint32_t to, int32_t qu
                                           ChannelsLastQuantize* image) {
   const fb::Value* q = value(quantized_value);
   if (q->dynamic() || rank_of(q) != 4) return false;
-  const int64_t* sizes = q->sizes()->data();
+  const int64_t* sizes = dims_of(q);
   MemoryDesc plain_floats, channels_last;
   if (plain_desc(sizes, 4, &plain_floats, dnnl_f32) != Error::Ok ||
       check(dnnl_memory_desc_create_with_tag(channels_last.out(), 4, sizes, data_type_of(q), dnnl_acdb),

@@ -246,7 +246,7 @@ struct Quantization {
   // The result's descriptor for the primitive (format any).
   Error dst_desc(GraphBuilder& b, MemoryDesc* dst) const {
     const fb::Value* o = b.value(out);
-    return b.any_desc(o->sizes()->data(), rank_of(o), dst, compute_type(o));
+    return b.any_desc(dims_of(o), rank_of(o), dst, compute_type(o));
   }
 
   // The run-time arguments, once the primitive descriptor is made.
@@ -555,7 +555,7 @@ Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
     return build_own_depthwise(b, depthwise, quantization, bias);
   }
   const fb::Value* src_value = b.value(src);
-  KILN_TRY(b.any_desc(src_value->sizes()->data(), rank, &src_any, quantization.compute_type(src_value)));
+  KILN_TRY(b.any_desc(dims_of(src_value), rank, &src_any, quantization.compute_type(src_value)));
   KILN_TRY(quantization.dst_desc(b, &dst));
   KILN_TRY(prepare_weights(b, w, &weights, quantization.weights_type()));
   PrimitiveDesc pd;
@@ -642,7 +642,7 @@ Error build_runtime_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   b.broadcast_dims(a, rank, dims);
   MemoryDesc src, dst, weights_logical, weights_any, bias_desc;
   KILN_TRY(runtime_desc(b, dims, rank, a_dim, &src));
-  KILN_TRY(runtime_desc(b, b.value(out)->sizes()->data(), rank, out_dim, &dst));
+  KILN_TRY(runtime_desc(b, dims_of(b.value(out)), rank, out_dim, &dst));
   b.broadcast_dims(w, rank, dims);
   uint32_t w_source = 0;
   const bool w_constant = b.value(w)->kind() == fb::ValueKind::Constant;
