@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <numeric>
 
 #include "aot/ir/error.h"
@@ -77,6 +78,24 @@ void FormWriter::emit_in_fast_form(std::unique_ptr<fb::OperationT> op) {
     if (rule(*this, *op)) return;
   }
   emit(std::move(op));
+}
+
+void FormWriter::emit_post_ops_after(std::unique_ptr<fb::OperationT> op, size_t at) {
+  std::vector<std::unique_ptr<fb::PostOpT>> rest;
+  for (size_t p = at; p < op->post_ops.size(); ++p) rest.push_back(std::move(op->post_ops[p]));
+  op->post_ops.resize(at);
+  const int32_t result = op->outputs.at(0);
+  const int32_t partial = intermediate(sizes(result));
+  op->outputs = {partial};
+  const fb::BinaryPostOpT& first = *rest.front()->op.AsBinaryPostOp();
+  fb::BinaryOpT binary;
+  binary.algorithm = first.algorithm;
+  fb::OperationKindUnion kind;
+  kind.Set(std::move(binary));
+  auto after = operation_like(*op, std::move(kind), {partial, first.input}, result);
+  after->post_ops.assign(std::make_move_iterator(rest.begin() + 1), std::make_move_iterator(rest.end()));
+  emit_in_fast_form(std::move(op));
+  emit_in_fast_form(std::move(after));
 }
 
 int64_t element_count(const std::vector<int64_t>& sizes) {

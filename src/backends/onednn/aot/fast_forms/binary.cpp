@@ -140,23 +140,8 @@ bool binary_with_post_ops_it_takes(FormWriter& writer, const fb::OperationT& op)
     }
   }
   if (split == op.post_ops.size()) return false;
-  // The operation with the post-ops before it, then a binary operation with
-  // the rest: each in its fast form (the rest split again if need be).
-  auto head = std::make_unique<fb::OperationT>(op);
-  std::vector<std::unique_ptr<fb::PostOpT>> rest;
-  for (size_t p = split; p < head->post_ops.size(); ++p) rest.push_back(std::move(head->post_ops[p]));
-  head->post_ops.resize(split);
-  const int32_t partial = writer.intermediate(sizes);
-  head->outputs = {partial};
-  writer.emit_in_fast_form(std::move(head));
-  const fb::BinaryPostOpT& first = *rest.front()->op.AsBinaryPostOp();
-  fb::BinaryOpT binary;
-  binary.algorithm = first.algorithm;
-  fb::OperationKindUnion kind;
-  kind.Set(std::move(binary));
-  auto after = writer.operation_like(op, std::move(kind), {partial, first.input}, op.outputs[0]);
-  after->post_ops.assign(std::make_move_iterator(rest.begin() + 1), std::make_move_iterator(rest.end()));
-  writer.emit_in_fast_form(std::move(after));
+  // The rest split again if need be.
+  writer.emit_post_ops_after(std::make_unique<fb::OperationT>(op), split);
   return true;
 }
 

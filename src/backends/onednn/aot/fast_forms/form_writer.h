@@ -46,6 +46,11 @@ class FormWriter {
   /// rule writes that another may rewrite (the binary operation after a
   /// matmul or a convolution, its post-ops and operand broadcast as any).
   void emit_in_fast_form(std::unique_ptr<fb::OperationT> op);
+  /// Appends `op` with its post-ops before `at`, writing a new value, then
+  /// a binary operation of that value and post-op `at`'s operand (a binary
+  /// post-op), into `op`'s result, with the post-ops after it; each in its
+  /// fast form.
+  void emit_post_ops_after(std::unique_ptr<fb::OperationT> op, size_t at);
   /// An operation of `kind` reading `inputs` and writing `output`, with the
   /// debug id and name of `origin` (the operation it stands for).
   std::unique_ptr<fb::OperationT> operation_like(const fb::OperationT& origin, fb::OperationKindUnion kind,

@@ -65,20 +65,7 @@ bool matmul_with_broadcasts_it_takes(FormWriter& writer, const fb::OperationT& o
   }
 
   // The rest after the matmul: a binary operation with the post-ops after its own.
-  std::vector<std::unique_ptr<fb::PostOpT>> rest;
-  for (size_t p = taken; p < matmul->post_ops.size(); ++p) rest.push_back(std::move(matmul->post_ops[p]));
-  matmul->post_ops.resize(taken);
-  const int32_t product = writer.intermediate(sizes);
-  matmul->outputs = {product};
-  writer.emit(std::move(matmul));
-  const fb::BinaryPostOpT& first = *rest.front()->op.AsBinaryPostOp();
-  fb::BinaryOpT binary;
-  binary.algorithm = first.algorithm;
-  fb::OperationKindUnion kind;
-  kind.Set(std::move(binary));
-  auto after = writer.operation_like(op, std::move(kind), {product, first.input}, op.outputs[0]);
-  after->post_ops.assign(std::make_move_iterator(rest.begin() + 1), std::make_move_iterator(rest.end()));
-  writer.emit_in_fast_form(std::move(after));
+  writer.emit_post_ops_after(std::move(matmul), taken);
   return true;
 }
 
