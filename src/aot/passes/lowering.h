@@ -102,6 +102,14 @@ bool step_slices_as_crops(ExportedProgram& program);
 /// (expand_into_broadcast.cpp)
 bool expand_into_broadcast(ExportedProgram& program);
 
+/// A PReLU with a slope per channel, where(x > 0, x, w * x), becomes
+/// relu(x) + w * clamp(x, max=0), with the where's provenance: ops a backend
+/// runs, where a comparison and a select would cut its partition; a slope
+/// of one element stays (OneDnnBackend takes it as one relu). The pipeline
+/// runs it before partitioning when backends are asked for; it is not one
+/// of lowering_passes(). (prelu_as_relus.cpp)
+bool prelu_as_relus(ExportedProgram& program);
+
 /// The passes above as Passes, in the order lower_to_executable runs them.
 std::vector<Pass> lowering_passes();
 

@@ -109,6 +109,7 @@ LoweredMethod delegate_method(std::string name, ExportedProgram program, const L
     split_as_slices(program);
     step_slices_as_crops(program);
     expand_into_broadcast(program);
+    prelu_as_relus(program);
   }
   std::vector<ToBackendReport> reports;
   ExportedProgram delegated =

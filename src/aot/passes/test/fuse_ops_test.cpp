@@ -489,3 +489,48 @@ TEST(StepSlicesAsCropsTest, AStepThatDoesNotDivideTheDimensionStays) {
 
 }  // namespace
 }  // namespace kiln::aot
+
+namespace kiln::aot {
+namespace {
+
+// MobileFaceNet's PReLU, a slope per channel, as decompositions spell it:
+// where(x > 0, x, w * x) becomes relu(x) + w * clamp(x, max=0) with the
+// where's debug handle, computing the same; a slope of one element stays.
+ExportedProgram prelu_program(const std::vector<int64_t>& slope_sizes) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3, 4, 5}));
+  Node* slope = b.parameter("slope", ramp(slope_sizes, 0.1f));
+  Node* negative = b.call("aten::mul.Tensor", {slope, x});
+  Node* where = b.call("aten::where.self", {b.call("aten::gt.Scalar", {x, 0}), x, negative});
+  where->meta.debug_handle = 9;
+  b.output({where});
+  return std::move(b).build();
+}
+
+TEST(PReluAsRelusTest, ASlopePerChannelBecomesAReluAndAScaledClamp) {
+  ExportedProgram program = prelu_program({3, 1, 1});
+  const HostTensor xv = ramp({2, 3, 4, 5}, -0.45f);
+  const std::vector<double> before = run(program, {xv});
+  EXPECT_TRUE(prelu_as_relus(program));
+  const auto counts = op_counts(program);
+  EXPECT_EQ(counts.count("aten::where.self"), 0u);
+  EXPECT_EQ(counts.count("aten::gt.Scalar"), 0u);
+  EXPECT_EQ(counts.at("aten::relu.default"), 1);
+  EXPECT_EQ(counts.at("aten::clamp.default"), 1);
+  for (const Node* node : program.graph()) {
+    if (node->is_call_function()) EXPECT_EQ(node->meta.debug_handle, 9) << node->name();
+  }
+  const std::vector<double> after = run(program, {xv});
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) EXPECT_NEAR(after[i], before[i], 1e-6) << i;
+  EXPECT_FALSE(prelu_as_relus(program));
+}
+
+TEST(PReluAsRelusTest, ASlopeOfOneElementStays) {
+  ExportedProgram program = prelu_program({1});
+  EXPECT_FALSE(prelu_as_relus(program));
+  EXPECT_EQ(op_counts(program).at("aten::where.self"), 1);
+}
+
+}  // namespace
+}  // namespace kiln::aot
