@@ -518,7 +518,9 @@ TEST(PReluAsRelusTest, ASlopePerChannelBecomesAReluAndAScaledClamp) {
   EXPECT_EQ(counts.at("aten::relu.default"), 1);
   EXPECT_EQ(counts.at("aten::clamp.default"), 1);
   for (const Node* node : program.graph()) {
-    if (node->is_call_function()) EXPECT_EQ(node->meta.debug_handle, 9) << node->name();
+    if (node->is_call_function()) {
+      EXPECT_EQ(node->meta.debug_handle, 9) << node->name();
+    }
   }
   const std::vector<double> after = run(program, {xv});
   ASSERT_EQ(after.size(), before.size());
