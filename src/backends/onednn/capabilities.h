@@ -39,6 +39,12 @@ inline constexpr uint32_t kMaxConcatInputs = kMaxOperationArgs - 2;
 /// more argument). Fusion stops a chain there and starts a new operation.
 inline constexpr uint32_t kMaxPostOps = kMaxOperationArgs / 2;
 
+/// The most steps one Pointwise program runs (onednn_graph.fbs), and the
+/// most elements of its result: its kernel is for the small tensors whose
+/// ops cost more to dispatch than to compute (at 4096 floats, GPT-2's gelu
+/// spelled out, oneDNN's operations were as fast).
+inline constexpr uint32_t kMaxPointwiseSteps = 64;
+inline constexpr int64_t kMaxPointwiseNumel = 2048;
 /// A value's largest dimension and element count the runtime accepts.
 inline constexpr int64_t kMaxDimension = int64_t{1} << 31;
 inline constexpr int64_t kMaxNumel = int64_t{1} << 40;
@@ -123,6 +129,7 @@ inline constexpr OperationRules kOperationRules[] = {
     {fb::OperationKind::Reorder,         RuntimeSizes::kNone, QuantizedValues::kConverts,  PostOpKinds::kNone,    false},
     {fb::OperationKind::Pad,             RuntimeSizes::kNone, QuantizedValues::kOnItsGrid, PostOpKinds::kNone,    false},
     {fb::OperationKind::DynamicQuantize, RuntimeSizes::kNone, QuantizedValues::kDynamic,   PostOpKinds::kNone,    false},
+    {fb::OperationKind::Pointwise,       RuntimeSizes::kNone, QuantizedValues::kNone,      PostOpKinds::kNone,    false},
 };
 
 namespace capabilities_detail {
@@ -180,6 +187,12 @@ constexpr bool moves_values_on_their_grid(fb::OperationKind kind, fb::PoolingAlg
           (picks_input_values(kind, pooling, num_inputs, pads) || averages_on_its_grid(kind, pooling, num_inputs)));
 }
 
+/// Whether a Pointwise program's kernel computes `algorithm` (onednn_graph.fbs
+/// PointwiseStep): every eltwise but gelu's erf and rounding.
+constexpr bool pointwise_computes(fb::EltwiseAlgorithm algorithm) {
+  return algorithm != fb::EltwiseAlgorithm::GeluErf && algorithm != fb::EltwiseAlgorithm::Round &&
+         algorithm <= fb::EltwiseAlgorithm::MAX;
+}
 /// Whether a Pad adds elements (a positive amount before or after a
 /// dimension), rather than only cropping.
 template <typename Amounts>

@@ -22,7 +22,9 @@ namespace kiln::backends::onednn {
 inline constexpr char kBlobMagic[4] = {'K', 'O', 'D', 'N'};
 /// 2: constants may be packed (onednn_graph.fbs PackedLayout), which a
 /// runtime of version 1 would misread; a version-1 blob has none.
-inline constexpr uint32_t kBlobVersion = 2;
+/// 3: operations may be Pointwise programs, which a runtime of version 2
+/// does not know; older blobs have none.
+inline constexpr uint32_t kBlobVersion = 3;
 inline constexpr uint32_t kOldestBlobVersion = 1;
 inline constexpr size_t kBlobHeaderSize = 16;
 /// Where the flatbuffer must start in memory (its int64 vectors).

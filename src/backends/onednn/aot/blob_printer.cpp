@@ -133,8 +133,33 @@ class Printer {
         return op.AsReorder()->permutation.empty() ? "reshape" : "permutation=" + list(op.AsReorder()->permutation);
       case fb::OperationKind::Pad:
         return "before=" + list(op.AsPad()->before) + " after=" + list(op.AsPad()->after) + " value=" + number(op.AsPad()->value);
+      case fb::OperationKind::Pointwise: return pointwise_text(*op.AsPointwise());
       default: return "";
     }
+  }
+
+  // "r2 = Add(r0, r1); r3 = Logistic(r2) views=[+0 (64, 1), ...]"
+  static std::string pointwise_text(const fb::PointwiseT& p) {
+    const size_t inputs = p.offsets.size();
+    std::string text;
+    for (size_t s = 0; s < p.steps.size(); ++s) {
+      const fb::PointwiseStep& step = p.steps[s];
+      text += (s ? "; r" : "r") + std::to_string(inputs + s) + " = ";
+      if (step.is_binary()) {
+        text += std::string(fb::EnumNameBinaryAlgorithm(step.binary())) + "(r" + std::to_string(step.a()) + ", r" +
+                std::to_string(step.b()) + ")";
+      } else {
+        text += describe_eltwise(make_eltwise(step.eltwise(), step.alpha(), step.beta())) + "(r" + std::to_string(step.a()) + ")";
+      }
+    }
+    const size_t rank = inputs == 0 ? 0 : p.strides.size() / inputs;
+    text += " views=[";
+    for (size_t i = 0; i < inputs; ++i) {
+      const std::vector<int64_t> strides(p.strides.begin() + static_cast<std::ptrdiff_t>(i * rank),
+                                         p.strides.begin() + static_cast<std::ptrdiff_t>((i + 1) * rank));
+      text += (i ? ", +" : "+") + std::to_string(p.offsets[i]) + " " + list(strides);
+    }
+    return text + "]";
   }
 
   std::string post_op_text(const fb::PostOpT& post) const {

@@ -130,6 +130,7 @@ InputArity arity_of(fb::OperationKind kind) {
     case fb::OperationKind::Concat: return {1, 1u << 16, 1u << 16};
     case fb::OperationKind::BinaryOp: return {2, 2, 2};
     case fb::OperationKind::DynamicQuantize: return {1, 1, 1};
+    case fb::OperationKind::Pointwise: return {1, kMaxOperationArgs - 2, kMaxOperationArgs - 2};
     default: return {1, 1, 1};
   }
 }

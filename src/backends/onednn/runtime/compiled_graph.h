@@ -27,6 +27,7 @@
 #include "backends/onednn/runtime/channels_last_quantize.h"
 #include "backends/onednn/runtime/depthwise_int8.h"
 #include "backends/onednn/runtime/panel_gemv_f32.h"
+#include "backends/onednn/runtime/pointwise_f32.h"
 #include "runtime/core/freeable_buffer.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/named_data_map.h"
@@ -170,6 +171,11 @@ struct Step {
     int32_t src, gate, dst;
     ChannelScaleInt8 shape;
   } channel_scale;
+  /// Non-null (no primitive): a Pointwise program Kiln's kernel runs
+  /// (pointwise_f32.h), its tables in the method allocator. args: the
+  /// sources' plain memories in the program's order, then the result's, then
+  /// the scratchpad.
+  const PointwiseF32* pointwise;
 };
 
 /// A table from the method allocator with a capacity fixed at init.

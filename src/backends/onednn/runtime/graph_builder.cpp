@@ -321,6 +321,7 @@ Error GraphBuilder::add_step(PrimitiveDesc* pd, const StepArg* args, uint32_t nu
   step->depthwise.packed = -1;
   step->quantize_image.src = -1;
   step->channel_scale.src = -1;
+  step->pointwise = nullptr;
   if (step->pd == nullptr) return Error::Ok;  // a fill, never followed by a pending reorder
   const_dnnl_memory_desc_t scratchpad = dnnl_primitive_desc_query_md(step->pd, dnnl_query_scratchpad_md, 0);
   const size_t scratchpad_bytes = scratchpad != nullptr ? dnnl_memory_desc_get_size(scratchpad) : 0;

@@ -92,8 +92,11 @@ struct ValueState {
 
 class GraphBuilder {
  public:
-  GraphBuilder(const BlobGraph& blob, CompiledGraph* compiled, ValueState* values)
-      : blob_(blob), compiled_(compiled), values_(values) {}
+  /// `allocator`: where a step's tables of its own go (a Pointwise
+  /// program); null refuses such steps.
+  GraphBuilder(const BlobGraph& blob, CompiledGraph* compiled, ValueState* values,
+               runtime::MemoryAllocator* allocator = nullptr)
+      : blob_(blob), compiled_(compiled), values_(values), allocator_(allocator) {}
 
   // ---- the operation being planned
   void begin_operation(uint32_t index, bool plain_inputs, bool single_thread);
@@ -242,6 +245,7 @@ class GraphBuilder {
   bool same_sizes(int32_t a, int32_t b, uint32_t rank) const;
 
   dnnl_engine_t engine() const { return compiled_->engine; }
+  runtime::MemoryAllocator* allocator() const { return allocator_; }
 
  private:
   runtime::Result<uint32_t> add_memory(dnnl_memory_desc_t desc, Storage storage);
@@ -254,6 +258,7 @@ class GraphBuilder {
   const BlobGraph& blob_;
   CompiledGraph* compiled_;
   ValueState* values_;
+  runtime::MemoryAllocator* allocator_;
   uint32_t operation_index_ = 0;
   const fb::Operation* operation_ = nullptr;
   bool plain_inputs_ = false;

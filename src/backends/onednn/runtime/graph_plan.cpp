@@ -47,7 +47,7 @@ Error plan_compiled_graph(const BlobGraph& blob, runtime::MemoryAllocator* alloc
     return Error::DelegateMemoryAllocationFailed;
   }
   for (uint32_t v = 0; v < num_values; ++v) values[v] = ValueState{-1, -1, -1, -1};
-  GraphBuilder builder(blob, compiled, values);
+  GraphBuilder builder(blob, compiled, values, allocator);
   const bool several_threads = omp_get_max_threads() > 1;
   for (uint32_t o = 0; o < blob.graph->operations()->size(); ++o) {
     // A small operation's primitives are made for one thread (oneDNN fixes

@@ -42,6 +42,11 @@ StepImplementation describe_step(const fb::Graph* graph, const Step& step) {
     described.implementation = "kiln_channel_scale_int8";
     return described;
   }
+  if (step.pointwise != nullptr) {
+    described.primitive_kind = "eltwise";
+    described.implementation = "kiln_pointwise_f32";
+    return described;
+  }
   if (step.quantize_image.src >= 0) {
     described.primitive_kind = "reorder";
     described.implementation = "kiln_quantize_channels_last";

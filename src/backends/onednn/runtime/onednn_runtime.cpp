@@ -326,6 +326,17 @@ void run_quantize_image(const CompiledGraph& graph, const Step& step, int thread
 #endif
 }
 
+// Step::Pointwise: Kiln's kernel on one thread (its results are small).
+void run_pointwise(const CompiledGraph& graph, const Step& step) {
+  const PointwiseF32& p = *step.pointwise;
+  const float* inputs[kMaxStepArgs];
+  for (uint32_t i = 0; i < p.num_inputs; ++i) {
+    inputs[i] = static_cast<const float*>(storage_data(graph, graph.memories[step.args[i].memory].storage));
+  }
+  auto* dst = static_cast<float*>(storage_data(graph, graph.memories[step.args[p.num_inputs].memory].storage));
+  run_pointwise_f32(p, inputs, dst, reinterpret_cast<float*>(graph.scratchpad));
+}
+
 // Step::ChannelScale: the call's factors, then the rows split over the
 // threads.
 void run_channel_scale(const CompiledGraph& graph, const Step& step, int threads) {
@@ -443,7 +454,9 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
     const Step& step = graph.steps[s];
     if (step.fill_memory >= 0) fill(graph, graph.memories[static_cast<uint32_t>(step.fill_memory)], step.fill_value);
     if (step.choose_qparams.source >= 0) choose_qparams(graph, step);
-    if (step.depthwise.packed >= 0) {
+    if (step.pointwise != nullptr) {
+      run_pointwise(graph, step);
+    } else if (step.depthwise.packed >= 0) {
       run_depthwise(graph, step, step.single_thread ? 1 : threads);
     } else if (step.quantize_image.src >= 0) {
       run_quantize_image(graph, step, step.single_thread ? 1 : threads);

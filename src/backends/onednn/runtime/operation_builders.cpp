@@ -1024,6 +1024,7 @@ Error build_concat(GraphBuilder& b, const fb::Concat* concat);
 Error build_binary(GraphBuilder& b, const fb::BinaryOp* binary);
 Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder);
 Error build_pad(GraphBuilder& b, const fb::Pad* pad);
+Error build_pointwise(GraphBuilder& b, const fb::Pointwise* pointwise);  // pointwise_builder.cpp
 
 Error build_operation(GraphBuilder& b) {
   const fb::Operation* op = b.operation();
@@ -1046,6 +1047,7 @@ Error build_operation(GraphBuilder& b) {
     case fb::OperationKind::Reorder: return build_reorder(b, op->op_as_Reorder());
     case fb::OperationKind::Pad: return build_pad(b, op->op_as_Pad());
     case fb::OperationKind::DynamicQuantize: return build_dynamic_quantize(b, op->op_as_DynamicQuantize());
+    case fb::OperationKind::Pointwise: return build_pointwise(b, op->op_as_Pointwise());
     case fb::OperationKind::NONE: break;
   }
   return b.refuse("unknown operation kind");

@@ -13,6 +13,7 @@
 #include "aot/ir/graph_builder.h"
 #include "aot/ir/testing/aot_testing.h"
 #include "backends/onednn/aot/blob_io.h"
+#include "backends/onednn/aot/node_ops.h"
 #include "backends/onednn/aot/packing.h"
 
 namespace kiln::backends::onednn::testing {
@@ -288,8 +289,25 @@ class ReferenceBuilder {
         }
         return call("aten::constant_pad_nd", {x, ints(pairs), double{pad.value}});
       }
+      case fb::OperationKind::Pointwise: return pointwise(*op.op.AsPointwise(), in, dst);
       default: throw AotError("an operation without a kind");
     }
+  }
+
+  // Each source through its view (as_strided), then each step in order.
+  Node* pointwise(const fb::PointwiseT& p, const std::vector<int32_t>& in, const std::vector<int64_t>& dst) {
+    std::vector<Node*> registers;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const std::vector<int64_t> strides(p.strides.begin() + static_cast<std::ptrdiff_t>(i * dst.size()),
+                                         p.strides.begin() + static_cast<std::ptrdiff_t>((i + 1) * dst.size()));
+      registers.push_back(contiguous(call("aten::as_strided", {contiguous(node(in[i])), ints(dst), ints(strides), p.offsets.at(i)})));
+    }
+    for (const fb::PointwiseStep& step : p.steps) {
+      Node* a = registers.at(step.a());
+      registers.push_back(step.is_binary() ? binary(step.binary(), a, registers.at(step.b()))
+                                           : eltwise(a, make_eltwise(step.eltwise(), step.alpha(), step.beta())));
+    }
+    return registers.back();
   }
 
   void add_operation(const fb::OperationT& op) {

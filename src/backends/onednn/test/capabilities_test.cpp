@@ -272,6 +272,17 @@ TinyGraph graph_of(fb::OperationKind kind) {
       g.op(fb::ReorderT(), {q}, g.output({2, 6}));
       break;
     }
+    case fb::OperationKind::Pointwise: {
+      // x * sigmoid(x) over the first three columns of x.
+      fb::PointwiseT program;
+      program.steps = {fb::PointwiseStep(false, fb::EltwiseAlgorithm::Logistic, fb::BinaryAlgorithm::Add, 0, 0, 0, 0),
+                       fb::PointwiseStep(true, fb::EltwiseAlgorithm::Linear, fb::BinaryAlgorithm::Mul, 1, 0, 0, 0)};
+      program.offsets = {0};
+      program.strides = {6, 1};
+      const int32_t x = g.input({2, 6});
+      g.op(std::move(program), {x}, g.output({2, 3}));
+      break;
+    }
     case fb::OperationKind::NONE: break;
   }
   return g;

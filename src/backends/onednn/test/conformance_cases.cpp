@@ -611,6 +611,42 @@ Cases activation_cases() {
                      return std::move(c).finish(
                          c.call("aten::where.self", {c.call("aten::gt.Scalar", {y, 0}), y, negative}));
                    }});
+  // Elementwise DAGs on small tensors, one Pointwise program each
+  // (fusion/pointwise.cpp): a GRU cell on crops of its products, batch 2;
+  // an LSTM cell whose state is read twice, its gates scaled to saturate;
+  // gelu's tanh form spelled out (a cube, numbers, a column of biases).
+  cases.push_back({"aten::sigmoid.default", "gru_cell_of_crops", [] {
+                     CaseBuilder c;
+                     Node* gx = c.input({2, 72});
+                     Node* h = c.input({2, 24});
+                     Node* gh = c.call("aten::addmm", {c.weight({72}), h, c.call("aten::permute", {c.weight({72, 24}), ints({1, 0})})});
+                     const auto crop = [&](Node* x, int64_t i) { return c.call("aten::slice.Tensor", {x, 1, i * 24, (i + 1) * 24}); };
+                     Node* r = c.call("aten::sigmoid", {c.call("aten::add.Tensor", {crop(gx, 0), crop(gh, 0)})});
+                     Node* z = c.call("aten::sigmoid", {c.call("aten::add.Tensor", {crop(gx, 1), crop(gh, 1)})});
+                     Node* n = c.call("aten::tanh", {c.call("aten::add.Tensor", {crop(gx, 2), c.call("aten::mul.Tensor", {r, crop(gh, 2)})})});
+                     Node* next = c.call("aten::add.Tensor", {c.call("aten::mul.Tensor", {c.call("aten::sub.Tensor", {h, n}), z}), n});
+                     return std::move(c).finish(next);
+                   }});
+  cases.push_back({"aten::tanh.default", "lstm_cell_state_read_twice", [] {
+                     CaseBuilder c;
+                     Node* g = c.call("aten::mul.Tensor", {c.input({1, 1, 64}), 40.0});
+                     Node* state = c.input({1, 1, 16});
+                     const auto gate = [&](int64_t i) { return c.call("aten::slice.Tensor", {g, 2, i * 16, (i + 1) * 16}); };
+                     Node* i = c.call("aten::sigmoid", {gate(0)});
+                     Node* f = c.call("aten::sigmoid", {gate(1)});
+                     Node* u = c.call("aten::tanh", {gate(2)});
+                     Node* o = c.call("aten::sigmoid", {gate(3)});
+                     Node* next = c.call("aten::add.Tensor", {c.call("aten::mul.Tensor", {f, state}), c.call("aten::mul.Tensor", {i, u})});
+                     Node* h = c.call("aten::mul.Tensor", {o, c.call("aten::tanh", {next})});
+                     return std::move(c).finish(c.call("aten::add.Tensor", {h, c.call("aten::exp", {next})}));
+                   }});
+  cases.push_back({"aten::pow.Tensor_Scalar", "gelu_tanh_spelled_out", [] {
+                     CaseBuilder c;
+                     Node* x = c.call("aten::add.Tensor", {c.call("aten::mul.Tensor", {c.input({4, 33}), 3.0}), c.weight({4, 1})});
+                     Node* inner = c.call("aten::mul.Tensor", {c.call("aten::add.Tensor", {x, c.call("aten::mul.Tensor", {c.call("aten::pow.Tensor_Scalar", {x, 3}), 0.044715})}), 0.7978845608028654});
+                     Node* y = c.call("aten::mul.Tensor", {c.call("aten::mul.Tensor", {x, 0.5}), c.call("aten::add.Tensor", {c.call("aten::tanh", {inner}), 1.0})});
+                     return std::move(c).finish(y);
+                   }});
   cases.push_back(unary("aten::sqrt.default", "positive_image", image, {}, {}, Values::kPositive));
   cases.push_back(unary("aten::neg.default", "image", image));
   cases.push_back(unary("aten::leaky_relu.default", "slope_default", image));

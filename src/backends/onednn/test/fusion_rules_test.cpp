@@ -62,6 +62,48 @@ ExportedProgram safe_softmax() {
   return std::move(b).build();
 }
 
+// A GRU cell's gates on crops of its two products' results, of `hidden`
+// elements: r = sigmoid(xr + hr), z = sigmoid(xz + hz),
+// n = tanh(xn + r * hn), h' = (h - n) * z + n.
+ExportedProgram gru_cell(int64_t hidden) {
+  GraphBuilder b;
+  Node* gx = b.input("gx", f32({1, 3 * hidden}));
+  Node* gh = b.input("gh", f32({1, 3 * hidden}));
+  Node* h = b.input("h", f32({1, hidden}));
+  const auto crop = [&](Node* x, int64_t i) { return b.call("aten::slice.Tensor", {x, 1, i * hidden, (i + 1) * hidden}); };
+  Node* r = b.call("aten::sigmoid", {b.call("aten::add.Tensor", {crop(gx, 0), crop(gh, 0)})});
+  Node* z = b.call("aten::sigmoid", {b.call("aten::add.Tensor", {crop(gx, 1), crop(gh, 1)})});
+  Node* n = b.call("aten::tanh", {b.call("aten::add.Tensor", {crop(gx, 2), b.call("aten::mul.Tensor", {r, crop(gh, 2)})})});
+  Node* next = b.call("aten::add.Tensor", {b.call("aten::mul.Tensor", {b.call("aten::sub.Tensor", {h, n}), z}), n});
+  b.output({next});
+  return std::move(b).build();
+}
+
+// An LSTM cell whose new state c' is returned as well as read by h' =
+// o * tanh(c'): c' ends a program of its own, h' another.
+ExportedProgram lstm_cell_state_returned() {
+  GraphBuilder b;
+  Node* g = b.input("g", f32({1, 64}));
+  Node* c = b.input("c", f32({1, 16}));
+  const auto crop = [&](int64_t i) { return b.call("aten::slice.Tensor", {g, 1, i * 16, (i + 1) * 16}); };
+  Node* i = b.call("aten::sigmoid", {crop(0)});
+  Node* f = b.call("aten::sigmoid", {crop(1)});
+  Node* u = b.call("aten::tanh", {crop(2)});
+  Node* o = b.call("aten::sigmoid", {crop(3)});
+  Node* state = b.call("aten::add.Tensor", {b.call("aten::mul.Tensor", {f, c}), b.call("aten::mul.Tensor", {i, u})});
+  b.output({b.call("aten::mul.Tensor", {o, b.call("aten::tanh", {state})}), state});
+  return std::move(b).build();
+}
+
+// A chain of elementwise ops, each read once: post-ops run it.
+ExportedProgram elementwise_chain() {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 16}));
+  Node* y = b.input("y", f32({1, 16}));
+  b.output({b.call("aten::mul.Tensor", {b.call("aten::sigmoid", {b.call("aten::add.Tensor", {x, y})}), y})});
+  return std::move(b).build();
+}
+
 ExportedProgram swish_alone() {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 5, 5}));
@@ -350,6 +392,19 @@ const std::vector<FusionCase>& fusion_cases() {
       {"PostOpsDoNotFollowAnEltwiseOp", eltwise_after_an_eltwise, "sigmoid[]: sigmoid; tanh[]: tanh"},
       {"ASubtractionReadingTheResultSecondIsNoPostOp", subtraction_reading_the_result_second,
        "convolution[]: convolution; sub[]: sub"},
+      // The whole cell, its crops read in place: one program.
+      {"AGruCellIsOneProgram", [] { return gru_cell(16); },
+       "add_3[pointwise]: slice slice_1 add sigmoid slice_2 slice_3 add_1 sigmoid_1 slice_4 slice_5 mul add_2 tanh "
+       "sub mul_1 add_3"},
+      // Past the kernel's size, oneDNN's operations and post-ops.
+      {"AGruCellOfLargeTensorsIsNoProgram", [] { return gru_cell(kMaxPointwiseNumel + 1); },
+       "slice[]: slice; slice_1[]: slice_1; slice_2[]: slice_2; slice_3[]: slice_3; slice_4[]: slice_4; "
+       "slice_5[]: slice_5; tanh[post_op]: add sigmoid mul add_2 tanh; sub[]: sub; "
+       "add_3[post_op]: add_1 sigmoid_1 mul_1 add_3"},
+      {"AnLstmCellStateReadTwiceEndsAProgram", lstm_cell_state_returned,
+       "add[pointwise]: slice sigmoid slice_1 sigmoid_1 slice_2 tanh mul mul_1 add; "
+       "mul_2[pointwise]: slice_3 sigmoid_2 tanh_1 mul_2"},
+      {"AChainOfElementwiseOpsIsNoProgram", elementwise_chain, "mul[post_op]: add sigmoid mul"},
       {"ReshapesAfterAReshapeAndPermutesAfterAPermuteAreOne", reshape_and_permute_chains,
        "view_1[layout_chain]: view view_1; permute_1[layout_chain]: permute permute_1"},
   };

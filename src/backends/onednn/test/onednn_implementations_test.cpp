@@ -203,6 +203,32 @@ TEST(OneDnnImplementationsTest, RunsASqueezeExcitationsOnePixelConvolutionsOnKil
   }
 }
 
+TEST(OneDnnImplementationsTest, RunsAnElementwiseDagOfASmallTensorAsOneProgram) {
+  // A GRU cell's gates on crops of its products, an LSTM cell whose state is
+  // read twice (both readers end in one result), gelu's tanh form spelled
+  // out: one Pointwise step of Kiln's kernel in place of a dozen oneDNN
+  // operations and crops. The LSTM's gates are scaled first, an op on
+  // another tensor than the cell's, which stays apart.
+  struct Expected {
+    const char* name;
+    int others;
+  };
+  for (const Expected& expected : {Expected{"gru_cell_of_crops", 0}, Expected{"gelu_tanh_spelled_out", 0},
+                                   Expected{"lstm_cell_state_read_twice", 1}}) {
+    const ConformanceCase* cell = case_named(expected.name);
+    ASSERT_NE(cell, nullptr) << expected.name;
+    const std::vector<OperationImplementation> steps = implementations_of(*cell);
+    int on_kiln = 0, others = 0;
+    for (const OperationImplementation& step : steps) {
+      on_kiln += step.implementation == "kiln_pointwise_f32";
+      others += step.implementation != "kiln_pointwise_f32" &&
+                (step.primitive == "eltwise" || step.primitive == "binary" || step.kind == "Pad");
+    }
+    EXPECT_EQ(on_kiln, 1) << expected.name << "\n" << describe_implementations(steps);
+    EXPECT_EQ(others, expected.others) << expected.name << "\n" << describe_implementations(steps);
+  }
+}
+
 TEST(OneDnnImplementationsTest, RunsANormBetweenGridsAsAnInt8DepthwiseConvolution) {
   // DenseNet's norm and relu between two grids: no float32 batch norm and
   // no (de)quantization around it, one int8 depthwise 1x1 convolution --

@@ -133,7 +133,7 @@ TEST(OneDnnBlobTest, NamesAWrongVersionAndMagic) {
   Runner runner;
   EXPECT_EQ(runner.init(bad, &b.named_data), Error::DelegateInvalidCompatibility);
   EXPECT_THAT(log.text(), HasSubstr("refusing the blob of method 'forward'"));
-  EXPECT_THAT(log.text(), HasSubstr("version 3, this runtime reads 1 to 2"));
+  EXPECT_THAT(log.text(), HasSubstr("version " + std::to_string(kBlobVersion + 1) + ", this runtime reads 1 to " + std::to_string(kBlobVersion)));
   bad = blob;
   bad[0] = 'X';
   EXPECT_EQ(runner.init(bad, &b.named_data), Error::DelegateInvalidCompatibility);
@@ -198,6 +198,36 @@ TEST(OneDnnBlobTest, NamesTheOperationAndTheOneDnnCallThatRefusedIt) {
                 HasSubstr("operation 0 'bad_conv' (Convolution): dnnl_convolution_forward_primitive_desc_create "
                           "failed: dnnl_invalid_arguments"));
     EXPECT_EQ(b.named_data.outstanding(), 0);
+  }
+}
+
+// A Pointwise program's view past its source, a step reading a register
+// not yet written, an eltwise its kernel lacks: refused at init, named.
+TEST(OneDnnBlobTest, RefusesPointwiseProgramsThatReadOutsideTheirValues) {
+  struct Bad {
+    std::vector<int64_t> offsets, strides;
+    fb::PointwiseStep step;
+    const char* reason;
+  };
+  const fb::PointwiseStep sigmoid(false, fb::EltwiseAlgorithm::Logistic, fb::BinaryAlgorithm::Add, 0, 0, 0, 0);
+  const Bad cases[] = {
+      {{1}, {6, 1}, sigmoid, "Pointwise source 0's view reads outside its 12 elements"},
+      {{0}, {7, 1}, sigmoid, "Pointwise source 0's view reads outside its 12 elements"},
+      {{0}, {6, 1}, fb::PointwiseStep(true, fb::EltwiseAlgorithm::Linear, fb::BinaryAlgorithm::Mul, 0, 1, 0, 0),
+       "Pointwise step 0 reads a register not yet written"},
+      {{0}, {6, 1}, fb::PointwiseStep(false, fb::EltwiseAlgorithm::GeluErf, fb::BinaryAlgorithm::Add, 0, 0, 0, 0),
+       "an eltwise the kernel does not compute (GeluErf)"},
+  };
+  for (const Bad& bad : cases) {
+    LogCapture log;
+    BlobBuilder b;
+    const int in = b.input({2, 6}), out = b.output({2, 6});
+    const std::vector<fb::PointwiseStep> steps{bad.step};
+    auto table = fb::CreatePointwise(b.fbb, b.fbb.CreateVectorOfStructs(steps), b.longs(bad.offsets), b.longs(bad.strides));
+    b.op(fb::OperationKind::Pointwise, table.Union(), {in}, out, {}, "cell");
+    Runner runner;
+    EXPECT_EQ(runner.init(b.finish(), &b.named_data), Error::DelegateInvalidCompatibility) << bad.reason;
+    EXPECT_THAT(log.text(), HasSubstr(bad.reason));
   }
 }
 

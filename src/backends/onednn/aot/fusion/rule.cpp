@@ -16,7 +16,7 @@ std::span<const FusionRule> fusion_rules() {
     std::vector<FusionRule> rules;
     for (std::span<const FusionRule> family :
          {softmax_rules(), activation_rules(), quantize_rules(), matmul_rules(), batch_norm_rules(), post_op_rules(),
-          layout_rules(), requantization_rules()}) {
+          layout_rules(), requantization_rules(), pointwise_rules()}) {
       rules.insert(rules.end(), family.begin(), family.end());
     }
     return rules;

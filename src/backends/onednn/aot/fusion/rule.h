@@ -11,6 +11,7 @@
 //   batch_norm.cpp  a batch norm folded into the convolution before it
 //   post_ops.cpp    eltwise and binary ops after an operation as its post-ops
 //   layout.cpp      consecutive reshapes, consecutive permutes
+//   pointwise.cpp   a DAG of elementwise ops on a small tensor as one program
 //
 // The driver runs the stages in this order, each stage's rules in table order:
 //   Pattern  several nodes that are one operation, matched at their last
@@ -94,6 +95,7 @@ std::span<const FusionRule> matmul_rules();
 std::span<const FusionRule> batch_norm_rules();
 std::span<const FusionRule> post_op_rules();
 std::span<const FusionRule> layout_rules();
+std::span<const FusionRule> pointwise_rules();
 
 /// Whether `group`, a batch norm (with its relu, if any), reads a
 /// dequantize op of constant parameters and `quantize`, a quantize op of
