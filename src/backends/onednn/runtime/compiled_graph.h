@@ -42,6 +42,8 @@ struct Storage {
   /// argument number (inputs, then outputs), buffer number, or constant use
   /// number (a constant read in place from its named data)
   uint32_t index;
+  /// Bytes into it: a crop of a value, read in place (build_pad).
+  size_t offset = 0;
 };
 
 /// Bytes init owns: a constant's reordered weights (persistent) or an
@@ -141,8 +143,10 @@ struct Step {
   /// (panel_gemv_f32.h); no primitive is made for it. Memories src (K
   /// floats), weights, bias (-1 if none) and dst (N floats); the sums on
   /// the instructions of oneDNN's effective ISA (a cap on it caps them).
+  /// addend >= 0: a binary post-op's N floats added after the bias (an
+  /// LSTM's input part of its gates, added to the hidden state's product).
   struct PanelGemv {
-    int32_t src, weights, bias, dst;
+    int32_t src, weights, bias, dst, addend;
     PanelGemvF32 shape;
     PanelGemvF32::Path path;
   } panel_gemv;

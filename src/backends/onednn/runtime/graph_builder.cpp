@@ -111,10 +111,12 @@ Result<uint32_t> GraphBuilder::add_memory(dnnl_memory_desc_t desc, Storage stora
   return compiled_->memories.size - 1;
 }
 
-Result<uint32_t> GraphBuilder::view(uint32_t memory, const_dnnl_memory_desc_t desc) {
+Result<uint32_t> GraphBuilder::view(uint32_t memory, const_dnnl_memory_desc_t desc, size_t offset) {
   MemoryDesc copy;
   KILN_TRY(check(dnnl_memory_desc_clone(copy.out(), desc), "dnnl_memory_desc_clone"));
-  return add_memory(copy.release(), compiled_->memories[memory].storage);
+  Storage storage = compiled_->memories[memory].storage;
+  storage.offset += offset;
+  return add_memory(copy.release(), storage);
 }
 
 Result<uint32_t> GraphBuilder::new_buffer(const_dnnl_memory_desc_t desc, bool persistent) {

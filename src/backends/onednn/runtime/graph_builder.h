@@ -150,8 +150,9 @@ class GraphBuilder {
   /// The value channels-last (channels_last_desc_of): its memory when it is
   /// laid out so, else a reorder of it, added the first time it is asked for.
   runtime::Result<uint32_t> channels_last_memory(int32_t value);
-  /// A memory over `memory`'s storage with another descriptor (cloned).
-  runtime::Result<uint32_t> view(uint32_t memory, const_dnnl_memory_desc_t desc);
+  /// A memory over `memory`'s storage with another descriptor (cloned),
+  /// starting `offset` bytes into it.
+  runtime::Result<uint32_t> view(uint32_t memory, const_dnnl_memory_desc_t desc, size_t offset = 0);
   /// A constant in the layout `chosen`, reordered at init from its named
   /// data laid out as `source`; int8 weights with `scales` (a value, >= 0)
   /// are dequantized on the way, scaled along the dims `scales_mask` names.

@@ -144,10 +144,11 @@ Error dnnl_failed(const CompiledGraph& compiled, uint32_t operation, const char*
 
 void* memory_handle(const CompiledGraph& compiled, const Storage& storage) {
   switch (storage.kind) {
-    case Storage::kBuffer: return compiled.arena + compiled.buffers[storage.index].offset;
+    case Storage::kBuffer: return compiled.arena + compiled.buffers[storage.index].offset + storage.offset;
     case Storage::kScratchpad: return compiled.scratchpad;
     // Read only: no primitive writes its weights.
-    case Storage::kConstant: return const_cast<void*>(compiled.constant_uses[storage.index].held.data());
+    case Storage::kConstant:
+      return static_cast<uint8_t*>(const_cast<void*>(compiled.constant_uses[storage.index].held.data())) + storage.offset;
     case Storage::kArgument: break;
   }
   return DNNL_MEMORY_NONE;

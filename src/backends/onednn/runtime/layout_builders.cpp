@@ -330,6 +330,31 @@ Error build_reorder(GraphBuilder& b, const fb::Reorder* reorder) {
   return build_permute(b, reorder->permutation(), src, out);
 }
 
+namespace {
+
+// Whether the crop `region` of `src` at `offset` is one run of its
+// row-major elements (every dimension after the first one it keeps more
+// than one of is whole) that `out`, an intermediate of the same values
+// (dtype and grid), may read in place: no copy.
+bool crops_in_place(const GraphBuilder& b, int32_t src, int32_t out, const dnnl_dims_t region,
+                    const dnnl_dims_t offset) {
+  const fb::Value* x = b.value(src);
+  const fb::Value* y = b.value(out);
+  if (y->kind() != fb::ValueKind::Intermediate || x->dtype() != y->dtype() || x->scale() != y->scale() ||
+      x->zero_point() != y->zero_point() || x->dynamic() || y->dynamic() || x->runtime_dim() >= 0 ||
+      y->runtime_dim() >= 0) {
+    return false;
+  }
+  bool kept_more = false;
+  for (uint32_t d = 0; d < rank_of(x); ++d) {
+    if (kept_more && (region[d] != x->sizes()->Get(d) || offset[d] != 0)) return false;
+    kept_more = kept_more || region[d] > 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 Error build_pad(GraphBuilder& b, const fb::Pad* pad) {
   const int32_t src = b.input(0), out = b.output();
   const uint32_t rank = rank_of(b.value(src));
@@ -357,6 +382,17 @@ Error build_pad(GraphBuilder& b, const fb::Pad* pad) {
   KILN_ASSIGN_OR_RETURN(const uint32_t src_m, b.value_memory(src, true));
   MemoryDesc out_plain;
   KILN_TRY(b.plain_desc_of(out, &out_plain));
+  if (!empty && !pads_any(*pad->before(), *pad->after()) && crops_in_place(b, src, out, region, src_offset)) {
+    // One run of the source's elements: the result is a view of them.
+    int64_t offset = 0, stride = 1;
+    for (uint32_t d = rank; d-- > 0;) {
+      offset += src_offset[d] * stride;
+      stride *= b.value(src)->sizes()->Get(d);
+    }
+    const auto bytes = static_cast<size_t>(offset) * dnnl_data_type_size(data_type_of(b.value(src)));
+    KILN_ASSIGN_OR_RETURN(const uint32_t crop, b.view(src_m, out_plain.get(), bytes));
+    return b.alias_value(out, crop);
+  }
   KILN_ASSIGN_OR_RETURN(const uint32_t dst_m, b.define_output(out, out_plain.get()));
   if (empty) return b.add_fill(dst_m, pad->value());
   MemoryDesc src_part, dst_part;

@@ -172,10 +172,11 @@ Error step_failed(const CompiledGraph& graph, uint32_t operation, const char* ca
 
 void* storage_data(const CompiledGraph& graph, const Storage& storage) {
   switch (storage.kind) {
-    case Storage::kArgument: return graph.argument_data[storage.index];
-    case Storage::kBuffer: return graph.arena + graph.buffers[storage.index].offset;
+    case Storage::kArgument: return static_cast<uint8_t*>(graph.argument_data[storage.index]) + storage.offset;
+    case Storage::kBuffer: return graph.arena + graph.buffers[storage.index].offset + storage.offset;
     case Storage::kScratchpad: return graph.scratchpad;
-    case Storage::kConstant: return const_cast<void*>(graph.constant_uses[storage.index].held.data());
+    case Storage::kConstant:
+      return static_cast<uint8_t*>(const_cast<void*>(graph.constant_uses[storage.index].held.data())) + storage.offset;
   }
   return nullptr;
 }
@@ -257,7 +258,8 @@ void run_row_dots(const CompiledGraph& graph, const Step& step, int threads) {
 #endif
 }
 
-// Step::PanelGemv: the panels of columns split over the threads.
+// Step::PanelGemv: the panels of columns split over the threads; then its
+// addend, if any.
 void run_panel_gemv(const CompiledGraph& graph, const Step& step, int threads) {
   const Step::PanelGemv& g = step.panel_gemv;
   const auto data = [&](int32_t memory) {
@@ -268,16 +270,23 @@ void run_panel_gemv(const CompiledGraph& graph, const Step& step, int threads) {
   const auto* bias = static_cast<const float*>(data(g.bias));
   auto* y = static_cast<float*>(data(g.dst));
   const int64_t panels = panel_gemv_f32_panels(g.shape);
-  if (threads <= 1 || panels < 2) return run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels, g.path);
+  if (threads <= 1 || panels < 2) {
+    run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels, g.path);
+  } else {
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
-  {
-    const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
-    run_panel_gemv_f32(g.shape, x, w, bias, y, panels * part / parts, panels * (part + 1) / parts, g.path);
-  }
+    {
+      const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
+      run_panel_gemv_f32(g.shape, x, w, bias, y, panels * part / parts, panels * (part + 1) / parts, g.path);
+    }
 #else
-  run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels, g.path);
+    run_panel_gemv_f32(g.shape, x, w, bias, y, 0, panels, g.path);
 #endif
+  }
+  if (g.addend >= 0) {
+    const auto* addend = static_cast<const float*>(data(g.addend));
+    for (int64_t i = 0; i < g.shape.n; ++i) y[i] += addend[i];
+  }
 }
 
 // Step::Depthwise: Kiln's int8 depthwise kernel, its items split over the
@@ -442,7 +451,8 @@ Error run_steps(CompiledGraph& graph, const BackendExecutionContext& context) {
   for (uint32_t i = 0; i < graph.memories.size; ++i) {
     const Memory& memory = graph.memories[i];
     if (memory.storage.kind != Storage::kArgument) continue;
-    const dnnl_status_t status = dnnl_memory_set_data_handle(memory.memory, graph.argument_data[memory.storage.index]);
+    const dnnl_status_t status = dnnl_memory_set_data_handle(
+        memory.memory, static_cast<uint8_t*>(graph.argument_data[memory.storage.index]) + memory.storage.offset);
     if (status != dnnl_success) return step_failed(graph, 0, "dnnl_memory_set_data_handle", status);
   }
   const bool tracing = context.tracing();

@@ -463,13 +463,19 @@ bool contiguous_floats(const_dnnl_memory_desc_t desc, int64_t count) {
   return numel == count;
 }
 
-// An operation's post-ops as the matrix-vector product's activation: none,
-// or one the kernel has (every kind of kernel_activation_of); false for
-// anything else (left to oneDNN).
-bool gemv_activation_of(const fb::Operation* operation, PanelGemvF32* g) {
+// An operation's post-ops as the matrix-vector product's: none, an
+// activation the kernel has (every kind of kernel_activation_of), or one
+// binary add (`adds`: of a value of N floats, checked by the caller); false
+// for anything else (left to oneDNN).
+bool gemv_post_ops_of(const fb::Operation* operation, PanelGemvF32* g, bool* adds) {
+  *adds = false;
   const auto* post_ops = operation->post_ops();
   if (post_ops == nullptr || post_ops->size() == 0) return true;
   if (post_ops->size() != 1) return false;
+  if (const fb::BinaryPostOp* binary = post_ops->Get(0)->op_as_BinaryPostOp()) {
+    *adds = binary->algorithm() == fb::BinaryAlgorithm::Add;
+    return *adds;
+  }
   const std::optional<KernelActivation> activation = kernel_activation_of(post_ops->Get(0)->op_as_Eltwise());
   if (!activation) return false;
   g->activation = *activation;
@@ -498,16 +504,19 @@ void own_panel_gemv(GraphBuilder& b, dnnl_primitive_kind_t kind, int k_dim, int 
   const int32_t bias = argument_memory(*step, DNNL_ARG_BIAS), dst = argument_memory(*step, DNNL_ARG_DST);
   PanelGemvF32 shape;
   const char* why = nullptr;
+  bool adds = false;
   if (src < 0 || weights < 0 || dst < 0 ||
       !panel_gemv_f32_of(b.desc(static_cast<uint32_t>(weights)), k_dim, n_dim, &shape, &why) ||
-      !gemv_activation_of(b.operation(), &shape) ||
+      !gemv_post_ops_of(b.operation(), &shape, &adds) ||
       !contiguous_floats(b.desc(static_cast<uint32_t>(src)), shape.k) ||
       !contiguous_floats(b.desc(static_cast<uint32_t>(dst)), shape.n) ||
       (bias >= 0 && !contiguous_floats(b.desc(static_cast<uint32_t>(bias)), shape.n))) {
     return;
   }
+  const int32_t addend = adds ? argument_memory(*step, DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1) : -1;
+  if (adds && (addend < 0 || !contiguous_floats(b.desc(static_cast<uint32_t>(addend)), shape.n))) return;
   const PanelGemvF32::Path path = avx512 ? PanelGemvF32::Path::kAvx512 : PanelGemvF32::Path::kAvx2;
-  step->panel_gemv = Step::PanelGemv{src, weights, bias, dst, shape, path};
+  step->panel_gemv = Step::PanelGemv{src, weights, bias, dst, addend, shape, path};
 }
 
 Error build_convolution(GraphBuilder& b, const fb::Convolution* conv) {
@@ -798,7 +807,8 @@ Error build_matmul(GraphBuilder& b, const fb::MatMul* matmul) {
   KILN_TRY(quantization.finish(b, &pd, args, post_args, num_post));
   const bool float32 = !quantization.quantized && !quantization.dequantized_weights &&
                        b.value(a)->dtype() == fb::DataType::Float32 && b.value(out)->dtype() == fb::DataType::Float32;
-  if (float32 && w_constant && num_post == 0 && numel_of(b.value(out)) == columns &&
+  // At most one binary post-op's operand (gemv_post_ops_of: an addend).
+  if (float32 && w_constant && num_post <= 1 && numel_of(b.value(out)) == columns &&
       (bias < 0 || numel_of(b.value(bias)) == columns)) {
     own_panel_gemv(b, dnnl_matmul, static_cast<int>(rank) - 2, static_cast<int>(rank) - 1);
   }

@@ -558,6 +558,14 @@ Cases crop_cases() {
       unary("aten::select.int", "negative_index", {2, 3, 7, 5}, {-1, -1}),
       crop_between_compute_ops("aten::select.int", "channel_11_of_a_conv", {1, 11}),
       unary("aten::select_copy.int", "middle_row", {7, 19}, {0, 3}),
+      // One block of a product's rows, read in place by the next product
+      // (an encoder's q, k, v split on an outer dimension; an LSTM's gates
+      // of one time step).
+      {"aten::select.int", "row_block_of_a_product_then_a_product", [] {
+         CaseBuilder c;
+         Node* rows = c.call("aten::view", {c.call("aten::mm", {c.input({12, 8}), c.weight({8, 6})}), ints({3, 4, 6})});
+         return std::move(c).finish(c.call("aten::mm", {c.call("aten::select.int", {rows, 0, 1}), c.weight({6, 5})}));
+       }},
   };
 }
 
