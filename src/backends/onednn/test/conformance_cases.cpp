@@ -845,6 +845,11 @@ Cases fusion_cases() {
       fused("aten::linear.default", "one_row_fused_relu", [](CaseBuilder& c) {
         return c.call("aten::relu", {c.call("aten::linear", {c.input({1, 45}), c.weight({129, 45}), c.weight({129})})});
       }),
+      // An LSTM's step: the hidden state's product plus the input's part.
+      fused("aten::linear.default", "one_row_plus_a_row", [](CaseBuilder& c) {
+        return c.call("aten::add.Tensor", {c.call("aten::linear", {c.input({1, 45}), c.weight({129, 45}), c.weight({129})}),
+                                           c.input({1, 129})});
+      }),
       fused("aten::linear.default", "one_row_fused_gelu", [](CaseBuilder& c) {
         return c.call("aten::gelu", {c.call("aten::linear", {c.input({1, 45}), c.weight({70, 45}), c.weight({70})})});
       }),

@@ -158,12 +158,13 @@ TEST(OneDnnImplementationsTest, RunsAOneRowFloatLinearOnKilnsMatrixVectorProduct
   // A classifier's head on one image: oneDNN's matmul reads the weights from
   // memory at two thirds of the speed of Kiln's product over the same packed
   // bytes (panel_gemv_f32.h), which runs where the CPU has AVX-512, with a
-  // relu, clamp or hardswish after it; a linear of several rows, or one with
-  // another activation, stays on oneDNN.
+  // relu, clamp or hardswish after it, or a row added (an LSTM's input
+  // part); a linear of several rows, or one with another activation, stays
+  // on oneDNN.
   const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
   const bool avx512 = (isa & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core;
   for (const char* name : {"one_row_1x37_to_70", "one_row_no_bias_1x1x300_to_129", "one_row_fused_hardswish",
-                           "one_row_fused_relu", "one_row_fused_gelu", "no_bias_7x33_to_3"}) {
+                           "one_row_fused_relu", "one_row_plus_a_row", "one_row_fused_gelu", "no_bias_7x33_to_3"}) {
     const ConformanceCase* linear = case_named(name);
     ASSERT_NE(linear, nullptr) << name;
     const std::vector<OperationImplementation> steps = implementations_of(*linear);
