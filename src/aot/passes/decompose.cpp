@@ -78,10 +78,13 @@ bool decompose_to_core_aten(ExportedProgram& program) {
     changed = true;
     if (++sweeps == kMaxSweeps) throw AotError("decompose_to_core_aten: the rules still rewrite after " + std::to_string(kMaxSweeps) + " sweeps (a cycle)");
   }
+  changed = rewrite_ffts_of_real_tensors(program) || changed;
   if (changed) update_signature_from_graph(program);
   program.set_dialect(kAtenDialect);
   return changed;
 }
+
+bool rewrite_ffts_of_real_tensors(ExportedProgram& program) { return passes::rewrite_ffts_of_real_tensors(program); }
 
 Pass decompose_to_core_aten() {
   return Pass{"decompose_to_core_aten", [](ExportedProgram& program) { return decompose_to_core_aten(program); }};

@@ -25,6 +25,12 @@ bool decompose_to_core_aten(ExportedProgram& program);
 /// "aten::relu_"): a decomposition rule or a functionalized in-place op.
 bool has_decomposition(const std::string& target);
 
+/// The complex FFTs of real tensors core ATen spells out (view_as_real of
+/// _fft_c2c of a real tensor made complex: FNet's fftn(x).real) as real
+/// ops; decompose_to_core_aten ends with it, and a core program gets it
+/// alone. True if it rewrote any.
+bool rewrite_ffts_of_real_tensors(ExportedProgram& program);
+
 /// decompose_to_core_aten as a Pass named "decompose_to_core_aten".
 Pass decompose_to_core_aten();
 

@@ -6,11 +6,16 @@
 // Also stft (frames by unfold, windowed, one _fft_r2c; centred, the signal
 // padded first), istft (one _fft_c2r, windowed frames overlap-added by
 // col2im) and hann_window (0.5 - 0.5 cos(2 pi k / N), as ATen computes it).
+// And the real or imaginary part of a complex FFT (fft_fft, fft_fft2,
+// fft_fftn) of a real tensor over one or two dims -- FNet's token mixing,
+// fftn(x).real -- as products with cos and sin matrices: no complex values.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "aot/ir/op_table/schema_binding.h"
+#include "aot/ir/pass_manager.h"
 #include "aot/passes/decompositions.h"
 
 namespace kiln::aot::passes {
@@ -263,9 +268,177 @@ void decompose_istft(Rewriter& r) {
   r.replace_with(input.rank() == 2 ? r.op("aten::squeeze.dims", {signal, ArgumentList{int64_t{0}}}) : signal);
 }
 
+// cos (or sin) of 2 pi (k n mod N) / N for k, n < N: an N x N float32
+// matrix, the angles reduced exactly in int64 and taken in float64.
+Node* dft_matrix(Rewriter& r, int64_t n, bool sine) {
+  Node* k = r.op("aten::arange.start_step", {int64_t{0}, n}, {{"dtype", ScalarType::Long}});
+  Node* kn = r.op("aten::mul.Tensor", {r.op("aten::view", {k, ints({n, 1})}), r.op("aten::view", {k, ints({1, n})})});
+  Node* turns = r.op("aten::_to_copy", {r.op("aten::remainder.Scalar", {kn, n})}, {{"dtype", ScalarType::Double}});
+  Node* angle = r.op("aten::mul.Tensor", {turns, 2.0 * M_PI / static_cast<double>(n)});
+  return r.op("aten::_to_copy", {r.op(sine ? "aten::sin" : "aten::cos", {angle})}, {{"dtype", ScalarType::Float}});
+}
+
+// y[..., k, ...] = sum_n x[..., n, ...] m[n, k] along `dim`: the dim moved
+// last, one mm, moved back.
+Node* along(Rewriter& r, Node* x, size_t dim, Node* m) {
+  const std::vector<int64_t> sizes = sizes_of(r, x);
+  const size_t rank = sizes.size();
+  std::vector<int64_t> order, moved;
+  for (size_t d = 0; d < rank; ++d) {
+    if (d != dim) order.push_back(static_cast<int64_t>(d));
+  }
+  order.push_back(static_cast<int64_t>(dim));
+  for (int64_t d : order) moved.push_back(sizes[static_cast<size_t>(d)]);
+  std::vector<int64_t> back(rank);
+  for (size_t i = 0; i < rank; ++i) back[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+  // Core ops only (a core program gets this rewrite too): a contiguous
+  // copy of the permuted tensor, then views.
+  Node* moved_last = r.op("aten::clone", {r.op("aten::permute", {x, ints(order)})}, {{"memory_format", MemoryFormat::Contiguous}});
+  Node* rows = r.op("aten::view", {moved_last, ints({-1, sizes[dim]})});
+  Node* product = r.op("aten::view", {r.op("aten::mm", {rows, m}), ints(moved)});
+  return r.op("aten::permute", {product, ints(back)});
+}
+
+// The real and imaginary parts of the DFT of real `x` over one or two dims
+// (sign -1 forward, +1 inverse), scaled by `scale`:
+//   1 dim:  re = x C, im = sign x S
+//   2 dims: re = (x C_b) C_a - (x S_b) S_a, im = sign ((x C_b) S_a + (x S_b) C_a)
+// with C, S the cos and sin matrices of each dim's length. Null for a part
+// not asked for.
+struct Parts {
+  Node* re = nullptr;
+  Node* im = nullptr;
+};
+
+Parts dft_parts(Rewriter& r, Node* x, const Signal& signal, double sign, double scale, bool want_re, bool want_im) {
+  if (signal.dims.size() > 2) r.fail("takes the part of an FFT over " + std::to_string(signal.dims.size()) + " dims; at most 2");
+  if (x->meta.tensor().dtype != ScalarType::Float) x = r.op("aten::_to_copy", {x}, {{"dtype", ScalarType::Float}});
+  const size_t b = signal.dims.back();
+  Node* cos_b = dft_matrix(r, signal.lengths.back(), false);
+  Node* sin_b = dft_matrix(r, signal.lengths.back(), true);
+  Parts parts;
+  if (signal.dims.size() == 1) {
+    if (want_re) parts.re = along(r, x, b, cos_b);
+    if (want_im) parts.im = r.op("aten::mul.Tensor", {along(r, x, b, sin_b), sign});
+  } else {
+    const size_t a = signal.dims.front();
+    Node* cos_a = dft_matrix(r, signal.lengths.front(), false);
+    Node* sin_a = dft_matrix(r, signal.lengths.front(), true);
+    Node* xc = along(r, x, b, cos_b);
+    Node* xs = along(r, x, b, sin_b);
+    if (want_re) parts.re = r.op("aten::sub.Tensor", {along(r, xc, a, cos_a), along(r, xs, a, sin_a)});
+    if (want_im) {
+      parts.im = r.op("aten::mul.Tensor", {r.op("aten::add.Tensor", {along(r, xc, a, sin_a), along(r, xs, a, cos_a)}), sign});
+    }
+  }
+  if (scale != 1.0) {
+    if (parts.re != nullptr) parts.re = r.op("aten::mul.Tensor", {parts.re, scale});
+    if (parts.im != nullptr) parts.im = r.op("aten::mul.Tensor", {parts.im, scale});
+  }
+  return parts;
+}
+
+double norm_scale(const Signal& signal, int64_t mode) {
+  double count = 1;
+  for (int64_t length : signal.lengths) count *= static_cast<double>(length);
+  return mode == 1 ? 1.0 / std::sqrt(count) : mode == 2 ? 1.0 / count : 1.0;
+}
+
+bool is_real_tensor(const Node* x) {
+  return x != nullptr && std::holds_alternative<TensorMeta>(x->meta.val) &&
+         (x->meta.tensor().dtype == ScalarType::Float || x->meta.tensor().dtype == ScalarType::Double);
+}
+
+// real(fft) or imag(fft) of a real tensor (fft_fft, fft_fft2, fft_fftn).
+void part_of_fft(Rewriter& r, bool imaginary) {
+  Node* fft = r.tensor_arg(0);
+  const std::string op = fft->is_call_function() ? fft->target() : "";
+  const bool one = op == "aten::fft_fft.default", two = op == "aten::fft_fft2.default", many = op == "aten::fft_fftn.default";
+  if (!one && !two && !many) r.fail("takes the part of " + fft->name() + ", not of an FFT of a real tensor");
+  const std::vector<Argument> args = bind_node_arguments(*fft);
+  Node* x = args.at(0).is_node() ? args[0].node() : nullptr;
+  if (!is_real_tensor(x)) r.fail("transforms a complex tensor; Kiln's FFTs are of real ones");
+  Signal signal;
+  if (one) {
+    signal = signal_of(r, x, args.at(1).is_none() ? Argument(None{}) : Argument(ArgumentList{args[1]}),
+                       Argument(ArgumentList{args.at(2)}), false);
+  } else {
+    const Argument dims = two && args.at(2).is_none() ? Argument(ArgumentList{int64_t{-2}, int64_t{-1}}) : args.at(2);
+    signal = signal_of(r, x, args.at(1), dims, false);
+  }
+  for (size_t i = 0; i < signal.dims.size(); ++i) x = resize_dim(r, x, signal.dims[i], signal.lengths[i]);
+  const Parts parts = dft_parts(r, x, signal, -1.0, norm_scale(signal, norm_mode(r, args.at(3), false)), !imaginary, imaginary);
+  Node* result = imaginary ? parts.im : parts.re;
+  if (r.node().meta.tensor().dtype == ScalarType::Double) result = r.op("aten::_to_copy", {result}, {{"dtype", ScalarType::Double}});
+  r.replace_with(result);
+  // The complex FFT, once no part reads it, is gone: nothing runs it.
+  if (fft->users().empty()) fft->graph().erase_node(fft);
+}
+
+// The real tensor x of view_as_real(_fft_c2c(_to_copy(x, complex), ...)),
+// or null for any other view_as_real.
+Node* real_signal_of(const Node& view) {
+  if (view.args().empty() || !view.args()[0].is_node()) return nullptr;
+  const Node* fft = view.args()[0].node();
+  if (!fft->is_call_function() || fft->target() != "aten::_fft_c2c.default" || fft->args().empty() ||
+      !fft->args()[0].is_node()) {
+    return nullptr;
+  }
+  const Node* complex = fft->args()[0].node();
+  if (!complex->is_call_function() || complex->target() != "aten::_to_copy.default" || complex->args().empty() ||
+      !complex->args()[0].is_node()) {
+    return nullptr;
+  }
+  Node* x = complex->args()[0].node();
+  return is_real_tensor(x) ? x : nullptr;
+}
+
+// view_as_real(_fft_c2c(_to_copy(x, complex), dim, normalization, forward))
+// of a real x, as core ATen spells fftn(x).real: stack(re, im, -1).
+void real_view_of_fft(Rewriter& r) {
+  Node* x = real_signal_of(r.node());
+  if (x == nullptr) r.fail("views as real an FFT of a complex tensor; Kiln's FFTs are of real ones");
+  Node* fft = r.tensor_arg(0);
+  Node* complex = fft->args()[0].node();
+  const std::vector<Argument> args = bind_node_arguments(*fft);
+  std::vector<int64_t> dims;
+  for (const Argument& d : args.at(1).list()) dims.push_back(d.to_int());
+  const Signal signal = signal_of(r, x, Argument(None{}), Argument(ints(dims)), false);
+  const int64_t mode = args.at(2).to_int();
+  if (mode < 0 || mode > 2) r.fail("normalization " + std::to_string(mode) + " is not 0, 1 or 2");
+  const Parts parts = dft_parts(r, x, signal, args.at(3).to_bool() ? -1.0 : 1.0, norm_scale(signal, mode), true, true);
+  Node* stacked = r.op("aten::cat", {ArgumentList{r.op("aten::unsqueeze", {parts.re, int64_t{-1}}),
+                                                  r.op("aten::unsqueeze", {parts.im, int64_t{-1}})},
+                                     int64_t{-1}});
+  r.replace_with(r.node().meta.tensor().dtype == ScalarType::Double
+                     ? r.op("aten::_to_copy", {stacked}, {{"dtype", ScalarType::Double}})
+                     : stacked);
+  if (fft->users().empty()) fft->graph().erase_node(fft);
+  if (complex->users().empty()) complex->graph().erase_node(complex);
+}
+
 }  // namespace
 
+bool rewrite_ffts_of_real_tensors(ExportedProgram& program) {
+  std::vector<std::string> names;
+  for (const Node* node : program.graph()) {
+    const bool view = node->is_call_function() && (node->target() == "aten::view_as_real.default" ||
+                                                   node->target() == "aten::view_as_real_copy.default");
+    if (view && real_signal_of(*node) != nullptr) names.push_back(node->name());
+  }
+  for (const std::string& name : names) {
+    Node* node = program.graph().find_node(name);
+    if (node == nullptr) continue;
+    Rewriter rewriter(*node);
+    real_view_of_fft(rewriter);
+  }
+  if (!names.empty()) update_signature_from_graph(program);  // an output may be a rewritten view
+  return !names.empty();
+}
+
 void add_spectral_decompositions(DecompositionTable& t) {
+  t["aten::real.default"] = [](Rewriter& r) { part_of_fft(r, false); };
+  t["aten::imag.default"] = [](Rewriter& r) { part_of_fft(r, true); };
   t["aten::hann_window.default"] = [](Rewriter& r) { decompose_hann_window(r, true, r.arg(1)); };
   t["aten::hann_window.periodic"] = [](Rewriter& r) { decompose_hann_window(r, r.bool_arg(1), r.arg(2)); };
   t["aten::stft.default"] = decompose_stft;

@@ -32,6 +32,10 @@ void add_tensor_decompositions(DecompositionTable& table);
 /// The real FFTs (fft_rfft, fft_irfft and their 2-D and n-D forms), stft (also
 /// centred), istft and hann_window.
 void add_spectral_decompositions(DecompositionTable& table);
+/// view_as_real(_fft_c2c(_to_copy(x, complex), ...)) of a real x -- core
+/// ATen's fftn(x).real -- as products with cos and sin matrices
+/// (decompose_spectral.cpp); any other view_as_real stays. True if any.
+bool rewrite_ffts_of_real_tensors(ExportedProgram& program);
 
 /// Elementwise compositions: addcmul, lerp, logaddexp, xlogy, the shrinks,
 /// celu/selu/softplus/glu/log_sigmoid, isfinite/isclose, casts, lift_fresh_copy.

@@ -43,7 +43,11 @@ const std::vector<uint8_t>& LoweredProgram::buffer() const {
 }
 
 void to_core_aten(ExportedProgram& program) {
-  if (program.dialect() == kTrainingDialect) decompose_to_core_aten(program);
+  if (program.dialect() == kTrainingDialect) {
+    decompose_to_core_aten(program);
+  } else {
+    rewrite_ffts_of_real_tensors(program);
+  }
 }
 
 void to_edge(ExportedProgram& program) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "aot/passes/decompose.h"
 #include "aot/passes/test/decompose_testing.h"
 
 namespace kiln::aot {
@@ -19,6 +20,7 @@ using testing::decomposed;
 using testing::expect_error;
 using testing::expect_decomposition_fails;
 using testing::expect_values_near;
+using testing::ints;
 using testing::ops_without_kernels;
 using testing::run;
 
@@ -114,6 +116,76 @@ TEST(DecomposeSpectralTest, StftIsWindowedFramesThroughOneR2c) {
     magnitudes[7 + frame] = 2.0;
   }
   expect_values_near(outputs.at(0), magnitudes);
+}
+
+// The DFT of real x (rows x cols) over the dims `dims` (0, 1 or both), by
+// its definition in double: real and imaginary parts, row-major.
+std::pair<std::vector<double>, std::vector<double>> direct_dft(const std::vector<float>& x, int64_t rows, int64_t cols,
+                                                               bool over_rows, bool over_cols) {
+  std::vector<double> re(x.size()), im(x.size());
+  for (int64_t k = 0; k < rows; ++k) {
+    for (int64_t l = 0; l < cols; ++l) {
+      for (int64_t m = 0; m < rows; ++m) {
+        for (int64_t n = 0; n < cols; ++n) {
+          if ((!over_rows && m != k) || (!over_cols && n != l)) continue;
+          const double angle = 2 * M_PI * ((over_rows ? static_cast<double>(k * m) / static_cast<double>(rows) : 0.0) +
+                                           (over_cols ? static_cast<double>(l * n) / static_cast<double>(cols) : 0.0));
+          re[static_cast<size_t>(k * cols + l)] += x[static_cast<size_t>(m * cols + n)] * std::cos(angle);
+          im[static_cast<size_t>(k * cols + l)] -= x[static_cast<size_t>(m * cols + n)] * std::sin(angle);
+        }
+      }
+    }
+  }
+  return {re, im};
+}
+
+// FNet's token mixing, fftn(x, dim=(-1, -2)).real, and the imaginary part of
+// a 1-D fft with the ortho norm: products with cos and sin matrices, no
+// complex value left, each as the DFT's definition gives it.
+TEST(DecomposeSpectralTest, ThePartsOfAComplexFftOfARealTensorAreRealProducts) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 5, 6}));
+  Node* both = call_with_meta(b, "aten::fft_fftn", {x, None{}, ints({-1, -2})}, c64({2, 5, 6}));
+  Node* rows = call_with_meta(b, "aten::fft_fft", {x, None{}, 1, "ortho"}, c64({2, 5, 6}));
+  b.output({call_with_meta(b, "aten::real", {both}, f32({2, 5, 6})), call_with_meta(b, "aten::imag", {rows}, f32({2, 5, 6}))});
+  ExportedProgram program = decomposed(std::move(b));
+  EXPECT_THAT(program.to_string(), ::testing::Not(HasSubstr("fft")));
+  EXPECT_THAT(ops_without_kernels(program), ::testing::IsEmpty());
+  std::vector<float> ramp(60);
+  for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = std::sin(0.7f * static_cast<float>(i)) + 0.1f * static_cast<float>(i % 7);
+  const auto outputs = run(program, {HostTensor::from_vector<float>({2, 5, 6}, ramp)});
+  std::vector<double> want_re, want_im;
+  for (int64_t batch = 0; batch < 2; ++batch) {
+    const std::vector<float> slice(ramp.begin() + batch * 30, ramp.begin() + (batch + 1) * 30);
+    const auto re = direct_dft(slice, 5, 6, true, true).first;
+    const auto im = direct_dft(slice, 5, 6, true, false).second;
+    want_re.insert(want_re.end(), re.begin(), re.end());
+    for (double v : im) want_im.push_back(v / std::sqrt(5.0));
+  }
+  expect_values_near(outputs.at(0), want_re, 2e-4);
+  expect_values_near(outputs.at(1), want_im, 2e-5);
+}
+
+// Core ATen's spelling, view_as_real(_fft_c2c(x as complex)): both parts,
+// stacked last; an FFT of a tensor that was complex already is refused.
+TEST(DecomposeSpectralTest, CoreAtensRealViewOfAnFftOfARealTensorIsRealProducts) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4, 3}));
+  Node* complex = call_with_meta(b, "aten::_to_copy", {x}, c64({4, 3}), {{"dtype", ScalarType::ComplexFloat}});
+  Node* fft = call_with_meta(b, "aten::_fft_c2c", {complex, ints({0}), int64_t{2}, true}, c64({4, 3}));
+  b.output({call_with_meta(b, "aten::view_as_real", {fft}, f32({4, 3, 2}))});
+  ExportedProgram program = std::move(b).build();
+  EXPECT_TRUE(rewrite_ffts_of_real_tensors(program));
+  EXPECT_THAT(program.to_string(), ::testing::Not(HasSubstr("fft")));
+  const std::vector<float> values = {1, 2, 3, -1, 0.5f, 4, 2, -2, 1, 0, 3, 1};
+  const auto outputs = run(program, {HostTensor::from_vector<float>({4, 3}, values)});
+  const auto [re, im] = direct_dft(values, 4, 3, true, false);
+  std::vector<double> want;
+  for (size_t i = 0; i < re.size(); ++i) {
+    want.push_back(re[i] / 4);
+    want.push_back(im[i] / 4);
+  }
+  expect_values_near(outputs.at(0), want, 1e-5);
 }
 
 }  // namespace

@@ -262,6 +262,17 @@ const std::map<std::string, SampleBuilder>& samples() {
        [](S& s) { return one(s.call("aten::fft_rfftn", {s.f32({2, 4, 6})}, S::meta(kC64, {2, 4, 4}))); }},
       {"aten::fft_irfftn.default",
        [](S& s) { return one(s.call("aten::fft_irfftn", {s.tensor(kC64, {2, 4, 4})}, S::meta({2, 4, 6}))); }},
+      // The parts of a complex FFT of a real tensor (fftn(x).real, FNet's mixing).
+      {"aten::real.default",
+       [](S& s) {
+         Node* fft = s.call("aten::fft_fftn", {s.f32({2, 4, 6}), None{}, ArgumentList{int64_t{1}, int64_t{2}}}, S::meta(kC64, {2, 4, 6}));
+         return one(s.call("aten::real", {fft}, S::meta({2, 4, 6})));
+       }},
+      {"aten::imag.default",
+       [](S& s) {
+         Node* fft = s.call("aten::fft_fft", {s.f32({2, 8})}, S::meta(kC64, {2, 8}));
+         return one(s.call("aten::imag", {fft}, S::meta({2, 8})));
+       }},
       {"aten::flatten.using_ints",
        [](S& s) { return one(s.call("aten::flatten.using_ints", {s.f32({2, 3, 4}), 1}, S::meta({2, 12}))); }},
       {"aten::grid_sampler.default",
