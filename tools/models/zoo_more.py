@@ -5,7 +5,8 @@ temporal convolution stack, recurrent layers, a spatial transformer, a
 detection head). Each exercises forms the torchvision models do not: masks
 broadcast over channels, TensorFlow's "same" padding, bilinear upsampling
 between convolutions, group norms, in-place writes through views, means
-over sequences of one token, relative position tables.
+over sequences of one token, relative position tables, the real part of a
+complex FFT.
 
 MODELS maps each name to a function returning (model, make_input), where
 make_input(batch, seed=1) gives the example inputs as a tuple; zoo.py gives
@@ -70,6 +71,10 @@ def hugging_face(name):
                                  use_cache=False), token_input),
         "hf_bloom": lambda: (Field(T.BloomForCausalLM(T.BloomConfig(vocab_size=VOCABULARY, hidden_size=64, n_layer=2,
                                                                     n_head=4)), "logits", use_cache=False), token_input),
+        # Token mixing by the real part of a 2-D FFT, fftn(x).real.
+        "hf_fnet": lambda: (Field(T.FNetModel(T.FNetConfig(vocab_size=VOCABULARY, hidden_size=64, num_hidden_layers=2,
+                                                           intermediate_size=128, use_tpu_fourier_optimizations=False))),
+                            token_input),
         "hf_vit": lambda: (Field(T.ViTModel(T.ViTConfig(**vision))), image_input()),
         "hf_beit": lambda: (Field(T.BeitModel(T.BeitConfig(use_relative_position_bias=True, **vision))), image_input()),
         "hf_clip_vision": lambda: (Field(T.CLIPVisionModel(T.CLIPVisionConfig(**vision))), image_input()),
@@ -209,7 +214,7 @@ MODELS = {
     "detection_head": lambda: (DetectionHead(), image_input()),
 }
 for _name in ["hf_distilbert", "hf_roberta", "hf_albert", "hf_deberta_v2", "hf_llama", "hf_qwen2", "hf_phi",
-              "hf_bloom", "hf_vit", "hf_beit", "hf_clip_vision", "hf_dinov2", "hf_convnextv2", "hf_mobilenet_v2",
+              "hf_bloom", "hf_fnet", "hf_vit", "hf_beit", "hf_clip_vision", "hf_dinov2", "hf_convnextv2", "hf_mobilenet_v2",
               "hf_mobilevit", "hf_segformer", "hf_poolformer", "hf_levit", "hf_swin", "hf_whisper_encoder",
               "hf_wav2vec2"]:
     MODELS[_name] = (lambda name: lambda: hugging_face(name))(_name)

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "aot/ir/exported_program.h"
 #include "aot/passes/rewriter.h"
 
 namespace kiln::aot::passes {
