@@ -104,6 +104,21 @@ ExportedProgram elementwise_chain() {
   return std::move(b).build();
 }
 
+// A residual block's tail with frozen batch norms (scale and shift as ops:
+// detection backbones) on a small image: each branch's scale and shift are
+// its convolution's post-ops, as without programs.
+ExportedProgram frozen_norms_joined() {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 8, 4, 4}));
+  const auto branch = [&](const char* w) {
+    Node* y = conv2d(b, x, b.parameter(w, ramp({8, 8, 1, 1})), None{});
+    return b.call("aten::add.Tensor", {b.call("aten::mul.Tensor", {y, b.parameter(std::string(w) + "s", ramp({1, 8, 1, 1}))}),
+                                       b.parameter(std::string(w) + "b", ramp({1, 8, 1, 1}))});
+  };
+  b.output({b.call("aten::relu", {b.call("aten::add.Tensor", {branch("w1"), branch("w2")})})});
+  return std::move(b).build();
+}
+
 ExportedProgram swish_alone() {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 5, 5}));
@@ -405,6 +420,8 @@ const std::vector<FusionCase>& fusion_cases() {
        "add[pointwise]: slice sigmoid slice_1 sigmoid_1 slice_2 tanh mul mul_1 add; "
        "mul_2[pointwise]: slice_3 sigmoid_2 tanh_1 mul_2"},
       {"AChainOfElementwiseOpsIsNoProgram", elementwise_chain, "mul[post_op]: add sigmoid mul"},
+      {"FrozenNormsAfterConvolutionsStayTheirPostOps", frozen_norms_joined,
+       "add_1[post_op]: convolution_1 mul_1 add_1; relu[post_op]: convolution mul add add_2 relu"},
       {"ReshapesAfterAReshapeAndPermutesAfterAPermuteAreOne", reshape_and_permute_chains,
        "view_1[layout_chain]: view view_1; permute_1[layout_chain]: permute permute_1"},
   };

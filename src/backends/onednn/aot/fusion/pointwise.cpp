@@ -15,7 +15,8 @@
 // of which is in the group already; what it reaches beyond are its sources,
 // each read through the view the absorbed ops make of it. It forms only
 // where post-ops could not run it: at least three ops, one of them read
-// twice inside the group or joining two of the group's own values.
+// twice inside the group or joining two of the group's own values; and no
+// op that would be the post-op of the operation it reads.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -286,6 +287,26 @@ class ProgramWriter {
   Program program_;
 };
 
+// Whether `op` (of `node`) reads the result of an operation no program
+// holds that takes post-ops (a convolution, a matmul, a batch norm) and that
+// nothing else reads, or of an elementwise op that does (a chain of them):
+// there it is that operation's post-op, at no cost (a frozen batch norm's
+// scale and shift after a convolution), not a program's.
+bool ends_a_post_op_chain(const NodeOp& op, const Node* node, int depth = 0) {
+  for (const Node* input : op.inputs) {
+    if (input->users().size() != 1 || input->users()[0] != node) continue;
+    const std::optional<NodeOp> producer = describe_if(input);
+    if (!producer) continue;
+    const fb::OperationKind kind = producer->kind();
+    if (kind == fb::OperationKind::BinaryOp || kind == fb::OperationKind::EltwiseOp) {
+      if (depth < kMaxPostOps && ends_a_post_op_chain(*producer, input, depth + 1)) return true;
+      continue;
+    }
+    if (operation_rules(kind).fuses_post_ops) return true;
+  }
+  return false;
+}
+
 // The sink whose group `node`, an elementwise op, joins: itself when a
 // reader is not an op of its kind and sizes, or when its readers join
 // different groups (an LSTM's cell state, read by this step's output and the
@@ -313,7 +334,7 @@ std::optional<Match> select_pointwise(const FusedGroup& group, const FusionConte
   const std::vector<int64_t> sizes = sink_op->sizes;
   const auto interior = [&](const Node* node) {
     const std::optional<NodeOp> op = as_pointwise(node, context);
-    return op && op->sizes == sizes ? op : std::nullopt;
+    return op && op->sizes == sizes && !ends_a_post_op_chain(*op, node) ? op : std::nullopt;
   };
   std::map<const Node*, const Node*> sinks;
   if (sink_of(sink, interior, sinks, 0) != sink) return std::nullopt;
