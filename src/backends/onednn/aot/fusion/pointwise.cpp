@@ -292,7 +292,7 @@ class ProgramWriter {
 // nothing else reads, or of an elementwise op that does (a chain of them):
 // there it is that operation's post-op, at no cost (a frozen batch norm's
 // scale and shift after a convolution), not a program's.
-bool ends_a_post_op_chain(const NodeOp& op, const Node* node, int depth = 0) {
+bool ends_a_post_op_chain(const NodeOp& op, const Node* node, uint32_t depth = 0) {
   for (const Node* input : op.inputs) {
     if (input->users().size() != 1 || input->users()[0] != node) continue;
     const std::optional<NodeOp> producer = describe_if(input);
