@@ -310,14 +310,14 @@ bool ends_a_post_op_chain(const NodeOp& op, const Node* node, uint32_t depth = 0
 // The sink whose group `node`, an elementwise op, joins: itself when a
 // reader is not an op of its kind and sizes, or when its readers join
 // different groups (an LSTM's cell state, read by this step's output and the
-// next step's state); else its readers' one sink. `sinks` memoizes; past a
-// depth, a node is its own sink.
+// next step's state); else its readers' one sink. `sinks` memoizes; past
+// the most steps a program runs, a node is its own sink.
 template <typename Interior>
-const Node* sink_of(const Node* node, const Interior& interior, std::map<const Node*, const Node*>& sinks, int depth) {
+const Node* sink_of(const Node* node, const Interior& interior, std::map<const Node*, const Node*>& sinks, uint32_t depth) {
   if (auto it = sinks.find(node); it != sinks.end()) return it->second;
   const Node* sink = nullptr;
   for (const Node* user : node->users()) {
-    const Node* reached = depth < 256 && interior(user) ? sink_of(user, interior, sinks, depth + 1) : node;
+    const Node* reached = depth < kMaxPointwiseSteps && interior(user) ? sink_of(user, interior, sinks, depth + 1) : node;
     if (sink != nullptr && reached != sink) reached = node;
     sink = reached;
     if (sink == node) break;
@@ -332,16 +332,30 @@ std::optional<Match> select_pointwise(const FusedGroup& group, const FusionConte
   const std::optional<NodeOp> sink_op = as_pointwise(sink, context);
   if (!sink_op) return std::nullopt;
   const std::vector<int64_t> sizes = sink_op->sizes;
-  const auto interior = [&](const Node* node) {
-    const std::optional<NodeOp> op = as_pointwise(node, context);
-    return op && op->sizes == sizes && !ends_a_post_op_chain(*op, node) ? op : std::nullopt;
+  // Each node described once per match (a long chain of elementwise ops
+  // asks about the same nodes from every anchor).
+  std::map<const Node*, std::optional<NodeOp>> described;
+  const auto interior = [&](const Node* node) -> std::optional<NodeOp> {
+    auto it = described.find(node);
+    if (it == described.end()) {
+      std::optional<NodeOp> op = as_pointwise(node, context);
+      if (op && (op->sizes != sizes || ends_a_post_op_chain(*op, node))) op.reset();
+      it = described.emplace(node, std::move(op)).first;
+    }
+    return it->second;
   };
+  // A node whose one reader is of the group's kind is never a sink (that
+  // reader's sink is further on): no walk down a chain from every node.
+  const std::vector<Node*>& readers = sink->users();
+  if (readers.size() == 1 && interior(readers[0])) return std::nullopt;
   std::map<const Node*, const Node*> sinks;
   if (sink_of(sink, interior, sinks, 0) != sink) return std::nullopt;
   std::map<const Node*, NodeOp> ops = {{sink, *sink_op}};
   std::set<const Node*> members = {sink}, views;
   for (bool grew = true; grew;) {
     grew = false;
+    // Past the most steps a program runs, no program: stop growing.
+    if (ops.size() > kMaxPointwiseSteps || views.size() > 4 * kMaxPointwiseSteps) return std::nullopt;
     std::vector<const Node*> reads;
     for (const auto& [node, op] : ops) reads.insert(reads.end(), op.inputs.begin(), op.inputs.end());
     for (const Node* node : views) reads.push_back(node->args()[0].node());
