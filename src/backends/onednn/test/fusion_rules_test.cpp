@@ -119,6 +119,17 @@ ExportedProgram frozen_norms_joined() {
   return std::move(b).build();
 }
 
+// Gates read through a permute and a reshape merging its dimensions: no
+// view of the source's elements composes, so no program reads them.
+ExportedProgram gates_of_a_merged_permute() {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({1, 4, 6}));
+  Node* merged = b.call("aten::reshape", {b.call("aten::permute", {x, ints({0, 2, 1})}), ints({1, 24})});
+  Node* gate = b.call("aten::sigmoid", {merged});
+  b.output({b.call("aten::add.Tensor", {b.call("aten::mul.Tensor", {gate, b.call("aten::tanh", {merged})}), gate})});
+  return std::move(b).build();
+}
+
 ExportedProgram swish_alone() {
   GraphBuilder b;
   Node* x = b.input("x", f32({1, 4, 5, 5}));
@@ -420,6 +431,8 @@ const std::vector<FusionCase>& fusion_cases() {
        "add[pointwise]: slice sigmoid slice_1 sigmoid_1 slice_2 tanh mul mul_1 add; "
        "mul_2[pointwise]: slice_3 sigmoid_2 tanh_1 mul_2"},
       {"AChainOfElementwiseOpsIsNoProgram", elementwise_chain, "mul[post_op]: add sigmoid mul"},
+      {"GatesReadThroughAViewThatDoesNotComposeAreNoProgram", gates_of_a_merged_permute,
+       "permute[]: permute; reshape[]: reshape; sigmoid[]: sigmoid; tanh[]: tanh; add[post_op]: mul add"},
       {"FrozenNormsAfterConvolutionsStayTheirPostOps", frozen_norms_joined,
        "add_1[post_op]: convolution_1 mul_1 add_1; relu[post_op]: convolution mul add add_2 relu"},
       {"ReshapesAfterAReshapeAndPermutesAfterAPermuteAreOne", reshape_and_permute_chains,

@@ -201,6 +201,15 @@ bool is_view_op(const Node* node, const FusionContext& context) {
   return view_after(*node, row_major(input->meta.tensor().static_sizes())).has_value();
 }
 
+// The view the absorbed `views` from `node` back to its source make of the
+// source's row-major elements, or nothing where one of them does not
+// compose (a reshape merging dimensions of a view not in row-major order).
+std::optional<View> view_through(const Node* node, const std::set<const Node*>& views) {
+  if (views.count(node) == 0) return row_major(sizes_of(node));
+  const std::optional<View> in = view_through(node->args()[0].node(), views);
+  return in ? view_after(*node, *in) : std::nullopt;
+}
+
 bool all_users_in(const Node* node, const std::set<const Node*>& group) {
   return std::all_of(node->users().begin(), node->users().end(), [&](const Node* u) { return group.count(u) > 0; });
 }
@@ -274,10 +283,7 @@ class ProgramWriter {
     return node;
   }
 
-  View view_of(const Node* node) const {
-    if (views_.count(node) == 0) return row_major(sizes_of(node));
-    return *view_after(*node, view_of(node->args()[0].node()));
-  }
+  View view_of(const Node* node) const { return *view_through(node, views_); }
 
   std::vector<int64_t> sizes_;
   const std::set<const Node*>& views_;
@@ -371,6 +377,9 @@ std::optional<Match> select_pointwise(const FusedGroup& group, const FusionConte
       members.insert(read);
       grew = true;
     }
+  }
+  for (const Node* view : views) {
+    if (!view_through(view, views)) return std::nullopt;
   }
   // Worth a program: three ops at least, and a DAG post-ops cannot run.
   size_t joins = 0;
