@@ -223,9 +223,8 @@ struct Program {
 
 class ProgramWriter {
  public:
-  ProgramWriter(const std::vector<int64_t>& sizes, const std::set<const Node*>& views,
-                const std::map<const Node*, NodeOp>& ops)
-      : sizes_(sizes), views_(views), ops_(ops) {}
+  ProgramWriter(const std::vector<int64_t>& sizes, const std::set<const Node*>& views)
+      : sizes_(sizes), views_(views) {}
 
   // The register holding `node`'s value, read by an op of the group.
   uint16_t reg(const Node* node) {
@@ -287,7 +286,6 @@ class ProgramWriter {
 
   std::vector<int64_t> sizes_;
   const std::set<const Node*>& views_;
-  const std::map<const Node*, NodeOp>& ops_;
   std::map<const Node*, uint16_t> computed_;
   std::vector<fb::PointwiseStep> steps_;
   Program program_;
@@ -396,7 +394,7 @@ std::optional<Match> select_pointwise(const FusedGroup& group, const FusionConte
 
   std::vector<const Node*> nodes(members.begin(), members.end());
   std::sort(nodes.begin(), nodes.end(), [](const Node* a, const Node* b) { return a->is_before(*b); });
-  ProgramWriter writer(sizes, views, ops);
+  ProgramWriter writer(sizes, views);
   for (const Node* node : nodes) {
     auto it = ops.find(node);
     if (it == ops.end()) continue;
