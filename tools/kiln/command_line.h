@@ -71,6 +71,7 @@ int run_generate(Args args);
 struct RunFlags {
   std::string path, inputs_path, output_path, model, method, chrome_trace, trace;
   int64_t iterations = -1, warmup = -1, threads = -1;
+  int64_t seed = -1;  ///< --seed: the sampling ops' generator
   bool json = false;
   EtdumpRequest etdump;  ///< --etdump / --debug-buffer
 };

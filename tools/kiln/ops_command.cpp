@@ -22,8 +22,8 @@ out variant, the dtypes the portable kernel takes, and how it runs (the
 backends with a kernel for it; a view op runs as its copy; ops of
 torch.export's training IR and in-place ops are decomposed or functionalized
 first; "not yet" for an op nothing runs yet, and for an op Kiln refuses the
-reason: "not for inference: training only" for gradients, random sampling
-and losses, "no kernel: a LAPACK-class factorization", another device's op,
+reason: "not for inference: training only" for gradients, dropout in training
+mode and losses, "no kernel: a LAPACK-class factorization", another device's op,
 a sparse or quantized layout, ..., or "no kernel yet: ..." for one that waits
 for a kernel; lowering refuses all of them, naming every node that calls one). The op table (src/aot/ir/op_table/ops.def) knows every ATen
 op of the torch it was generated from.

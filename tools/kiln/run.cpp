@@ -7,18 +7,20 @@
 // are refused (without_compiler.cpp).
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 
 #include "command_line.h"
+#include "runtime/core/random.h"
 
 namespace kiln::cli {
 
 namespace {
 
-constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME]
-       kiln run MODEL.pte [--method NAME] [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N]
+constexpr const char* kRunUsage = R"(Usage: kiln run MODEL.pt2 --inputs INPUTS.npz [--output OUT.npz] [--model NAME] [--seed N]
+       kiln run MODEL.pte [--method NAME] [--inputs INPUTS.npz] [--output OUT.npz] [--seed N] [--iterations N]
                           [--warmup N] [--threads N] [--json] [--chrome-trace TRACE.json] [--trace RUN.kdump]
                           [--etdump RUN.etdp [--debug-buffer RUN.bin]]
 
@@ -58,6 +60,13 @@ Options:
   --method NAME     (.pte) the method to run: a program method, or a constant
                     method (no inputs), whose value prints as its outputs (a
                     list as one output per item, as ExecuTorch writes it)
+  --seed N          seed the generator the sampling ops draw from (rand,
+                    randn, their _like forms, uniform, randint), 0 to 2^63-1,
+                    as torch.manual_seed(N) seeds PyTorch's: the first call
+                    then draws the numbers PyTorch draws after
+                    torch.manual_seed(N) (randn's within a few float32 ulps),
+                    and each later call goes on from there. Without it the
+                    seed comes from the system's entropy
   --iterations N    (.pte) calls to time, 1 to 100000 (default 1); each call
                     sets the inputs again, and buffers keep their state from
                     call to call
@@ -145,6 +154,8 @@ int run_run(Args args) {
       flags.warmup = parse_integer(arg, args.value(arg), 0, 100000);
     } else if (arg == "--threads") {
       flags.threads = parse_integer(arg, args.value(arg), 1, 256);
+    } else if (arg == "--seed") {
+      flags.seed = parse_integer(arg, args.value(arg), 0, INT64_MAX);
     } else if (arg == "--json") {
       flags.json = true;
     } else if (arg == "--chrome-trace") {
@@ -171,6 +182,7 @@ int run_run(Args args) {
                      " cannot be given together: a method reports its events to one tracer");
   }
 
+  if (flags.seed >= 0) runtime::manual_seed(static_cast<uint64_t>(flags.seed));
   if (file_kind(path) == FileKind::Pte) {
     if (!flags.model.empty()) throw UsageError("--model applies to .pt2 archives; " + path + " is a .pte program");
     return run_pte_file(flags);

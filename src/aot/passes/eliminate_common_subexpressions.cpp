@@ -5,7 +5,7 @@
 // too), points each repeated call's users at the first and erases it. What a
 // transformer computes once per layer from the call's inputs alone (the cache
 // positions, the rotary tables' unsqueezes) is then computed once per call.
-// Pure: no argument written, not random (op_support's is_training_only), not
+// Pure: no argument written, not random (op_support's is_random), not
 // a graph assert (which lowering drops).
 #include <map>
 #include <sstream>
@@ -24,7 +24,7 @@ bool is_pure(const Node& node) {
   if (is_call_of(node, ExecKind::GetItem) || is_call_of(node, ExecKind::SymSize)) return true;
   if (is_graph_assert(node.target())) return false;
   const OpSchema* schema = find_op_schema(node.target());
-  if (schema == nullptr || is_training_only(*schema)) return false;
+  if (schema == nullptr || is_random(*schema)) return false;
   for (const SchemaArgument& argument : schema->arguments) {
     if (argument.is_write()) return false;
   }

@@ -185,6 +185,17 @@ std::string name_reason(std::string_view qualified) {
 
 std::string refusal_reason(const OpSchema& schema) {
   if (is_training_only(schema)) return "not for inference: training only";
+  if (is_random(schema)) {
+    const bool takes_generator = std::any_of(schema.arguments.begin(), schema.arguments.end(), [](const SchemaArgument& a) {
+      return a.type.kind == SchemaType::Kind::Generator;
+    });
+    if (takes_generator && schema.overload == "generator") {
+      return "no kernel: an overload taking a torch.Generator; Kiln draws from its one generator (kiln run --seed), "
+             "as the overload without one";
+    }
+    return "no kernel yet: a random distribution Kiln does not sample yet (rand, randn, their _like forms, uniform, "
+           "randint and randperm run)";
+  }
   const std::string qualified = schema.qualified_name();
   if (const OpSchema* target = alias_target(schema)) return refusal_reason(*target);
   if (std::string reason = name_reason(qualified); !reason.empty()) return reason;

@@ -40,13 +40,19 @@ OpSupport op_support(const OpSchema& schema, const KernelQuery& has_kernel) {
 
 bool is_training_only(const OpSchema& schema) {
   if (schema.name.find("_backward") != std::string::npos) return true;
+  static const std::set<std::string> training = {"aten::native_dropout", "aten::_fused_dropout", "aten::rrelu",
+                                                 "aten::rrelu_with_noise"};
+  return training.count(schema.name) > 0;
+}
+
+bool is_random(const OpSchema& schema) {
   for (const SchemaArgument& argument : schema.arguments) {
     if (argument.type.kind == SchemaType::Kind::Generator) return true;
   }
-  static const std::set<std::string> random = {"aten::native_dropout", "aten::rand",    "aten::randn",
-                                               "aten::randperm",       "aten::bernoulli", "aten::normal",
-                                               "aten::uniform",        "aten::randint",   "aten::rand_like",
-                                               "aten::randn_like",     "aten::randint_like"};
+  static const std::set<std::string> random = {
+      "aten::native_dropout", "aten::rand",        "aten::randn",          "aten::randperm", "aten::bernoulli",
+      "aten::normal",         "aten::uniform",     "aten::randint",        "aten::rand_like", "aten::randn_like",
+      "aten::randint_like",   "aten::multinomial", "aten::normal_functional"};
   return random.count(schema.name) > 0;
 }
 

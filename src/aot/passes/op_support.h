@@ -28,10 +28,17 @@ enum class OpSupport {
 /// (functionalized) when its functional op does.
 OpSupport op_support(const OpSchema& schema, const KernelQuery& has_kernel);
 
-/// True for an op that has no place in inference: a gradient (`*_backward`)
-/// or random sampling (a Generator argument, rand, randn, bernoulli, dropout
-/// in training mode as native_dropout, ...). Lowering refuses it as such.
+/// True for an op that has no place in inference: a gradient (`*_backward`),
+/// or randomness only training has (dropout in training mode as
+/// native_dropout, rrelu's random slopes). Lowering refuses it as such.
 bool is_training_only(const OpSchema& schema);
+
+/// True for an op that draws random numbers (a Generator argument, rand,
+/// randn, bernoulli, ...): its result is no function of its arguments, so it
+/// is neither folded ahead nor merged with a call of the same arguments.
+/// Those with a kernel (rand, randn, their _like forms, uniform, randint,
+/// randperm) run.
+bool is_random(const OpSchema& schema);
 
 /// Why Kiln refuses `schema`, as `kiln ops` and lowering print it: by design
 /// ("not for inference: training only", "no kernel: a LAPACK-class

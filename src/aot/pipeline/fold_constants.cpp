@@ -52,7 +52,7 @@ bool pure_op(const Node& node) {
   if (is_call_of(node, ExecKind::GetItem)) return true;
   if (quant_op_kind(node.target()) != QuantOpKind::None) return false;
   const OpSchema* schema = find_op_schema(node.target());
-  if (schema == nullptr || is_training_only(*schema)) return false;
+  if (schema == nullptr || is_random(*schema)) return false;
   return std::none_of(schema->arguments.begin(), schema->arguments.end(),
                       [](const SchemaArgument& a) { return a.is_write(); });
 }

@@ -7,7 +7,7 @@
 // partition is no longer cut by ops it lacks (where, eq, logical_not on a
 // mask) that never depended on the input.
 //
-// Not folded: random ops (is_training_only), ops that write their inputs,
+// Not folded: random ops (is_random), ops that write their inputs,
 // quantize and dequantize ops (a weight stays int8),
 // results that are not tensors of static sizes, values the program returns,
 // and, past kMaxGrowthBytes, a result larger than the weights it is computed

@@ -1,4 +1,4 @@
-// Factories: full, zeros, ones, scalar_tensor, arange.start_out. The out
+// Factories: full, zeros, ones, empty, empty_strided, scalar_tensor, arange.start_out. The out
 // tensor's dtype decides the element type; Scalar arguments convert to it
 // with PyTorch's overflow check.
 #include <cmath>
@@ -25,25 +25,6 @@ bool check_out_dtype(KernelArgs& a, const Tensor& out) {
   if (util::is_convertible(out.scalar_type())) return true;
   a.fail(Error::NotSupported, "'out' has dtype %s, which is not supported", runtime::to_string(out.scalar_type()));
   return false;
-}
-
-// Checks a `size` argument and resizes out to it.
-bool resize_to_size(KernelArgs& a, Span<const int64_t> size, const Tensor& out) {
-  if (size.size() > util::kMaxDims) {
-    a.fail(Error::NotSupported, "'size' has %zu dims, at most %zu are supported", size.size(), util::kMaxDims);
-    return false;
-  }
-  SizesType shape[util::kMaxDims];
-  int64_t numel = 1;
-  for (size_t d = 0; d < size.size(); ++d) {
-    if (size[d] < 0 || size[d] > INT32_MAX || __builtin_mul_overflow(numel, size[d], &numel)) {
-      a.fail(Error::InvalidArgument, "'size'[%zu] (%lld) is negative or too large", d,
-             static_cast<long long>(size[d]));
-      return false;
-    }
-    shape[d] = static_cast<SizesType>(size[d]);
-  }
-  return a.resize_out(out, "out", {shape, size.size()});
 }
 
 // Checks that the Scalar `value` (argument `name`) converts to `dtype`
@@ -74,7 +55,7 @@ void constant_out(KernelRuntimeContext& ctx, Span<EValue*> args, const char* op,
   Span<const int64_t> size;
   Tensor out;
   if (!a.check_count(2) || !a.int_list(0, "size", &size) || !a.tensor(1, "out", &out) || !check_out_dtype(a, out) ||
-      !resize_to_size(a, size, out)) {
+      !a.resize_out_to_size(out, "size", size)) {
     return;
   }
   fill(EValue(value), out);
@@ -132,13 +113,46 @@ void full_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !a.tensor(2, "out", &out) || !check_out_dtype(a, out)) {
     return;
   }
-  if (!check_value(a, *value, "fill_value", out.scalar_type()) || !resize_to_size(a, size, out)) return;
+  if (!check_value(a, *value, "fill_value", out.scalar_type()) || !a.resize_out_to_size(out, "size", size)) return;
   fill(*value, out);
 }
 
 void zeros_out(KernelRuntimeContext& ctx, Span<EValue*> args) { constant_out(ctx, args, "aten::zeros.out", 0); }
 
 void ones_out(KernelRuntimeContext& ctx, Span<EValue*> args) { constant_out(ctx, args, "aten::ones.out", 1); }
+
+// empty.out and empty_strided.out: core ATen keeps empty for a tensor an
+// op then fills (torch.empty(...).uniform_()). Its values are unspecified;
+// zeros, as Kiln decomposes empty in the training IR, and contiguous
+// whatever strides are asked for (only as_strided could tell).
+void empty_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::empty.out", args);
+  Span<const int64_t> size;
+  Tensor out;
+  if (!a.check_count(3) || !a.int_list(0, "size", &size) || !a.tensor(2, "out", &out) || !check_out_dtype(a, out)) return;
+  if (!args[1]->isNone()) {
+    int64_t format = 0;
+    if (!a.integer(1, "memory_format", &format)) return;
+  }
+  if (!a.resize_out_to_size(out, "size", size)) return;
+  fill(EValue(int64_t{0}), out);
+}
+
+void empty_strided_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::empty_strided.out", args);
+  Span<const int64_t> size, stride;
+  Tensor out;
+  if (!a.check_count(3) || !a.int_list(0, "size", &size) || !a.int_list(1, "stride", &stride) || !a.tensor(2, "out", &out) ||
+      !check_out_dtype(a, out)) {
+    return;
+  }
+  if (stride.size() != size.size()) {
+    a.fail(Error::InvalidArgument, "'stride' has %zu entries for the %zu dims of 'size'", stride.size(), size.size());
+    return;
+  }
+  if (!a.resize_out_to_size(out, "size", size)) return;
+  fill(EValue(int64_t{0}), out);
+}
 
 void scalar_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
   KernelArgs a(ctx, "aten::scalar_tensor.out", args);

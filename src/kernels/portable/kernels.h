@@ -542,6 +542,10 @@ void full_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void zeros_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void ones_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void scalar_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::empty.out, aten::empty_strided.out: `size` of zeros (the values
+/// are unspecified; contiguous whatever the strides).
+void empty_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void empty_strided_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::arange.start_out: start, start + step, ... below end (above it for
 /// a negative step); PyTorch's length (ceil((end - start) / step) in double,
 /// exact in int64 for an int64 out and Int arguments). Values are computed
@@ -550,6 +554,22 @@ void scalar_tensor_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// a step of the wrong sign or a non-finite bound are errors. The convertible
 /// dtypes but bool.
 void arange_start_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+
+/// Sampling (random.cpp), from the process's generator (runtime/core/random.h)
+/// as PyTorch's CPU kernels draw, so that after the same seed the values are
+/// PyTorch's (randn's within a few float32 ulps): aten::rand.out and
+/// aten::randn.out (float32, float64), their _like forms, aten::uniform.out
+/// (no generator argument), aten::randint.out and aten::randint.low_out (int32,
+/// int64, float32, float64 holding low and high - 1 exactly).
+void rand_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void randn_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void rand_like_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void randn_like_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void uniform_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void randint_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+void randint_low_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::randperm.out: a permutation of 0 .. n-1 by PyTorch's swaps.
+void randperm_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 
 // ---- quantized_decomposed: ExecuTorch's quantized operator set ----
 // Quantized dtypes are Byte, Char, Short, UInt16 and Int (UInt16 per tensor

@@ -62,7 +62,8 @@ expect "inspect an unknown model name" 1 "the archive has no program 'other' (it
 
 # run
 expect "run help" 0 "Usage: kiln run MODEL.pt2 --inputs INPUTS.npz" -- run --help
-expect "run help tells of .pte" 0 "kiln run MODEL.pte [--method NAME] [--inputs INPUTS.npz] [--output OUT.npz] [--iterations N]" -- run --help
+expect "run help tells of .pte" 0 "kiln run MODEL.pte [--method NAME] [--inputs INPUTS.npz] [--output OUT.npz] [--seed N] [--iterations N]" -- run --help
+expect "run help tells of --seed" 0 "as torch.manual_seed(N) seeds PyTorch's" -- run --help
 expect "run needs a file" 2 "'kiln run' needs a .pt2 or .pte file" -- run --inputs "$fixtures/mlp/case0.inputs.npz"
 expect "run needs inputs" 2 "'kiln run' needs --inputs FILE.npz" -- run "$fixtures/mlp/model.core.pt2"
 expect "run prints outputs" 0 "output_0: f32[2, 4]" -- run "$fixtures/mlp/model.core.pt2" --inputs "$fixtures/mlp/case0.inputs.npz"
@@ -124,6 +125,10 @@ compare "channels-last input and output" "$scratch/channels_last.npz" "$data/cha
 expect "run prints the .pte's output" 0 "output_0: f32[1, 5]" -- run "$pte/small_conv_net.pte" --inputs "$pte/small_conv_net.inputs.npz"
 expect "run prints the load time" 0 "load: " -- run "$pte/add.pte" --inputs "$pte/add.inputs.npz"
 expect "run prints the execute times" 0 "over 3 iterations (1 warm-up)" -- run "$pte/add.pte" --iterations 3 --warmup 1
+expect "run takes a seed" 0 "output_0" -- run "$pte/add.pte" --seed 42
+expect "run refuses a negative seed" 2 "--seed expects an integer from 0 to 9223372036854775807, got '-1'" -- \
+  run "$pte/add.pte" --seed -1
+expect "run refuses a seed that is no number" 2 "--seed expects an integer" -- run "$pte/add.pte" --seed ab
 expect "run --chrome-trace writes one event per call" 0 "wrote $scratch/trace.json: 6 calls, 0 backend events" -- \
   run "$pte/small_conv_net.pte" --inputs "$pte/small_conv_net.inputs.npz" --chrome-trace "$scratch/trace.json"
 expect "run --chrome-trace applies to .pte programs" 2 "--chrome-trace applies to .pte programs" -- \

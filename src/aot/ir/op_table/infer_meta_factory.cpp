@@ -89,6 +89,21 @@ void add_factory_rules(RuleTable& t) {
   t["aten::arange.start_step"] = [](const Call& c) { return arange(c, 0, 1, 2, 3); };
   t["aten::arange.start"] = [](const Call& c) { return arange(c, 0, 1, std::nullopt, 2); };
   t["aten::arange.default"] = [](const Call& c) { return arange(c, std::nullopt, 0, std::nullopt, 1); };
+  // Sampling: float32 unless a dtype is given (randint: int64).
+  t["aten::rand.default"] = t["aten::zeros.default"];
+  t["aten::randn.default"] = t["aten::zeros.default"];
+  t["aten::rand_like.default"] = [](const Call& c) { return like(c, 1); };
+  t["aten::randn_like.default"] = [](const Call& c) { return like(c, 1); };
+  t["aten::uniform.default"] = [](const Call& c) { return ValueMeta(TensorMeta(c.tensor(0).dtype, c.tensor(0).sizes)); };
+  t["aten::randint.default"] = [](const Call& c) {
+    return ValueMeta(TensorMeta(c.dtype(2).value_or(ScalarType::Long), checked_sizes(c, 1)));
+  };
+  t["aten::randperm.default"] = [](const Call& c) {
+    return ValueMeta(TensorMeta(c.dtype(1).value_or(ScalarType::Long), std::vector<SymExpr>{c.sym(c.arg(0))}));
+  };
+  t["aten::randint.low"] = [](const Call& c) {
+    return ValueMeta(TensorMeta(c.dtype(3).value_or(ScalarType::Long), checked_sizes(c, 2)));
+  };
 }
 
 }  // namespace kiln::aot::meta

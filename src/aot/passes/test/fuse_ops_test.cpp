@@ -243,6 +243,22 @@ TEST(EliminateCommonSubexpressionsTest, RepeatedPureCallsAreComputedOnce) {
   EXPECT_FALSE(eliminate_common_subexpressions(program));
 }
 
+// Two draws of the same arguments are two draws (is_random).
+TEST(EliminateCommonSubexpressionsTest, RandomCallsAreNeverMerged) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* n1 = b.call("aten::randn_like", {x});
+  Node* n2 = b.call("aten::randn_like", {x});
+  Node* u1 = b.call("aten::rand", {ints({2, 3})});
+  Node* u2 = b.call("aten::rand", {ints({2, 3})});
+  b.output({b.call("aten::sub.Tensor", {n1, n2}), b.call("aten::sub.Tensor", {u1, u2})});
+  ExportedProgram program = std::move(b).build();
+  EXPECT_FALSE(eliminate_common_subexpressions(program));
+  const auto counts = op_counts(program);
+  EXPECT_EQ(counts.at("aten::randn_like.default"), 2);
+  EXPECT_EQ(counts.at("aten::rand.default"), 2);
+}
+
 // The tiny Llama's per-layer cache bookkeeping and rotary views collapse.
 TEST(EliminateCommonSubexpressionsTest, TheTinyLlamasLayersShareWhatTheyRecompute) {
   ExportedProgram program = load_pt2(std::string(KILN_SOURCE_DIR) + "/tests/fixtures/llm/tiny_llama/model.pt2");

@@ -54,13 +54,25 @@ TEST(OpSupport, KernelViewDecompositionAssertOrNone) {
   EXPECT_EQ(support_of("aten::permute.default"), OpSupport::kNone);  // permute_copy has no kernel here
 }
 
-TEST(OpSupport, GradientsAndSamplingAreTrainingOnly) {
-  for (const char* name : {"aten::native_dropout.default", "aten::convolution_backward.default", "aten::rand.default",
-                           "aten::bernoulli.p"}) {
+TEST(OpSupport, GradientsAndTrainingModeRandomnessAreTrainingOnly) {
+  for (const char* name : {"aten::native_dropout.default", "aten::convolution_backward.default", "aten::rrelu_with_noise.default"}) {
     EXPECT_TRUE(is_training_only(get_op_schema(name))) << name;
   }
-  EXPECT_FALSE(is_training_only(get_op_schema("aten::dropout.default")));
-  EXPECT_FALSE(is_training_only(get_op_schema("aten::relu.default")));
+  for (const char* name : {"aten::dropout.default", "aten::relu.default", "aten::rand.default", "aten::bernoulli.p"}) {
+    EXPECT_FALSE(is_training_only(get_op_schema(name))) << name;
+  }
+}
+
+TEST(OpSupport, SamplingIsRandomAndRefusedWithItsReasonWhereNoKernelDraws) {
+  for (const char* name : {"aten::rand.default", "aten::randn_like.default", "aten::uniform.default", "aten::randint.low",
+                           "aten::bernoulli.p", "aten::native_dropout.default", "aten::rand.generator"}) {
+    EXPECT_TRUE(is_random(get_op_schema(name))) << name;
+  }
+  EXPECT_FALSE(is_random(get_op_schema("aten::dropout.default")));  // eval mode: the identity
+  EXPECT_FALSE(is_random(get_op_schema("aten::full.default")));
+  EXPECT_THAT(refusal_reason(get_op_schema("aten::bernoulli.p")), ::testing::HasSubstr("random distribution"));
+  EXPECT_THAT(refusal_reason(get_op_schema("aten::rand.generator")), ::testing::HasSubstr("torch.Generator"));
+  EXPECT_EQ(refusal_reason(get_op_schema("aten::native_dropout.default")), "not for inference: training only");
 }
 
 TEST(CheckOpsSupported, NamesEveryNodeThatCannotRunAtOnce) {

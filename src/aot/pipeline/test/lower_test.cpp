@@ -14,6 +14,7 @@
 #include "aot/delegate/lowered_backend_module.h"
 #include "aot/delegate/test/delegate_test_util.h"
 #include "aot/import/pt2_reader.h"
+#include "aot/interpreter/interpreter.h"
 #include "aot/import/testing/golden_fixtures.h"
 #include "aot/ir/error.h"
 #include "aot/ir/graph_builder.h"
@@ -22,6 +23,7 @@
 #include "aot/passes/decompose.h"
 #include "aot/passes/fuse_ops.h"
 #include "aot/pipeline/fold_constants.h"
+#include "runtime/core/random.h"
 #include "tests/support/method_test_util.h"
 
 namespace kiln::aot {
@@ -57,6 +59,51 @@ TEST(Lower, TheTrainingIrRunsOnTheRuntimeAsPyTorchDid) {
   const auto expected = testing::read_case_expected("mlp", "case0");
   ASSERT_EQ(outputs.size(), 1u);
   mt::expect_matches(outputs[0], expected.at("output_0"), "output_0");
+}
+
+// x + randn_like(x), rand([3]) and torch.empty(2, 2).uniform_(-1, 1), as
+// export writes them: the draws are made when the program runs, in its
+// order, from the seeded generator (not folded into constants at lowering),
+// so the runtime draws what the interpreter draws after the same seed.
+ExportedProgram sampling_program() {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({4, 5}));
+  Node* noisy = b.call("aten::add.Tensor", {x, b.call("aten::randn_like", {x})});
+  Node* draws = b.call("aten::rand", {testing::ints({3})});
+  Node* filled = b.call("aten::uniform", {b.call("aten::empty.memory_format", {testing::ints({2, 2})}), -1.0, 1.0});
+  b.output({noisy, draws, filled});
+  return std::move(b).build();
+}
+
+std::vector<HostTensor> interpret(ExportedProgram& program, const HostTensor& x) {
+  const PyTree result = call_program(program, PyTree::tuple({PyTree::make_leaf(x.clone())}));
+  std::vector<HostTensor> outputs;
+  for (const PyTree& leaf : result.children) outputs.push_back(std::get<HostTensor>(leaf.leaf));
+  return outputs;
+}
+
+TEST(Lower, SamplingDrawsAtRunTimeWhatTheInterpreterDrawsAfterTheSameSeed) {
+  HostTensor x = HostTensor::zeros(ScalarType::Float, {4, 5});
+  ExportedProgram reference = sampling_program();
+  runtime::manual_seed(11);
+  const std::vector<HostTensor> expected = interpret(reference, x);
+  const LoweredProgram lowered = lower(sampling_program());
+  const auto program = mt::load_program(lowered.buffer());
+  ASSERT_NE(program, nullptr);
+  mt::Memory memory(*program);
+  runtime::Result<runtime::Method> method = mt::load_method(*program, memory);
+  ASSERT_TRUE(method.ok());
+  runtime::manual_seed(11);
+  const std::vector<HostTensor> first = mt::run(method.get(), {x.clone()});
+  ASSERT_EQ(first.size(), expected.size());
+  for (size_t i = 0; i < first.size(); ++i) mt::expect_matches(first[i], expected[i], "output_" + std::to_string(i));
+  // The next call draws on; the same seed again draws the same.
+  const std::vector<HostTensor> second = mt::run(method.get(), {x.clone()});
+  EXPECT_NE(std::vector<float>(second[1].data<float>(), second[1].data<float>() + 3),
+            std::vector<float>(first[1].data<float>(), first[1].data<float>() + 3));
+  runtime::manual_seed(11);
+  const std::vector<HostTensor> again = mt::run(method.get(), {x.clone()});
+  for (size_t i = 0; i < again.size(); ++i) mt::expect_matches(again[i], first[i], "output_" + std::to_string(i));
 }
 
 TEST(Lower, MakesNoDecisionOfItsOwn) {

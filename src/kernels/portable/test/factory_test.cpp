@@ -131,6 +131,19 @@ TEST(ZerosOnes, Errors) {
 
 // ---- scalar_tensor ----
 
+TEST(Empty, IsZerosOfTheSizeWhateverTheFormatOrStrides) {
+  TestTensor out = make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  ASSERT_EQ(KernelCall().int_list({2, 3}).none().tensor(out).run("aten::empty.out").failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>(6, 0.0f)));
+  TestTensor strided = make_tensor<int64_t>({3, 2}, {1, 2, 3, 4, 5, 6});
+  ASSERT_EQ(KernelCall().int_list({3, 2}).int_list({1, 3}).tensor(strided).run("aten::empty_strided.out").failure_state(),
+            Error::Ok);
+  EXPECT_EQ(strided.values<int64_t>(), (std::vector<int64_t>(6, 0)));
+  EXPECT_EQ(KernelCall().int_list({3, 2}).int_list({1}).tensor(strided).run("aten::empty_strided.out").failure_state(),
+            Error::InvalidArgument);  // a stride per dim
+  EXPECT_EQ(KernelCall().int_list({-1}).none().tensor(out).run("aten::empty.out").failure_state(), Error::InvalidArgument);
+}
+
 TEST(ScalarTensor, ConvertsAndChecks) {
   const char* op = "aten::scalar_tensor.out";
   TestTensor ints = zeros<int32_t>({});

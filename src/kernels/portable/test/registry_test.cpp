@@ -219,6 +219,16 @@ constexpr const char* kKernelNames[] = {
     "torchao::quantize_affine.out",
     "torchao::dequantize_affine.out",
     "torchao::choose_qparams_affine.out",
+    "aten::empty.out",
+    "aten::empty_strided.out",
+    "aten::rand.out",
+    "aten::randn.out",
+    "aten::rand_like.out",
+    "aten::randn_like.out",
+    "aten::uniform.out",
+    "aten::randint.out",
+    "aten::randint.low_out",
+    "aten::randperm.out",
 };
 
 TEST(PortableRegistry, RegistersEveryKernel) {

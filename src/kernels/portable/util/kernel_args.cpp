@@ -1,6 +1,7 @@
 #include "kernels/portable/util/kernel_args.h"
 
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 
 namespace kiln::kernels::portable::util {
@@ -172,6 +173,23 @@ bool KernelArgs::check_contiguous(const Tensor& t, const char* name) {
   if (runtime::is_contiguous_dim_order(t.dim_order())) return true;
   fail(Error::NotSupported, "'%s' must be in contiguous dim order (other layouts are not supported)", name);
   return false;
+}
+
+bool KernelArgs::resize_out_to_size(const Tensor& out, const char* name, Span<const int64_t> size) {
+  if (size.size() > kMaxDims) {
+    fail(Error::NotSupported, "'%s' has %zu dims, at most %zu are supported", name, size.size(), kMaxDims);
+    return false;
+  }
+  SizesType shape[kMaxDims];
+  int64_t numel = 1;
+  for (size_t d = 0; d < size.size(); ++d) {
+    if (size[d] < 0 || size[d] > INT32_MAX || __builtin_mul_overflow(numel, size[d], &numel)) {
+      fail(Error::InvalidArgument, "'%s'[%zu] (%lld) is negative or too large", name, d, static_cast<long long>(size[d]));
+      return false;
+    }
+    shape[d] = static_cast<SizesType>(size[d]);
+  }
+  return resize_out(out, "out", {shape, size.size()});
 }
 
 bool KernelArgs::resize_out(const Tensor& out, const char* name, Span<const SizesType> sizes, long element) {

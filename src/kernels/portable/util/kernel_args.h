@@ -72,6 +72,9 @@ class KernelArgs final {
   /// list `name` when element >= 0) to `sizes`; fails if it cannot take that
   /// shape (a static tensor of another shape, a wrong rank, ...).
   bool resize_out(const Tensor& out, const char* name, Span<const SizesType> sizes, long element = -1);
+  /// Resizes `out` to the factory argument `size` (argument `name`: at most
+  /// kMaxDims dims, none negative, the element count within int32).
+  bool resize_out_to_size(const Tensor& out, const char* name, Span<const int64_t> size);
 
   /// Fails the context with "<op>: " followed by the formatted message.
   void fail(Error error, const char* format, ...) __attribute__((format(printf, 3, 4)));
