@@ -26,6 +26,7 @@
 #include "devtools/runtime_session.h"
 #include "devtools/trace_recorder.h"
 #include "runtime/backend/backend_interface.h"
+#include "runtime/core/random.h"
 #include "runtime/core/tensor_impl.h"
 #include "runtime/executor/method.h"
 
@@ -516,6 +517,13 @@ void bind_runtime(nb::module_& m) {
       "_most_running_calls",
       [] { return g_most_running.exchange(g_running.load()); },
       "The most method calls seen running at once since the last read (for the tests).");
+  m.def(
+      "manual_seed",
+      [](uint64_t seed) { runtime::manual_seed(seed); },
+      "seed"_a,
+      "Seeds the generator the sampling ops draw from (rand, randn, their _like forms, uniform, randint, "
+      "randperm), for the whole process, as torch.manual_seed seeds PyTorch's: the next call draws what PyTorch "
+      "draws after torch.manual_seed(seed) (randn within a few float32 ulps).");
   m.def("set_threads", &set_threads, "threads"_a,
         "Sets the thread count of the backends that use threads (OneDnnBackend), 1 to 256, for the whole process.");
 }

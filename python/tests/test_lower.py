@@ -190,3 +190,20 @@ def test_a_partitioner_refusal_and_a_lowering_error_from_torch():
     assert "tan" in lowered.explain()
     with pytest.raises(kiln.InputError):
         kiln.load(lowered.buffer).load_method()(torch.randn(3, 3))
+
+
+def test_sampling_draws_what_pytorch_draws_after_the_same_seed():
+    # tests/fixtures/sampling: rand, randn_like, randint, randperm, uniform_ and
+    # a random mask; its outputs are PyTorch's after torch.manual_seed(seed).
+    directory = FIXTURES / "sampling"
+    seed = json.loads((directory / "seed.json").read_text())["seed"]
+    inputs = positional(read_npz(directory / "case0.inputs.npz"))
+    want = _expected_outputs(read_npz(directory / "case0.expected.npz"))
+    method = kiln.load(kiln.lower(directory / "model.core.pt2").buffer).load_method()
+    kiln.manual_seed(seed)
+    outputs = method(*[array.copy() for array in inputs])
+    for index, (actual, expected) in enumerate(zip(outputs, want, strict=True)):
+        assert_close(actual, expected, 1e-6, f"output_{index}")
+    kiln.manual_seed(seed + 1)
+    other = method(*[array.copy() for array in inputs])
+    assert not np.array_equal(other[3], want[3]) or not np.array_equal(other[0], want[0])

@@ -604,5 +604,32 @@ else
   failures=$((failures + 1))
 fi
 
+# Sampling: after --seed, what PyTorch drew after torch.manual_seed (the
+# fixture's seed.json), through the interpreter, the runtime and OneDnnBackend.
+sampling="$fixtures/sampling"
+seed=$(sed -n 's/.*"seed": *\([0-9]*\).*/\1/p' "$sampling/seed.json")
+for program in model.pt2 model.core.pt2; do
+  expect "run $program draws as PyTorch after its seed" 0 "wrote" -- \
+    run "$sampling/$program" --inputs "$sampling/case0.inputs.npz" --seed "$seed" --output "$scratch/sampling.npz"
+  compare "sampling $program" "$scratch/sampling.npz" "$sampling/case0.expected.npz"
+done
+sampling_backends=("")
+[ "$onednn" = ON ] && sampling_backends+=("OneDnnBackend")
+for backend in "${sampling_backends[@]}"; do
+  expect "lower the sampling program ${backend:-portable}" 0 "Wrote" -- \
+    lower "$sampling/model.core.pt2" ${backend:+--backend "$backend"} -o "$scratch/sampling.pte"
+  expect "run the sampling .pte ${backend:-portable}" 0 "wrote" -- \
+    run "$scratch/sampling.pte" --inputs "$sampling/case0.inputs.npz" --seed "$seed" --output "$scratch/sampling.npz"
+  compare "sampling .pte ${backend:-portable}" "$scratch/sampling.npz" "$sampling/case0.expected.npz"
+done
+"$kiln" run "$scratch/sampling.pte" --inputs "$sampling/case0.inputs.npz" --seed 1 --output "$scratch/other_seed.npz" \
+  > /dev/null 2>&1
+if "$npz_compare" "$scratch/other_seed.npz" "$sampling/case0.expected.npz" > /dev/null 2>&1; then
+  echo "FAIL another seed draws the same numbers"
+  failures=$((failures + 1))
+else
+  passes=$((passes + 1))
+fi
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
