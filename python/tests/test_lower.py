@@ -203,7 +203,7 @@ def test_sampling_draws_what_pytorch_draws_after_the_same_seed():
     kiln.manual_seed(seed)
     outputs = method(*[array.copy() for array in inputs])
     for index, (actual, expected) in enumerate(zip(outputs, want, strict=True)):
-        assert_close(actual, expected, 1e-6, f"output_{index}")
+        assert_close(actual, expected, 1e-5, f"output_{index}")
     kiln.manual_seed(seed + 1)
     other = method(*[array.copy() for array in inputs])
     assert not np.array_equal(other[3], want[3]) or not np.array_equal(other[0], want[0])

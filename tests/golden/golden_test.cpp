@@ -141,7 +141,7 @@ bool is_kiln_op(const char* name) { return std::string(name).rfind("kiln::", 0) 
 bool draws_or_leaves_unspecified(const char* name) {
   static const std::set<std::string> ops = {"aten::rand.out",      "aten::randn.out",   "aten::rand_like.out",
                                             "aten::randn_like.out", "aten::uniform.out", "aten::randint.out",
-                                            "aten::randint.low_out", "aten::randperm.out", "aten::empty.out",  "aten::empty_strided.out"};
+                                            "aten::randint.low_out", "aten::randperm.out", "aten::normal.float_float_out", "aten::empty.out",  "aten::empty_strided.out"};
   return ops.count(name) > 0;
 }
 

@@ -429,7 +429,7 @@ bool Graph::is_topologically_sorted() const {
   return true;
 }
 
-void Graph::stable_topological_sort() {
+void Graph::stable_topological_sort(const std::vector<std::pair<const Node*, const Node*>>& also_after) {
   // Kahn's algorithm that always takes the ready node that came first, so a
   // node moves only as far as its inputs force it to.
   std::map<const Node*, size_t> position;
@@ -439,10 +439,16 @@ void Graph::stable_topological_sort() {
     position[node] = original.size();
     original.push_back(node);
   }
+  std::map<const Node*, std::vector<Node*>> followers;  // a -> the b of each pair (a, b)
   std::map<const Node*, size_t> waiting;
+  for (const auto& [first, then] : also_after) {
+    if (!position.count(first) || !position.count(then) || first == then) continue;
+    followers[first].push_back(original[position[then]]);
+    ++waiting[then];
+  }
   std::set<size_t> ready;
   for (Node* node : original) {
-    size_t count = 0;
+    size_t count = waiting[node];
     for (Node* input : node->input_nodes()) count += position.count(input);
     waiting[node] = count;
     if (count == 0) ready.insert(position[node]);
@@ -457,6 +463,11 @@ void Graph::stable_topological_sort() {
       if (it == waiting.end()) continue;
       // A user that takes this node in several arguments counts it once.
       if (--it->second == 0) ready.insert(position[user]);
+    }
+    if (auto it = followers.find(node); it != followers.end()) {
+      for (Node* then : it->second) {
+        if (--waiting[then] == 0) ready.insert(position[then]);
+      }
     }
   }
   if (order.size() != original.size()) {

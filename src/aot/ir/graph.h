@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "aot/ir/node.h"
@@ -86,9 +87,11 @@ class Graph {
   void lint() const;
   /// True if every node comes after all of its inputs.
   bool is_topologically_sorted() const;
-  /// Reorders the nodes so each comes after its inputs, keeping the original
-  /// order where it is free; throws AotError naming the nodes of a cycle.
-  void stable_topological_sort();
+  /// Reorders the nodes so each comes after its inputs, and after the first
+  /// of each `also_after` pair (a, b): b after a; keeping the original order
+  /// where it is free. Throws AotError naming the nodes of a cycle, leaving
+  /// the order as it was.
+  void stable_topological_sort(const std::vector<std::pair<const Node*, const Node*>>& also_after = {});
 
   /// A deep copy. `node_map`, if given, receives old node -> new node.
   std::unique_ptr<Graph> clone(std::map<const Node*, Node*>* node_map = nullptr) const;

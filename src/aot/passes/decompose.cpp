@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "aot/ir/error.h"
+#include "aot/ir/op_table/op_schema.h"
 #include "aot/passes/decompositions.h"
+#include "aot/passes/op_support.h"
 
 namespace kiln::aot {
 namespace {
@@ -81,6 +83,34 @@ bool decompose_to_core_aten(ExportedProgram& program) {
   changed = rewrite_ffts_of_real_tensors(program) || changed;
   if (changed) update_signature_from_graph(program);
   program.set_dialect(kAtenDialect);
+  return changed;
+}
+
+bool decompose_ops_without_kernels(ExportedProgram& program, const std::function<bool(const std::string&)>& has_kernel) {
+  const auto without_kernel = [&](const Node& node) {
+    const OpSchema* schema = find_op_schema(node.target());
+    return schema != nullptr && op_support(*schema, has_kernel) == OpSupport::kDecomposition;
+  };
+  bool changed = false;
+  constexpr int kMaxSweeps = 8;
+  for (int sweep = 0;; ++sweep) {
+    std::vector<std::string> names;
+    for (const Node* node : program.graph()) {
+      if (!node->is_call_function() || !without_kernel(*node)) continue;
+      if (decompositions().count(passes::canonical_target(node->target())) > 0) names.push_back(node->name());
+    }
+    if (names.empty()) break;
+    if (sweep == kMaxSweeps) throw AotError("decompose_ops_without_kernels: the rules still rewrite after " + std::to_string(kMaxSweeps) + " sweeps (a cycle)");
+    for (const std::string& name : names) {
+      Node* node = program.graph().find_node(name);
+      if (node == nullptr) continue;
+      passes::Rewriter rewriter(*node);
+      decompositions().at(passes::canonical_target(node->target()))(rewriter);
+    }
+    changed = true;
+  }
+  changed = rewrite_ffts_of_real_tensors(program) || changed;
+  if (changed) update_signature_from_graph(program);
   return changed;
 }
 

@@ -5,6 +5,7 @@
 // portable kernels (out variants), as run_decompositions() does.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "aot/ir/pass_manager.h"
@@ -24,6 +25,14 @@ bool decompose_to_core_aten(ExportedProgram& program);
 /// True if decompose_to_core_aten rewrites calls of `target` ("aten::matmul",
 /// "aten::relu_"): a decomposition rule or a functionalized in-place op.
 bool has_decomposition(const std::string& target);
+
+/// For a program already in core ATen: rewrites each call of an op that
+/// `has_kernel` has no kernel for but a decomposition rule does
+/// (op_support's kDecomposition: mean.default, fill.Scalar, avg_pool1d,
+/// normal_functional, ...), sweeping until none is left, then the FFT forms
+/// (rewrite_ffts_of_real_tensors). An op with a kernel stays as it is. True
+/// if it rewrote any.
+bool decompose_ops_without_kernels(ExportedProgram& program, const std::function<bool(const std::string&)>& has_kernel);
 
 /// The complex FFTs of real tensors core ATen spells out (view_as_real of
 /// _fft_c2c of a real tensor made complex: FNet's fftn(x).real) as real

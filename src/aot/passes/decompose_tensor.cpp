@@ -213,6 +213,24 @@ void decompose_new_full(Rewriter& r, int64_t value) {
 // strides asked for change nothing a program can read but through as_strided).
 void decompose_empty(Rewriter& r) { r.replace_with(r.op("aten::full", {r.arg(0), int64_t{0}}, {{"dtype", r.out().dtype}})); }
 
+// Sampling spelled with the ops that draw, as torch's decompositions spell
+// it: normal_ (functionalized to normal_functional) is normal(mean, std) of
+// self's sizes; bernoulli is rand < p (p a number or self), in self's dtype.
+void decompose_normal_functional(Rewriter& r) {
+  if (!r.arg(3).is_none()) r.fail("takes a torch.Generator; Kiln draws from its one generator");
+  Node* self = r.tensor_arg(0);
+  r.replace_with(r.op("aten::normal.float_float", {r.arg(1), r.arg(2), ints(sizes_of(r, self))},
+                      {{"dtype", self->meta.tensor().dtype}}));
+}
+
+void decompose_bernoulli(Rewriter& r, std::optional<size_t> p_arg, size_t generator_arg) {
+  if (!r.arg(generator_arg).is_none()) r.fail("takes a torch.Generator; Kiln draws from its one generator");
+  Node* self = r.tensor_arg(0);
+  Node* drawn = r.op("aten::rand", {ints(sizes_of(r, self))}, {{"dtype", ScalarType::Float}});
+  Node* below = p_arg ? r.op("aten::lt.Scalar", {drawn, r.arg(*p_arg)}) : r.op("aten::lt.Tensor", {drawn, self});
+  r.replace_with(r.op("aten::_to_copy", {below}, {{"dtype", self->meta.tensor().dtype}}));
+}
+
 // resize(self, size), what functionalization makes of resize_: the same
 // elements in the new shape, or the first of them.
 void decompose_resize(Rewriter& r) {
@@ -408,6 +426,9 @@ void add_tensor_decompositions(DecompositionTable& t) {
   t["aten::where.ScalarSelf"] = decompose_where_scalar_self;
   t["aten::empty.memory_format"] = decompose_empty;
   t["aten::empty_strided.default"] = decompose_empty;
+  t["aten::normal_functional.default"] = decompose_normal_functional;
+  t["aten::bernoulli.default"] = [](Rewriter& r) { decompose_bernoulli(r, std::nullopt, 1); };
+  t["aten::bernoulli.p"] = [](Rewriter& r) { decompose_bernoulli(r, 1, 2); };
   t["aten::resize.default"] = decompose_resize;
   t["aten::sym_stride.int"] = decompose_sym_stride;
   t["aten::sym_storage_offset.default"] = [](Rewriter& r) { r.replace_with_literal(int64_t{0}); };

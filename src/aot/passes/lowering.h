@@ -71,6 +71,18 @@ bool to_out_variant(ExportedProgram& program);
 /// placeholder) with no copy_. (update_buffers_in_place.cpp)
 bool update_buffers_in_place(ExportedProgram& program);
 
+/// The names of the calls that draw random numbers (op_support's is_random),
+/// in graph order: the order PyTorch drew them in.
+std::vector<std::string> random_draws(const ExportedProgram& program);
+
+/// Puts the calls `draws` names that are still in `program` back in that
+/// order, each as early as its inputs allow: cutting partitions out moves a
+/// delegate call, and the calls that read its results, to after its last
+/// node, past draws they came before, so that a seed would no longer give
+/// PyTorch's numbers. False, the order left as it is, when the data needs
+/// another order. (order_random_draws.cpp)
+bool order_random_draws(ExportedProgram& program, const std::vector<std::string>& draws);
+
 /// A call of a pure op (no argument written, not random, not a graph assert)
 /// with the same target and arguments as an earlier call is replaced by that
 /// call's value: what each layer of a transformer recomputes from the call's

@@ -16,6 +16,9 @@ namespace kiln::aot {
 
 namespace {
 
+// The runtime's kernel registry (the kernels linked into this binary).
+bool registered_kernel(const std::string& name) { return runtime::registry_has_op_function(name.c_str()); }
+
 ExportedProgram delegate(const ExportedProgram& edge, const LowerOptions& options,
                          std::vector<ToBackendReport>& reports) {
   std::vector<CapabilityPartitioner> partitioners;
@@ -42,11 +45,13 @@ const std::vector<uint8_t>& LoweredProgram::buffer() const {
   return executorch->buffer;
 }
 
-void to_core_aten(ExportedProgram& program) {
+void to_core_aten(ExportedProgram& program, const KernelQuery& has_kernel) {
   if (program.dialect() == kTrainingDialect) {
     decompose_to_core_aten(program);
+  } else if (has_kernel) {
+    decompose_ops_without_kernels(program, has_kernel);
   } else {
-    rewrite_ffts_of_real_tensors(program);
+    decompose_ops_without_kernels(program, registered_kernel);
   }
 }
 
@@ -105,7 +110,7 @@ LoweredMethod delegate_method(std::string name, ExportedProgram program, const L
   const KilnOpsOptions kiln_ops{options.quantize_activations, /*static_shapes=*/options.backends.empty(),
                                 CapabilityPartitionerOptions{}.max_shared_constant_copy_bytes};
   if (options.fuse_kiln_ops) fuse_kiln_ops(program, kiln_ops);
-  to_core_aten(program);
+  to_core_aten(program, options.has_kernel);
   if (options.fold_constants) aot::fold_constants(program);
   if (options.fuse_kiln_ops) fuse_kiln_ops(program, kiln_ops);
   eliminate_common_subexpressions(program);
@@ -118,6 +123,7 @@ LoweredMethod delegate_method(std::string name, ExportedProgram program, const L
   std::vector<ToBackendReport> reports;
   ExportedProgram delegated =
       options.backends.empty() ? program.copy_of_verified() : delegate(program, options, reports);
+  if (!options.backends.empty()) order_random_draws(delegated, random_draws(program));
   return LoweredMethod{std::move(name), std::move(program), std::move(delegated), std::move(reports)};
 }
 
@@ -149,10 +155,7 @@ LoweredProgram lower(ProgramMethods methods, const LowerOptions& options) {
                          std::nullopt, std::nullopt, main, std::move(others)};
   if (options.delegate_only) return lowered;
 
-  const KernelQuery registered = [](const std::string& name) {
-    return runtime::registry_has_op_function(name.c_str());
-  };
-  const KernelQuery& has_kernel = options.has_kernel ? options.has_kernel : registered;
+  const KernelQuery& has_kernel = options.has_kernel ? options.has_kernel : KernelQuery(registered_kernel);
   std::vector<MethodProgram> programs{{main, &lowered.delegated}};
   for (const LoweredMethod& method : lowered.other_methods) programs.push_back({method.name, &method.delegated});
   for (const MethodProgram& method : programs) {

@@ -106,9 +106,12 @@ struct LoweredProgram {
 };
 
 /// Step 2: decompose_to_core_aten if `program` is in the training IR; a
-/// program already in core ATen is left as it is. In place; what the
-/// reference interpreter runs.
-void to_core_aten(ExportedProgram& program);
+/// program already in core ATen gets the decompositions of the core ops
+/// `has_kernel` (by default the runtime's kernel registry) has no kernel for
+/// (decompose_ops_without_kernels: mean.default, fill.Scalar,
+/// normal_functional, ...) and the FFT forms. In place; what the reference
+/// interpreter runs.
+void to_core_aten(ExportedProgram& program, const KernelQuery& has_kernel = {});
 
 /// Steps 1 and 2: debug handles, then core ATen. In place.
 void to_edge(ExportedProgram& program);

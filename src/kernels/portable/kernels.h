@@ -566,6 +566,8 @@ void randn_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void rand_like_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void randn_like_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void uniform_out(KernelRuntimeContext& ctx, Span<EValue*> args);
+/// aten::normal.float_float_out: randn's draws times std plus mean (std >= 0).
+void normal_float_float_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void randint_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 void randint_low_out(KernelRuntimeContext& ctx, Span<EValue*> args);
 /// aten::randperm.out: a permutation of 0 .. n-1 by PyTorch's swaps.

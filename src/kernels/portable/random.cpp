@@ -1,4 +1,4 @@
-// Sampling: rand, randn, their _like forms, uniform, randint, randperm. Each draws from
+// Sampling: rand, randn, their _like forms, normal, uniform, randint, randperm. Each draws from
 // the process's generator (runtime/core/random.h) in the order PyTorch's CPU
 // kernels draw, with their transformations, so that after the same seed
 // rand, uniform and randint give PyTorch's values bit for bit and randn
@@ -8,13 +8,14 @@
 //    for double, the next 64 bits' low 53 over 2^53; times (to - from) plus
 //    from in one fused multiply-add, in the element type (PyTorch's build
 //    contracts it: rounded twice, a third of the draws in [-2, 3) differ).
-//  - normal, a contiguous float or double tensor of 16 elements or more:
+//  - normal (randn: mean 0, std 1), a contiguous float or double tensor of 16 elements or more:
 //    every element drawn uniform in [0, 1), then Box-Muller over blocks of 16
 //    (element j and j + 8 of a block give a pair); when 16 does not divide
 //    the size, the last 16 elements are drawn again and transformed the same
 //    way. Otherwise one element at a time in double: Box-Muller on two draws
 //    (log1p(-u2), angle 2 pi u1), the cosine returned, the sine kept in the
-//    generator for the next normal draw.
+//    generator for the next normal draw. Each value is then times std plus
+//    mean in one fused multiply-add.
 //  - randint in [low, high): the next 32 bits (64 when high - low is 2^32 or
 //    more) modulo high - low, plus low.
 //  - randperm(n): 0 .. n-1, then for i < n - 1 element i swapped with element
@@ -62,7 +63,7 @@ T uniform(RandomGenerator& generator, T from, T to) {
 double normal_sample(RandomGenerator& generator, double mean, double std) {
   if (generator.has_next_normal) {
     generator.has_next_normal = false;
-    return generator.next_normal * std + mean;
+    return std::fma(generator.next_normal, std, mean);
   }
   const double u1 = uniform<double>(generator, 0, 1);
   const double u2 = uniform<double>(generator, 0, 1);
@@ -70,7 +71,7 @@ double normal_sample(RandomGenerator& generator, double mean, double std) {
   const double theta = kTwoPi * u1;
   generator.next_normal = radius * std::sin(theta);
   generator.has_next_normal = true;
-  return radius * std::cos(theta) * std + mean;
+  return std::fma(radius * std::cos(theta), std, mean);
 }
 
 // Box-Muller over 16 uniform values in place: j and j + 8 make a pair.
@@ -81,24 +82,24 @@ void normal_block(T* data, T mean, T std) {
     const T u2 = data[j + 8];
     const T radius = std::sqrt(-2 * std::log(u1));
     const T theta = static_cast<T>(kTwoPi * u2);
-    data[j] = radius * std::cos(theta) * std + mean;
-    data[j + 8] = radius * std::sin(theta) * std + mean;
+    data[j] = std::fma(radius * std::cos(theta), std, mean);
+    data[j + 8] = std::fma(radius * std::sin(theta), std, mean);
   }
 }
 
 template <typename T>
-void fill_normal(T* data, int64_t n, bool contiguous, RandomGenerator& generator) {
+void fill_normal(T* data, int64_t n, bool contiguous, double mean, double std, RandomGenerator& generator) {
   if (n >= 16 && contiguous) {
     for (int64_t i = 0; i < n; ++i) data[i] = uniform<T>(generator, 0, 1);
-    for (int64_t i = 0; i + 16 <= n; i += 16) normal_block<T>(data + i, 0, 1);
+    for (int64_t i = 0; i + 16 <= n; i += 16) normal_block<T>(data + i, static_cast<T>(mean), static_cast<T>(std));
     if (n % 16 != 0) {
       T* last = data + n - 16;
       for (int i = 0; i < 16; ++i) last[i] = uniform<T>(generator, 0, 1);
-      normal_block<T>(last, 0, 1);
+      normal_block<T>(last, static_cast<T>(mean), static_cast<T>(std));
     }
     return;
   }
-  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(normal_sample(generator, 0, 1));
+  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(normal_sample(generator, mean, std));
 }
 
 bool check_floating_out(KernelArgs& a, const Tensor& out) {
@@ -125,13 +126,13 @@ void fill_uniform(const Tensor& out, double from, double to) {
   });
 }
 
-void fill_standard_normal(const Tensor& out) {
+void fill_normal(const Tensor& out, double mean, double std) {
   RandomGenerator& generator = runtime::default_generator();
   const std::lock_guard<std::mutex> lock(generator.mutex);
   const bool contiguous = runtime::is_contiguous_dim_order(out.dim_order());
   util::visit_floating(out.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    fill_normal<T>(out.mutable_data_ptr<T>(), out.numel(), contiguous, generator);
+    fill_normal<T>(out.mutable_data_ptr<T>(), out.numel(), contiguous, mean, std, generator);
   });
 }
 
@@ -198,7 +199,7 @@ void randn_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !a.resize_out_to_size(out, "size", size)) {
     return;
   }
-  fill_standard_normal(out);
+  fill_normal(out, 0, 1);
 }
 
 void rand_like_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
@@ -218,7 +219,28 @@ void randn_like_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
       !check_floating_out(a, out) || !a.resize_out(out, "out", self.sizes())) {
     return;
   }
-  fill_standard_normal(out);
+  fill_normal(out, 0, 1);
+}
+
+void normal_float_float_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
+  KernelArgs a(ctx, "aten::normal.float_float_out", args);
+  double mean = 0, std = 1;
+  Span<const int64_t> size;
+  Tensor out;
+  if (!a.check_count(5) || !a.floating(0, "mean", &mean) || !a.floating(1, "std", &std) || !a.int_list(2, "size", &size) ||
+      !a.tensor(4, "out", &out) || !check_floating_out(a, out)) {
+    return;
+  }
+  if (!args[3]->isNone()) {
+    a.fail(Error::NotSupported, "'generator' is given; Kiln draws from its one generator (kiln run --seed)");
+    return;
+  }
+  if (!(std >= 0) || !std::isfinite(mean) || !std::isfinite(std)) {
+    a.fail(Error::InvalidArgument, "'std' (%g) must be at least 0 and 'mean' (%g) finite", std, mean);
+    return;
+  }
+  if (!a.resize_out_to_size(out, "size", size)) return;
+  fill_normal(out, mean, std);
 }
 
 void uniform_out(KernelRuntimeContext& ctx, Span<EValue*> args) {

@@ -98,6 +98,12 @@ void add_factory_rules(RuleTable& t) {
   t["aten::randint.default"] = [](const Call& c) {
     return ValueMeta(TensorMeta(c.dtype(2).value_or(ScalarType::Long), checked_sizes(c, 1)));
   };
+  t["aten::normal.float_float"] = [](const Call& c) {
+    return ValueMeta(TensorMeta(c.dtype(4).value_or(ScalarType::Float), checked_sizes(c, 2)));
+  };
+  t["aten::normal_functional.default"] = [](const Call& c) { return ValueMeta(TensorMeta(c.tensor(0).dtype, c.tensor(0).sizes)); };
+  t["aten::bernoulli.default"] = t["aten::normal_functional.default"];
+  t["aten::bernoulli.p"] = t["aten::normal_functional.default"];
   t["aten::randperm.default"] = [](const Call& c) {
     return ValueMeta(TensorMeta(c.dtype(1).value_or(ScalarType::Long), std::vector<SymExpr>{c.sym(c.arg(0))}));
   };

@@ -632,8 +632,12 @@ const OpSchema* functional_of_inplace(const OpSchema& schema) {
   for (size_t i = 1; i < schema.arguments.size(); ++i) {
     if (schema.arguments[i].is_write()) return nullptr;
   }
-  const OpSchema* functional = find_op_schema(schema.name.substr(0, schema.name.size() - 1) + "." +
-                                              (schema.overload.empty() ? "default" : schema.overload));
+  const std::string base = schema.name.substr(0, schema.name.size() - 1);
+  const std::string overload = "." + (schema.overload.empty() ? std::string("default") : schema.overload);
+  // Where the name is taken by other overloads, torch names the functional
+  // twin <op>_functional (normal_ and normal_functional).
+  const OpSchema* functional = find_op_schema(base + overload);
+  if (functional == nullptr) functional = find_op_schema(base + "_functional" + overload);
   if (functional == nullptr || functional->is_out_variant() || functional->returns.size() != 1 ||
       functional->arguments.size() != schema.arguments.size()) {
     return nullptr;

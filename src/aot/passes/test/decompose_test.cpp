@@ -20,6 +20,8 @@
 #include "aot/passes/debug_handles.h"
 #include "aot/passes/decompose.h"
 #include "aot/passes/lowering.h"
+#include "aot/passes/op_support.h"
+#include "aot/interpreter/kernel_call.h"
 #include "aot/passes/test/decompose_testing.h"
 
 namespace kiln::aot {
@@ -604,6 +606,33 @@ TEST(DecomposeTest, EmptyAndLayoutQueriesBecomeConstants) {
   HostTensor xv = HostTensor::from_vector<float>({2, 3, 4}, std::vector<float>(24, 1.0f));
   const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv)})));
   EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), std::vector<double>(8, 0.0));
+}
+
+// A program already in core ATen keeps its ops but those without a kernel
+// (mean.default: its out variant mean.dtype_out has none), which their rules
+// rewrite; sampling as torch spells it (normal_functional, bernoulli.p) too.
+TEST(DecomposeTest, ACoreProgramLosesOnlyTheOpsWithoutKernels) {
+  GraphBuilder b;
+  Node* x = b.input("x", f32({2, 3}));
+  Node* mean = call_with_meta(b, "aten::mean", {x}, f32({}));
+  Node* relu = b.call("aten::relu", {x});
+  Node* noise = b.call("aten::normal_functional", {x, 0.5, 2.0});
+  Node* coin = b.call("aten::bernoulli.p", {x, 0.25});
+  b.output({mean, relu, noise, coin});
+  ExportedProgram program = std::move(b).build();
+  program.set_dialect(kAtenDialect);
+  const auto registered = [](const std::string& name) { return interpreter_has_kernel(name); };
+  EXPECT_TRUE(decompose_ops_without_kernels(program, registered));
+  const std::string text = program.to_string();
+  EXPECT_THAT(text, Not(HasSubstr("aten.mean.default")));
+  EXPECT_THAT(text, HasSubstr("aten.relu.default"));
+  EXPECT_THAT(text, HasSubstr("aten.normal.float_float(0.5, 2.0, [2, 3]"));
+  EXPECT_THAT(text, HasSubstr("aten.lt.Scalar"));
+  EXPECT_NO_THROW(check_ops_supported(program, registered, "the portable kernels"));
+  HostTensor xv = HostTensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  const auto flat = tree_flatten(call_program(program, PyTree::tuple({PyTree::make_leaf(xv)})));
+  EXPECT_EQ(std::get<HostTensor>(flat.first.at(0)).to_doubles(), std::vector<double>{3.5});
+  EXPECT_FALSE(decompose_ops_without_kernels(program, registered));
 }
 
 // resize_ keeps the first elements in the new shape; a later read of the

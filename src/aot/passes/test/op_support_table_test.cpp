@@ -94,7 +94,12 @@ TEST(OpSupportTable, SamplingRunsOnItsKernels) {
     EXPECT_EQ(support_of(get_op_schema(name)), OpSupport::kKernel) << name;
     EXPECT_TRUE(has_meta_rule(name)) << name;
   }
-  EXPECT_EQ(support_of(get_op_schema("aten::bernoulli.p")), OpSupport::kNone);
+  // Spelled with those (and normal's kernel): samples below.
+  for (const char* name : {"aten::normal_functional.default", "aten::bernoulli.default", "aten::bernoulli.p",
+                           "aten::normal_.default"}) {
+    EXPECT_EQ(support_of(get_op_schema(name)), OpSupport::kDecomposition) << name;
+  }
+  EXPECT_EQ(support_of(get_op_schema("aten::multinomial.default")), OpSupport::kNone);
 }
 
 TEST(OpSupportTable, OpsWithKernelsHaveMetaRules) {
@@ -150,6 +155,10 @@ const std::map<std::string, SampleBuilder>& samples() {
        [](S& s) { return one(s.call("aten::adaptive_avg_pool1d", {s.f32({2, 3, 8}), ArgumentList{4}}, S::meta({2, 3, 4}))); }},
       {"aten::avg_pool1d.default",
        [](S& s) { return one(s.call("aten::avg_pool1d", {s.f32({2, 3, 8}), ArgumentList{2}}, S::meta({2, 3, 4}))); }},
+      {"aten::normal_functional.default",
+       [](S& s) { return one(s.call("aten::normal_functional", {s.f32({2, 3}), 0.5, 2.0}, S::meta({2, 3}))); }},
+      {"aten::bernoulli.default", [](S& s) { return one(s.call("aten::bernoulli", {s.f32({2, 3})}, S::meta({2, 3}))); }},
+      {"aten::bernoulli.p", [](S& s) { return one(s.call("aten::bernoulli.p", {s.f32({2, 3}), 0.25}, S::meta({2, 3}))); }},
       {"aten::fill.Scalar", [](S& s) { return one(s.call("aten::fill.Scalar", {s.f32({2, 3}), 1.5}, S::meta({2, 3}))); }},
       {"aten::mean.default", [](S& s) { return one(s.call("aten::mean", {s.f32({2, 3})}, S::meta({}))); }},
       {"aten::squeeze.dim", [](S& s) { return one(s.call("aten::squeeze.dim", {s.f32({2, 1, 3}), 1}, S::meta({2, 3}))); }},

@@ -1,4 +1,4 @@
-// rand, randn, their _like forms, uniform, randint: the numbers PyTorch's CPU
+// rand, randn, their _like forms, normal, uniform, randint, randperm: the numbers PyTorch's CPU
 // generator gives after the same seed. The expected values are PyTorch 2.15's
 // (torch.manual_seed(s) then the call, printed with repr); the uniform draws
 // are also checked against MT19937's definition (std::mt19937).
@@ -89,6 +89,29 @@ TEST(Randn, BlocksOfSixteenAndTheLastBlockDrawnAgain) {
       1.5007376473394378,  0.8666017326817648,  -0.4010886991989854, -0.7198743755133706,  -0.2686318022053022,
       -0.3955216105396746, 1.9172346797519741,  0.2521633133845829};
   for (size_t i = 0; i < want_doubles.size(); ++i) EXPECT_DOUBLE_EQ(doubles.values<double>()[i], want_doubles[i]) << i;
+}
+
+TEST(Normal, IsRandnsDrawsTimesStdPlusMean) {
+  const auto normal = [](const std::vector<int64_t>& size, const TestTensor& out) {
+    return KernelCall().scalar(0.5).scalar(2.0).int_list(size).none().tensor(out).run("aten::normal.float_float_out");
+  };
+  runtime::manual_seed(5);
+  TestTensor few = zeros<float>({3});
+  ASSERT_EQ(normal({3}, few).failure_state(), Error::Ok);
+  const std::vector<float> want_few = {-0.47356149554252625f, -0.7076431512832642f, -0.6161924600601196f};
+  for (size_t i = 0; i < want_few.size(); ++i) EXPECT_FLOAT_EQ(few.values<float>()[i], want_few[i]) << i;
+  runtime::manual_seed(5);
+  TestTensor many = zeros<float>({17});
+  ASSERT_EQ(normal({17}, many).failure_state(), Error::Ok);
+  const std::vector<float> want_many = {
+      4.184659957885742f,   2.9440505504608154f, -0.17289870977401733f, -1.4301203489303589f, 0.24067464470863342f,
+      -0.7035312652587891f, 0.7899971008300781f, 0.20034566521644592f,  5.729154109954834f,   2.058467388153076f,
+      0.383321076631546f,   -3.560990333557129f, 3.465864658355713f,    1.4880762100219727f,  0.9984375238418579f,
+      3.994062900543213f,   1.9895539283752441f};
+  for (size_t i = 0; i < want_many.size(); ++i) EXPECT_NEAR(many.values<float>()[i], want_many[i], 4e-6) << i;
+  EXPECT_EQ(KernelCall().scalar(0.0).scalar(-1.0).int_list({2}).none().tensor(few).run("aten::normal.float_float_out")
+                .failure_state(),
+            Error::InvalidArgument);  // a negative std
 }
 
 TEST(RandnLike, ANonContiguousOutDrawsOneAtATimeInMemoryOrder) {

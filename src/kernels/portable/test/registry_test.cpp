@@ -229,6 +229,7 @@ constexpr const char* kKernelNames[] = {
     "aten::randint.out",
     "aten::randint.low_out",
     "aten::randperm.out",
+    "aten::normal.float_float_out",
 };
 
 TEST(PortableRegistry, RegistersEveryKernel) {
