@@ -521,9 +521,9 @@ void bind_runtime(nb::module_& m) {
       "manual_seed",
       [](uint64_t seed) { runtime::manual_seed(seed); },
       "seed"_a,
-      "Seeds the generator the sampling ops draw from (rand, randn, their _like forms, uniform, randint, "
-      "randperm), for the whole process, as torch.manual_seed seeds PyTorch's: the next call draws what PyTorch "
-      "draws after torch.manual_seed(seed) (randn within a few float32 ulps).");
+      "Seeds the generator the sampling ops draw from (rand, randn, their _like forms, uniform, normal, "
+      "bernoulli, randint, randperm), for the whole process, as torch.manual_seed seeds PyTorch's: the next "
+      "call draws what PyTorch draws after torch.manual_seed(seed) (randn within a few float32 ulps).");
   m.def("set_threads", &set_threads, "threads"_a,
         "Sets the thread count of the backends that use threads (OneDnnBackend), 1 to 256, for the whole process.");
 }

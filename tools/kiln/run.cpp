@@ -61,7 +61,8 @@ Options:
                     method (no inputs), whose value prints as its outputs (a
                     list as one output per item, as ExecuTorch writes it)
   --seed N          seed the generator the sampling ops draw from (rand,
-                    randn, their _like forms, uniform, randint), 0 to 2^63-1,
+                    randn, their _like forms, uniform, normal, bernoulli,
+                    randint, randperm), 0 to 2^63-1,
                     as torch.manual_seed(N) seeds PyTorch's: the first call
                     then draws the numbers PyTorch draws after
                     torch.manual_seed(N) (randn's within a few float32 ulps),

@@ -194,7 +194,7 @@ std::string refusal_reason(const OpSchema& schema) {
              "as the overload without one";
     }
     return "no kernel yet: a random distribution Kiln does not sample yet (rand, randn, their _like forms, uniform, "
-           "randint and randperm run)";
+           "normal, bernoulli, randint and randperm run)";
   }
   const std::string qualified = schema.qualified_name();
   if (const OpSchema* target = alias_target(schema)) return refusal_reason(*target);

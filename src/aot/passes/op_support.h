@@ -36,8 +36,8 @@ bool is_training_only(const OpSchema& schema);
 /// True for an op that draws random numbers (a Generator argument, rand,
 /// randn, bernoulli, ...): its result is no function of its arguments, so it
 /// is neither folded ahead nor merged with a call of the same arguments.
-/// Those with a kernel (rand, randn, their _like forms, uniform, randint,
-/// randperm) run.
+/// Those with a kernel or a decomposition (rand, randn, their _like forms,
+/// uniform, normal, bernoulli, randint, randperm) run.
 bool is_random(const OpSchema& schema);
 
 /// Why Kiln refuses `schema`, as `kiln ops` and lowering print it: by design

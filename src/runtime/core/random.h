@@ -1,7 +1,8 @@
 // The random generator the sampling kernels draw from (aten::rand, randn,
-// randint, uniform and their _like forms): PyTorch's CPU generator, MT19937
-// seeded with the seed's low 32 bits, so that a program run after
-// manual_seed(s) draws the numbers PyTorch draws after torch.manual_seed(s).
+// their _like forms, normal, uniform, randint, randperm): PyTorch's CPU
+// generator, MT19937 seeded with the seed's low 32 bits, so that a program
+// run after manual_seed(s) draws the numbers PyTorch draws after
+// torch.manual_seed(s).
 //
 // One generator per process, as PyTorch's default CPU generator: each call of
 // a method advances it, so two calls draw different numbers. A kernel holds
