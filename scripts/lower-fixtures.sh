@@ -9,6 +9,8 @@
 #   <fixture>.<program>.<case>.inputs.npz    the case's inputs (the fixture's)
 #   <fixture>.<program>.<case>.expected.npz  what KILN's runtime gives on them
 #                                            (kiln run --output)
+#   <fixture>.<program>.<case>.seed          for a fixture that samples: the
+#                                            seed both runs draw after (--seed)
 # and, for the tiny Llama's generation, tiny_llama.pte and
 # tiny_llama.greedy_ids (the 20 ids KILN's greedy `kiln generate` gives
 # after the prompt 1,17,42,99,7).
@@ -28,7 +30,7 @@ kiln=$(realpath "$kiln")
 mkdir -p "$out"
 out=$(realpath "$out")
 cd "$(dirname "$0")/.."
-rm -f "$out"/*.pte "$out"/*.npz "$out"/*.greedy_ids
+rm -f "$out"/*.pte "$out"/*.npz "$out"/*.greedy_ids "$out"/*.seed
 
 cases=0
 for program in tests/fixtures/*/*.pt2 tests/fixtures/llm/*/*.pt2; do
@@ -41,13 +43,21 @@ for program in tests/fixtures/*/*.pt2 tests/fixtures/llm/*/*.pt2; do
     echo "lower-fixtures: kiln lower $program failed" >&2
     exit 1
   fi
+  # A fixture that samples (tests/fixtures/sampling) runs after its seed
+  # (seed.json), written beside its cases as <stem>.seed for the target.
+  seed=""
+  if [ -e "$(dirname "$program")/seed.json" ]; then
+    seed=$(sed -n 's/.*"seed": *\([0-9]*\).*/\1/p' "$(dirname "$program")/seed.json")
+  fi
   found=0
   for inputs in "$(dirname "$program")"/case*.inputs.npz; do
     [ -e "$inputs" ] || break
     stem=$out/$name.$(basename "$inputs" .inputs.npz)
     cp "$out/$name.pte" "$stem.pte"
     cp "$inputs" "$stem.inputs.npz"
-    if ! "$kiln" run "$stem.pte" --inputs "$inputs" --output "$stem.expected.npz" > "$stem.log" 2>&1; then
+    [ -z "$seed" ] || echo "$seed" > "$stem.seed"
+    if ! "$kiln" run "$stem.pte" --inputs "$inputs" --output "$stem.expected.npz" ${seed:+--seed "$seed"} \
+      > "$stem.log" 2>&1; then
       cat "$stem.log" >&2
       echo "lower-fixtures: kiln run $stem.pte --inputs $inputs failed" >&2
       exit 1

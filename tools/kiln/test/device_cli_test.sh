@@ -149,8 +149,10 @@ if [ -n "${KILN_PTE_CASES_DIR:-}" ]; then
     [ -e "$expected" ] || break
     stem=${expected%.expected.npz}
     name=$(basename "$stem")
+    seed=()
+    [ -e "$stem.seed" ] && seed=(--seed "$(cat "$stem.seed")")
     expect "run the host's $name.pte" 0 "wrote $scratch/$name.npz" -- \
-      run "$stem.pte" --inputs "$stem.inputs.npz" --output "$scratch/$name.npz"
+      run "$stem.pte" --inputs "$stem.inputs.npz" --output "$scratch/$name.npz" "${seed[@]}"
     compare "$name.pte: the device kiln against the host's" "$scratch/$name.npz" "$expected"
     lowered=$((lowered + 1))
   done

@@ -7,13 +7,17 @@
 // folder, the cases there: `make test-aarch64` writes every .pt2 fixture's
 // case lowered and run by the host's kiln (scripts/lower-fixtures.sh), so
 // that the cross build, run under qemu, checks its results against x86's.
+// A case of a program that samples has NAME.seed: the generator is seeded
+// with it first (runtime/core/random.h), as the host's run was.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "runtime/core/evalue.h"
+#include "runtime/core/random.h"
 #include "runtime/module/module.h"
 #include "runtime/module/method_session.h"
 #include "runtime/npz/npz.h"
@@ -117,6 +122,11 @@ TEST_P(RecordedOutputsTest, MatchesTheRecordedOutputs) {
   }
   ASSERT_GT(calls, 0u) << c.path << ".expected.npz has no output_0";
 
+  if (std::ifstream seed_file(c.path + ".seed"); seed_file) {
+    uint64_t seed = 0;
+    ASSERT_TRUE(seed_file >> seed) << c.path << ".seed holds no seed";
+    runtime::manual_seed(seed);
+  }
   Module module(c.path + ".pte");
   Result<MethodMeta> meta = module.method_meta("forward");
   ASSERT_TRUE(meta.ok()) << c.path << ".pte: " << to_string(meta.error());
