@@ -21,6 +21,7 @@
 //  - randperm(n): 0 .. n-1, then for i < n - 1 element i swapped with element
 //    i + (the next 32 bits % (n - i)).
 // Elements are drawn in memory order.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -136,14 +137,9 @@ void fill_normal(const Tensor& out, double mean, double std) {
   });
 }
 
-// randint's values low + (bits % (high - low)) in out's dtype, which must
-// hold low and high - 1 exactly.
-void fill_randint(KernelArgs& a, int64_t low, int64_t high, const Tensor& out) {
-  if (low >= high) {
-    a.fail(Error::InvalidArgument, "'low' (%lld) must be less than 'high' (%lld)", static_cast<long long>(low),
-           static_cast<long long>(high));
-    return;
-  }
+// Fails unless out's dtype is one `op` writes (int32, int64, float32,
+// float64) and holds every integer of [low, high) exactly.
+bool check_holds(KernelArgs& a, const Tensor& out, int64_t low, int64_t high, const char* op) {
   bool fits = false;
   const bool known = util::visit_real(out.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -156,15 +152,26 @@ void fill_randint(KernelArgs& a, int64_t low, int64_t high, const Tensor& out) {
     }
   });
   if (!known) {
-    a.fail(Error::NotSupported, "'out' has dtype %s; randint writes int32, int64, float32 or float64",
-           runtime::to_string(out.scalar_type()));
-    return;
+    a.fail(Error::NotSupported, "'out' has dtype %s; %s writes int32, int64, float32 or float64",
+           runtime::to_string(out.scalar_type()), op);
+    return false;
   }
   if (!fits) {
     a.fail(Error::InvalidArgument, "[%lld, %lld) does not fit 'out''s dtype %s", static_cast<long long>(low),
            static_cast<long long>(high), runtime::to_string(out.scalar_type()));
+  }
+  return fits;
+}
+
+// randint's values low + (bits % (high - low)) in out's dtype, which must
+// hold low and high - 1 exactly.
+void fill_randint(KernelArgs& a, int64_t low, int64_t high, const Tensor& out) {
+  if (low >= high) {
+    a.fail(Error::InvalidArgument, "'low' (%lld) must be less than 'high' (%lld)", static_cast<long long>(low),
+           static_cast<long long>(high));
     return;
   }
+  if (!check_holds(a, out, low, high, "randint")) return;
   const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
   RandomGenerator& generator = runtime::default_generator();
   const std::lock_guard<std::mutex> lock(generator.mutex);
@@ -297,25 +304,7 @@ void randperm_out(KernelRuntimeContext& ctx, Span<EValue*> args) {
            static_cast<long long>((int64_t{1} << 32) / 20 - 1));
     return;
   }
-  bool fits = false;
-  const bool known = util::visit_real(out.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) {
-      fits = n - 1 <= static_cast<int64_t>(std::numeric_limits<T>::max());
-    } else {
-      fits = n - 1 <= (int64_t{1} << std::numeric_limits<T>::digits);
-    }
-  });
-  if (!known) {
-    a.fail(Error::NotSupported, "'out' has dtype %s; randperm writes int32, int64, float32 or float64",
-           runtime::to_string(out.scalar_type()));
-    return;
-  }
-  if (!fits) {
-    a.fail(Error::InvalidArgument, "%lld values do not fit 'out''s dtype %s", static_cast<long long>(n),
-           runtime::to_string(out.scalar_type()));
-    return;
-  }
+  if (!check_holds(a, out, 0, std::max<int64_t>(n, 1), "randperm")) return;
   const SizesType shape[] = {static_cast<SizesType>(n)};
   if (!a.resize_out(out, "out", shape)) return;
   RandomGenerator& generator = runtime::default_generator();
